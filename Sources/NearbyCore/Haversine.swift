@@ -1,0 +1,22 @@
+import Foundation
+
+/// Great-circle distance on a sphere (the `haversine` distance model, Nearby's default).
+///
+/// Formula: R. W. Sinnott, "Virtues of the Haversine", Sky and Telescope 68(2), 1984, p. 159, in the
+/// `2·atan2(√a, √(1−a))` form, which stays accurate for antipodal points where `asin` loses digits.
+/// Radius: the IUGG mean Earth radius R₁ = 6,371,008.8 m (Moritz, "Geodetic Reference System 1980").
+/// Accuracy against the WGS84 ellipsoid: within about 0.5 % (see ARCHITECTURE.md, "Distance models").
+public enum Haversine {
+    /// IUGG mean radius of the Earth, metres.
+    public static let earthRadius = 6_371_008.8
+
+    @inlinable
+    public static func distance(lat1: Double, lon1: Double, lat2: Double, lon2: Double) -> Double {
+        let rad = Double.pi / 180
+        let dLat = (lat2 - lat1) * rad
+        let dLon = (lon2 - lon1) * rad
+        let s1 = sin(dLat * 0.5), s2 = sin(dLon * 0.5)
+        let a = s1 * s1 + cos(lat1 * rad) * cos(lat2 * rad) * s2 * s2
+        return 2 * earthRadius * atan2(a.squareRoot(), (1 - a).squareRoot())
+    }
+}

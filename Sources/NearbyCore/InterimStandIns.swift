@@ -5,7 +5,8 @@ import Foundation
 
 public enum KoreanCollation {
     public static func ranks(of titles: [String]) -> [UInt32] {
-        let order = titles.indices.sorted { Array(titles[$0].unicodeScalars.map(\.value)).lexicographicallyPrecedes(titles[$1].unicodeScalars.map(\.value)) }
+        let keys = titles.map { Array($0.unicodeScalars.map(\.value)) }
+        let order = titles.indices.sorted { keys[$0].lexicographicallyPrecedes(keys[$1]) }
         var ranks = [UInt32](repeating: 0, count: titles.count)
         var r: UInt32 = 0
         for (n, i) in order.enumerated() {

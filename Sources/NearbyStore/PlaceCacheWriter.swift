@@ -18,22 +18,6 @@ public struct WriteCounts: Sendable, Equatable {
 
     /// True when the write changed at least one row.
     public var changedRows: Bool { inserted + updated + deleted > 0 }
-
-    public static func + (a: WriteCounts, b: WriteCounts) -> WriteCounts {
-        var s = WriteCounts()
-        s.inserted = a.inserted + b.inserted; s.updated = a.updated + b.updated
-        s.unchanged = a.unchanged + b.unchanged; s.older = a.older + b.older
-        s.deleted = a.deleted + b.deleted; s.rejected = a.rejected + b.rejected
-        return s
-    }
-
-    public static func - (a: WriteCounts, b: WriteCounts) -> WriteCounts {
-        var s = WriteCounts()
-        s.inserted = a.inserted - b.inserted; s.updated = a.updated - b.updated
-        s.unchanged = a.unchanged - b.unchanged; s.older = a.older - b.older
-        s.deleted = a.deleted - b.deleted; s.rejected = a.rejected - b.rejected
-        return s
-    }
 }
 
 extension PlaceCache {
@@ -132,12 +116,12 @@ public final class PlaceCacheWriter {
     }
 
     /// Brings the R*Tree up to date with the rows: one row at a time for a few changes, a packed rebuild
-    /// (`PackedRTree`) when they are many (an eighth of the rows or more: a rebuild costs about 1.5 µs a
+    /// (`RTreeBulkLoader`) when they are many (an eighth of the rows or more: a rebuild costs about 1.5 µs a
     /// row of the whole cache, an R*Tree insert about 20 µs).
     fileprivate func finish() throws {
         guard !boxChanges.isEmpty else { return }
         if boxChanges.count * 8 >= Int(try connection.integer("SELECT count(*) FROM places")) {
-            try PackedRTree.rebuild(connection)
+            try RTreeBulkLoader.rebuild(connection)
         } else {
             let save = try connection.prepare("INSERT OR REPLACE INTO places_rtree VALUES(?1, ?2, ?3, ?4, ?5)")
             let remove = try connection.prepare("DELETE FROM places_rtree WHERE rowid = ?1")

@@ -161,7 +161,7 @@ func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
         for (i, (lat, lon)) in edges.enumerated() {
             places.append(Place(id: "edge\(i)", title: "", lat: lat, lon: lon, category: 12))
         }
-        // The first write packs the tree (PackedRTree); the second changes a few rows through SQLite's
+        // The first write packs the tree (RTreeBulkLoader); the second changes a few rows through SQLite's
         // own R*Tree code on top of it: 40 new places and 40 moved ones.
         try cache.write { w in for p in places.dropLast(40) { try w.upsert(p) } }
         #expect(try rtreeCheck(cache) == "ok")

@@ -14,7 +14,7 @@
 /// point, grouped `fanout` at a time into leaves, and the leaves likewise into parents up to the root,
 /// as in flatbush. Later writes go through SQLite's ordinary R*Tree code on top of the packed tree.
 /// `SELECT rtreecheck('places_rtree')` validates the result (the tests run it).
-enum PackedRTree {
+enum RTreeBulkLoader {
     static let createSQL = "CREATE VIRTUAL TABLE places_rtree USING rtree(rowid, minLon, maxLon, minLat, maxLat)"
 
     /// One cell: a rowid (leaf) or node number (inner node) and its box.

@@ -118,9 +118,8 @@ enum BatchFile {
     private static func tsvQuery(_ line: String, _ defaults: QueryOptions) throws -> (JSONScalar?, PlaceQuery) {
         let cols = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
         guard cols.count == 5 else { throw UsageError("expected 5 tab-separated columns qid lat lon radius_m limit, found \(cols.count)") }
-        var o = QueryOptions()
-        o.lat = cols[1]; o.lon = cols[2]; o.radius = cols[3]; o.limit = cols[4]
-        return (scalar(cols[0]), try o.over(defaults).query())
+        let arguments = ["--lat=\(cols[1])", "--lon=\(cols[2])", "--radius=\(cols[3])", "--limit=\(cols[4])"]
+        return (scalar(cols[0]), try options(arguments).over(defaults).query())
     }
 
     /// A JSON object whose keys are option names: turned into arguments and parsed like the command line.
@@ -142,17 +141,18 @@ enum BatchFile {
                 continue
             }
             switch value {
-            case let list as [Any]: arguments += [flag, list.map { "\($0)" }.joined(separator: ",")]
-            case let n as NSNumber: arguments += [flag, n.stringValue]
-            case let s as String: arguments += [flag, s]
+            case let list as [Any]: arguments.append("\(flag)=\(list.map { "\($0)" }.joined(separator: ","))")
+            case let n as NSNumber: arguments.append("\(flag)=\(n.stringValue)")
+            case let s as String: arguments.append("\(flag)=\(s)")
             default: throw UsageError("\(key): unsupported value")
             }
         }
-        do {
-            return (qid, try QueryOptions.parse(arguments).over(defaults).query())
-        } catch let e as UsageError {
-            throw e
-        } catch {
+        return (qid, try options(arguments).over(defaults).query())
+    }
+
+    /// Parses `--name=value` arguments (the `=` keeps negative numbers from reading as flags).
+    private static func options(_ arguments: [String]) throws(UsageError) -> QueryOptions {
+        do { return try QueryOptions.parse(arguments) } catch {
             throw UsageError(QueryOptions.message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid query")
         }
     }

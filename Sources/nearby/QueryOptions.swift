@@ -61,7 +61,7 @@ struct QueryOptions: ParsableArguments {
     var accessible: String?
 
     @Option(help: ArgumentHelp(
-        "Sort keys: distance, title, created, modified, category; - in front for descending, e.g. title,-modified. Ties: id. Default: distance with a centre, else id.",
+        "Sort keys: distance, title, created, modified, category; - in front for descending, e.g. --sort title,-modified (write --sort=-modified when the first key is descending). Ties: id. Default: distance with a centre, else id.",
         valueName: "keys"))
     var sort: String?
 

@@ -1,13 +1,13 @@
 import Testing
 @testable import NearbyCore
 
-/// The memory engine (indexed, and in the scan mode the SQLite engine uses) against `BruteForce`
+/// The memory engine (indexed, and in the scan mode the SQLite engine uses) against `QueryBruteForce`
 /// on random queries of every shape, filter and sort key, with each distance model: zero mismatches.
 @Suite struct QueryPropertyTests {
     static let places: [Place] = { var g = QuerySampler(seed: 7); return g.places(1500) }()
     static let indexed = MemoryEngine(places: places)
     static let scanned = MemoryEngine(places: places.reversed(), indexed: false)
-    static let reference = BruteForce(places)
+    static let reference = QueryBruteForce(places)
 
     static let models: [DistanceModel] = [.haversine, .geodesic, .projected(.korea2000)]
 
@@ -19,7 +19,7 @@ import Testing
             let expected = Self.reference.page(q)
             for engine in [Self.indexed, Self.scanned] {
                 let a = try engine.run(q)
-                let got = BruteForce.Answer(total: a.total, ids: a.places.map(\.id), distances: a.distances)
+                let got = QueryBruteForce.Answer(total: a.total, ids: a.places.map(\.id), distances: a.distances)
                 #expect(got == expected, "query \(n): \(q)")
                 if got != expected { return }
             }

@@ -5,7 +5,7 @@ import Foundation
 /// the `Place` fields, sorts everything with one comparator, slices. Slow and obviously right.
 /// Shares only the definitions of the things it checks the engine *uses*: the distance formulas,
 /// the Korean collation ranks and the keyword matcher (each tested by its own suite).
-struct BruteForce {
+struct QueryBruteForce {
     let places: [Place]
     private let titleRank: [String: UInt32]
 

@@ -70,6 +70,12 @@ public struct PackedRTree: Sendable {
         self.levels = levels
     }
 
+    /// Bytes held by the tree's arrays (their capacities), for memory budgets and benchmarks.
+    public var byteCount: Int {
+        points.capacity * MemoryLayout<Double>.stride + items.capacity * MemoryLayout<Int32>.stride
+            + boxes.capacity * MemoryLayout<Double>.stride + levels.capacity * MemoryLayout<Int>.stride
+    }
+
     /// Boxes of the parents of consecutive runs of `nodeSize` entries of `src`: points (x, y) with
     /// `stride` 2 and `far` 0, or boxes (minX, minY, maxX, maxY) with `stride` 4 and `far` 2.
     static func parents(of src: [Double], stride: Int, far: Int, nodeSize: Int) -> [Double] {
@@ -261,29 +267,20 @@ extension PackedRTree {
         }
     }
 
-    /// Walks the circle `distance ≤ radius` around the metric's centre (see `walk`).
-    @inlinable
-    func walkCircle<M: SpatialMetric>(
-        _ v: View, _ m: M, radius: Double, inside: (Range<Int>) -> Void, partial: (Range<Int>) -> Void
-    ) {
-        walk(v, classify: { x0, y0, x1, y1 in
-            if m.lowerBound(minX: x0, minY: y0, maxX: x1, maxY: y1) > radius { return .outside }
-            return m.upperBound(minX: x0, minY: y0, maxX: x1, maxY: y1) <= radius ? .inside : .partial
-        }, inside: inside, partial: partial)
-    }
-
     /// Calls `visit(item, distance)` for every item with `distance ≤ radius`, in no particular order.
+    /// Only lower bounds prune here: a box wholly inside the circle would still need every distance.
     @inlinable
     public func within<M: SpatialMetric>(_ m: M, radius: Double, _ visit: (Int32, Double) -> Void) {
         withView { v in
-            walkCircle(v, m, radius: radius, inside: { run in
-                for pos in run { visit(v.items[pos], m.distance(x: v.x(pos), y: v.y(pos))) }
-            }, partial: { run in
+            let refine = { (run: Range<Int>) in
                 for pos in run {
                     let d = m.distance(x: v.x(pos), y: v.y(pos))
                     if d <= radius { visit(v.items[pos], d) }
                 }
-            })
+            }
+            walk(v, classify: { x0, y0, x1, y1 in
+                m.lowerBound(minX: x0, minY: y0, maxX: x1, maxY: y1) > radius ? .outside : .partial
+            }, inside: refine, partial: refine)
         }
     }
 
@@ -293,7 +290,10 @@ extension PackedRTree {
     public func count<M: SpatialMetric>(_ m: M, radius: Double) -> Int {
         withView { v in
             var total = 0
-            walkCircle(v, m, radius: radius, inside: { run in
+            walk(v, classify: { x0, y0, x1, y1 in
+                if m.lowerBound(minX: x0, minY: y0, maxX: x1, maxY: y1) > radius { return .outside }
+                return m.upperBound(minX: x0, minY: y0, maxX: x1, maxY: y1) <= radius ? .inside : .partial
+            }, inside: { run in
                 total += run.count
             }, partial: { run in
                 for pos in run where m.distance(x: v.x(pos), y: v.y(pos)) <= radius { total += 1 }

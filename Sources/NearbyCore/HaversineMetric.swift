@@ -2,7 +2,7 @@ import Foundation
 
 /// Great-circle distance from one centre (the `haversine` model) with box bounds for `PackedRTree`.
 ///
-/// `distance` is `Haversine.distance` itself, so the index answers exactly what a brute-force scan
+/// `distance` is `Haversine.distance` itself (with the centre's cosine computed once), so the index answers exactly what a brute-force scan
 /// with `Haversine.distance` answers. Boxes are (minLon, minLat, maxLon, maxLat) in degrees with
 /// minLon ≤ maxLon inside −180…180 (tree boxes never wrap); the centre may sit anywhere, including
 /// near ±180, and longitude gaps are measured the short way round.
@@ -51,15 +51,15 @@ public struct HaversineMetric: SpatialMetric, Sendable {
     public init(lat: Double, lon: Double) {
         self.lat = lat
         self.lon = lon
-        phi = lat * .pi / 180
-        cosPhi = cos(phi)
+        phi = lat * (Double.pi / 180)
+        cosPhi = cos(phi)  // exactly Haversine's cos(lat1 * rad), so distances stay bit-identical
         tanPhi = tan(phi)
         antipodeLon = lon > 0 ? lon - 180 : lon + 180
     }
 
     @inlinable
     public func distance(x: Double, y: Double) -> Double {
-        Haversine.distance(lat1: lat, lon1: lon, lat2: y, lon2: x)
+        Haversine.distance(lat1: lat, lon1: lon, cosLat1: cosPhi, lat2: y, lon2: x)
     }
 
     @inlinable
@@ -80,6 +80,22 @@ public struct HaversineMetric: SpatialMetric, Sendable {
         let gap = Self.longitudeGap(antipodeLon, minLon: minX, maxLon: maxX)
         let h = 1 - Self.closestHav(phi: -phi, cosPhi: cosPhi, tanPhi: -tanPhi, gap: gap, minLat: minY, maxLat: maxY)
         return Self.metres(h + Self.hSlack) * (1 + Self.relativeSlack)
+    }
+
+    /// The latitude band φ ± r/R and, when the circle holds no pole and does not cross ±180, the
+    /// longitude span λ ± asin(sin(r/R) / cos φ) (the meridians tangent to the circle; J. P. Matuschek,
+    /// "Finding points within a distance of a latitude/longitude", 2010). Widened by 1e-9 relative and
+    /// 1e-9° (0.1 mm), far more than `Haversine.distance`'s rounding away from the antipode; circles
+    /// that reach it hold a pole and keep every longitude.
+    public func searchBox(radius: Double) -> (minX: Double, minY: Double, maxX: Double, maxY: Double)? {
+        let delta = radius / Haversine.earthRadius * (1 + 1e-9)
+        guard delta < .pi / 2 else { return nil }
+        let deg = 180 / Double.pi, slack = 1e-9
+        let minLat = lat - delta * deg - slack, maxLat = lat + delta * deg + slack
+        guard minLat > -90 && maxLat < 90 else { return (-180, max(-90, minLat), 180, min(90, maxLat)) }
+        let dLon = asin(min(1, sin(delta) / cos(phi))) * deg * (1 + 1e-9) + slack
+        guard lon - dLon > -180 && lon + dLon < 180 else { return (-180, minLat, 180, maxLat) }
+        return (lon - dLon, minLat, lon + dLon, maxLat)
     }
 
     /// Degrees from `lon` to the span minLon…maxLon the short way round (east to its west edge or

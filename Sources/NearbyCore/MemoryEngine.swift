@@ -33,7 +33,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         let table = PlaceTable(places)
         self.table = table
         self.generation = generation
-        tree = indexed ? PackedRTree(xs: table.places.map(\.lon), ys: table.places.map(\.lat)) : nil
+        tree = indexed ? PackedRTree(xs: table.column { $0.lon }, ys: table.column { $0.lat }) : nil
     }
 
     /// Bytes of the index and of the columns queries touch (not of the `Place` records, which only
@@ -79,7 +79,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         if let p = planar[epsg] { return p }
         let projection = try Projection(epsg: epsg)
-        let (xs, ys) = projection.forward(lats: table.places.map(\.lat), lons: table.places.map(\.lon))
+        let (xs, ys) = projection.forward(lats: table.column { $0.lat }, lons: table.column { $0.lon })
         var treeRows: [Int32]?, tree: PackedRTree?
         if self.tree != nil {
             let finite = xs.indices.filter { xs[$0].isFinite && ys[$0].isFinite }

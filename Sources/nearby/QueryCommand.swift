@@ -131,8 +131,9 @@ enum BatchFile {
     private static func tsvQuery(_ line: String, _ defaults: QueryOptions) throws -> (JSONScalar?, PlaceQuery) {
         let cols = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
         guard cols.count == 5 else { throw UsageError("expected 5 tab-separated columns qid lat lon radius_m limit, found \(cols.count)") }
-        let arguments = ["--lat=\(cols[1])", "--lon=\(cols[2])", "--radius=\(cols[3])", "--limit=\(cols[4])"]
-        return (scalar(cols[0]), try options(arguments).over(defaults).query())
+        var o = defaults
+        o.lat = cols[1]; o.lon = cols[2]; o.radius = cols[3]; o.limit = cols[4]
+        return (scalar(cols[0]), try o.query())
     }
 
     /// A JSON object whose keys are option names: turned into arguments and parsed like the command line.

@@ -10,7 +10,7 @@ import Foundation
 /// Memory per place for the columns: category 4 B, areacode and sigungucode 2 B each (dictionary
 /// codes), created and modified 8 B each (`yyyyMMddHHmmss`, 0 when missing), event start/end 4 B each
 /// (`yyyyMMdd`, 0 when missing), accessibility mask with the has-image bit 4 B: 36 B. Title ranks (4 B)
-/// are built on the first title sort.
+/// are built on the first title sort, folded titles on the first keyword filter.
 public final class PlaceTable: @unchecked Sendable {
     /// Full records, for output. Row i is `places[i]`.
     public let places: [Place]
@@ -27,6 +27,7 @@ public final class PlaceTable: @unchecked Sendable {
 
     private let lock = NSLock()
     private var ranks: [UInt32]?
+    private var folded: FoldedTitles?
 
     public var count: Int { places.count }
 
@@ -86,6 +87,15 @@ public final class PlaceTable: @unchecked Sendable {
                 n = rows.count
             }
         }
+    }
+
+    /// Every row's title folded for keyword search (`KeywordMatcher.fold`), built on the first keyword query.
+    func foldedTitles() -> FoldedTitles {
+        lock.lock(); defer { lock.unlock() }
+        if let folded { return folded }
+        let f = FoldedTitles(places.lazy.map { $0.title })
+        folded = f
+        return f
     }
 
     /// Row of an id, by binary search; nil when absent.

@@ -238,6 +238,36 @@ func sameAnswers(_ a: [(item: Int32, distance: Double)], _ b: [(item: Int32, dis
         }
     }
 
+    /// The work the index saves, measured by counting the metric's calls: whole subtrees inside the
+    /// circle are counted without distances, and best-first nearest stops long before every point.
+    @Test func countAndNearestSkipWork() {
+        final class Calls { var distances = 0 }
+        struct Counting: SpatialMetric {
+            let m: HaversineMetric, calls: Calls
+            func distance(x: Double, y: Double) -> Double { calls.distances += 1; return m.distance(x: x, y: y) }
+            func lowerBound(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Double {
+                m.lowerBound(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+            }
+            func upperBound(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Double {
+                m.upperBound(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+            }
+        }
+        var g = SeededGenerator(seed: 21)
+        let (xs, ys) = TestPoints.korea(20_000, &g)
+        let tree = PackedRTree(xs: xs, ys: ys)
+        let calls = Calls()
+        let m = Counting(m: HaversineMetric(lat: ys[0], lon: xs[0]), calls: calls)
+        #expect(tree.count(m, radius: 20_037_508) == xs.count)
+        #expect(calls.distances == 0)
+        let inRange = tree.count(m.m, radius: 30_000)
+        calls.distances = 0
+        #expect(tree.count(m, radius: 30_000) == inRange)
+        #expect(inRange > 1000 && calls.distances < inRange / 2)
+        calls.distances = 0
+        #expect(tree.nearest(m, k: 30, maxDistance: 30_000).count == 30)
+        #expect(calls.distances < 300)
+    }
+
     @Test func planarQueriesMatchBruteForce() {
         var g = SeededGenerator(seed: 99)
         // Projected metres: a dense cluster, a sparse field and duplicates.

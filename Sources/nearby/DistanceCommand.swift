@@ -58,6 +58,10 @@ struct DistanceCommand: ParsableCommand {
         var measure = Measurer(model: model, all: all, format: format)
         var failed = false
         if !coordinates.isEmpty {
+            // Negative numbers reach `coordinates` through `.allUnrecognized`, and so do unknown options.
+            if let option = coordinates.first(where: { $0.hasPrefix("-") && Double($0) == nil }) {
+                throw usageError("unknown option '\(option)'")
+            }
             guard coordinates.count % 4 == 0 else {
                 throw usageError("expected lat1 lon1 lat2 lon2 (a multiple of 4 numbers), got \(coordinates.count) arguments")
             }

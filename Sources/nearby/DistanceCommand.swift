@@ -27,8 +27,8 @@ struct DistanceCommand: ParsableCommand {
             Examples:
               nearby distance 37.5665 126.9780 35.1796 129.0756
               nearby distance --distance geodesic 40.64 -73.78 1.36 103.99
-              nearby distance --all --format jsonl < pairs.txt
-              echo '{"lat1":37.5665,"lon1":126.978,"lat2":33.4996,"lon2":126.5312}' | nearby distance --distance projected:utm
+              nearby distance --all < docs/distance-models-pairs.txt
+              nearby distance --distance projected:utm --format jsonl < pairs.jsonl
             """
     )
 

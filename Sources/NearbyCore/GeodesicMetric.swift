@@ -51,4 +51,10 @@ public struct GeodesicMetric: SpatialMetric, Sendable {
         let h = spherical.upperBound(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
         return h * Self.upperFactor * (1 + 1e-12) + 1e-6
     }
+
+    /// geodesic ≤ r implies haversine ≤ r / lowerFactor, so the spherical search box of that radius holds
+    /// every match.
+    public func searchBox(radius: Double) -> (minX: Double, minY: Double, maxX: Double, maxY: Double)? {
+        spherical.searchBox(radius: radius / Self.lowerFactor * (1 + 1e-12) + 1e-6)
+    }
 }

@@ -27,7 +27,7 @@ enum GeoJSONReader {
             let prefix = shared ? "features[\(i)]." : ""
             let result = Result { () throws(FieldError) in try place(feature) }
             switch result {
-            case .success(let p): try sink.upsert(p, line: line) { prefix + $0 }
+            case .success(var p): try sink.upsert(&p, line: line) { prefix + $0 }
             case .failure(let e): try sink.reject(line: line, field: prefix + e.field, reason: e.reason)
             }
         }
@@ -61,6 +61,7 @@ enum GeoJSONReader {
             }
         }
         if draft.place.id.isEmpty, let id = f["id"]?.text { try draft.set(.id, text: id) }
-        return try draft.finish()
+        try draft.checkRequired()
+        return draft.place
     }
 }

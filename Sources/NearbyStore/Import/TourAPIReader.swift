@@ -102,13 +102,12 @@ enum TourAPIReader {
         }
         if showflag == "0" {
             guard !draft.place.id.isEmpty else { return try sink.reject(line: line, field: prefix + "contentid", reason: "missing") }
-            return try sink.add(.delete(id: draft.place.id), line: line, idField: prefix + "contentid")
+            return try sink.delete(id: draft.place.id, line: line, idField: prefix + "contentid")
         }
-        let place: Place
-        do throws(FieldError) { place = try draft.finish() } catch {
+        do throws(FieldError) { try draft.checkRequired() } catch {
             return try sink.reject(line: line, field: prefix + (tourNames[error.field] ?? error.field), reason: error.reason)
         }
-        try sink.upsert(place, line: line) { prefix + (tourNames[$0] ?? $0) }
+        try sink.upsert(&draft.place, line: line) { prefix + (tourNames[$0] ?? $0) }
     }
 
     /// TourAPI answers some errors (an unregistered service key, a wrong URL) in XML even when JSON was

@@ -199,6 +199,7 @@ public enum PlaceJSON {
     /// Decodes one place object. Unknown members (such as `distance` or `qid` in query output) are
     /// skipped; `id`, `title`, `lat`, `lon` and `category` are required; `null` means nil. Checks types and
     /// JSON syntax only: the range, date and vocabulary rules are the importers' validator's job.
+    /// Errors name the member whose value is wrong, or `json` for broken syntax and input that ends early.
     public static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> Place {
         var s = JSONScanner(bytes)
         var place = Place(id: "", title: "", lat: 0, lon: 0, category: 0)
@@ -239,7 +240,8 @@ public enum PlaceJSON {
             }
             guard s.atEnd() else { throw s.error("unexpected text after the object") }
         } catch let e as JSONError {
-            throw DecodeError(field: current, reason: e.reason)
+            // Input that ends early is a broken line, whatever member it was in.
+            throw DecodeError(field: e.offset >= bytes.count ? "json" : current, reason: e.reason)
         } catch let e as DecodeError {
             throw e
         } catch {

@@ -29,12 +29,16 @@ enum TourAPIReader {
         var scanner = JSONScanner(input)
         var lines = LineCounter(input)
         while !scanner.atEnd() {
+            let start = scanner.offset
             let response: JSONValue
             do throws(JSONError) {
                 response = try scanner.readValue()
             } catch {
-                // A broken page (e.g. a truncated last line): one bad record; go on at the next line.
-                try sink.reject(line: lines.line(at: error.offset), field: "json", reason: error.reason)
+                // A broken page (e.g. a truncated last line): one bad record at the line where the page
+                // starts; go on at the line after the error.
+                let line = lines.line(at: start)
+                let at = error.offset < input.count ? Lines.lineNumber(input, at: error.offset) : line
+                try sink.reject(line: line, field: "json", reason: error.reason + (at == line ? "" : " (at line \(at))"))
                 scanner.offset = (Lines.memchrIndex(input, from: max(error.offset, scanner.offset)) ?? input.count) + 1
                 continue
             }

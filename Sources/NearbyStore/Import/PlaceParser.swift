@@ -194,6 +194,19 @@ struct LineCounter {
 
     init(_ input: UnsafeRawBufferPointer) { self.input = input }
 
+    /// Where each element of a JSON array starts: its line, and the prefix that names it in errors
+    /// (`item[3].`) when that line holds other elements too (a one-line response), else "".
+    mutating func locate(_ elements: [JSONValue], name: String) -> [(line: Int, prefix: String)] {
+        var lines: [Int] = []
+        for e in elements {
+            if case .object(let o) = e { lines.append(line(at: o.offset)) } else { lines.append(lines.last ?? line) }
+        }
+        return lines.indices.map { i in
+            let shared = (i > 0 && lines[i - 1] == lines[i]) || (i + 1 < lines.count && lines[i + 1] == lines[i])
+            return (lines[i], shared ? "\(name)[\(i)]." : "")
+        }
+    }
+
     mutating func line(at target: Int) -> Int {
         if target < offset { offset = 0; line = 1 }
         let end = min(target, input.count)

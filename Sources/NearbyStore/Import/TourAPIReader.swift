@@ -62,16 +62,9 @@ enum TourAPIReader {
         case let single? where single != .string(""): items = [single]
         default: items = []
         }
-        var itemLines: [Int] = []
-        for item in items {
-            if case .object(let o) = item { itemLines.append(lines.line(at: o.offset)) } else { itemLines.append(itemLines.last ?? 1) }
-        }
-        for (i, item) in items.enumerated() {
-            let line = itemLines[i]
-            let shared = (i > 0 && itemLines[i - 1] == line) || (i + 1 < items.count && itemLines[i + 1] == line)
-            let prefix = shared ? "item[\(i)]." : ""
+        for (item, (line, prefix)) in zip(items, lines.locate(items, name: "item")) {
             guard case .object(let o) = item else {
-                try sink.reject(line: line, field: "item[\(i)]", reason: "not an object")
+                try sink.reject(line: line, field: prefix + "item", reason: "not an object")
                 continue
             }
             try readItem(o, line: line, prefix: prefix, into: &sink)

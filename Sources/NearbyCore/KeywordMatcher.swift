@@ -16,7 +16,8 @@ import Foundation
 /// or final-only clusters (`ㅏ`, `ㄳ`) match only themselves. An empty keyword matches every title.
 ///
 /// Performance: fold titles once (`FoldedTitles`, or `fold` per place) and call `matches(folded:)`;
-/// the check is a plain scan over UTF-16 units with no allocation (see BENCHMARKS.md for the cost).
+/// the check is a plain scan over UTF-16 units with no allocation: about 17–30 ns per workload title
+/// (release), against about 170 ns when each title is folded on the fly by `matches(_: String)`.
 public struct KeywordMatcher: Sendable, Hashable {
     /// The folded keyword.
     public let units: [UInt16]

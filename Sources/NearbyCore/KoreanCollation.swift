@@ -46,7 +46,7 @@ public enum KoreanCollation {
     ///
     /// Performance: one pass builds all keys in one flat buffer, then a sort of (16-byte key prefix,
     /// index) triples, falling back to memcmp only when prefixes tie. About 0.9 s of CPU for the
-    /// 1M workload titles (release, this machine; see the data/ notes in BENCHMARKS.md).
+    /// 1M workload titles (release, thread CPU time on the 2-core project machine).
     public static func ranks(of titles: [String]) -> [UInt32] {
         let n = titles.count
         var builder = Builder()

@@ -151,21 +151,8 @@ public enum KoreanCollation {
     static func appendSortKey(_ s: String, to b: inout Builder) {
         let mark = b.key.count
         var s = s
-        let done = s.withUTF8 { utf8 -> Bool in
-            var i = 0
-            while i < utf8.count {
-                let c = UInt32(utf8[i])
-                var v = c, len = 1
-                if c >= 0xF0 { v = (c & 0x07) << 18 | (UInt32(utf8[i + 1]) & 0x3F) << 12
-                    | (UInt32(utf8[i + 2]) & 0x3F) << 6 | (UInt32(utf8[i + 3]) & 0x3F); len = 4
-                } else if c >= 0xE0 { v = (c & 0x0F) << 12 | (UInt32(utf8[i + 1]) & 0x3F) << 6
-                    | (UInt32(utf8[i + 2]) & 0x3F); len = 3
-                } else if c >= 0xC0 { v = (c & 0x1F) << 6 | (UInt32(utf8[i + 1]) & 0x3F); len = 2 }
-                guard TextNormalization.isStableScalar(v) else { return false }
-                appendScalar(Unicode.Scalar(v)!, to: &b)
-                i += len
-            }
-            return true
+        let done = s.withUTF8 { utf8 in
+            TextNormalization.forEachStableScalar(utf8) { appendScalar(Unicode.Scalar($0)!, to: &b); return true }
         }
         if !done {
             b.key.removeSubrange(mark...)

@@ -113,12 +113,8 @@ public final class PlaceCache {
 
     // MARK: Reading
 
-    /// The columns `place(from:)` decodes, in order.
-    static let placeColumns = """
-        id, title, lat, lon, category, created, modified, areacode, sigungucode, addr, tel, image, \
-        cat1, cat2, cat3, eventStart, eventEnd, accessibility, \
-        lDongRegnCd, lDongSignguCd, lclsSystm1, lclsSystm2, lclsSystm3
-        """
+    /// The columns `place(from:)` decodes: every `PlaceField`, in its order, under its JSON name.
+    static let placeColumns = PlaceField.allCases.map(\.name).joined(separator: ", ")
 
     /// Decodes the row at `statement`'s cursor, whose columns from `first` on are `placeColumns`.
     static func place(from s: SQLiteStatement, first c: Int32 = 0) -> Place {

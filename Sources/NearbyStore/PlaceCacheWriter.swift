@@ -125,15 +125,19 @@ public final class PlaceCacheWriter {
     private func save(_ p: Place, rowid: Int64?, moved: Bool = true) throws {
         let s = rowid == nil ? insertRow : replaceRow
         defer { s.reset() }
-        try s.bind(1, rowid)
+        // Every parameter NULL, then bind only the fields present (most optional fields are nil).
+        s.clearBindings()
+        if let rowid { try s.bind(1, rowid) }
         for field in PlaceField.allCases {
             let parameter = 2 + Int32(field.rawValue)
             switch field {
             case .lat: try s.bind(parameter, p.lat)
             case .lon: try s.bind(parameter, p.lon)
             case .category: try s.bind(parameter, Int64(p.category))
-            case .accessibility: try s.bind(parameter, PlaceCache.accessibilityText(p.accessibility))
-            default: try s.bind(parameter, p[text: field])
+            case .accessibility:
+                if let tags = PlaceCache.accessibilityText(p.accessibility) { try s.bind(parameter, tags) }
+            default:
+                if let text = p[text: field] { try s.bind(parameter, text) }
             }
         }
         try s.bind(2 + Int32(PlaceField.allCases.count), Int64(Self.knownTagMask(p.accessibility)))

@@ -125,6 +125,9 @@ final class SQLiteStatement {
     /// Resets the statement so it can run again; bindings are kept until rebound.
     func reset() { sqlite3_reset(handle) }
 
+    /// Sets every parameter to NULL.
+    func clearBindings() { sqlite3_clear_bindings(handle) }
+
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }

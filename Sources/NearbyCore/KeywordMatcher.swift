@@ -20,13 +20,13 @@ import Foundation
 public struct KeywordMatcher: Sendable, Hashable {
     /// The folded keyword.
     public let units: [UInt16]
-    /// Per keyword unit: the L index (0..<19) when it is a lone initial consonant, else `exactOnly`.
-    let initials: [UInt8]
-    static let exactOnly: UInt8 = 0xFF
+    /// Per keyword unit: the unit, plus `(L index + 1) << 16` when it is a lone initial consonant
+    /// (matching also the syllables that begin with it). One array, so a check touches one buffer.
+    let pattern: [UInt32]
 
     public init(_ keyword: String) {
         units = Self.fold(keyword)
-        initials = units.map { u in Hangul.initialIndex(ofJamo: UInt32(u)).map { UInt8($0) } ?? Self.exactOnly }
+        pattern = units.map { u in UInt32(u) | (Hangul.initialIndex(ofJamo: UInt32(u)).map { ($0 + 1) << 16 } ?? 0) }
     }
 
     public var isEmpty: Bool { units.isEmpty }
@@ -42,22 +42,22 @@ public struct KeywordMatcher: Sendable, Hashable {
 
     /// True when the folded title contains the keyword; `title` must come from `fold`.
     public func matches(folded title: UnsafeBufferPointer<UInt16>) -> Bool {
-        let m = units.count, n = title.count
-        if m == 0 { return true }
-        if m > n { return false }
-        return units.withUnsafeBufferPointer { p in
-            initials.withUnsafeBufferPointer { cls in
-                @inline(__always) func hit(_ j: Int, _ t: UInt16) -> Bool {
-                    t == p[j] || (cls[j] != Self.exactOnly && Hangul.isSyllable(UInt32(t))
-                        && Hangul.initialIndex(ofSyllable: UInt32(t)) == UInt32(cls[j]))
-                }
-                for i in 0...(n - m) where hit(0, title[i]) {
-                    var j = 1
-                    while j < m && hit(j, title[i + j]) { j += 1 }
-                    if j == m { return true }
-                }
-                return false
+        pattern.withUnsafeBufferPointer { p in
+            let m = p.count, n = title.count
+            if m == 0 { return true }
+            if m > n { return false }
+            @inline(__always) func hit(_ e: UInt32, _ t: UInt16) -> Bool {
+                if UInt32(t) == e & 0xFFFF { return true }
+                let s = UInt32(t) &- Hangul.syllableBase
+                return e > 0xFFFF && s < Hangul.syllableCount && s / Hangul.syllablesPerInitial + 1 == e >> 16
             }
+            let first = p[0]
+            for i in 0...(n - m) where hit(first, title[i]) {
+                var j = 1
+                while j < m && hit(p[j], title[i + j]) { j += 1 }
+                if j == m { return true }
+            }
+            return false
         }
     }
 

@@ -273,3 +273,28 @@ enum CivilDate {
             + PlaceGenerator.pad(s / 60 % 60, 2) + PlaceGenerator.pad(s % 60, 2)
     }
 }
+
+extension PlaceGenerator {
+    /// TSV columns: the benchmark workload's (../shared/workload/README.md) first, then the rest.
+    /// `accessibility` is `;`-separated, as the TSV importer reads it; a missing field is empty.
+    public static let tsvColumns = [
+        "id", "lat", "lon", "category", "title", "created", "modified", "areacode", "sigungucode",
+        "addr", "tel", "image", "cat1", "cat2", "cat3", "eventStart", "eventEnd", "accessibility",
+        "lDongRegnCd", "lDongSignguCd",
+    ]
+
+    /// Appends one generated place as a TSV line (with its newline). Generated text never holds a tab
+    /// or newline, so no quoting is needed.
+    public static func appendTSV(_ p: Place, to out: inout [UInt8]) {
+        func text(_ s: String?) { out.append(0x09); if let s { out.append(contentsOf: s.utf8) } }
+        out.append(contentsOf: p.id.utf8)
+        out.append(0x09); JSONNumber.append(p.lat, to: &out)
+        out.append(0x09); JSONNumber.append(p.lon, to: &out)
+        out.append(0x09); JSONNumber.append(p.category, to: &out)
+        for s in [p.title, p.created, p.modified, p.areacode, p.sigungucode, p.addr, p.tel, p.image,
+                  p.cat1, p.cat2, p.cat3, p.eventStart, p.eventEnd] { text(s) }
+        text(p.accessibility.joined(separator: ";"))
+        text(p.lDongRegnCd); text(p.lDongSignguCd)
+        out.append(0x0A)
+    }
+}

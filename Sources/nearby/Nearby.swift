@@ -13,6 +13,7 @@ struct Nearby: ParsableCommand {
         subcommands: [
             ImportCommand.self,
             ExportCommand.self,
+            GenerateCommand.self,
         ]
     )
 }

@@ -149,6 +149,19 @@ let canonicalLines = [
         #expect((object?["features"] as? [Any])?.isEmpty == true)
     }
 
+    @Test func defaultCacheIsBuiltOnFirstUseAndAnnouncedOnce() throws {
+        // No --db: the default path ($NEARBY_DB here, so the user's cache is never touched).
+        let dir = try CLIFolder()
+        let environment = ["NEARBY_DB": dir.file("default/places.sqlite")]
+        let first = try CLIRunner.run(["export"], environment: environment)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stderr.components(separatedBy: "building").count == 2)
+        #expect(first.lines.count == 100_000)
+        let second = try CLIRunner.run(["export"], environment: environment)
+        #expect(second.status == 0 && second.stderr.isEmpty)
+        #expect(second.stdout == first.stdout)
+    }
+
     @Test func foreignOrMissingCacheFilesAreClearErrors() throws {
         let dir = try CLIFolder()
         let text = try dir.write("notes.txt", String(repeating: "hello\n", count: 1000))

@@ -164,5 +164,8 @@ import Testing
         }
         #expect(try reader.count() == 549)
         #expect(try reader.generation() == 2)
+        // Reused statements do not pin an old snapshot.
+        #expect(try reader.place(id: "p1") == nil)
+        #expect(try reader.candidates(minLon: 0, minLat: 0, maxLon: 0, maxLat: 0).count == 500)
     }
 }

@@ -38,23 +38,31 @@ enum DelimitedReader {
                 try sink.reject(line: start, field: "row", reason: "\(row.ranges.count) fields, the header has \(columns.count)")
                 continue
             }
-            let draft: Result<Place, FieldError> = quoting
-                ? row.scratch.withUnsafeBytes { fill(columns, row.ranges, $0) }
-                : fill(columns, row.ranges, input)
-            switch draft {
-            case .success(let place): try sink.upsert(place, line: start)
-            case .failure(let e): try sink.reject(line: start, field: e.field, reason: e.reason)
+            var draft = PlaceDraft()
+            do throws(FieldError) {
+                if quoting {
+                    try row.scratch.withUnsafeBytes { base in
+                        Result { () throws(FieldError) in try fill(&draft, columns, row.ranges, base) }
+                    }.get()
+                } else {
+                    try fill(&draft, columns, row.ranges, input)
+                }
+            } catch {
+                try sink.reject(line: start, field: error.field, reason: error.reason)
+                continue
             }
+            do throws(FieldError) { try draft.checkRequired() } catch {
+                try sink.reject(line: start, field: error.field, reason: error.reason)
+                continue
+            }
+            try sink.upsert(&draft.place, line: start)
         }
     }
 
-    private static func fill(_ columns: [PlaceField?], _ ranges: [Range<Int>], _ base: UnsafeRawBufferPointer) -> Result<Place, FieldError> {
-        Result { () throws(FieldError) in
-            var draft = PlaceDraft()
-            for i in 0..<columns.count {
-                if let f = columns[i] { try draft.set(f, utf8: UnsafeRawBufferPointer(rebasing: base[ranges[i]])) }
-            }
-            return try draft.finish()
+    @inline(__always)
+    private static func fill(_ draft: inout PlaceDraft, _ columns: [PlaceField?], _ ranges: [Range<Int>], _ base: UnsafeRawBufferPointer) throws(FieldError) {
+        for i in 0..<columns.count {
+            if let f = columns[i] { try draft.set(f, utf8: UnsafeRawBufferPointer(rebasing: base[ranges[i]])) }
         }
     }
 

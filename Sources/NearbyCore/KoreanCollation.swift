@@ -9,12 +9,13 @@ import Foundation
 ///
 /// 1. whitespace (all one weight) — not ignored, as in ICU's default `alternate=non-ignorable`;
 /// 2. punctuation and symbols: ASCII ones by code point, then all others by code point;
-/// 3. digits, by value (`٣` and `３` weigh like `3`);
+/// 3. digits, by value (`٣` and `３` weigh like `3`), digit by digit as ICU does by default
+///    (`numericOrdering=off`): `10월` sorts before `2층`;
 /// 4. Latin letters a–z, case-insensitive; accented letters weigh as their base letter (`é` like `e`);
 /// 5. other scripts (Greek, Cyrillic, kana, other Latin letters like `ß` `ø`…), by code point;
 /// 6. Hangul: each initial consonant group in KS X 1026-1 dictionary order (Unicode §3.12, see
 ///    `Hangul`); a lone initial consonant (compatibility jamo `ㄱ`, or conjoining `ᄀ`) sorts right
-///    before the first syllable it begins, so `ㄱ < 가 < 힣`-group order is `ㄱ 가 … 깋 ㄲ 까 …`;
+///    before the first syllable it begins, so the order runs `ㄱ 가 각 … 깋 ㄲ 까 … ㄴ 나 …`;
 ///    then the lone vowels (`ㅏ`…`ㅣ`), then final-only clusters (`ㄳ`…) and archaic compatibility
 ///    jamo by code point — DUCET also puts these after all syllables (they weigh as medial and final
 ///    jamo, medials first), then conjoining medials and finals by code point;

@@ -12,7 +12,10 @@ struct Nearby: ParsableCommand {
             sorts and pages. Machine output goes to stdout as JSON lines; progress and errors go to stderr.
             """,
         subcommands: [
+            ImportCommand.self,
+            ExportCommand.self,
             DistanceCommand.self,
+            GenerateCommand.self,
         ]
     )
 

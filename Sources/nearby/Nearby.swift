@@ -14,8 +14,8 @@ struct Nearby: ParsableCommand {
         subcommands: [
             ImportCommand.self,
             ExportCommand.self,
-            GenerateCommand.self,
             DistanceCommand.self,
+            GenerateCommand.self,
         ]
     )
 

@@ -138,3 +138,12 @@ import Testing
         }
     }
 }
+
+@Test func generatedPlacesRoundTripThroughPlaceJSON() throws {
+    let places = PlaceGenerator(towns: PlaceGeneratorTests.towns, seed: 9).places(count: 300)
+    for p in places {
+        var line: [UInt8] = []
+        PlaceJSON.append(p, to: &line)
+        #expect(try PlaceJSON.decode(line) == p)
+    }
+}

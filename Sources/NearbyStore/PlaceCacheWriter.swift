@@ -124,9 +124,7 @@ public final class PlaceCacheWriter {
     /// Writes the row (new when `rowid` is nil) and notes a new or moved place's R*Tree box.
     private func save(_ p: Place, rowid: Int64?, moved: Bool = true) throws {
         let s = rowid == nil ? insertRow : replaceRow
-        defer { s.reset() }
-        // Every parameter NULL, then bind only the fields present (most optional fields are nil).
-        s.clearBindings()
+        // Parameters start NULL (stepStaged clears them): bind only the fields present.
         if let rowid { try s.bind(1, rowid) }
         for field in PlaceField.allCases {
             let parameter = 2 + Int32(field.rawValue)
@@ -135,13 +133,13 @@ public final class PlaceCacheWriter {
             case .lon: try s.bind(parameter, p.lon)
             case .category: try s.bind(parameter, Int64(p.category))
             case .accessibility:
-                if let tags = PlaceCache.accessibilityText(p.accessibility) { try s.bind(parameter, tags) }
+                if let tags = PlaceCache.accessibilityText(p.accessibility) { s.stage(parameter, tags) }
             default:
-                if let text = p[text: field] { try s.bind(parameter, text) }
+                if let text = p[text: field] { s.stage(parameter, text) }
             }
         }
         try s.bind(2 + Int32(PlaceField.allCases.count), Int64(Self.knownTagMask(p.accessibility)))
-        try s.step()
+        try s.stepStaged()
         if rowid == nil { counts.inserted += 1 } else { counts.updated += 1 }
         if moved { boxChanges.append((rowid ?? connection.lastInsertRowID, (p.lon, p.lat))) }
     }

@@ -125,8 +125,37 @@ final class SQLiteStatement {
     /// Resets the statement so it can run again; bindings are kept until rebound.
     func reset() { sqlite3_reset(handle) }
 
-    /// Sets every parameter to NULL.
-    func clearBindings() { sqlite3_clear_bindings(handle) }
+    /// Text staged for `stepStaged`: the UTF-8 bytes of every staged parameter, each NUL-terminated.
+    private var staged: [UInt8] = []
+    private var stagedParameters: [(index: Int32, start: Int, count: Int)] = []
+
+    /// Stages `text` for parameter `index`, copied into a buffer the statement reuses for every row.
+    func stage(_ index: Int32, _ text: String) {
+        let start = staged.count
+        staged.append(contentsOf: text.utf8)
+        stagedParameters.append((index, start, staged.count - start))
+        staged.append(0)
+    }
+
+    /// Binds the staged texts in place (SQLITE_STATIC: SQLite makes no copy, which saves a malloc and a
+    /// memcpy per text), steps once, then resets the statement and sets every parameter back to NULL before
+    /// the buffer is touched again, so SQLite never holds a pointer into it while it changes.
+    @discardableResult
+    func stepStaged() throws(SQLiteError) -> Bool {
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+            staged.removeAll(keepingCapacity: true)
+            stagedParameters.removeAll(keepingCapacity: true)
+        }
+        return try staged.withUnsafeBufferPointer { (buffer) throws(SQLiteError) -> Bool in
+            for p in stagedParameters {
+                let text = UnsafeRawPointer(buffer.baseAddress! + p.start).assumingMemoryBound(to: CChar.self)
+                try connection.check(sqlite3_bind_text(handle, p.index, text, Int32(p.count), sqliteStatic))
+            }
+            return try step()
+        }
+    }
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
@@ -147,6 +176,9 @@ final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 }
+
+/// SQLITE_STATIC (a NULL destructor): SQLite uses the caller's bytes in place.
+private var sqliteStatic: sqlite3_destructor_type? { nil }
 
 /// SQLITE_TRANSIENT, which the C header defines as a cast of -1 that Swift cannot import.
 private var sqliteTransient: sqlite3_destructor_type {

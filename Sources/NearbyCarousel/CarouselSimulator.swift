@@ -205,8 +205,8 @@ public struct CarouselSimulator {
         }
         guard distinct.admit(SelectionKey(generation: generation, index: i)) else { return }
         selected = i
-        let p = places[i]
-        output.append(.selected(t: t, index: i, id: p.id, lat: p.lat, lon: p.lon))
+        // Field by field: copying the whole `Place` would retain every one of its strings.
+        output.append(.selected(t: t, index: i, id: places[i].id, lat: places[i].lat, lon: places[i].lon))
     }
 
     mutating func tap(_ i: Int, at t: Int64) {

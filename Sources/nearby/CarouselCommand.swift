@@ -15,30 +15,31 @@ struct CarouselCommand: ParsableCommand {
             --tap-duration ms, reporting every card it passes; the debounce keeps the camera from visiting \
             them (try --debounce 0 to see the problem). See docs/carousel.md.
 
-            Events (--events, JSON lines, times t in ms, non-decreasing), each with exactly one of:
-              {"t":0,"places":["id1",{"id":"x","lat":37.5,"lon":127.0}]}   new result list
-              {"t":500,"visible":2}          card 2 fully visible (a swipe)
-              {"t":600,"offset":620.5}       scroll offset in points (geometry decides the card)
-              {"t":900,"tapMarker":5}        marker 5 tapped: animated scroll to card 5
-              {"t":2000,"location":{"lat":37.57,"lon":126.98}}   user location (re-queries past --distance-filter)
-              {"t":3000,"complete":true}     end of the stream (a pending selection is emitted at once)
-              {"t":3000,"error":"reason"}    the stream fails (a pending selection is dropped)
+            Events (--events): JSON lines, time t in ms (non-decreasing), one event each:
+              {"t":0,"places":["id",{"id":"x","lat":37.5,"lon":127}]}  new list
+              {"t":500,"visible":2}        card 2 fully visible (a swipe)
+              {"t":600,"offset":620.5}     scroll offset in points
+              {"t":900,"tapMarker":5}      marker 5 tapped: scroll to card 5
+              {"t":2000,"location":{"lat":37.57,"lon":126.98}}  user moved
+              {"t":3000,"complete":true}   end: a pending card is selected now
+              {"t":3000,"error":"why"}     failure: a pending card is dropped
 
-            Output (stdout, JSON lines):
+            Output (stdout, JSON lines; --format svg draws a timeline instead):
               {"t":..,"selected":i,"id":"..","camera":{"lat":..,"lon":..}}
-              {"t":..,"query":{"lat":..,"lon":..,"moved":m},"results":["id",..]}
-              {"t":..,"dropped":i,"reason":".."}      an index with no card when it came due
-            With --format svg, an SVG timeline instead (raw index events above, selections below).
+              {"t":..,"query":{"lat":..,"lon":..},"results":["id",..]}
+              {"t":..,"dropped":i,"reason":".."}   no card i when it came due
 
-            The list comes from --places (shown at t=0) and from `places` events; location events run the \
-            nearby query (--radius, --limit, --category, --sort) over the --db cache, or over the --places \
-            list when no --db is given.
+            The list starts as --places (at t=0) and changes with `places` events \
+            and location re-queries: the nearby query (--radius, --limit, \
+            --category, --sort) runs on the --db cache, else on the --places list, \
+            when the user moved more than --distance-filter metres since the last.
 
             Examples:
-              nearby carousel --events docs/examples/carousel-tap.jsonl
-              nearby carousel --events docs/examples/carousel-tap.jsonl --debounce 0
-              nearby carousel --events docs/examples/carousel-tap.jsonl --format svg > timeline.svg
-              cat moves.jsonl | nearby carousel --events - --db places.sqlite --radius 500 --limit 10
+              nearby carousel --events docs/examples/carousel-tap.jsonl \\
+                --places docs/examples/carousel-places.jsonl
+              nearby carousel --events tap.jsonl --places p.jsonl --debounce 0
+              nearby carousel --events tap.jsonl --places p.jsonl --format svg >t.svg
+              cat moves.jsonl | nearby carousel --events - --db places.sqlite
             """
     )
 

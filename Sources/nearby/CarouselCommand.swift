@@ -113,7 +113,7 @@ struct CarouselCommand: ParsableCommand {
         // The places the query runs over and ids resolve against.
         let stored: [Place]? = try db.map { path in
             do { return try PlaceCache(path: path, readOnly: true).allPlaces() }
-            catch { throw UsageProblem(message: "\(path): \(error)") }
+            catch { throw UsageProblem(message: "--db: \(error)") }
         }
         let byID = Dictionary((stored ?? []).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         var initial: [Place] = []

@@ -42,7 +42,13 @@ public struct CarouselEventParser {
     public private(set) var catalogue: [String: Place]
 
     public init(catalogue: [Place] = []) {
-        self.catalogue = Dictionary(catalogue.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        self.catalogue = Dictionary(minimumCapacity: catalogue.count)
+        remember(catalogue)
+    }
+
+    /// Makes these places nameable by id in later `places` events (a later place wins over an earlier one).
+    public mutating func remember(_ places: [Place]) {
+        for p in places { catalogue[p.id] = p }
     }
 
     public static let kinds = ["visible", "offset", "tapMarker", "location", "places", "complete", "error"]
@@ -106,7 +112,7 @@ public struct CarouselEventParser {
     }
 
     /// A place object: `id` (string or integer), `lat`, `lon`, optional `title` and `category`.
-    public static func place(_ v: JSONValue, at field: String) throws(CarouselInputError) -> Place {
+    static func place(_ v: JSONValue, at field: String) throws(CarouselInputError) -> Place {
         guard case .object(let o) = v else {
             throw CarouselInputError("\(field): a place must be an object with id, lat, lon, or an id")
         }
@@ -182,7 +188,7 @@ public enum PlaceListEntry: Equatable, Sendable {
 }
 
 /// A parsed JSON value: just enough structure to validate events field by field.
-public enum JSONValue: Equatable, Sendable, Decodable {
+enum JSONValue: Equatable, Sendable, Decodable {
     case null
     case bool(Bool)
     case number(Double)
@@ -190,7 +196,7 @@ public enum JSONValue: Equatable, Sendable, Decodable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    public init(from decoder: Decoder) throws {
+    init(from decoder: Decoder) throws {
         let c = try decoder.singleValueContainer()
         if c.decodeNil() { self = .null }
         else if let b = try? c.decode(Bool.self) { self = .bool(b) }
@@ -200,7 +206,7 @@ public enum JSONValue: Equatable, Sendable, Decodable {
         else { self = .object(try c.decode([String: JSONValue].self)) }
     }
 
-    public static func parse(_ text: String) throws(CarouselInputError) -> JSONValue {
+    static func parse(_ text: String) throws(CarouselInputError) -> JSONValue {
         do { return try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) }
         catch { throw CarouselInputError("not valid JSON") }
     }

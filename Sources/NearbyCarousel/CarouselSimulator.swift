@@ -182,11 +182,11 @@ public struct CarouselSimulator {
             let timer = debounce.pending != nil ? debounce.deadline : nil
             if let f = frame, timer.map({ f <= $0 }) ?? true {
                 guard inclusive ? f <= limit : f < limit else { return }
-                let a = animation!
-                animation = a.next < a.count ? TapAnimation(
-                    from: a.from, step: a.step, count: a.count, next: a.next + 1, start: a.start, duration: a.duration
-                ) : nil
-                see(a.nextCard, at: f, origin: .animation)
+                var a = animation!
+                let card = a.nextCard
+                a.next += 1
+                animation = a.next <= a.count ? a : nil
+                see(card, at: f, origin: .animation)
             } else if let d = timer, inclusive ? d <= limit : d < limit {
                 let (i, at) = debounce.fire(through: d)!
                 select(i, at: at)

@@ -115,7 +115,7 @@ struct CarouselCommand: ParsableCommand {
             do { return try PlaceCache(path: path, readOnly: true).allPlaces() }
             catch { throw UsageProblem(message: "--db: \(error)") }
         }
-        let byID = Dictionary((stored ?? []).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        var parser = CarouselEventParser(catalogue: stored ?? [])
         var initial: [Place] = []
         if let path = places {
             let entries: [PlaceListEntry]
@@ -125,7 +125,7 @@ struct CarouselCommand: ParsableCommand {
                 switch entry {
                 case .place(let p): initial.append(p)
                 case .id(let id):
-                    guard let p = byID[id] else {
+                    guard let p = parser.catalogue[id] else {
                         throw UsageProblem(message: "\(path): place id \"\(id)\" " + (db == nil ? "needs --db to resolve" : "is not in \(db!)"))
                     }
                     initial.append(p)
@@ -134,8 +134,9 @@ struct CarouselCommand: ParsableCommand {
         }
         let query = try makeQuery(over: stored ?? (places == nil ? nil : initial))
 
+        parser.remember(initial)
+
         // Parse and check every event before simulating, so bad input prints nothing but the error.
-        var parser = CarouselEventParser(catalogue: (stored ?? []) + initial)
         var timeline: [TimedInput] = []
         var lineNo = 0, last: Int64 = 0, ended = false
         for line in try read(events).split(separator: "\n", omittingEmptySubsequences: false) {

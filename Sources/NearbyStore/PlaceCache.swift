@@ -83,7 +83,7 @@ public final class PlaceCache {
                     image TEXT, cat1 TEXT, cat2 TEXT, cat3 TEXT, eventStart TEXT, eventEnd TEXT,
                     accessibility TEXT, accessMask INTEGER NOT NULL DEFAULT 0,
                     lDongRegnCd TEXT, lDongSignguCd TEXT, lclsSystm1 TEXT, lclsSystm2 TEXT, lclsSystm3 TEXT);
-                CREATE VIRTUAL TABLE places_rtree USING rtree(rowid, minLon, maxLon, minLat, maxLat);
+                \(RTreeBulkLoader.createSQL);
                 CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
                 INSERT INTO meta VALUES('generation', 0);
                 PRAGMA application_id=\(Self.applicationID);
@@ -113,12 +113,8 @@ public final class PlaceCache {
 
     // MARK: Reading
 
-    /// The columns `place(from:)` decodes, in order.
-    static let placeColumns = """
-        id, title, lat, lon, category, created, modified, areacode, sigungucode, addr, tel, image, \
-        cat1, cat2, cat3, eventStart, eventEnd, accessibility, \
-        lDongRegnCd, lDongSignguCd, lclsSystm1, lclsSystm2, lclsSystm3
-        """
+    /// The columns `place(from:)` decodes: every `PlaceField`, in its order, under its JSON name.
+    static let placeColumns = PlaceField.allCases.map(\.name).joined(separator: ", ")
 
     /// Decodes the row at `statement`'s cursor, whose columns from `first` on are `placeColumns`.
     static func place(from s: SQLiteStatement, first c: Int32 = 0) -> Place {

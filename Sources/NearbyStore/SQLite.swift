@@ -14,6 +14,8 @@ struct SQLiteError: Error, CustomStringConvertible {
     var description: String { "\(path): \(message)" }
     /// SQLITE_BUSY or SQLITE_LOCKED, primary or extended: another connection holds the lock.
     var isBusy: Bool { code & 0xff == SQLITE_BUSY || code & 0xff == SQLITE_LOCKED }
+    /// SQLITE_CONSTRAINT_UNIQUE (a macro Swift cannot import): a UNIQUE index refused the row.
+    var isUniqueViolation: Bool { code == SQLITE_CONSTRAINT | (8 << 8) }
 }
 
 /// One SQLite connection. Not thread-safe: use a connection (and its statements) from one thread at a time.
@@ -102,6 +104,11 @@ final class SQLiteStatement {
         try connection.check(sqlite3_bind_int64(handle, index, value))
     }
 
+    func bind(_ index: Int32, _ blob: [UInt8]) throws(SQLiteError) {
+        let rc = blob.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), sqliteTransient) }
+        try connection.check(rc)
+    }
+
     func bind(_ index: Int32, _ value: Double) throws(SQLiteError) {
         try connection.check(sqlite3_bind_double(handle, index, value))
     }
@@ -118,9 +125,20 @@ final class SQLiteStatement {
     /// Resets the statement so it can run again; bindings are kept until rebound.
     func reset() { sqlite3_reset(handle) }
 
+    /// Sets every parameter to NULL.
+    func clearBindings() { sqlite3_clear_bindings(handle) }
+
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+
+    /// Whether the column holds exactly `value` (NULL for nil), compared as bytes without making a String.
+    func textEquals(_ column: Int32, _ value: String?) -> Bool {
+        guard var value else { return isNull(column) }
+        guard let bytes = sqlite3_column_text(handle, column) else { return false }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return value.withUTF8 { $0.elementsEqual(UnsafeBufferPointer(start: bytes, count: count)) }
+    }
 
     /// The column's text, decoded from its UTF-8 bytes without a strlen or a C-string copy; nil for NULL.
     func text(_ column: Int32) -> String? {

@@ -11,6 +11,9 @@ struct Nearby: ParsableCommand {
             sorts and pages. Machine output goes to stdout as JSON lines; progress and errors go to stderr.
             """,
         subcommands: [
+            ImportCommand.self,
+            ExportCommand.self,
+            GenerateCommand.self,
             CarouselCommand.self,
         ]
     )

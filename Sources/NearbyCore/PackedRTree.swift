@@ -70,6 +70,12 @@ public struct PackedRTree: Sendable {
         self.levels = levels
     }
 
+    /// Bytes held by the tree's arrays (their capacities), for memory budgets and benchmarks.
+    public var byteCount: Int {
+        points.capacity * MemoryLayout<Double>.stride + items.capacity * MemoryLayout<Int32>.stride
+            + boxes.capacity * MemoryLayout<Double>.stride + levels.capacity * MemoryLayout<Int>.stride
+    }
+
     /// Boxes of the parents of consecutive runs of `nodeSize` entries of `src`: points (x, y) with
     /// `stride` 2 and `far` 0, or boxes (minX, minY, maxX, maxY) with `stride` 4 and `far` 2.
     static func parents(of src: [Double], stride: Int, far: Int, nodeSize: Int) -> [Double] {
@@ -261,29 +267,22 @@ extension PackedRTree {
         }
     }
 
-    /// Walks the circle `distance ≤ radius` around the metric's centre (see `walk`).
-    @inlinable
-    func walkCircle<M: SpatialMetric>(
-        _ v: View, _ m: M, radius: Double, inside: (Range<Int>) -> Void, partial: (Range<Int>) -> Void
-    ) {
-        walk(v, classify: { x0, y0, x1, y1 in
-            if m.lowerBound(minX: x0, minY: y0, maxX: x1, maxY: y1) > radius { return .outside }
-            return m.upperBound(minX: x0, minY: y0, maxX: x1, maxY: y1) <= radius ? .inside : .partial
-        }, inside: inside, partial: partial)
-    }
-
     /// Calls `visit(item, distance)` for every item with `distance ≤ radius`, in no particular order.
+    /// Only lower bounds prune here: a box wholly inside the circle would still need every distance.
     @inlinable
     public func within<M: SpatialMetric>(_ m: M, radius: Double, _ visit: (Int32, Double) -> Void) {
         withView { v in
-            walkCircle(v, m, radius: radius, inside: { run in
-                for pos in run { visit(v.items[pos], m.distance(x: v.x(pos), y: v.y(pos))) }
-            }, partial: { run in
-                for pos in run {
+            let window = Window(m.searchBox(radius: radius))
+            let refine = { (run: Range<Int>) in
+                for pos in run where window.contains(v.x(pos), v.y(pos)) {
                     let d = m.distance(x: v.x(pos), y: v.y(pos))
                     if d <= radius { visit(v.items[pos], d) }
                 }
-            })
+            }
+            walk(v, classify: { x0, y0, x1, y1 in
+                !window.intersects(x0, y0, x1, y1) || m.lowerBound(minX: x0, minY: y0, maxX: x1, maxY: y1) > radius
+                    ? .outside : .partial
+            }, inside: refine, partial: refine)
         }
     }
 
@@ -293,10 +292,16 @@ extension PackedRTree {
     public func count<M: SpatialMetric>(_ m: M, radius: Double) -> Int {
         withView { v in
             var total = 0
-            walkCircle(v, m, radius: radius, inside: { run in
+            let window = Window(m.searchBox(radius: radius))
+            walk(v, classify: { x0, y0, x1, y1 in
+                if !window.intersects(x0, y0, x1, y1) { return .outside }
+                if m.lowerBound(minX: x0, minY: y0, maxX: x1, maxY: y1) > radius { return .outside }
+                return m.upperBound(minX: x0, minY: y0, maxX: x1, maxY: y1) <= radius ? .inside : .partial
+            }, inside: { run in
                 total += run.count
             }, partial: { run in
-                for pos in run where m.distance(x: v.x(pos), y: v.y(pos)) <= radius { total += 1 }
+                for pos in run where window.contains(v.x(pos), v.y(pos))
+                    && m.distance(x: v.x(pos), y: v.y(pos)) <= radius { total += 1 }
             })
             return total
         }
@@ -320,6 +325,7 @@ extension PackedRTree {
         var result: [(item: Int32, distance: Double)] = []
         result.reserveCapacity(min(k, count, 1024))
         var queue = DistanceQueue()
+        let window = Window(maxDistance < .infinity ? m.searchBox(radius: maxDistance) : nil)
         withView { v in
             queue.push(0, DistanceQueue.nodeKey(level: v.top, index: 0))
             while let (d, key) = queue.pop() {
@@ -330,19 +336,39 @@ extension PackedRTree {
                 }
                 let (level, j) = DistanceQueue.node(key)
                 if level == 1 {
-                    for pos in v.pointRange(1, j) {
+                    for pos in v.pointRange(1, j) where window.contains(v.x(pos), v.y(pos)) {
                         let dist = m.distance(x: v.x(pos), y: v.y(pos))
                         if dist <= maxDistance && include(v.items[pos]) { queue.push(dist, Int64(v.items[pos])) }
                     }
                     continue
                 }
-                for c in v.children(level, j) {
+                for c in v.children(level, j) where v.withBox(level - 1, c, window.intersects) {
                     let lb = v.withBox(level - 1, c, m.lowerBound)
                     if lb <= maxDistance { queue.push(lb, DistanceQueue.nodeKey(level: level - 1, index: c)) }
                 }
             }
         }
         return result
+    }
+}
+
+/// The metric's `searchBox` for a query (everything when it has none): four comparisons that
+/// reject boxes and points before any bound or distance is computed.
+@usableFromInline
+struct Window {
+    @usableFromInline let minX: Double, minY: Double, maxX: Double, maxY: Double
+
+    @inlinable init(_ box: (minX: Double, minY: Double, maxX: Double, maxY: Double)?) {
+        let b = box ?? (-.infinity, -.infinity, .infinity, .infinity)
+        minX = b.minX; minY = b.minY; maxX = b.maxX; maxY = b.maxY
+    }
+
+    @inlinable func contains(_ x: Double, _ y: Double) -> Bool {
+        x >= minX && x <= maxX && y >= minY && y <= maxY
+    }
+
+    @inlinable func intersects(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) -> Bool {
+        x0 <= maxX && y0 <= maxY && x1 >= minX && y1 >= minY
     }
 }
 

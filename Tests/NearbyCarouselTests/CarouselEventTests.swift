@@ -33,7 +33,9 @@ import Testing
     }
 
     @Test func malformedEventsSayWhy() {
-        #expect(reason("{") == "not valid JSON")
+        #expect(reason("{")?.hasPrefix("not valid JSON: ") == true)
+        #expect(reason(#"{"t":1,"visible":1} x"#)?.hasPrefix("not valid JSON: ") == true)
+        #expect(reason(#"{"t":1,"t":2,"visible":1}"#) == "field \"t\" appears twice")
         #expect(reason("[1]") == "an event must be a JSON object")
         #expect(reason(#"{"visible":1}"#) == "missing field \"t\" (time in ms)")
         #expect(reason(#"{"t":-1,"visible":1}"#) == "field \"t\" must be a non-negative integer (ms)")

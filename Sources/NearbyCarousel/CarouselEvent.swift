@@ -1,4 +1,3 @@
-import Foundation
 import NearbyCore
 
 /// One input to the carousel simulator (see `CarouselSimulator` for what each does).
@@ -37,7 +36,7 @@ public struct CarouselInputError: Error, Equatable, CustomStringConvertible {
 ///
 /// Places in a `places` event are place objects (`{"id", "lat", "lon"}`, optional `title`, `category`) or
 /// ids of places the parser already knows: the catalogue it was given (`--places`) plus every place object
-/// seen in earlier events. Event files are small, so this uses Foundation's `JSONDecoder`.
+/// seen in earlier events. Lines are read into NearbyCore's `JSONValue` tree (event files are small).
 public struct CarouselEventParser {
     public private(set) var catalogue: [String: Place]
 
@@ -124,7 +123,7 @@ public struct CarouselEventParser {
         var title = ""
         if let tv = o["title"] {
             guard case .string(let s) = tv else { throw CarouselInputError("\(field).title: must be a string") }
-            title = s.precomposedStringWithCanonicalMapping
+            title = TextNormalization.nfc(s)
         }
         var category = 0
         if let cv = o["category"] {

@@ -30,6 +30,9 @@ import Testing
         // A place object seen once can later be named by its id.
         #expect(try p.parse(#"{"t":1,"places":["n"]}"#) == TimedInput(t: 1, .places([n])))
         #expect(try p.parse(#"{"t":2,"places":[]}"#) == TimedInput(t: 2, .places([])))
+        // Titles are normalised to NFC: 경 written as three conjoining jamo.
+        let nfd = try p.parse(#"{"t":3,"places":[{"id":"k","lat":0,"lon":0,"title":"\u1100\u1167\u11bc"}]}"#)
+        #expect(nfd == TimedInput(t: 3, .places([Place(id: "k", title: "경", lat: 0, lon: 0, category: 0)])))
     }
 
     @Test func malformedEventsSayWhy() {

@@ -117,6 +117,7 @@ public struct CarouselSimulator {
     public mutating func feed(_ input: CarouselInput, at t: Int64) throws(CarouselSimulatorError) {
         guard !finished else { throw .afterEnd }
         guard t >= now else { throw .timeWentBack(t: t, now: now) }
+        if case .location = input, query == nil { throw .noQuery }  // before anything changes
         run(before: t)
         now = t
         switch input {
@@ -131,8 +132,7 @@ public struct CarouselSimulator {
         case .tapMarker(let i):
             tap(i, at: t)
         case .location(let lat, let lon):
-            guard let query else { throw .noQuery }
-            locate(lat: lat, lon: lon, at: t, query)
+            locate(lat: lat, lon: lon, at: t, query!)
         case .places(let list):
             replace(with: list, at: t)
         case .complete:

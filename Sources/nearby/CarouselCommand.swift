@@ -163,19 +163,22 @@ struct CarouselCommand: ParsableCommand {
                 traceVisible: format == .svg),
             query: query)
         var out = Data()
-        func flush() {
-            if format == .jsonl { for o in sim.output { out.append(contentsOf: Array((o.jsonLine + "\n").utf8)) } }
+        /// JSON lines of the outputs so far, written out in 64 KiB pieces.
+        func drain() {
+            for o in sim.output { out.append(contentsOf: (o.jsonLine + "\n").utf8) }
+            sim.output.removeAll(keepingCapacity: true)
             if out.count > 1 << 16 { FileHandle.standardOutput.write(out); out.removeAll(keepingCapacity: true) }
-            if format == .jsonl { sim.output.removeAll(keepingCapacity: true) }
         }
         if places != nil { try sim.feed(.places(initial), at: 0) }
         for e in timeline {
             try sim.feed(e.input, at: e.t)
-            flush()
+            if format == .jsonl { drain() }
         }
         sim.finish()
-        flush()
-        if format == .svg { out.append(contentsOf: Array(TimelineSVG.render(sim.output, debounce: debounce).utf8)) }
+        switch format {
+        case .jsonl: drain()
+        case .svg: out.append(contentsOf: TimelineSVG.render(sim.output, debounce: debounce).utf8)
+        }
         FileHandle.standardOutput.write(out)
     }
 

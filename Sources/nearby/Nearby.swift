@@ -12,10 +12,12 @@ struct Nearby: ParsableCommand {
             sorts and pages. Machine output goes to stdout as JSON lines; progress and errors go to stderr.
             """,
         subcommands: [
+            QueryCommand.self,
             ImportCommand.self,
             ExportCommand.self,
-            DistanceCommand.self,
             GenerateCommand.self,
+            DistanceCommand.self,
+            CarouselCommand.self,
         ]
     )
 

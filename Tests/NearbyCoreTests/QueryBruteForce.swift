@@ -1,0 +1,117 @@
+import Foundation
+@testable import NearbyCore
+
+/// The reference the engines are checked against: looks at every place, filters with plain code on
+/// the `Place` fields, sorts everything with one comparator, slices. Slow and obviously right.
+/// Shares only the definitions of the things it checks the engine *uses*: the distance formulas,
+/// the Korean collation ranks and the keyword matcher (each tested by its own suite).
+struct QueryBruteForce {
+    let places: [Place]
+    private let titleRank: [String: UInt32]
+
+    init(_ places: [Place]) {
+        self.places = places
+        let ranks = KoreanCollation.ranks(of: places.map(\.title))
+        titleRank = Dictionary(zip(places.map(\.title), ranks), uniquingKeysWith: { a, _ in a })
+    }
+
+    struct Answer: Equatable, CustomStringConvertible {
+        var total: Int
+        var ids: [String]
+        var distances: [Double?]
+        var description: String { "total \(total) ids \(ids.prefix(12))… distances \(distances.prefix(4))" }
+    }
+
+    /// The whole answer (every page) in order, and the total.
+    func all(_ q: PlaceQuery) -> Answer {
+        let distance = distanceFunction(q)
+        var rows: [(p: Place, d: Double)] = []
+        for p in places where matches(p, q.filter) {
+            let d = distance(p)
+            if d.isNaN || d == .infinity { continue }  // a projection could not place it: in no answer
+            switch q.shape {
+            case .all: rows.append((p, d))
+            case .radius(let r): if d <= r { rows.append((p, d)) }
+            case .knn(_, let maxD): if d <= (maxD ?? .infinity) { rows.append((p, d)) }
+            }
+        }
+        if case .knn(let k, _) = q.shape {
+            rows.sort { $0.d != $1.d ? $0.d < $1.d : Self.idPrecedes($0.p.id, $1.p.id) }
+            rows = Array(rows.prefix(k))
+        }
+        let keys = q.effectiveOrder.keys
+        rows.sort { a, b in
+            for key in keys {
+                let (x, y): (Double, Double)
+                switch key.field {
+                case .distance: (x, y) = (a.d, b.d)
+                case .title: (x, y) = (Double(titleRank[a.p.title]!), Double(titleRank[b.p.title]!))
+                case .created: (x, y) = (Double(Self.stamp(a.p.created)), Double(Self.stamp(b.p.created)))
+                case .modified: (x, y) = (Double(Self.stamp(a.p.modified)), Double(Self.stamp(b.p.modified)))
+                case .category: (x, y) = (Double(a.p.category), Double(b.p.category))
+                }
+                if x != y { return key.descending ? x > y : x < y }
+            }
+            return Self.idPrecedes(a.p.id, b.p.id)
+        }
+        return Answer(total: rows.count, ids: rows.map(\.p.id), distances: rows.map { q.center == nil ? nil : $0.d })
+    }
+
+    /// One page of the answer, as `--limit/--page` defines it.
+    func page(_ q: PlaceQuery) -> Answer {
+        var a = all(q)
+        guard q.limit > 0 else { return a }
+        let start = min(a.ids.count, (q.page - 1) * q.limit), end = min(a.ids.count, start + q.limit)
+        a.ids = Array(a.ids[start..<end]); a.distances = Array(a.distances[start..<end])
+        return a
+    }
+
+    func matches(_ p: Place, _ f: PlaceFilter) -> Bool {
+        if let c = f.categories, !c.contains(p.category) { return false }
+        if let a = f.areacodes, !(p.areacode.map(a.contains) ?? false) { return false }
+        if let s = f.sigungucodes, !(p.sigungucode.map(s.contains) ?? false) { return false }
+        if let k = f.keyword, !KeywordMatcher(k).matches(p.title) { return false }
+        if let r = f.created, !(p.created.map { r.contains(Int64($0)!) } ?? false) { return false }
+        if let r = f.modified, !(p.modified.map { r.contains(Int64($0)!) } ?? false) { return false }
+        if let r = f.eventPeriod {
+            guard let s = p.eventStart.map({ Int32($0)! }) else { return false }
+            let e = p.eventEnd.map { Int32($0)! } ?? s
+            if s > r.upperBound || e < r.lowerBound { return false }
+        }
+        if f.withImage && (p.image ?? "").isEmpty { return false }
+        if !Set(f.accessibility).isSubset(of: p.accessibility) { return false }
+        if let b = f.bbox {
+            let lonOK = b.minLon <= b.maxLon ? (b.minLon...b.maxLon).contains(p.lon) : (p.lon >= b.minLon || p.lon <= b.maxLon)
+            if !(lonOK && (b.minLat...b.maxLat).contains(p.lat)) { return false }
+        }
+        return true
+    }
+
+    private func distanceFunction(_ q: PlaceQuery) -> (Place) -> Double {
+        guard let c = q.center else { return { _ in 0 } }
+        switch q.distance {
+        case .haversine: return { Haversine.distance(lat1: c.lat, lon1: c.lon, lat2: $0.lat, lon2: $0.lon) }
+        case .geodesic: return { Geodesic.wgs84.distance(lat1: c.lat, lon1: c.lon, lat2: $0.lat, lon2: $0.lon) }
+        case .projected(let crs):
+            let projection = try! Projection(epsg: crs.epsgCode(lat: c.lat, lon: c.lon))
+            let o = projection.forward(lat: c.lat, lon: c.lon)
+            return { p in
+                let xy = projection.forward(lat: p.lat, lon: p.lon)
+                return PlanarMetric.distance(x1: o.x, y1: o.y, x2: xy.x, y2: xy.y)
+            }
+        }
+    }
+
+    private static func stamp(_ s: String?) -> Int64 { s.map { Int64($0)! } ?? 0 }
+
+    /// Integer ids (digits only, no leading zeros in test data) by value first, then others by bytes.
+    static func idPrecedes(_ a: String, _ b: String) -> Bool {
+        func key(_ s: String) -> (Int, [UInt8]) {
+            s.allSatisfy(\.isASCII) && Int(s) != nil
+                ? (0, Array(String(repeating: "0", count: 40 - s.count).utf8) + Array(s.utf8))
+                : (1, Array(s.utf8))
+        }
+        let x = key(a), y = key(b)
+        return x.0 != y.0 ? x.0 < y.0 : x.1.lexicographicallyPrecedes(y.1)
+    }
+}

@@ -37,7 +37,8 @@ public struct PackedRTree: Sendable {
     ///
     /// `xs`/`ys` are longitude/latitude in degrees for `HaversineMetric` (longitude in −180…180, no
     /// wrapping), or projected metres for `PlanarMetric`. Coordinates must be finite.
-    /// Cost: O(n) (a radix sort of the Hilbert keys); about 40 ms for 1M points in release builds.
+    /// Cost: O(n) (a radix sort of the Hilbert keys): about 60 ms of CPU for the 1M-place workload in
+    /// release builds on the project machine (median of 5; 200–300 ms wall clock on the loaded machine).
     public init(xs: [Double], ys: [Double], nodeSize: Int = 16) {
         precondition(xs.count == ys.count, "xs and ys must have the same length")
         precondition(nodeSize >= 2, "node size must be at least 2")
@@ -54,6 +55,12 @@ public struct PackedRTree: Sendable {
         // Level 0 is the points themselves; each level above packs nodeSize entries of the one below.
         var levels = [0, n, 1]
         var boxes: [Double] = []
+        var nodes = 0, entries = n
+        while entries > 1 || (n > 0 && nodes == 0) {
+            entries = (entries + nodeSize - 1) / nodeSize
+            nodes += entries
+        }
+        boxes.reserveCapacity(4 * nodes)
         var lower = points, span = 1
         while n > 0 && (levels.count == 3 || lower.count > 4) {
             let level = levels.count == 3
@@ -375,6 +382,8 @@ struct Window {
 // MARK: - Priority queue
 
 /// A binary min-heap of (distance, key) in one flat array, ordered by distance, then key.
+/// Measured against swift-collections' `Heap` (a min-max heap) on the 1M workload's nearest(k = 30)
+/// queries: 13.8 µs vs 14.9 µs at the median, so the simpler flat heap stays.
 /// Keys ≥ 0 are item indices; nodes get negative keys so that at equal distance a node comes out
 /// before any item (it might hold an item that ties with a smaller index).
 @usableFromInline

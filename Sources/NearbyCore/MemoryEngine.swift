@@ -205,7 +205,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
                               id: table.places[last.item].id).encoded
         }
         return QueryAnswer(
-            total: total, places: PlaceRows(table: table, rows: pageRows.map { Int32($0.item) }),
+            total: total, rows: PlaceRows(table: table, rows: pageRows.map { Int32($0.item) }),
             distances: pageRows.map { space == nil ? nil : $0.dist }, page: page, nextCursor: next)
     }
 

@@ -2,7 +2,9 @@
 public struct QueryAnswer: Sendable, Hashable {
     /// Matches before paging (for `.knn`, the number of neighbours found).
     public var total: Int
-    public var places: PlaceRows
+    /// The rows, read in place from the engine's table (the output path); `places` copies them.
+    public var rows: PlaceRows
+    public var places: [Place] { Array(rows) }
     /// Distance in metres of each row under the query's model; nil when the query has no centre.
     public var distances: [Double?]
     /// 1-based page this answer is.
@@ -10,8 +12,8 @@ public struct QueryAnswer: Sendable, Hashable {
     /// Resumes after the last row; nil on the last page or when the query has no limit.
     public var nextCursor: String?
 
-    public init(total: Int, places: PlaceRows, distances: [Double?], page: Int, nextCursor: String?) {
-        self.total = total; self.places = places; self.distances = distances
+    public init(total: Int, rows: PlaceRows, distances: [Double?], page: Int, nextCursor: String?) {
+        self.total = total; self.rows = rows; self.distances = distances
         self.page = page; self.nextCursor = nextCursor
     }
 }

@@ -51,22 +51,22 @@ struct CarouselCommand: ParsableCommand {
         valueName: "file"))
     var places: String?
 
-    @Option(help: ArgumentHelp("Debounce due time in ms (0 selects every card passed).", valueName: "ms"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Debounce due time in ms (0 selects every card passed).", valueName: "ms"))
     var debounce: Int64 = 300
 
-    @Option(help: ArgumentHelp("Duration of the scroll animation a marker tap starts, in ms.", valueName: "ms"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Duration of the scroll animation a marker tap starts, in ms.", valueName: "ms"))
     var tapDuration: Int64 = 300
 
-    @Option(help: ArgumentHelp("Card width in points.", valueName: "pt"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Card width in points.", valueName: "pt"))
     var cardWidth: Double = 300
 
-    @Option(help: ArgumentHelp("Gap between cards in points.", valueName: "pt"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Gap between cards in points.", valueName: "pt"))
     var spacing: Double = 10
 
-    @Option(help: ArgumentHelp("Carousel (container) width in points; cards rest centred in it.", valueName: "pt"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Carousel (container) width in points; cards rest centred in it.", valueName: "pt"))
     var container: Double = 390
 
-    @Option(help: ArgumentHelp("Re-query only when the user moved more than this many metres from the last query.", valueName: "m"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Re-query only when the user moved more than this many metres from the last query.", valueName: "m"))
     var distanceFilter: Double = 50
 
     @Option(help: "Output: jsonl (one line per selection, query or drop) or svg (a timeline).")
@@ -75,16 +75,16 @@ struct CarouselCommand: ParsableCommand {
     @Option(help: ArgumentHelp("SQLite place cache the location queries run on (and ids resolve against).", valueName: "file"))
     var db: String?
 
-    @Option(help: ArgumentHelp("Query radius around the user in metres.", valueName: "m"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Query radius around the user in metres.", valueName: "m"))
     var radius: Double = 1000
 
-    @Option(help: ArgumentHelp("Cards per query (0: every match).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Cards per query (0: every match).", valueName: "n"))
     var limit: Int = 20
 
-    @Option(help: ArgumentHelp("Keep only this content type id (repeatable).", valueName: "id"))
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Keep only this content type id (repeatable).", valueName: "id"))
     var category: [Int] = []
 
-    @Option(help: ArgumentHelp("Order of the cards: keys like distance, title, -modified (default distance).", valueName: "keys"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Order of the cards: keys like distance, title, -modified (default distance).", valueName: "keys"))
     var sort: String?
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case jsonl, svg }

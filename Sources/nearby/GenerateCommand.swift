@@ -28,10 +28,10 @@ struct GenerateCommand: ParsableCommand {
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case tsv, jsonl }
 
-    @Option(help: "Number of places (ids 1...count).")
+    @Option(parsing: .unconditional, help: "Number of places (ids 1...count).")
     var count: Int = DefaultDataset.count
 
-    @Option(help: "Seed of the generator: the same seed gives the same bytes.")
+    @Option(parsing: .unconditional, help: "Seed of the generator: the same seed gives the same bytes.")
     var seed: UInt64 = DefaultDataset.seed
 
     @Option(help: "Output format: tsv (with a header row) or jsonl (one place object per line).")

@@ -6,21 +6,23 @@ import NearbyCore
 /// `--queries` file (whose keys are these flag names, e.g. `{"qid":1,"lat":37.5,"lon":127,"radius":2000}`).
 ///
 /// Values are read as text and checked in `query()`, so every bad value, from the command line or
-/// from a batch file, gets the same one-line message and exit code 2.
+/// from a batch file, gets the same one-line message and exit code 2. Options whose value may start
+/// with `-` (coordinates, a box, a descending sort, a negative radius, a cursor) take the next argument
+/// unconditionally, so `--lat -33.86` and `--sort -created` work without `=`.
 struct QueryOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Latitude of the centre, WGS84 degrees (-90…90).", valueName: "degrees"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Latitude of the centre, WGS84 degrees (-90…90).", valueName: "degrees"))
     var lat: String?
 
-    @Option(help: ArgumentHelp("Longitude of the centre, WGS84 degrees (-180…180).", valueName: "degrees"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Longitude of the centre, WGS84 degrees (-180…180).", valueName: "degrees"))
     var lon: String?
 
-    @Option(help: ArgumentHelp("Places within this many metres of the centre (with --knn: the maximum distance).", valueName: "metres"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Places within this many metres of the centre (with --knn: the maximum distance).", valueName: "metres"))
     var radius: String?
 
-    @Option(help: ArgumentHelp("The k nearest places that pass the filters (ties by id).", valueName: "k"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The k nearest places that pass the filters (ties by id).", valueName: "k"))
     var knn: String?
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "Only places in this box; minLon > maxLon crosses the antimeridian.", valueName: "minLon,minLat,maxLon,maxLat"))
     var bbox: String?
 
@@ -33,7 +35,7 @@ struct QueryOptions: ParsableArguments {
     @Option(help: ArgumentHelp("TourAPI sigungu codes, comma-separated.", valueName: "codes"))
     var sigungucode: String?
 
-    @Option(help: "Text the title contains: case-insensitive, Unicode-normalised; initial consonants match syllables (ㄱㅂㄱ finds 경복궁).")
+    @Option(parsing: .unconditional, help: "Text the title contains: case-insensitive, Unicode-normalised; initial consonants match syllables (ㄱㅂㄱ finds 경복궁).")
     var keyword: String?
 
     @Option(name: .customLong("created-since"), help: ArgumentHelp("Created on or after (yyyyMMdd, yyyy-MM-dd or yyyyMMddHHmmss).", valueName: "date"))
@@ -60,21 +62,21 @@ struct QueryOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Required accessibility tags, all of them: \(Accessibility.tags.joined(separator: ", ")).", valueName: "tags"))
     var accessible: String?
 
-    @Option(help: ArgumentHelp(
-        "Sort keys: distance, title, created, modified, category; - in front for descending, e.g. --sort title,-modified (write --sort=-modified when the first key is descending). Ties: id. Default: distance with a centre, else id.",
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Sort keys: distance, title, created, modified, category; - in front for descending, e.g. --sort title,-modified. Ties: id. Default: distance with a centre, else id.",
         valueName: "keys"))
     var sort: String?
 
     @Option(help: ArgumentHelp("TourAPI arrange code: A title, C modified (newest first), D created (newest first), E distance; O/Q/R/S = A/C/D/E with an image only.", valueName: "code"))
     var arrange: String?
 
-    @Option(help: ArgumentHelp("Rows per page (TourAPI numOfRows); 0 = every match.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Rows per page (TourAPI numOfRows); 0 = every match.", valueName: "n"))
     var limit: String?
 
-    @Option(help: ArgumentHelp("Page number from 1 (TourAPI pageNo).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Page number from 1 (TourAPI pageNo).", valueName: "n"))
     var page: String?
 
-    @Option(help: ArgumentHelp("Resume after the last row of a previous page (its nextCursor, see --meta).", valueName: "cursor"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Resume after the last row of a previous page (its nextCursor, see --meta).", valueName: "cursor"))
     var cursor: String?
 
     @Option(help: ArgumentHelp("haversine (default), geodesic, projected (EPSG:5179), projected:EPSG:nnnn or projected:utm.", valueName: "model"))
@@ -113,7 +115,7 @@ struct QueryOptions: ParsableArguments {
         default: throw UsageError("--lat and --lon go together")
         }
         let r = try number(radius, "--radius")
-        if let r, r < 0 { throw UsageError("--radius \(r) is negative") }
+        if let r, r < 0 { throw UsageError("--radius must be ≥ 0 metres, got \(radius ?? "")") }
         if let k = try integer(knn, "--knn") {
             guard k >= 1 else { throw UsageError("--knn must be at least 1") }
             q.shape = .knn(k: k, maxDistance: r)

@@ -3,7 +3,6 @@ import Testing
 
 /// `nearby query` run as a subprocess on a real cache built by `nearby import`.
 @Suite(.serialized) struct QueryCommandTests {
-    struct Result { var status: Int32; var stdout: String; var stderr: String }
 
     /// 400 places on a grid around Seoul City Hall, written as the workload TSV and imported once.
     static let db: String = {
@@ -20,29 +19,12 @@ import Testing
         let file = dir.appendingPathComponent("places.tsv")
         try! tsv.write(to: file, atomically: true, encoding: .utf8)
         let db = dir.appendingPathComponent("cache.sqlite").path
-        let r = try! run(["import", "--db", db, file.path])
+        let r = try! CLIRunner.run(["import", "--db", db, file.path])
         precondition(r.status == 0, r.stderr)
         return db
     }()
 
-    static func run(_ arguments: [String], stdin: String = "") throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("nearby")
-        process.arguments = arguments
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
-                      stderr: String(decoding: err, as: UTF8.self))
-    }
-
-    func query(_ arguments: [String]) throws -> Result { try Self.run(["query", "--db", Self.db] + arguments) }
+    func query(_ arguments: [String]) throws -> CLIResult { try CLIRunner.run(["query", "--db", Self.db] + arguments) }
 
     func objects(_ text: String) -> [[String: Any]] {
         text.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
@@ -53,7 +35,7 @@ import Testing
     @Test func radiusQueryWritesPlacesByDistanceAfterAMetaLine() throws {
         let r = try query(seoul + ["--radius", "1500", "--limit", "30", "--meta", "--category", "12,39"])
         #expect(r.status == 0 && r.stderr.isEmpty)
-        let lines = objects(r.stdout)
+        let lines = objects(r.output)
         let meta = lines[0]
         #expect(Set(meta.keys) == ["total", "page", "limit", "returned", "nextCursor", "tookMs"])
         let rows = lines.dropFirst()
@@ -68,16 +50,16 @@ import Testing
                       ["--knn", "17", "--keyword", "ㄱㅂㄱ"], ["--arrange", "C", "--limit", "10"],
                       ["--radius", "900", "--distance", "geodesic"], ["--radius", "900", "--distance", "projected"]] {
             let m = try query(seoul + extra), s = try query(seoul + extra + ["--engine", "sqlite"])
-            #expect(m.status == 0 && !m.stdout.isEmpty && m.stdout == s.stdout, "\(extra)")
+            #expect(m.status == 0 && !m.output.isEmpty && m.output == s.output, "\(extra)")
         }
     }
 
     @Test func cursorPagesConcatenateToTheWholeAnswer() throws {
-        let all = objects(try query(seoul + ["--radius", "1200", "--sort=-created,title"]).stdout).map { $0["id"] as! String }
+        let all = objects(try query(seoul + ["--radius", "1200", "--sort", "-created,title"]).output).map { $0["id"] as! String }
         var ids: [String] = [], cursor: String?
         repeat {
-            let r = try query(seoul + ["--radius", "1200", "--sort=-created,title", "--limit", "13", "--meta"] + (cursor.map { ["--cursor", $0] } ?? []))
-            let lines = objects(r.stdout)
+            let r = try query(seoul + ["--radius", "1200", "--sort", "-created,title", "--limit", "13", "--meta"] + (cursor.map { ["--cursor", $0] } ?? []))
+            let lines = objects(r.output)
             cursor = lines[0]["nextCursor"] as? String
             ids += lines.dropFirst().map { $0["id"] as! String }
         } while cursor != nil
@@ -88,7 +70,7 @@ import Testing
         let cases: [([String], String)] = [
             (["--lat", "91", "--lon", "0"], "--lat"),
             (["--lat", "37", "--lon", "200"], "--lon"),
-            (seoul + ["--radius=-5"], "negative"),
+            (seoul + ["--radius", "-5"], "--radius must be ≥ 0"),
             (seoul + ["--radius", "inf"], "finite"),
             (["--category", "12,x"], "--category"),
             (seoul + ["--distance", "projected:EPSG:99999"], "CRS"),
@@ -102,11 +84,11 @@ import Testing
         ]
         for (arguments, word) in cases {
             let r = try query(arguments)
-            #expect(r.status == 2 && r.stdout.isEmpty, "\(arguments)")
+            #expect(r.status == 2 && r.output.isEmpty, "\(arguments)")
             #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains(word), "\(arguments): \(r.stderr)")
         }
         let empty = try query(seoul + ["--radius", "0"])
-        #expect(empty.status == 0 && empty.stdout.isEmpty)
+        #expect(empty.status == 0 && empty.output.isEmpty)
     }
 
     @Test func batchTSVAnswersEachQueryWithItsQid() throws {
@@ -116,14 +98,14 @@ import Testing
             .write(to: file, atomically: true, encoding: .utf8)
         let r = try query(["--queries", file.path, "--fields", "qid,id,distance"])
         #expect(r.status == 0)
-        let rows = objects(r.stdout)
+        let rows = objects(r.output)
         #expect(rows.allSatisfy { Set($0.keys) == ["qid", "id", "distance"] })
-        let single = objects(try query(seoul + ["--radius", "800"]).stdout).map { $0["id"] as! String }
+        let single = objects(try query(seoul + ["--radius", "800"]).output).map { $0["id"] as! String }
         #expect(rows.filter { $0["qid"] as? Int == 1 }.map { $0["id"] as! String } == single)
         #expect(rows.filter { $0["qid"] as? Int == 2 }.count == 5)
         #expect(!rows.contains { $0["qid"] as? Int == 3 })
         // The qid comes first on every line, as the benchmark tools expect.
-        #expect(r.stdout.split(separator: "\n").allSatisfy { $0.hasPrefix("{\"qid\":") })
+        #expect(r.output.split(separator: "\n").allSatisfy { $0.hasPrefix("{\"qid\":") })
     }
 
     @Test func batchJSONLinesTakeOptionNamesAndReportBadLines() throws {
@@ -135,28 +117,57 @@ import Testing
             """.write(to: file, atomically: true, encoding: .utf8)
         let r = try query(["--queries", file.path, "--meta"])
         #expect(r.status == 0, "\(r.stderr)")
-        let lines = objects(r.stdout)
+        let lines = objects(r.output)
         #expect(lines.filter { $0["qid"] as? String == "a" && $0["id"] != nil }.count == 4)
         #expect(lines.filter { $0["qid"] as? String == "b" && $0["id"] != nil }.count == 3)
         #expect(lines.filter { $0["total"] != nil }.count == 2)
-        let a = objects(try query(seoul + ["--radius", "1000", "--category", "12,39", "--sort", "title", "--limit", "4"]).stdout)
+        let a = objects(try query(seoul + ["--radius", "1000", "--category", "12,39", "--sort", "title", "--limit", "4"]).output)
         #expect(lines.filter { $0["qid"] as? String == "a" && $0["id"] != nil }.map { $0["id"] as! String } == a.map { $0["id"] as! String })
 
         try "{\"qid\":1,\"lat\":37.5,\"lon\":127,\"radius\":100}\n{\"qid\":2,\"lat\":95,\"lon\":127}\n".write(to: file, atomically: true, encoding: .utf8)
         let bad = try query(["--queries", file.path])
-        #expect(bad.status == 2 && bad.stdout.isEmpty && bad.stderr.contains("\(file.path):2: --lat"))
+        #expect(bad.status == 2 && bad.output.isEmpty && bad.stderr.contains("\(file.path):2: --lat"))
     }
 
     @Test func otherFormats() throws {
         let json = try query(seoul + ["--radius", "500", "--format", "json", "--meta"])
-        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as! [String: Any]
+        let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as! [String: Any]
         #expect((object["places"] as! [Any]).count == object["returned"] as! Int)
         let geo = try query(seoul + ["--radius", "500", "--format", "geojson"])
-        let fc = try JSONSerialization.jsonObject(with: Data(geo.stdout.utf8)) as! [String: Any]
+        let fc = try JSONSerialization.jsonObject(with: Data(geo.output.utf8)) as! [String: Any]
         #expect(fc["type"] as? String == "FeatureCollection" && (fc["features"] as! [Any]).count == object["returned"] as! Int)
         let table = try query(seoul + ["--radius", "500", "--format", "table", "--limit", "3"])
-        #expect(table.status == 0 && table.stdout.contains("matches") && table.stdout.contains("next page"))
-        let help = try Self.run(["query", "--help"])
-        #expect(help.status == 0 && help.stdout.contains("--arrange") && help.stdout.contains("Examples"))
+        #expect(table.status == 0 && table.output.contains("matches") && table.output.contains("next page"))
+        let help = try CLIRunner.run(["query", "--help"])
+        #expect(help.status == 0 && help.output.contains("--arrange") && help.output.contains("Examples"))
+    }
+
+    @Test func negativeValuesNeedNoEqualsSign() throws {
+        // Southern and western hemispheres: places 100 m apart along a meridian from each centre.
+        let dir = try CLIFolder()
+        var tsv = "id\tlat\tlon\tcategory\ttitle\tcreated\tmodified\tareacode\tsigungucode\n"
+        for (n, (lat, lon)) in [(-33.86, 151.21), (-22.9, -43.2), (40.7, -74.0)].enumerated() {
+            for i in 0..<10 { tsv += "\(n * 100 + i)\t\(lat + Double(i) * 0.0009)\t\(lon)\t12\tp\t20240101000000\t20240101000000\t\t\n" }
+        }
+        let db = dir.file("world.sqlite")
+        #expect(try CLIRunner.run(["import", "--db", db, dir.write("world.tsv", tsv)]).status == 0)
+        for (centre, first) in [(["-33.86", "151.21"], 0), (["-22.9", "-43.2"], 100), (["40.7", "-74.0"], 200)] {
+            let r = try CLIRunner.run(["query", "--db", db, "--lat", centre[0], "--lon", centre[1], "--radius", "450"])
+            #expect(r.status == 0, "\(centre): \(r.stderr)")
+            // 0.0009° of latitude is about 100 m: points 0…4 lie within 450 m, in that order.
+            #expect(objects(r.output).map { $0["id"] as! String } == (first..<first + 5).map(String.init), "\(centre)")
+        }
+        let box = try CLIRunner.run(["query", "--db", db, "--bbox", "-43.3,-23,-43.1,-22", "--sort", "-title"])
+        #expect(objects(box.output).count == 10, "\(box.stderr)")
+    }
+
+    @Test func descendingFirstSortKeyNeedsNoEqualsSign() throws {
+        let rows = objects(try query(seoul + ["--radius", "1200", "--sort", "-created"]).output)
+        #expect(rows.count > 20)
+        // Newest first; equal timestamps by id (integers as numbers).
+        for (a, b) in zip(rows, rows.dropFirst()) {
+            let (ca, cb) = (a["created"] as! String, b["created"] as! String)
+            #expect(ca > cb || (ca == cb && Int(a["id"] as! String)! < Int(b["id"] as! String)!), "\(a["id"]!) before \(b["id"]!)")
+        }
     }
 }

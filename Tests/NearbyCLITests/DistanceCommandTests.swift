@@ -4,27 +4,27 @@ import Testing
 /// `nearby distance` run as a subprocess on real input.
 @Suite struct DistanceCommandTests {
     @Test func pairFromArgumentsUnderEachModel() throws {
-        let haversine = try run(["distance", "37.5665", "126.9780", "35.1796", "129.0756"])
+        let haversine = try CLIRunner.run(["distance", "37.5665", "126.9780", "35.1796", "129.0756"])
         #expect(haversine.status == 0 && haversine.stderr.isEmpty)
         // Full precision: the shortest text that reads back the same double.
-        #expect(haversine.stdout == "325111.7079125589\n")
-        let geodesic = try run(["distance", "--distance", "geodesic", "40.64", "-73.78", "1.36", "103.99"])
-        #expect(geodesic.stdout == "15347512.94051294\n")  // geographiclib-rs documentation: 15347512.94051294
-        let projected = try run(["distance", "--distance", "projected", "37.5665", "126.9780", "35.1796", "129.0756"])
-        let value = try #require(Double(projected.stdout.trimmingCharacters(in: .newlines)))
+        #expect(haversine.output == "325111.7079125589\n")
+        let geodesic = try CLIRunner.run(["distance", "--distance", "geodesic", "40.64", "-73.78", "1.36", "103.99"])
+        #expect(geodesic.output == "15347512.94051294\n")  // geographiclib-rs documentation: 15347512.94051294
+        let projected = try CLIRunner.run(["distance", "--distance", "projected", "37.5665", "126.9780", "35.1796", "129.0756"])
+        let value = try #require(Double(projected.output.trimmingCharacters(in: .newlines)))
         #expect(abs(value - 324915.297) / 324915.297 < 1e-3)
-        let two = try run(["distance", "0", "0", "0", "180", "90", "0", "-90", "0"])
-        #expect(two.stdout == "20015114.442035925\n20015114.442035925\n")
+        let two = try CLIRunner.run(["distance", "0", "0", "0", "180", "90", "0", "-90", "0"])
+        #expect(two.output == "20015114.442035925\n20015114.442035925\n")
     }
 
     @Test func allModelsAsTextAndJSONLines() throws {
-        let text = try run(["distance", "--all", "40.64", "-73.78", "1.36", "103.99"])
-        let columns = text.stdout.split(separator: " ").map { Double($0.trimmingCharacters(in: .newlines))! }
+        let text = try CLIRunner.run(["distance", "--all", "40.64", "-73.78", "1.36", "103.99"])
+        let columns = text.output.split(separator: " ").map { Double($0.trimmingCharacters(in: .newlines))! }
         #expect(columns.count == 5)
         #expect(columns[1] == 15347512.94051294 && columns[2] == 3.3057734780176125 && columns[3] == 177.48784020815515)
-        let jsonl = try run(["distance", "--all", "--format", "jsonl", "--distance", "projected:utm",
+        let jsonl = try CLIRunner.run(["distance", "--all", "--format", "jsonl", "--distance", "projected:utm",
                              "37.5665", "126.978", "33.4996", "126.5312"])
-        let object = try JSONSerialization.jsonObject(with: Data(jsonl.stdout.utf8)) as! [String: Any]
+        let object = try JSONSerialization.jsonObject(with: Data(jsonl.output.utf8)) as! [String: Any]
         #expect(object["crs"] as? String == "utm")
         #expect(Set(object.keys) == ["lat1", "lon1", "lat2", "lon2", "haversine", "geodesic", "azi1", "azi2", "projected", "crs"])
         let g = object["geodesic"] as! Double, p = object["projected"] as! Double
@@ -46,9 +46,9 @@ import Testing
             abc 1 2 3
             0 0 0 0
             """
-        let r = try run(["distance", "--format", "jsonl"], stdin: input)
+        let r = try CLIRunner.run(["distance", "--format", "jsonl"], stdin: Data(input.utf8))
         #expect(r.status == 2)
-        let lines = r.stdout.split(separator: "\n")
+        let lines = r.output.split(separator: "\n")
         #expect(lines.count == 5)  // the four good pairs and the coincident one: nothing good is lost
         #expect(lines.last == #"{"lat1":0.0,"lon1":0.0,"lat2":0.0,"lon2":0.0,"model":"haversine","distance":0.0}"#)
         #expect(r.stderr == """
@@ -62,52 +62,24 @@ import Testing
     }
 
     @Test func usageErrorsExitWithTwo() throws {
-        let unknown = try run(["distance", "--distance", "projected:EPSG:99999", "1", "2", "3", "4"])
-        #expect(unknown.status == 2 && unknown.stdout.isEmpty)
+        let unknown = try CLIRunner.run(["distance", "--distance", "projected:EPSG:99999", "1", "2", "3", "4"])
+        #expect(unknown.status == 2 && unknown.output.isEmpty)
         #expect(unknown.stderr == "error: --distance: unknown CRS 'EPSG:99999'\n")
-        let geographic = try run(["distance", "--distance", "projected:4326", "1", "2", "3", "4"])
+        let geographic = try CLIRunner.run(["distance", "--distance", "projected:4326", "1", "2", "3", "4"])
         #expect(geographic.status == 2 && geographic.stderr.contains("is not a projected CRS"))
-        let odd = try run(["distance", "1", "2", "3"])
+        let odd = try CLIRunner.run(["distance", "1", "2", "3"])
         #expect(odd.status == 2 && odd.stderr.contains("multiple of 4"))
-        let option = try run(["distance", "--bogus", "1", "2", "3", "4"])
+        let option = try CLIRunner.run(["distance", "--bogus", "1", "2", "3", "4"])
         #expect(option.status == 2 && option.stderr == "error: unknown option '--bogus'\n")
-        let notNumber = try run(["distance", "1", "2", "x", "4"])
+        let notNumber = try CLIRunner.run(["distance", "1", "2", "x", "4"])
         #expect(notNumber.status == 2 && notNumber.stderr == "argument 1: 'x' is not a number\n")
-        let outside = try run(["distance", "--distance", "projected", "37.5", "127", "0", "37.5"])
+        let outside = try CLIRunner.run(["distance", "--distance", "projected", "37.5", "127", "0", "37.5"])
         #expect(outside.status == 2 && outside.stderr == "argument 1: cannot project (0.0, 37.5) into EPSG:5179\n")
     }
 
     @Test func helpTeaches() throws {
-        let help = try run(["distance", "--help"])
+        let help = try CLIRunner.run(["distance", "--help"])
         #expect(help.status == 0)
-        #expect(help.stdout.contains("Examples:") && help.stdout.contains("projected:utm"))
-    }
-
-    // MARK: - Subprocess runner (private until the shared CLIRunner lands on main)
-
-    private struct Result {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-    }
-
-    /// Runs the `nearby` built next to this test bundle.
-    private func run(_ arguments: [String], stdin: String = "") throws -> Result {
-        let process = Process()
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        process.executableURL = directory.appendingPathComponent("nearby")
-        process.arguments = arguments
-        let input = Pipe(), output = Pipe(), error = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        input.fileHandleForWriting.write(Data(stdin.utf8))
-        try input.fileHandleForWriting.close()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
-                      stderr: String(decoding: err, as: UTF8.self))
+        #expect(help.output.contains("Examples:") && help.output.contains("projected:utm"))
     }
 }

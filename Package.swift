@@ -33,8 +33,9 @@ let package = Package(
             ]
         ),
         .testTarget(name: "NearbyCoreTests", dependencies: ["NearbyCore"]),
-        .testTarget(name: "NearbyStoreTests", dependencies: ["NearbyStore", "NearbyCore"]),
+        .target(name: "NearbyTestSupport", path: "Tests/NearbyTestSupport"),
+        .testTarget(name: "NearbyStoreTests", dependencies: ["NearbyStore", "NearbyCore", "NearbyTestSupport"]),
         .testTarget(name: "NearbyCarouselTests", dependencies: ["NearbyCarousel", "NearbyCore"]),
-        .testTarget(name: "NearbyCLITests", dependencies: ["nearby"]),
+        .testTarget(name: "NearbyCLITests", dependencies: ["nearby", "NearbyTestSupport"]),
     ]
 )

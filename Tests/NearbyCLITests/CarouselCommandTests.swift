@@ -1,4 +1,5 @@
 import Foundation
+import NearbyTestSupport
 import Testing
 
 #if canImport(FoundationXML)
@@ -11,17 +12,12 @@ private func nearby(_ args: [String], stdin: String = "") throws -> (status: Int
     return (r.status, r.output, r.stderr)
 }
 
-/// A temporary folder with a places file of six places 100 m apart, removed when the test ends.
-private struct Folder: ~Copyable {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("carousel-\(UUID().uuidString)")
-    init() throws {
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        let places = (0..<6).map { #"{"id":"p\#($0)","title":"곳 \#($0)","lat":\#(37.5 + Double($0) * 0.0009),"lon":127.0,"category":12}"# }
-        try write("places.jsonl", places.joined(separator: "\n") + "\n")
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-    func write(_ name: String, _ text: String) throws { try text.write(to: url.appendingPathComponent(name), atomically: true, encoding: .utf8) }
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+/// A temporary folder with places.jsonl: six places 100 m apart.
+private func placesFolder() throws -> TempFolder {
+    let folder = try TempFolder()
+    let places = (0..<6).map { #"{"id":"p\#($0)","title":"곳 \#($0)","lat":\#(37.5 + Double($0) * 0.0009),"lon":127.0,"category":12}"# }
+    try folder.write("places.jsonl", places.joined(separator: "\n") + "\n")
+    return folder
 }
 
 private func objects(_ jsonl: String) throws -> [[String: Any]] {
@@ -30,9 +26,9 @@ private func objects(_ jsonl: String) throws -> [[String: Any]] {
 
 @Suite struct CarouselCommandTests {
     @Test func aTapSelectsOnlyTheTappedMarker() throws {
-        let f = try Folder()
+        let f = try placesFolder()
         try f.write("tap.jsonl", #"{"t":1000,"tapMarker":5}"# + "\n" + #"{"t":2000,"complete":true}"# + "\n")
-        let r = try nearby(["carousel", "--events", f.path("tap.jsonl"), "--places", f.path("places.jsonl")])
+        let r = try nearby(["carousel", "--events", f.file("tap.jsonl"), "--places", f.file("places.jsonl")])
         #expect(r.status == 0, "\(r.err)")
         let lines = try objects(r.out)
         #expect(lines.compactMap { $0["selected"] as? Int } == [0, 5])
@@ -41,12 +37,12 @@ private func objects(_ jsonl: String) throws -> [[String: Any]] {
         #expect(camera?["lat"] == 37.5 + 5 * 0.0009 && camera?["lon"] == 127)
         #expect(lines[1]["id"] as? String == "p5")
 
-        let raw = try nearby(["carousel", "--events", f.path("tap.jsonl"), "--places", f.path("places.jsonl"), "--debounce", "0"])
+        let raw = try nearby(["carousel", "--events", f.file("tap.jsonl"), "--places", f.file("places.jsonl"), "--debounce", "0"])
         #expect(try objects(raw.out).compactMap { $0["selected"] as? Int } == [0, 1, 2, 3, 4, 5])
     }
 
     @Test func eventsFromStdinAndLocationQueriesOverThePlacesList() throws {
-        let f = try Folder()
+        let f = try placesFolder()
         let events = """
             {"t":0,"location":{"lat":37.5,"lon":127.0}}
             {"t":1000,"location":{"lat":37.5002,"lon":127.0}}
@@ -54,7 +50,7 @@ private func objects(_ jsonl: String) throws -> [[String: Any]] {
             {"t":2400,"visible":9}
 
             """
-        let r = try nearby(["carousel", "--events", "-", "--places", f.path("places.jsonl"), "--radius", "150", "--limit", "2"], stdin: events)
+        let r = try nearby(["carousel", "--events", "-", "--places", f.file("places.jsonl"), "--radius", "150", "--limit", "2"], stdin: events)
         #expect(r.status == 0, "\(r.err)")
         let lines = try objects(r.out)
         let queries = lines.compactMap { $0["results"] as? [String] }
@@ -64,9 +60,9 @@ private func objects(_ jsonl: String) throws -> [[String: Any]] {
     }
 
     @Test func locationQueriesRunOnTheCacheGivenByDB() throws {
-        let f = try Folder()
-        let db = f.path("places.sqlite")
-        let imported = try nearby(["import", "--db", db, f.path("places.jsonl")])
+        let f = try placesFolder()
+        let db = f.file("places.sqlite")
+        let imported = try nearby(["import", "--db", db, f.file("places.jsonl")])
         #expect(imported.status == 0 && imported.out.contains(#""inserted":6"#), "\(imported.out) \(imported.err)")
         let events = #"{"t":0,"location":{"lat":37.5045,"lon":127.0}}"# + "\n" + #"{"t":100,"places":["p1","p2"]}"# + "\n"
         let r = try nearby(["carousel", "--events", "-", "--db", db, "--radius", "250", "--sort=-distance"], stdin: events)
@@ -77,9 +73,9 @@ private func objects(_ jsonl: String) throws -> [[String: Any]] {
     }
 
     @Test func aMalformedLineIsAUsageErrorNamingTheLine() throws {
-        let f = try Folder()
+        let f = try placesFolder()
         try f.write("bad.jsonl", #"{"t":0,"visible":0}"# + "\n\n" + #"{"t":5,"wiggle":1}"# + "\n")
-        let r = try nearby(["carousel", "--events", f.path("bad.jsonl"), "--places", f.path("places.jsonl")])
+        let r = try nearby(["carousel", "--events", f.file("bad.jsonl"), "--places", f.file("places.jsonl")])
         #expect(r.status == 2)
         #expect(r.err.contains("bad.jsonl: line 3: unknown event \"wiggle\""), "\(r.err)")
         #expect(r.out.isEmpty)
@@ -104,9 +100,9 @@ private func objects(_ jsonl: String) throws -> [[String: Any]] {
     }
 
     @Test func anSVGTimelineIsProduced() throws {
-        let f = try Folder()
+        let f = try placesFolder()
         try f.write("tap.jsonl", #"{"t":500,"visible":2}"# + "\n" + #"{"t":1000,"tapMarker":5}"# + "\n")
-        let r = try nearby(["carousel", "--events", f.path("tap.jsonl"), "--places", f.path("places.jsonl"), "--format", "svg"])
+        let r = try nearby(["carousel", "--events", f.file("tap.jsonl"), "--places", f.file("places.jsonl"), "--format", "svg"])
         #expect(r.status == 0, "\(r.err)")
         #expect(r.out.hasPrefix("<svg") && r.out.hasSuffix("</svg>\n"))
         #expect(r.out.contains(">5 · p5</text>") && r.out.contains(">visible index (raw)</text>"))

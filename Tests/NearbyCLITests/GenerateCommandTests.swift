@@ -1,4 +1,5 @@
 import Foundation
+import NearbyTestSupport
 import Testing
 
 /// `nearby generate` run as a subprocess: byte-identical runs, both formats, and what it imports as.
@@ -31,13 +32,10 @@ import Testing
     }
 
     @Test func generatedFileImportsWithoutRejects() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("nearby-generate-\(UUID())")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let places = dir.appendingPathComponent("g.tsv")
-        try CLIRunner.run(["generate", "--count", "500", "--seed", "3"]).stdout.write(to: places)
-        let db = dir.appendingPathComponent("c.sqlite").path
-        let imported = try CLIRunner.run(["import", "--db", db, "--strict", places.path])
+        let dir = try TempFolder()
+        let places = try dir.write("g.tsv", CLIRunner.run(["generate", "--count", "500", "--seed", "3"]).stdout)
+        let db = dir.file("c.sqlite")
+        let imported = try CLIRunner.run(["import", "--db", db, "--strict", places])
         #expect(imported.status == 0, "\(imported.stderr)")
         let exported = try CLIRunner.run(["export", "--db", db])
         #expect(exported.lines.count == 500)

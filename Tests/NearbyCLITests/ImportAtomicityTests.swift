@@ -1,4 +1,5 @@
 import Foundation
+import NearbyTestSupport
 import NearbyStore
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 /// every earlier input) until stdin closes, so these tests control exactly when a process is mid-import.
 @Suite(.serialized) struct ImportAtomicityTests {
     /// A TSV of `count` generated places: big enough that its import is real work.
-    func bigTSV(_ dir: CLIFolder, count: Int) throws -> String {
+    func bigTSV(_ dir: TempFolder, count: Int) throws -> String {
         var text = "id\tlat\tlon\tcategory\ttitle\tmodified\n"
         for i in 0..<count {
             let lat = 33.0 + Double(i % 997) * 0.005, lon = 124.5 + Double(i % 1009) * 0.007
@@ -18,7 +19,7 @@ import Testing
     }
 
     /// Waits until another process holds the cache's write lock (a probe import reports busy).
-    func waitForWriter(db: String, dir: CLIFolder) throws {
+    func waitForWriter(db: String, dir: TempFolder) throws {
         let probe = try dir.write("probe.jsonl", "")
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
@@ -30,7 +31,7 @@ import Testing
     }
 
     @Test func killedImportLeavesTheCacheAsItWas() throws {
-        let dir = try CLIFolder()
+        let dir = try TempFolder()
         let db = dir.file("c.sqlite")
         _ = try CLIRunner.run(["import", "--db", db, dir.write("base.jsonl", canonicalLines.joined(separator: "\n"))])
         let before = try CLIRunner.run(["export", "--db", db]).stdout
@@ -53,7 +54,7 @@ import Testing
     }
 
     @Test func secondWriterIsBusyWhileReadersAreServed() throws {
-        let dir = try CLIFolder()
+        let dir = try TempFolder()
         let db = dir.file("c.sqlite")
         _ = try CLIRunner.run(["import", "--db", db, dir.write("base.jsonl", canonicalLines.joined(separator: "\n"))])
         let before = try CLIRunner.run(["export", "--db", db]).stdout

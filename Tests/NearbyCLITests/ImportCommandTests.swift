@@ -1,23 +1,6 @@
 import Foundation
+import NearbyTestSupport
 import Testing
-
-/// A temporary folder for one test's files and caches, removed afterwards.
-final class CLIFolder {
-    let path: String
-    init() throws {
-        path = NSTemporaryDirectory() + "nearby-cli-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    @discardableResult
-    func write(_ name: String, _ text: String) throws -> String {
-        try Data(text.utf8).write(to: URL(fileURLWithPath: file(name)))
-        return file(name)
-    }
-}
 
 /// The summary line of `nearby import`, decoded.
 func summary(_ result: CLIResult) throws -> [String: Any] {
@@ -48,7 +31,7 @@ let canonicalLines = [
 
 @Suite struct ImportCommandTests {
     @Test func exportThenImportRoundTripsEveryField() throws {
-        let dir = try CLIFolder()
+        let dir = try TempFolder()
         let input = try dir.write("in.jsonl", canonicalLines.reversed().joined(separator: "\n") + "\n")
         let first = try CLIRunner.run(["import", "--db", dir.file("a.sqlite"), input])
         #expect(first.status == 0, "\(first.stderr)")
@@ -69,7 +52,7 @@ let canonicalLines = [
     }
 
     @Test func upsertRulesAndDeletesAreCounted() throws {
-        let dir = try CLIFolder()
+        let dir = try TempFolder()
         let db = dir.file("c.sqlite")
         _ = try CLIRunner.run(["import", "--db", db, dir.write("base.jsonl", canonicalLines.joined(separator: "\n"))])
         let changes = try dir.write("changes.jsonl", [
@@ -98,7 +81,7 @@ let canonicalLines = [
     }
 
     @Test func badRecordsAreReportedCappedAndCounted() throws {
-        let dir = try CLIFolder()
+        let dir = try TempFolder()
         var rows = ["id\tlat\tlon\tcategory\ttitle", "ok1\t37.5\t127.25\t12\tgood"]
         for i in 0..<25 { rows.append("bad\(i)\t\(91 + i)\t127\t12\tout of range") }
         rows.append("ok2\t-37.5\t-127.25\t39\tgood")
@@ -114,7 +97,7 @@ let canonicalLines = [
     }
 
     @Test func strictStopsAtTheFirstBadRecordAndChangesNothing() throws {
-        let dir = try CLIFolder()
+        let dir = try TempFolder()
         let db = dir.file("c.sqlite")
         _ = try CLIRunner.run(["import", "--db", db, dir.write("base.jsonl", canonicalLines.joined(separator: "\n"))])
         let before = try CLIRunner.run(["export", "--db", db]).stdout
@@ -128,7 +111,7 @@ let canonicalLines = [
     }
 
     @Test func allInputsAreOneTransaction() throws {
-        let dir = try CLIFolder()
+        let dir = try TempFolder()
         let db = dir.file("c.sqlite")
         let good = try dir.write("good.jsonl", canonicalLines.joined(separator: "\n"))
         let junk = try dir.write("junk.txt", "this is not a place file\n")
@@ -139,7 +122,7 @@ let canonicalLines = [
     }
 
     @Test func emptyCacheExportsNothing() throws {
-        let dir = try CLIFolder()
+        let dir = try TempFolder()
         let db = dir.file("c.sqlite")
         let empty = try CLIRunner.run(["import", "--db", db, dir.write("empty.jsonl", "")])
         #expect(try counts(empty) == ["inserted": 0, "updated": 0, "unchanged": 0, "older": 0, "deleted": 0, "rejected": 0])
@@ -151,7 +134,7 @@ let canonicalLines = [
 
     @Test func defaultCacheIsBuiltOnFirstUseAndAnnouncedOnce() throws {
         // No --db: the default path ($NEARBY_DB here, so the user's cache is never touched).
-        let dir = try CLIFolder()
+        let dir = try TempFolder()
         let environment = ["NEARBY_DB": dir.file("default/places.sqlite")]
         let first = try CLIRunner.run(["export"], environment: environment)
         #expect(first.status == 0, "\(first.stderr)")
@@ -163,7 +146,7 @@ let canonicalLines = [
     }
 
     @Test func foreignOrMissingCacheFilesAreClearErrors() throws {
-        let dir = try CLIFolder()
+        let dir = try TempFolder()
         let text = try dir.write("notes.txt", String(repeating: "hello\n", count: 1000))
         let input = try dir.write("in.jsonl", canonicalLines[1])
         let foreign = try CLIRunner.run(["import", "--db", text, input])

@@ -1,13 +1,13 @@
 import Foundation
+import NearbyTestSupport
 import Testing
 
 /// `nearby query` run as a subprocess on a real cache built by `nearby import`.
 @Suite(.serialized) struct QueryCommandTests {
 
     /// 400 places on a grid around Seoul City Hall, written as the workload TSV and imported once.
+    static let folder = try! TempFolder()
     static let db: String = {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("nearby-query-cli-\(UUID())")
-        try! FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         var tsv = "id\tlat\tlon\tcategory\ttitle\tcreated\tmodified\tareacode\tsigungucode\n"
         let categories = [12, 14, 15, 39]
         let names = ["경복궁", "광화문", "서울역", "남산", "cafe", "Seoul"]
@@ -16,10 +16,8 @@ import Testing
             let day = 10 + i % 18
             tsv += "\(i)\t\(lat)\t\(lon)\t\(categories[i % 4])\t\(names[i % 6]) \(i % 7)\t202301\(day)120000\t202405\(day)120000\t11\t\(11110 + i % 3)\n"
         }
-        let file = dir.appendingPathComponent("places.tsv")
-        try! tsv.write(to: file, atomically: true, encoding: .utf8)
-        let db = dir.appendingPathComponent("cache.sqlite").path
-        let r = try! CLIRunner.run(["import", "--db", db, file.path])
+        let db = folder.file("cache.sqlite")
+        let r = try! CLIRunner.run(["import", "--db", db, folder.write("places.tsv", tsv)])
         precondition(r.status == 0, r.stderr)
         return db
     }()
@@ -92,11 +90,9 @@ import Testing
     }
 
     @Test func batchTSVAnswersEachQueryWithItsQid() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("nearby-queries-\(UUID()).tsv")
-        defer { try? FileManager.default.removeItem(at: file) }
-        try "qid\tlat\tlon\tradius_m\tlimit\n1\t37.5665\t126.978\t800\t0\n2\t37.56\t126.97\t2000\t5\n3\t0\t0\t10\t0\n"
-            .write(to: file, atomically: true, encoding: .utf8)
-        let r = try query(["--queries", file.path, "--fields", "qid,id,distance"])
+        let dir = try TempFolder()
+        let file = try dir.write("queries.tsv", "qid\tlat\tlon\tradius_m\tlimit\n1\t37.5665\t126.978\t800\t0\n2\t37.56\t126.97\t2000\t5\n3\t0\t0\t10\t0\n")
+        let r = try query(["--queries", file, "--fields", "qid,id,distance"])
         #expect(r.status == 0)
         let rows = objects(r.output)
         #expect(rows.allSatisfy { Set($0.keys) == ["qid", "id", "distance"] })
@@ -109,13 +105,12 @@ import Testing
     }
 
     @Test func batchJSONLinesTakeOptionNamesAndReportBadLines() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("nearby-queries-\(UUID()).jsonl")
-        defer { try? FileManager.default.removeItem(at: file) }
-        try """
+        let dir = try TempFolder()
+        let file = try dir.write("queries.jsonl", """
             {"qid":"a","lat":37.5665,"lon":126.978,"radius":1000,"category":[12,39],"sort":"title","limit":4}
             {"qid":"b","lat":37.5665,"lon":126.978,"knn":3,"withImage":false,"distance":"geodesic"}
-            """.write(to: file, atomically: true, encoding: .utf8)
-        let r = try query(["--queries", file.path, "--meta"])
+            """)
+        let r = try query(["--queries", file, "--meta"])
         #expect(r.status == 0, "\(r.stderr)")
         let lines = objects(r.output)
         #expect(lines.filter { $0["qid"] as? String == "a" && $0["id"] != nil }.count == 4)
@@ -124,9 +119,9 @@ import Testing
         let a = objects(try query(seoul + ["--radius", "1000", "--category", "12,39", "--sort", "title", "--limit", "4"]).output)
         #expect(lines.filter { $0["qid"] as? String == "a" && $0["id"] != nil }.map { $0["id"] as! String } == a.map { $0["id"] as! String })
 
-        try "{\"qid\":1,\"lat\":37.5,\"lon\":127,\"radius\":100}\n{\"qid\":2,\"lat\":95,\"lon\":127}\n".write(to: file, atomically: true, encoding: .utf8)
-        let bad = try query(["--queries", file.path])
-        #expect(bad.status == 2 && bad.output.isEmpty && bad.stderr.contains("\(file.path):2: --lat"))
+        let badFile = try dir.write("bad.jsonl", "{\"qid\":1,\"lat\":37.5,\"lon\":127,\"radius\":100}\n{\"qid\":2,\"lat\":95,\"lon\":127}\n")
+        let bad = try query(["--queries", badFile])
+        #expect(bad.status == 2 && bad.output.isEmpty && bad.stderr.contains("\(badFile):2: --lat"))
     }
 
     @Test func otherFormats() throws {
@@ -144,7 +139,7 @@ import Testing
 
     @Test func negativeValuesNeedNoEqualsSign() throws {
         // Southern and western hemispheres: places 100 m apart along a meridian from each centre.
-        let dir = try CLIFolder()
+        let dir = try TempFolder()
         var tsv = "id\tlat\tlon\tcategory\ttitle\tcreated\tmodified\tareacode\tsigungucode\n"
         for (n, (lat, lon)) in [(-33.86, 151.21), (-22.9, -43.2), (40.7, -74.0)].enumerated() {
             for i in 0..<10 { tsv += "\(n * 100 + i)\t\(lat + Double(i) * 0.0009)\t\(lon)\t12\tp\t20240101000000\t20240101000000\t\t\n" }

@@ -1,15 +1,13 @@
 import Foundation
+import NearbyTestSupport
 import NearbyCore
 @testable import NearbyStore
 
 /// Writes `bytes` to a real file in a fresh temporary folder, reads it back and parses it, named `name`.
 func parseFile(_ bytes: [UInt8], name: String, format: ImportFormat? = nil, strict: Bool = false) throws -> ParsedInput {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("nearby-import-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: dir) }
-    let url = dir.appendingPathComponent(name)
-    try Data(bytes).write(to: url)
-    return try PlaceParser.parse(Array(try Data(contentsOf: url)), file: name, format: format, strict: strict)
+    let dir = try TempFolder()
+    let read = try withExtendedLifetime(dir) { try Data(contentsOf: URL(fileURLWithPath: dir.write(name, Data(bytes)))) }
+    return try PlaceParser.parse(Array(read), file: name, format: format, strict: strict)
 }
 
 func parseFile(_ text: String, name: String, format: ImportFormat? = nil, strict: Bool = false) throws -> ParsedInput {

@@ -1,18 +1,8 @@
 import Foundation
+import NearbyTestSupport
 import NearbyCore
 @testable import NearbyStore
 import Testing
-
-/// A fresh temporary folder, removed when the value is released.
-final class TempFolder {
-    let path: String
-    init() throws {
-        path = NSTemporaryDirectory() + "nearby-cache-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-    func file(_ name: String) -> String { path + "/" + name }
-}
 
 /// A place with every field set, including an empty (not nil) string and an unknown accessibility tag.
 func fullPlace(id: String = "full-1") -> Place {

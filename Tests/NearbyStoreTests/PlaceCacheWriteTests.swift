@@ -1,4 +1,5 @@
 import Foundation
+import NearbyTestSupport
 import NearbyCore
 @testable import NearbyStore
 import Testing

@@ -1,15 +1,15 @@
 import Foundation
+import NearbyTestSupport
 import NearbyCore
 import Testing
 @testable import NearbyStore
 
 /// The SQLite engine answers exactly what the in-memory engine answers, on a real cache file.
 @Suite struct SQLiteEngineTests {
-    /// A cache in a fresh temporary folder holding `places`; removed by the caller's `defer`.
-    static func cache(_ places: [Place]) throws -> (PlaceCache, URL) {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("nearby-sqlite-engine-\(UUID())")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let cache = try PlaceCache(path: dir.appendingPathComponent("cache.sqlite").path)
+    /// A cache in a fresh temporary folder holding `places`; the folder goes when the caller drops it.
+    static func cache(_ places: [Place]) throws -> (PlaceCache, TempFolder) {
+        let dir = try TempFolder()
+        let cache = try PlaceCache(path: dir.file("cache.sqlite"))
         try cache.write { w in for p in places { try w.upsert(p) } }
         return (cache, dir)
     }
@@ -19,7 +19,7 @@ import Testing
         var g = QuerySampler(seed: 99)
         let places = g.places(1200)
         let (cache, dir) = try Self.cache(places)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        defer { withExtendedLifetime(dir) {} }
         let memory = MemoryEngine(places: try cache.allPlaces(), generation: try cache.generation())
         let sqlite = SQLiteEngine(cache: cache)
         for n in 0..<60 {
@@ -39,7 +39,7 @@ import Testing
         let places = [(89.9, 0.0), (89.9, 180.0), (-89.9, -90.0), (0.0, 179.99), (0.0, -179.99), (0.0, 0.0), (45, 90)]
             .enumerated().map { Place(id: String($0.offset + 1), title: "p", lat: $0.element.0, lon: $0.element.1, category: 12) }
         let (cache, dir) = try Self.cache(places)
-        defer { try? FileManager.default.removeItem(at: dir) }
+        defer { withExtendedLifetime(dir) {} }
         let memory = MemoryEngine(places: places, generation: try cache.generation())
         let sqlite = SQLiteEngine(cache: cache)
         for (lat, lon) in [(90.0, 0.0), (0.0, 180.0), (0.0, -179.995), (-90.0, 0.0), (45, 90)] {

@@ -165,4 +165,22 @@ import Testing
             #expect(ca > cb || (ca == cb && Int(a["id"] as! String)! < Int(b["id"] as! String)!), "\(a["id"]!) before \(b["id"]!)")
         }
     }
+
+    @Test func tableColumnsAlignWithWideCharactersAndCutNothing() throws {
+        let dir = try TempFolder()
+        let ids = ["경복궁", "x", "an-identifier-longer-than-ten", "서울1"]
+        let lines = ids.enumerated().map { n, id in
+            #"{"id":"\#(id)","title":"제목 \#(n)","lat":\#(37.5665 + Double(n) * 0.001),"lon":126.978,"category":\#(n == 1 ? 1234 : 12)}"#
+        }
+        let db = dir.file("wide.sqlite")
+        #expect(try CLIRunner.run(["import", "--db", db, dir.write("wide.jsonl", lines.joined(separator: "\n"))]).status == 0)
+        let table = try CLIRunner.run(["query", "--db", db] + seoul + ["--radius", "1000", "--format", "table"])
+        let rows = table.output.split(separator: "\n").dropFirst().map(String.init)
+        #expect(rows.count == 5, "\(table.output)")
+        // Terminal columns before the title: Hangul syllables take two, these ASCII characters one.
+        func columns(_ s: Substring) -> Int { s.unicodeScalars.count + s.unicodeScalars.filter { (0xAC00...0xD7A3).contains($0.value) }.count }
+        let starts = rows.map { row in columns(row[..<row.range(of: row.hasPrefix("distance") ? "title" : "제목")!.lowerBound]) }
+        #expect(Set(starts).count == 1, "\(table.output)")
+        for id in ids + ["1234"] { #expect(rows.contains { $0.contains(" \(id) ") }, "\(id) cut: \(table.output)") }
+    }
 }

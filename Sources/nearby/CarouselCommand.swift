@@ -81,8 +81,8 @@ struct CarouselCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Cards per query (0: every match).", valueName: "n"))
     var limit: Int = 20
 
-    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Keep only this content type id (repeatable).", valueName: "id"))
-    var category: [Int] = []
+    @Option(help: ArgumentHelp("Keep only these content type ids, e.g. 12,39 (as in nearby query; repeatable).", valueName: "ids"))
+    var category: [String] = []
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Order of the cards: keys like distance, title, -modified (default distance).", valueName: "keys"))
     var sort: String?
@@ -195,7 +195,11 @@ struct CarouselCommand: ParsableCommand {
         guard radius >= 0, radius.isFinite else { throw UsageProblem(message: "--radius must be a finite number of metres ≥ 0") }
         guard limit >= 0 else { throw UsageProblem(message: "--limit must be ≥ 0") }
         let engine = MemoryEngine(places: places)
-        let filter = PlaceFilter(categories: category.isEmpty ? nil : Set(category))
+        let ids = category.flatMap { $0.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) } }
+        guard ids.allSatisfy({ $0 != nil }) else {
+            throw UsageProblem(message: "--category '\(category.joined(separator: ","))' is not a comma-separated list of integers (e.g. 12,39)")
+        }
+        let filter = PlaceFilter(categories: ids.isEmpty ? nil : Set(ids.map { $0! }))
         let (radius, limit) = (radius, limit)
         return { lat, lon in
             try engine.run(PlaceQuery(

@@ -65,7 +65,7 @@ private func objects(_ jsonl: String) throws -> [[String: Any]] {
         let imported = try nearby(["import", "--db", db, f.file("places.jsonl")])
         #expect(imported.status == 0 && imported.out.contains(#""inserted":6"#), "\(imported.out) \(imported.err)")
         let events = #"{"t":0,"location":{"lat":37.5045,"lon":127.0}}"# + "\n" + #"{"t":100,"places":["p1","p2"]}"# + "\n"
-        let r = try nearby(["carousel", "--events", "-", "--db", db, "--radius", "250", "--sort=-distance"], stdin: events)
+        let r = try nearby(["carousel", "--events", "-", "--db", db, "--radius", "250", "--sort", "-distance"], stdin: events)
         #expect(r.status == 0, "\(r.err)")
         let lines = try objects(r.out)
         #expect(lines.first?["results"] as? [String] == ["p3", "p4", "p5"])
@@ -108,5 +108,21 @@ private func objects(_ jsonl: String) throws -> [[String: Any]] {
         #expect(r.out.contains(">5 · p5</text>") && r.out.contains(">visible index (raw)</text>"))
         let parser = XMLParser(data: Data(r.out.utf8))
         #expect(parser.parse(), "not well-formed XML: \(String(describing: parser.parserError))")
+    }
+
+    @Test func categoryListsAndNegativeValuesReadAsInNearbyQuery() throws {
+        let f = try placesFolder()
+        let move = #"{"t":0,"location":{"lat":37.5,"lon":127.0}}"# + "\n"
+        func results(_ extra: [String]) throws -> [String]? {
+            let r = try nearby(["carousel", "--events", "-", "--places", f.file("places.jsonl"), "--radius", "150"] + extra, stdin: move)
+            #expect(r.status == 0, "\(extra): \(r.err)")
+            return try objects(r.out).first?["results"] as? [String]
+        }
+        #expect(try results(["--category", "39,12"]) == ["p0", "p1"])
+        #expect(try results(["--category", "39", "--category", "14"]) == [])
+        for (bad, word) in [(["--category", "12,x"], "--category '12,x'"), (["--radius", "-5"], "--radius"), (["--limit", "-1"], "--limit")] {
+            let r = try nearby(["carousel", "--events", "-", "--places", f.file("places.jsonl")] + bad, stdin: move)
+            #expect(r.status == 2 && r.err.contains(word) && r.out.isEmpty, "\(bad): \(r.err)")
+        }
     }
 }

@@ -72,7 +72,7 @@ struct CarouselCommand: ParsableCommand {
     @Option(help: "Output: jsonl (one line per selection, query or drop) or svg (a timeline).")
     var format: Format = .jsonl
 
-    @Option(help: ArgumentHelp("SQLite place cache the location queries run on (and ids resolve against).", valueName: "file"))
+    @Option(help: ArgumentHelp("SQLite place cache the location queries run on (and ids resolve against).", valueName: "path"))
     var db: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Query radius around the user in metres.", valueName: "m"))

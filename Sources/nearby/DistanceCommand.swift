@@ -32,7 +32,7 @@ struct DistanceCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "haversine, geodesic, projected (EPSG:5179), projected:EPSG:nnnn or projected:utm.")
+    @Option(help: ArgumentHelp("haversine, geodesic, projected (EPSG:5179), projected:EPSG:nnnn or projected:utm.", valueName: "model"))
     var distance = "haversine"
 
     @Flag(help: "Print haversine, geodesic with both azimuths, and projected for every pair.")
@@ -94,7 +94,7 @@ struct DistanceCommand: ParsableCommand {
     }
 
     private func usageError(_ message: String) -> ExitCode {
-        printError("error: \(message)")
+        printError("nearby distance: \(message)")
         return ExitCode(2)
     }
 }

@@ -28,10 +28,10 @@ struct GenerateCommand: ParsableCommand {
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case tsv, jsonl }
 
-    @Option(parsing: .unconditional, help: "Number of places (ids 1...count).")
+    @Option(parsing: .unconditional, help: ArgumentHelp("Number of places (ids 1...count).", valueName: "n"))
     var count: Int = DefaultDataset.count
 
-    @Option(parsing: .unconditional, help: "Seed of the generator: the same seed gives the same bytes.")
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seed of the generator: the same seed gives the same bytes.", valueName: "n"))
     var seed: UInt64 = DefaultDataset.seed
 
     @Option(help: "Output format: tsv (with a header row) or jsonl (one place object per line).")

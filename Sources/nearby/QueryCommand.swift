@@ -40,7 +40,7 @@ struct QueryCommand: ParsableCommand {
     @OptionGroup var options: QueryOptions
     @OptionGroup var cache: CacheOptions
 
-    @Option(help: "Answer every query of this file (benchmark TSV or JSON lines, see above).")
+    @Option(help: ArgumentHelp("Answer every query of this file (benchmark TSV or JSON lines, see above).", valueName: "file"))
     var queries: String?
 
     @Option(help: "memory (load the cache and index it) or sqlite (straight from the cache's R*Tree).")

@@ -63,6 +63,8 @@ struct QueryCommand: ParsableCommand {
 
     func run() throws {
         do {
+            if format == .table && fields != nil { throw UsageError("--fields picks JSON fields; --format table has fixed columns") }
+            if format == .geojson && meta { throw UsageError("--meta has no place in a GeoJSON FeatureCollection; use --format json or jsonl") }
             let selection: PlaceJSON.Selection
             do { selection = try fields.map { try PlaceJSON.Selection(names: $0.split(separator: ",").map(String.init), extraKeys: ["qid"]) } ?? .all }
             catch { throw UsageError("--fields: \(error)") }
@@ -219,7 +221,7 @@ struct QueryOutput {
     }
 
     mutating func finish() throws {
-        if format == .geojson { geoJSON.end(to: &buffer); buffer.append(0x0A) }
+        if format == .geojson { geoJSON.end(to: &buffer) }
         try flush()
     }
 

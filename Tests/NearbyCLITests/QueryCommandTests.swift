@@ -79,6 +79,8 @@ import Testing
             (["--date", "2025-02-31"], "--date"),
             (["--bbox", "1,2,3"], "--bbox"),
             (["--limit", "5", "--cursor", "bm9wZQ"], "cursor"),
+            (["--format", "table", "--fields", "id"], "--fields"),
+            (["--format", "geojson", "--meta"], "--meta"),
         ]
         for (arguments, word) in cases {
             let r = try query(arguments)
@@ -131,6 +133,7 @@ import Testing
         let geo = try query(seoul + ["--radius", "500", "--format", "geojson"])
         let fc = try JSONSerialization.jsonObject(with: Data(geo.output.utf8)) as! [String: Any]
         #expect(fc["type"] as? String == "FeatureCollection" && (fc["features"] as! [Any]).count == object["returned"] as! Int)
+        #expect(geo.output.hasSuffix("]}\n") && !geo.output.hasSuffix("\n\n"))
         let table = try query(seoul + ["--radius", "500", "--format", "table", "--limit", "3"])
         #expect(table.status == 0 && table.output.contains("matches") && table.output.contains("next page"))
         let help = try CLIRunner.run(["query", "--help"])

@@ -31,46 +31,36 @@ struct ExportCommand: ParsableCommand {
     }
 }
 
-/// The formats places are written in (export, and query results).
+/// The formats `nearby export` writes.
 enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
     case jsonl, geojson
 }
 
-/// Streams places to stdout in `format`, writing in blocks of about 1 MB.
+/// Streams places to stdout in `format`.
 struct PlaceOutput {
     private let format: OutputFormat
-    private let fields: PlaceJSON.Selection
-    private var geoJSON: GeoJSONWriter
-    private var buffer: [UInt8] = []
-    private static let blockSize = 1 << 20
+    private var geoJSON = GeoJSONWriter(fields: .all)
+    private var out = StdoutBlocks()
 
-    init(format: OutputFormat, fields: PlaceJSON.Selection = .all) {
+    init(format: OutputFormat) {
         self.format = format
-        self.fields = fields
-        geoJSON = GeoJSONWriter(fields: fields)
-        buffer.reserveCapacity(Self.blockSize + 4096)
-        if format == .geojson { geoJSON.begin(to: &buffer) }
+        if format == .geojson { geoJSON.begin(to: &out.bytes) }
     }
 
-    mutating func append(_ place: Place, distance: Double? = nil) throws {
+    mutating func append(_ place: Place) throws {
         switch format {
         case .jsonl:
-            PlaceJSON.append(place, distance: distance, fields: fields, to: &buffer)
-            buffer.append(0x0A)
+            PlaceJSON.append(place, to: &out.bytes)
+            out.bytes.append(0x0A)
         case .geojson:
-            geoJSON.append(place, distance: distance, to: &buffer)
+            geoJSON.append(place, distance: nil, to: &out.bytes)
         }
-        if buffer.count >= Self.blockSize { try flush() }
+        try out.flushIfFull()
     }
 
     /// Ends the document (GeoJSON) and writes what is buffered.
     mutating func finish() throws {
-        if format == .geojson { geoJSON.end(to: &buffer) }
-        try flush()
-    }
-
-    private mutating func flush() throws {
-        try FileHandle.standardOutput.write(contentsOf: buffer)
-        buffer.removeAll(keepingCapacity: true)
+        if format == .geojson { geoJSON.end(to: &out.bytes) }
+        try out.flush()
     }
 }

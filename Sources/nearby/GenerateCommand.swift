@@ -52,35 +52,19 @@ struct GenerateCommand: ParsableCommand {
             throw ExitCode(1)
         }
         let generator = PlaceGenerator(towns: townList, seed: seed)
-        var out: [UInt8] = []
-        out.reserveCapacity(1 << 21)
-        func flush() throws {
-            try out.withUnsafeBytes { buf in
-                var done = 0
-                while done < buf.count {
-                    let n = write(STDOUT_FILENO, buf.baseAddress! + done, buf.count - done)
-                    if n < 0 && errno == EINTR { continue }
-                    guard n > 0 else {
-                        FileHandle.standardError.write(Data("nearby generate: cannot write to stdout\n".utf8))
-                        throw ExitCode(1)
-                    }
-                    done += n
-                }
-            }
-            out.removeAll(keepingCapacity: true)
-        }
+        var out = StdoutBlocks()
         if format == .tsv {
-            out.append(contentsOf: PlaceGenerator.tsvColumns.joined(separator: "\t").utf8)
-            out.append(0x0A)
+            out.bytes.append(contentsOf: PlaceGenerator.tsvColumns.joined(separator: "\t").utf8)
+            out.bytes.append(0x0A)
         }
         for id in stride(from: 1, through: count, by: 1) {
             let place = generator.place(id)
             switch format {
-            case .tsv: PlaceGenerator.appendTSV(place, to: &out)
-            case .jsonl: PlaceJSON.append(place, to: &out); out.append(0x0A)
+            case .tsv: PlaceGenerator.appendTSV(place, to: &out.bytes)
+            case .jsonl: PlaceJSON.append(place, to: &out.bytes); out.bytes.append(0x0A)
             }
-            if out.count >= 1 << 20 { try flush() }
+            try out.flushIfFull()
         }
-        try flush()
+        try out.flush()
     }
 }

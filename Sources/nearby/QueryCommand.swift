@@ -182,65 +182,58 @@ struct QueryOutput {
     let format: QueryCommand.QueryFormat
     let fields: PlaceJSON.Selection
     let meta: Bool
-    private var buffer: [UInt8] = []
-    private var first = true
+    private var out = StdoutBlocks()
     private var geoJSON: GeoJSONWriter
 
     init(format: QueryCommand.QueryFormat, fields: PlaceJSON.Selection, meta: Bool) {
         self.format = format; self.fields = fields; self.meta = meta
         geoJSON = GeoJSONWriter(fields: fields)
-        buffer.reserveCapacity(1 << 20 + 4096)
-        if format == .geojson { geoJSON.begin(to: &buffer) }
+        if format == .geojson { geoJSON.begin(to: &out.bytes) }
     }
 
     mutating func write(_ a: QueryAnswer, query: PlaceQuery, qid: JSONScalar?, tookMs: Double) throws {
         let leading = qid.map { [(key: "qid", value: $0)] } ?? []
         switch format {
         case .jsonl:
-            if meta { appendMeta(a, query, qid, tookMs); buffer.append(0x0A) }
+            if meta { appendMeta(a, query, qid, tookMs); out.bytes.append(0x0A) }
             for (p, d) in zip(a.rows, a.distances) {
-                PlaceJSON.append(p, leading: leading, distance: d, fields: fields, to: &buffer)
-                buffer.append(0x0A)
-                if buffer.count >= 1 << 20 { try flush() }
+                PlaceJSON.append(p, leading: leading, distance: d, fields: fields, to: &out.bytes)
+                out.bytes.append(0x0A)
+                try out.flushIfFull()
             }
         case .json:
-            if meta { appendMeta(a, query, qid, tookMs); buffer.removeLast(); buffer.append(contentsOf: ",\"places\":".utf8) }
-            buffer.append(UInt8(ascii: "["))
+            if meta { appendMeta(a, query, qid, tookMs); out.bytes.removeLast(); out.bytes.append(contentsOf: ",\"places\":".utf8) }
+            out.bytes.append(UInt8(ascii: "["))
             for (n, (p, d)) in zip(a.rows, a.distances).enumerated() {
-                if n > 0 { buffer.append(UInt8(ascii: ",")) }
-                PlaceJSON.append(p, distance: d, fields: fields, to: &buffer)
+                if n > 0 { out.bytes.append(UInt8(ascii: ",")) }
+                PlaceJSON.append(p, distance: d, fields: fields, to: &out.bytes)
             }
-            buffer.append(UInt8(ascii: "]"))
-            if meta { buffer.append(UInt8(ascii: "}")) }
-            buffer.append(0x0A)
+            out.bytes.append(UInt8(ascii: "]"))
+            if meta { out.bytes.append(UInt8(ascii: "}")) }
+            out.bytes.append(0x0A)
         case .geojson:
-            for (p, d) in zip(a.rows, a.distances) { geoJSON.append(p, distance: d, to: &buffer) }
+            for (p, d) in zip(a.rows, a.distances) { geoJSON.append(p, distance: d, to: &out.bytes) }
         case .table:
             appendTable(a, tookMs: tookMs)
         }
     }
 
     mutating func finish() throws {
-        if format == .geojson { geoJSON.end(to: &buffer) }
-        try flush()
-    }
-
-    private mutating func flush() throws {
-        try FileHandle.standardOutput.write(contentsOf: buffer)
-        buffer.removeAll(keepingCapacity: true)
+        if format == .geojson { geoJSON.end(to: &out.bytes) }
+        try out.flush()
     }
 
     private mutating func appendMeta(_ a: QueryAnswer, _ q: PlaceQuery, _ qid: JSONScalar?, _ tookMs: Double) {
-        buffer.append(UInt8(ascii: "{"))
-        if let qid { buffer.append(contentsOf: "\"qid\":".utf8); qid.append(to: &buffer); buffer.append(UInt8(ascii: ",")) }
-        buffer.append(contentsOf: "\"total\":".utf8); JSONNumber.append(a.total, to: &buffer)
-        buffer.append(contentsOf: ",\"page\":".utf8); JSONNumber.append(a.page, to: &buffer)
-        buffer.append(contentsOf: ",\"limit\":".utf8); JSONNumber.append(q.limit, to: &buffer)
-        buffer.append(contentsOf: ",\"returned\":".utf8); JSONNumber.append(a.rows.count, to: &buffer)
-        buffer.append(contentsOf: ",\"nextCursor\":".utf8)
-        (a.nextCursor.map(JSONScalar.string) ?? .null).append(to: &buffer)
-        buffer.append(contentsOf: ",\"tookMs\":".utf8); JSONNumber.append((tookMs * 1000).rounded() / 1000, to: &buffer)
-        buffer.append(UInt8(ascii: "}"))
+        out.bytes.append(UInt8(ascii: "{"))
+        if let qid { out.bytes.append(contentsOf: "\"qid\":".utf8); qid.append(to: &out.bytes); out.bytes.append(UInt8(ascii: ",")) }
+        out.bytes.append(contentsOf: "\"total\":".utf8); JSONNumber.append(a.total, to: &out.bytes)
+        out.bytes.append(contentsOf: ",\"page\":".utf8); JSONNumber.append(a.page, to: &out.bytes)
+        out.bytes.append(contentsOf: ",\"limit\":".utf8); JSONNumber.append(q.limit, to: &out.bytes)
+        out.bytes.append(contentsOf: ",\"returned\":".utf8); JSONNumber.append(a.rows.count, to: &out.bytes)
+        out.bytes.append(contentsOf: ",\"nextCursor\":".utf8)
+        (a.nextCursor.map(JSONScalar.string) ?? .null).append(to: &out.bytes)
+        out.bytes.append(contentsOf: ",\"tookMs\":".utf8); JSONNumber.append((tookMs * 1000).rounded() / 1000, to: &out.bytes)
+        out.bytes.append(UInt8(ascii: "}"))
     }
 
     /// Aligned columns for a person: distance, category, id, title. Columns are as wide as their
@@ -260,7 +253,7 @@ struct QueryOutput {
                 + TerminalText.pad(row[1], to: widths[1]) + "  " + TerminalText.pad(row[2], to: widths[2]) + "  " + row[3] + "\n"
         }
         if let next = a.nextCursor { text += "next page: --cursor \(next)\n" }
-        buffer.append(contentsOf: text.utf8)
+        out.bytes.append(contentsOf: text.utf8)
     }
 }
 

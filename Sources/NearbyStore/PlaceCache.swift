@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 import NearbyCore
 
 /// The persistent cache of places: one SQLite file.
@@ -39,7 +40,7 @@ public final class PlaceCache {
         do {
             connection = try SQLiteConnection(path: path, readOnly: readOnly, create: !readOnly)
         } catch {
-            throw PlaceCacheError.cannotOpen(path: path, reason: error.message)
+            throw PlaceCacheError.cannotOpen(path: path, reason: Self.missing(path, readOnly: readOnly) ?? error.message)
         }
         connection.setBusyTimeout(milliseconds: Self.busyTimeoutMilliseconds)
         do {
@@ -48,6 +49,15 @@ public final class PlaceCache {
         } catch let error as SQLiteError {
             throw PlaceCacheError(error, path: path)
         }
+    }
+
+    /// What is missing when a cache cannot be opened, in words SQLite does not have ("unable to open
+    /// database file" says neither which part of the path is wrong nor what to do).
+    private static func missing(_ path: String, readOnly: Bool) -> String? {
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        if !folder.isEmpty && access(folder, F_OK) != 0 { return "no folder \(folder)" }
+        if readOnly && access(path, F_OK) != 0 { return "no such file (nearby import creates a cache)" }
+        return nil
     }
 
     /// Reads the header and the schema (which also catches a non-SQLite or corrupted first page), and

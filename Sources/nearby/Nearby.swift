@@ -22,10 +22,13 @@ struct Nearby: ParsableCommand {
     )
 
     /// Usage errors exit with 2 (the convention of Unix tools and of this project's docs), not
-    /// ArgumentParser's default 64 (EX_USAGE); everything else keeps ArgumentParser's handling.
+    /// ArgumentParser's default 64 (EX_USAGE). Runtime failures print one line named after the command
+    /// (`nearby export: PATH: cannot open the cache: ...`, as the commands' own messages are) and exit 1.
     static func main() {
+        var name = "nearby"
         do {
             var command = try parseAsRoot()
+            if !(command is Nearby), let sub = type(of: command).configuration.commandName { name += " " + sub }
             try command.run()
         } catch {
             let code = exitCode(for: error)
@@ -33,6 +36,10 @@ struct Nearby: ParsableCommand {
                 let message = fullMessage(for: error)
                 if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
                 Foundation.exit(2)
+            }
+            if code == .failure && !(error is ExitCode) {
+                FileHandle.standardError.write(Data("\(name): \(error)\n".utf8))
+                Foundation.exit(code.rawValue)
             }
             exit(withError: error)
         }

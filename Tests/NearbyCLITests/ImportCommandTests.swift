@@ -155,8 +155,10 @@ let canonicalLines = [
         #expect(try String(contentsOfFile: text, encoding: .utf8) == String(repeating: "hello\n", count: 1000))
 
         let missing = try CLIRunner.run(["export", "--db", dir.file("absent.sqlite")])
-        #expect(missing.status != 0)
-        #expect(missing.stderr.contains(dir.file("absent.sqlite")))
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "nearby export: \(dir.file("absent.sqlite")): cannot open the cache: no such file (nearby import creates a cache)\n")
+        let noFolder = try CLIRunner.run(["import", "--db", dir.file("nowhere/c.sqlite"), input])
+        #expect(noFolder.status == 1 && noFolder.stderr.contains("no folder \(dir.file("nowhere"))"), "\(noFolder.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.file("absent.sqlite")))
 
         let noFile = try CLIRunner.run(["import", "--db", dir.file("c.sqlite"), dir.file("absent.jsonl")])

@@ -27,8 +27,12 @@ public struct TimedInput: Equatable, Sendable {
 
 /// A bad event or place: the reason, without the line number (the caller knows it).
 public struct CarouselInputError: Error, Equatable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+    /// What is wrong, naming the field.
+    public var reason: String
+    /// The line of a JSON lines input it is on, when known (so a caller can write `FILE:LINE: reason`).
+    public var line: Int?
+    public init(_ reason: String, line: Int? = nil) { self.reason = reason; self.line = line }
+    public var description: String { line.map { "line \($0): \(reason)" } ?? reason }
 }
 
 /// Reads events written as JSON lines: `{"t": ms, KIND: ...}` with exactly one KIND of `visible`,
@@ -176,7 +180,7 @@ public enum PlaceListEntry: Equatable, Sendable {
             n += 1
             if line.allSatisfy({ $0.isWhitespace }) { continue }
             do { out.append(try entry(try JSONValue.parse(text: String(line)), at: "place")) }
-            catch { throw CarouselInputError("line \(n): \(error)") }
+            catch { throw CarouselInputError("\(error)", line: n) }
         }
         return out
     }

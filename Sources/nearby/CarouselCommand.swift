@@ -120,7 +120,7 @@ struct CarouselCommand: ParsableCommand {
         if let path = places {
             let entries: [PlaceListEntry]
             do { entries = try PlaceListEntry.parseList(try read(path)) }
-            catch let e as CarouselInputError { throw UsageProblem(message: "\(path): \(e)") }
+            catch let e as CarouselInputError { throw UsageProblem(message: "\(name(path)):\(e.line.map { "\($0):" } ?? "") \(e.reason)") }
             for entry in entries {
                 switch entry {
                 case .place(let p): initial.append(p)
@@ -143,7 +143,7 @@ struct CarouselCommand: ParsableCommand {
             lineNo += 1
             let text = line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
             if text.allSatisfy(\.isWhitespace) { continue }
-            func problem(_ reason: String) -> UsageProblem { UsageProblem(message: "\(events): line \(lineNo): \(reason)") }
+            func problem(_ reason: String) -> UsageProblem { UsageProblem(message: "\(name(events)):\(lineNo): \(reason)") }
             let event: TimedInput
             do { event = try parser.parse(text) } catch { throw problem(error.description) }
             if ended { throw problem("event after the end of the stream (complete or error)") }
@@ -207,6 +207,9 @@ struct CarouselCommand: ParsableCommand {
             )).places
         }
     }
+
+    /// How messages name an input: `file:line: reason`, with stdin as `<stdin>` (as `nearby import` does).
+    func name(_ path: String) -> String { path == "-" ? "<stdin>" : path }
 
     func read(_ path: String) throws -> String {
         if path == "-" { return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) }

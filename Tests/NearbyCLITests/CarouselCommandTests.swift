@@ -77,20 +77,20 @@ private func objects(_ jsonl: String) throws -> [[String: Any]] {
         try f.write("bad.jsonl", #"{"t":0,"visible":0}"# + "\n\n" + #"{"t":5,"wiggle":1}"# + "\n")
         let r = try nearby(["carousel", "--events", f.file("bad.jsonl"), "--places", f.file("places.jsonl")])
         #expect(r.status == 2)
-        #expect(r.err.contains("bad.jsonl: line 3: unknown event \"wiggle\""), "\(r.err)")
+        #expect(r.err.contains("bad.jsonl:3: unknown event \"wiggle\""), "\(r.err)")
         #expect(r.out.isEmpty)
     }
 
     @Test func timeGoingBackwardsIsAnError() throws {
         let r = try nearby(["carousel", "--events", "-"], stdin: #"{"t":10,"visible":0}"# + "\n" + #"{"t":9,"visible":1}"# + "\n")
         #expect(r.status == 2)
-        #expect(r.err.contains("line 2: time 9 is before the previous event's time 10"), "\(r.err)")
+        #expect(r.err.contains("<stdin>:2: time 9 is before the previous event's time 10"), "\(r.err)")
     }
 
     @Test func aLocationWithoutAQuerySourceIsAnError() throws {
         let r = try nearby(["carousel", "--events", "-"], stdin: #"{"t":0,"location":{"lat":1,"lon":2}}"# + "\n")
         #expect(r.status == 2)
-        #expect(r.err.contains("line 1: a location event needs a query"), "\(r.err)")
+        #expect(r.err.contains("<stdin>:1: a location event needs a query"), "\(r.err)")
     }
 
     @Test func badGeometryIsAnError() throws {

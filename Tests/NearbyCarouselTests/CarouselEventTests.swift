@@ -62,7 +62,7 @@ import Testing
         #expect(a == [.id("7"), .place(Place(id: "8", title: "", lat: 1, lon: 2, category: 0))])
         let l = try PlaceListEntry.parseList("\"7\"\n\n{\"id\":\"8\",\"lat\":1,\"lon\":2}\n")
         #expect(l == a)
-        #expect(throws: CarouselInputError("line 2: place: a place must be an object with id, lat, lon, or an id")) {
+        #expect(throws: CarouselInputError("place: a place must be an object with id, lat, lon, or an id", line: 2)) {
             _ = try PlaceListEntry.parseList("\"7\"\n[1]\n")
         }
     }

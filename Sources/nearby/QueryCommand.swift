@@ -29,12 +29,17 @@ struct QueryCommand: ParsableCommand {
             Options on the command line apply to every query that does not set them. Each output line \
             starts with the query's qid; --fields qid,id,distance keeps large outputs lean.
 
+            Values may start with -: --lat -33.8688 --lon 151.2093, --sort -created,title.
+
             Examples:
-              nearby query --lat 37.5665 --lon 126.9780 --radius 2000 --category 12,39 --sort distance --limit 30
+              nearby query --lat 37.5665 --lon 126.9780 --radius 2000 --format table
+              nearby query --lat 37.5665 --lon 126.9780 --radius 2000 \\
+                --category 12,39 --sort distance --limit 30
               nearby query --lat 37.5665 --lon 126.9780 --knn 10 --distance geodesic
-              nearby query --bbox 126.9,37.5,127.1,37.6 --keyword ㄱㅂㄱ --arrange A --format table
-              nearby query --lat 35.18 --lon 129.08 --radius 20000 --date 2025-05-05 --category 15
-              nearby query --queries /tmp/w1m.queries.tsv --fields qid,id,distance --db /tmp/w1m.sqlite
+              nearby query --bbox 126.9,37.5,127.1,37.6 --keyword ㄱㅂㄱ --arrange A
+              nearby query --lat 35.18 --lon 129.08 --radius 20000 --date 2025-05-05
+              nearby query --queries /tmp/w1m.queries.tsv --fields qid,id,distance \\
+                --db /tmp/w1m.sqlite
             """)
 
     @OptionGroup var options: QueryOptions

@@ -35,7 +35,7 @@ struct QueryOptions: ParsableArguments {
     @Option(help: ArgumentHelp("TourAPI sigungu codes, comma-separated.", valueName: "codes"))
     var sigungucode: String?
 
-    @Option(parsing: .unconditional, help: "Text the title contains: case-insensitive, Unicode-normalised; initial consonants match syllables (ㄱㅂㄱ finds 경복궁).")
+    @Option(parsing: .unconditional, help: ArgumentHelp("Text the title contains: case-insensitive, Unicode-normalised; initial consonants match syllables (ㄱㅂㄱ finds 경복궁).", valueName: "text"))
     var keyword: String?
 
     @Option(name: .customLong("created-since"), help: ArgumentHelp("Created on or after (yyyyMMdd, yyyy-MM-dd or yyyyMMddHHmmss).", valueName: "date"))

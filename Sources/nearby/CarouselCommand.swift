@@ -183,8 +183,8 @@ struct CarouselCommand: ParsableCommand {
     }
 
     /// The nearby query for a location: the memory engine over `places` with the query options.
+    /// The options are checked even when there is nothing to query, so a bad one never passes silently.
     func makeQuery(over places: [Place]?) throws -> CarouselSimulator.Query? {
-        guard let places else { return nil }
         var order = PlaceOrder([SortKey(.distance)])
         if let s = sort {
             guard let o = PlaceOrder(parsing: s) else {
@@ -194,12 +194,13 @@ struct CarouselCommand: ParsableCommand {
         }
         guard radius >= 0, radius.isFinite else { throw UsageProblem(message: "--radius must be a finite number of metres ≥ 0") }
         guard limit >= 0 else { throw UsageProblem(message: "--limit must be ≥ 0") }
-        let engine = MemoryEngine(places: places)
         let ids = category.flatMap { $0.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) } }
         guard ids.allSatisfy({ $0 != nil }) else {
             throw UsageProblem(message: "--category '\(category.joined(separator: ","))' is not a comma-separated list of integers (e.g. 12,39)")
         }
         let filter = PlaceFilter(categories: ids.isEmpty ? nil : Set(ids.map { $0! }))
+        guard let places else { return nil }
+        let engine = MemoryEngine(places: places)
         let (radius, limit) = (radius, limit)
         return { lat, lon in
             try engine.run(PlaceQuery(

@@ -123,6 +123,9 @@ private func objects(_ jsonl: String) throws -> [[String: Any]] {
         for (bad, word) in [(["--category", "12,x"], "--category '12,x'"), (["--radius", "-5"], "--radius"), (["--limit", "-1"], "--limit")] {
             let r = try nearby(["carousel", "--events", "-", "--places", f.file("places.jsonl")] + bad, stdin: move)
             #expect(r.status == 2 && r.err.contains(word) && r.out.isEmpty, "\(bad): \(r.err)")
+            // Also with nothing to query: a bad option never passes silently.
+            let idle = try nearby(["carousel", "--events", "-"] + bad, stdin: #"{"t":0,"visible":0}"# + "\n")
+            #expect(idle.status == 2 && idle.err.contains(word), "\(bad): \(idle.err)")
         }
     }
 }

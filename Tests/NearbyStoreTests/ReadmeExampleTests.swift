@@ -1,6 +1,7 @@
 import Foundation
 import NearbyCore
 import NearbyStore
+import NearbyTestSupport
 import Testing
 
 /// The library example of README.md, run as written: if this stops compiling or passing, fix the README too.

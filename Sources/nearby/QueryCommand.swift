@@ -219,7 +219,7 @@ struct QueryOutput {
         case .geojson:
             for (p, d) in zip(a.rows, a.distances) { geoJSON.append(p, distance: d, to: &out.bytes) }
         case .table:
-            appendTable(a, tookMs: tookMs)
+            appendTable(a, query: query, tookMs: tookMs)
         }
     }
 
@@ -241,21 +241,23 @@ struct QueryOutput {
         out.bytes.append(UInt8(ascii: "}"))
     }
 
-    /// Aligned columns for a person: distance, category, id, title. Columns are as wide as their
-    /// widest value (nothing is cut), measured in terminal columns: Hangul and other East Asian wide
-    /// characters take two.
-    private mutating func appendTable(_ a: QueryAnswer, tookMs: Double) {
+    /// Aligned columns for a person: distance (when there is a centre), category, id, title. Columns
+    /// are as wide as their widest value (nothing is cut), measured in terminal columns: Hangul and
+    /// other East Asian wide characters take two.
+    private mutating func appendTable(_ a: QueryAnswer, query: PlaceQuery, tookMs: Double) {
         var text = "\(a.total) match\(a.total == 1 ? "" : "es"), page \(a.page), \(a.rows.count) shown (\(String(format: "%.1f", tookMs)) ms)\n"
+        let hasDistance = query.center != nil
         let rows = zip(a.rows, a.distances).map { p, d in
-            [d.map { $0 >= 1000 ? String(format: "%.2f km", $0 / 1000) : String(format: "%.0f m", $0) } ?? "-",
-             String(p.category), p.id, p.title]
+            (hasDistance ? [d.map { $0 >= 1000 ? String(format: "%.2f km", $0 / 1000) : String(format: "%.0f m", $0) } ?? "-"] : [])
+                + [String(p.category), p.id, p.title]
         }
-        let header = ["distance", "cat", "id", "title"]
-        let widths = (0..<3).map { c in rows.reduce(TerminalText.width(header[c])) { max($0, TerminalText.width($1[c])) } }
+        let header = (hasDistance ? ["distance"] : []) + ["cat", "id", "title"]
+        let widths = header.indices.map { c in rows.reduce(TerminalText.width(header[c])) { max($0, TerminalText.width($1[c])) } }
         for row in [header] + rows {
             // Distances right-aligned, the other columns left-aligned; the last column is not padded.
-            text += TerminalText.pad(row[0], to: widths[0], right: true) + "  "
-                + TerminalText.pad(row[1], to: widths[1]) + "  " + TerminalText.pad(row[2], to: widths[2]) + "  " + row[3] + "\n"
+            text += row.indices.map { c in
+                c == row.count - 1 ? row[c] : TerminalText.pad(row[c], to: widths[c], right: hasDistance && c == 0)
+            }.joined(separator: "  ") + "\n"
         }
         if let next = a.nextCursor { text += "next page: --cursor \(next)\n" }
         out.bytes.append(contentsOf: text.utf8)

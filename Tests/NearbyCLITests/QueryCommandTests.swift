@@ -185,5 +185,8 @@ import Testing
         let starts = rows.map { row in columns(row[..<row.range(of: row.hasPrefix("distance") ? "title" : "제목")!.lowerBound]) }
         #expect(Set(starts).count == 1, "\(table.output)")
         for id in ids + ["1234"] { #expect(rows.contains { $0.contains(" \(id) ") }, "\(id) cut: \(table.output)") }
+        // Without a centre there is no distance column.
+        let plain = try CLIRunner.run(["query", "--db", db, "--format", "table"]).output.split(separator: "\n")
+        #expect(plain[1].hasPrefix("cat  ") && plain.count == 6, "\(plain)")
     }
 }

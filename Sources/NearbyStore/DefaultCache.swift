@@ -13,21 +13,25 @@ public enum DefaultCache {
     ) throws -> PlaceCache {
         let files = FileManager.default
         if !files.fileExists(atPath: path) {
-            willBuild()
             let directory = (path as NSString).deletingLastPathComponent
             if !directory.isEmpty { try files.createDirectory(atPath: directory, withIntermediateDirectories: true) }
-            let partial = path + ".building-\(ProcessInfo.processInfo.processIdentifier)"
-            try? files.removeItem(atPath: partial)
-            do {
+            // Processes starting together on an empty cache queue here: one builds, the others find
+            // its cache when they get the lock (flock is released when the process ends, even killed).
+            let lock = open(path + ".lock", O_CREAT | O_RDWR, 0o644)
+            if lock >= 0 { flock(lock, LOCK_EX) }
+            defer { if lock >= 0 { close(lock) } }
+            if !files.fileExists(atPath: path) {
+                willBuild()
+                let partial = path + ".building-\(ProcessInfo.processInfo.processIdentifier)"
+                try? files.removeItem(atPath: partial)
+                defer { try? files.removeItem(atPath: partial) }
                 let places = try build()
                 // Closed (WAL checkpointed and removed) at the end of this scope, before the rename.
                 try PlaceCache(path: partial).write { writer in
                     for place in places { try writer.upsert(place) }
                 }
-                // Another process may have finished first: keep its cache, which has the same places.
-                if !files.fileExists(atPath: path) { try files.moveItem(atPath: partial, toPath: path) }
+                try files.moveItem(atPath: partial, toPath: path)
             }
-            try? files.removeItem(atPath: partial)
         }
         return try PlaceCache(path: path, readOnly: readOnly)
     }

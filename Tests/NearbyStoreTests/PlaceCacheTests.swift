@@ -201,6 +201,26 @@ func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
         #expect(CachePath.defaultPath(environment: ["HOME": "/h"]) == "/h/.cache/nearby/places.sqlite")
     }
 
+    @Test func concurrentFirstUsesBuildTheDefaultCacheOnce() throws {
+        let dir = try TempFolder()
+        let path = dir.file("places.sqlite")
+        let places = randomPlaces(50, seed: 6)
+        let builds = NSLock()
+        nonisolated(unsafe) var buildCount = 0
+        nonisolated(unsafe) var counts: [Int] = []
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            let cache = try? DefaultCache.openOrBuild(path: path, readOnly: true, build: {
+                builds.withLock { buildCount += 1 }
+                Thread.sleep(forTimeInterval: 0.05)  // widen the window in which the others arrive
+                return places
+            })
+            let n = (try? cache?.count()).flatMap { $0 } ?? -1
+            builds.withLock { counts.append(n) }
+        }
+        #expect(buildCount == 1)
+        #expect(counts == [50, 50, 50, 50])
+    }
+
     @Test func defaultCacheIsBuiltOnceThenReused() throws {
         let dir = try TempFolder()
         let path = dir.file("sub/dir/places.sqlite")

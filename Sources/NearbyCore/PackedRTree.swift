@@ -1,0 +1,404 @@
+/// A static packed Hilbert R-tree over points: built once, queried many times, never mutated.
+///
+/// Modelled on mourner's flatbush (github.com/mourner/flatbush, ISC): points are sorted along a
+/// Hilbert curve (`hilbertIndex`) and packed `nodeSize` at a time into leaves, leaves into parents, and
+/// so on up to one root. Everything lives in four flat arrays, with no object per node:
+/// - `points`: the item coordinates (x, y interleaved) copied into curve order, so a leaf's points
+///   sit in one or two cache lines;
+/// - `items`: the item index (position in the `xs`/`ys` given to `init`) of each point, as `Int32`;
+/// - `boxes`: one (minX, minY, maxX, maxY) per node, level 1 (parents of points) first, root last;
+/// - `levels`: per level, where its boxes start, how many entries it has and how many points a full
+///   node of that level covers.
+///
+/// Packing makes the tree implicit: node `j` of level `L` (points are level 0) has children
+/// `j·nodeSize ..< (j+1)·nodeSize` of level `L−1` and covers the contiguous run of points
+/// `j·nodeSizeᴸ ..< (j+1)·nodeSizeᴸ` (both cut at the level's end). So the subtree item count the
+/// counting query needs is computed, not stored, and a subtree that lies wholly inside a query is
+/// reported as one range of points without visiting its nodes (flatbush's `_collectContained`).
+///
+/// Answers are exact: bounds from the metric only prune; every reported distance is the metric's
+/// `distance`. Memory: 16 bytes of coordinates + 4 of item index per point, plus 32 bytes of box per
+/// node (about 2.1 bytes per point at node size 16): about 22 bytes per point.
+/// Queries run on unsafe pointers (see `View`) so the hot loops do no reference counting; the generic
+/// queries are `@inlinable` so that each metric gets its own specialised loop, also across modules.
+public struct PackedRTree: Sendable {
+    /// Number of points in the tree.
+    public let count: Int
+    /// Maximum number of children per node.
+    public let nodeSize: Int
+    @usableFromInline let points: [Double]
+    @usableFromInline let items: [Int32]
+    @usableFromInline let boxes: [Double]
+    /// Three `Int`s per level L = 0 … top: first box of the level (in boxes, unused for L = 0),
+    /// number of entries, points covered by a full node (nodeSizeᴸ).
+    @usableFromInline let levels: [Int]
+
+    /// Builds the tree over points `(xs[i], ys[i])`; item `i` is reported as `Int32(i)`.
+    ///
+    /// `xs`/`ys` are longitude/latitude in degrees for `HaversineMetric` (longitude in −180…180, no
+    /// wrapping), or projected metres for `PlanarMetric`. Coordinates must be finite.
+    /// Cost: O(n) (a radix sort of the Hilbert keys); about 40 ms for 1M points in release builds.
+    public init(xs: [Double], ys: [Double], nodeSize: Int = 16) {
+        precondition(xs.count == ys.count, "xs and ys must have the same length")
+        precondition(nodeSize >= 2, "node size must be at least 2")
+        precondition(xs.count < Int(Int32.max), "at most Int32.max - 1 points")
+        let n = xs.count
+        self.count = n
+        self.nodeSize = nodeSize
+        let order = Self.hilbertOrder(xs: xs, ys: ys)
+        var points = [Double](repeating: 0, count: 2 * n)
+        for (pos, i) in order.enumerated() {
+            points[2 * pos] = xs[Int(i)]
+            points[2 * pos + 1] = ys[Int(i)]
+        }
+        // Level 0 is the points themselves; each level above packs nodeSize entries of the one below.
+        var levels = [0, n, 1]
+        var boxes: [Double] = []
+        var lower = points, span = 1
+        while n > 0 && (levels.count == 3 || lower.count > 4) {
+            let level = levels.count == 3
+                ? Self.parents(of: lower, stride: 2, far: 0, nodeSize: nodeSize)
+                : Self.parents(of: lower, stride: 4, far: 2, nodeSize: nodeSize)
+            span *= nodeSize
+            levels += [boxes.count / 4, level.count / 4, span]
+            boxes += level
+            lower = level
+        }
+        self.points = points
+        self.items = order
+        self.boxes = boxes
+        self.levels = levels
+    }
+
+    /// Boxes of the parents of consecutive runs of `nodeSize` entries of `src`: points (x, y) with
+    /// `stride` 2 and `far` 0, or boxes (minX, minY, maxX, maxY) with `stride` 4 and `far` 2.
+    static func parents(of src: [Double], stride: Int, far: Int, nodeSize: Int) -> [Double] {
+        let entries = src.count / stride
+        var boxes: [Double] = []
+        boxes.reserveCapacity(4 * ((entries + nodeSize - 1) / nodeSize))
+        for first in Swift.stride(from: 0, to: entries, by: nodeSize) {
+            var minX = Double.infinity, minY = Double.infinity
+            var maxX = -Double.infinity, maxY = -Double.infinity
+            for b in Swift.stride(from: first * stride, to: min(first + nodeSize, entries) * stride, by: stride) {
+                minX = min(minX, src[b]); minY = min(minY, src[b + 1])
+                maxX = max(maxX, src[b + far]); maxY = max(maxY, src[b + far + 1])
+            }
+            boxes.append(minX); boxes.append(minY); boxes.append(maxX); boxes.append(maxY)
+        }
+        return boxes
+    }
+
+    /// Item indices sorted by the Hilbert index of their point in the bounding box of all points
+    /// (quantised to 16 bits per axis), ties by item index: an LSD radix sort of
+    /// `hilbert << 32 | item` on its high 32 bits (stable, so ties keep the item order).
+    static func hilbertOrder(xs: [Double], ys: [Double]) -> [Int32] {
+        let n = xs.count
+        guard n > 0 else { return [] }
+        let minX = xs.min()!, maxX = xs.max()!, minY = ys.min()!, maxY = ys.max()!
+        let sx = 65535 / (maxX > minX ? maxX - minX : 1)
+        let sy = 65535 / (maxY > minY ? maxY - minY : 1)
+        var keys = [UInt64](unsafeUninitializedCapacity: n) { buf, initialized in
+            for i in 0 ..< n {
+                let hx = UInt32(min(65535, sx * (xs[i] - minX)))
+                let hy = UInt32(min(65535, sy * (ys[i] - minY)))
+                buf[i] = UInt64(hilbertIndex(x: hx, y: hy)) << 32 | UInt64(i)
+            }
+            initialized = n
+        }
+        var scratch = [UInt64](repeating: 0, count: n)
+        for shift in stride(from: UInt64(32), to: 64, by: 8) {
+            var offsets = [Int](repeating: 0, count: 257)
+            for k in keys { offsets[Int((k >> shift) & 0xFF) + 1] += 1 }
+            if offsets.contains(n) { continue }  // every key has the same digit: already in order
+            for d in 1 ... 256 { offsets[d] += offsets[d - 1] }
+            for k in keys {
+                let d = Int((k >> shift) & 0xFF)
+                scratch[offsets[d]] = k
+                offsets[d] += 1
+            }
+            swap(&keys, &scratch)
+        }
+        return keys.map { Int32(truncatingIfNeeded: $0) }
+    }
+}
+
+// MARK: - Unsafe view for the query loops
+
+extension PackedRTree {
+    /// The tree's arrays as raw pointers, valid only inside `withView`.
+    @usableFromInline
+    struct View {
+        @usableFromInline let points: UnsafePointer<Double>
+        @usableFromInline let items: UnsafePointer<Int32>
+        @usableFromInline let boxes: UnsafePointer<Double>
+        @usableFromInline let levels: UnsafePointer<Int>
+        @usableFromInline let count: Int
+        @usableFromInline let nodeSize: Int
+        /// Level of the root (≥ 1 when the tree is not empty).
+        @usableFromInline let top: Int
+
+        @inlinable init(
+            points: UnsafePointer<Double>, items: UnsafePointer<Int32>, boxes: UnsafePointer<Double>,
+            levels: UnsafePointer<Int>, count: Int, nodeSize: Int, top: Int
+        ) {
+            self.points = points; self.items = items; self.boxes = boxes; self.levels = levels
+            self.count = count; self.nodeSize = nodeSize; self.top = top
+        }
+
+        @inlinable func x(_ pos: Int) -> Double { points[2 * pos] }
+        @inlinable func y(_ pos: Int) -> Double { points[2 * pos + 1] }
+
+        /// Children (entries of level − 1) of node `j` of `level` ≥ 1.
+        @inlinable func children(_ level: Int, _ j: Int) -> Range<Int> {
+            let first = j * nodeSize
+            return first ..< min(first + nodeSize, levels[3 * (level - 1) + 1])
+        }
+
+        /// Points (positions in curve order) under entry `j` of `level` (level 0: the point itself).
+        @inlinable func pointRange(_ level: Int, _ j: Int) -> Range<Int> {
+            let span = levels[3 * level + 2]
+            return j * span ..< min(j * span + span, count)
+        }
+
+        /// Calls `body(minX, minY, maxX, maxY)` on the box of node `j` of `level` ≥ 1.
+        @inlinable func withBox<R>(_ level: Int, _ j: Int, _ body: (Double, Double, Double, Double) -> R) -> R {
+            let b = 4 * (levels[3 * level] + j)
+            return body(boxes[b], boxes[b + 1], boxes[b + 2], boxes[b + 3])
+        }
+    }
+
+    @inlinable
+    func withView<R>(_ body: (View) -> R) -> R {
+        points.withUnsafeBufferPointer { p in
+            items.withUnsafeBufferPointer { i in
+                boxes.withUnsafeBufferPointer { b in
+                    levels.withUnsafeBufferPointer { l in
+                        body(View(
+                            points: p.baseAddress!, items: i.baseAddress!, boxes: b.baseAddress!,
+                            levels: l.baseAddress!, count: count, nodeSize: nodeSize, top: l.count / 3 - 1))
+                    }
+                }
+            }
+        }
+    }
+
+    /// How a node's box relates to a query region.
+    @usableFromInline
+    enum Overlap { case outside, partial, inside }
+
+    /// Depth-first walk reporting runs of points: `inside(range)` for runs wholly inside the query
+    /// (whole subtrees, never opened), `partial(range)` for leaves that must be checked point by point.
+    /// `classify(minX, minY, maxX, maxY)` decides for each node's box.
+    @inlinable
+    func walk(
+        _ v: View, classify: (Double, Double, Double, Double) -> Overlap,
+        inside: (Range<Int>) -> Void, partial: (Range<Int>) -> Void
+    ) {
+        guard v.count > 0 else { return }
+        switch v.withBox(v.top, 0, classify) {
+        case .outside: return
+        case .inside: return inside(0 ..< v.count)
+        case .partial: break
+        }
+        // Pending nodes packed as level | j << 8; at most nodeSize − 1 more per level descended.
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: v.top * v.nodeSize + 1) { stack in
+            stack[0] = v.top
+            var depth = 1
+            while depth > 0 {
+                depth -= 1
+                let level = stack[depth] & 0xFF, j = stack[depth] >> 8
+                if level == 1 {
+                    partial(v.pointRange(1, j))
+                    continue
+                }
+                for c in v.children(level, j) {
+                    switch v.withBox(level - 1, c, classify) {
+                    case .outside: continue
+                    case .inside: inside(v.pointRange(level - 1, c))
+                    case .partial:
+                        stack[depth] = (level - 1) | c << 8
+                        depth += 1
+                    }
+                }
+            }
+        }
+    }
+}
+
+// MARK: - Queries
+
+extension PackedRTree {
+    /// Calls `visit` with every item whose point lies in the box (edges included), in no particular order.
+    @inlinable
+    public func search(minX: Double, minY: Double, maxX: Double, maxY: Double, _ visit: (Int32) -> Void) {
+        withView { v in
+            walk(v, classify: { x0, y0, x1, y1 in
+                if x0 > maxX || y0 > maxY || x1 < minX || y1 < minY { return .outside }
+                return x0 >= minX && y0 >= minY && x1 <= maxX && y1 <= maxY ? .inside : .partial
+            }, inside: { run in
+                for pos in run { visit(v.items[pos]) }
+            }, partial: { run in
+                for pos in run {
+                    let x = v.x(pos), y = v.y(pos)
+                    if x >= minX && x <= maxX && y >= minY && y <= maxY { visit(v.items[pos]) }
+                }
+            })
+        }
+    }
+
+    /// Box search in longitude/latitude degrees; `minLon > maxLon` means the box crosses the
+    /// antimeridian and is searched as minLon…180 and −180…maxLon. Edges are compared literally
+    /// (a point at lon −180 is not in a box that ends at 180).
+    @inlinable
+    public func searchLonLat(
+        minLon: Double, minLat: Double, maxLon: Double, maxLat: Double, _ visit: (Int32) -> Void
+    ) {
+        if minLon <= maxLon {
+            search(minX: minLon, minY: minLat, maxX: maxLon, maxY: maxLat, visit)
+        } else {
+            search(minX: minLon, minY: minLat, maxX: 180, maxY: maxLat, visit)
+            search(minX: -180, minY: minLat, maxX: maxLon, maxY: maxLat, visit)
+        }
+    }
+
+    /// Walks the circle `distance ≤ radius` around the metric's centre (see `walk`).
+    @inlinable
+    func walkCircle<M: SpatialMetric>(
+        _ v: View, _ m: M, radius: Double, inside: (Range<Int>) -> Void, partial: (Range<Int>) -> Void
+    ) {
+        walk(v, classify: { x0, y0, x1, y1 in
+            if m.lowerBound(minX: x0, minY: y0, maxX: x1, maxY: y1) > radius { return .outside }
+            return m.upperBound(minX: x0, minY: y0, maxX: x1, maxY: y1) <= radius ? .inside : .partial
+        }, inside: inside, partial: partial)
+    }
+
+    /// Calls `visit(item, distance)` for every item with `distance ≤ radius`, in no particular order.
+    @inlinable
+    public func within<M: SpatialMetric>(_ m: M, radius: Double, _ visit: (Int32, Double) -> Void) {
+        withView { v in
+            walkCircle(v, m, radius: radius, inside: { run in
+                for pos in run { visit(v.items[pos], m.distance(x: v.x(pos), y: v.y(pos))) }
+            }, partial: { run in
+                for pos in run {
+                    let d = m.distance(x: v.x(pos), y: v.y(pos))
+                    if d <= radius { visit(v.items[pos], d) }
+                }
+            })
+        }
+    }
+
+    /// Number of items with `distance ≤ radius`. Subtrees whose box lies wholly inside the circle
+    /// (`upperBound ≤ radius`) add their size without their points being visited.
+    @inlinable
+    public func count<M: SpatialMetric>(_ m: M, radius: Double) -> Int {
+        withView { v in
+            var total = 0
+            walkCircle(v, m, radius: radius, inside: { run in
+                total += run.count
+            }, partial: { run in
+                for pos in run where m.distance(x: v.x(pos), y: v.y(pos)) <= radius { total += 1 }
+            })
+            return total
+        }
+    }
+
+    /// The `k` items nearest to the metric's centre with `distance ≤ maxDistance` and `include(item)`,
+    /// by distance, ties by item index, found best-first.
+    ///
+    /// Nodes and points share one priority queue ordered by (distance or lower bound, nodes before
+    /// points, item index); a point leaves the queue only when no node left can hold anything closer
+    /// or equally close with a smaller index, so the first `k` points out are the answer, in order
+    /// (geokdbush's `around`, github.com/mourner/geokdbush). Cost grows with k and the number of
+    /// points near the k-th distance, not with the number of matches within `maxDistance`, which is
+    /// what makes "radius + sort by distance + limit 30" cheap. `include` is asked only about points
+    /// within `maxDistance`, at most once each.
+    @inlinable
+    public func nearest<M: SpatialMetric>(
+        _ m: M, k: Int, maxDistance: Double = .infinity, where include: (Int32) -> Bool = { _ in true }
+    ) -> [(item: Int32, distance: Double)] {
+        guard k > 0, count > 0 else { return [] }
+        var result: [(item: Int32, distance: Double)] = []
+        result.reserveCapacity(min(k, count, 1024))
+        var queue = DistanceQueue()
+        withView { v in
+            queue.push(0, DistanceQueue.nodeKey(level: v.top, index: 0))
+            while let (d, key) = queue.pop() {
+                if key >= 0 {
+                    result.append((Int32(truncatingIfNeeded: key), d))
+                    if result.count == k { return }
+                    continue
+                }
+                let (level, j) = DistanceQueue.node(key)
+                if level == 1 {
+                    for pos in v.pointRange(1, j) {
+                        let dist = m.distance(x: v.x(pos), y: v.y(pos))
+                        if dist <= maxDistance && include(v.items[pos]) { queue.push(dist, Int64(v.items[pos])) }
+                    }
+                    continue
+                }
+                for c in v.children(level, j) {
+                    let lb = v.withBox(level - 1, c, m.lowerBound)
+                    if lb <= maxDistance { queue.push(lb, DistanceQueue.nodeKey(level: level - 1, index: c)) }
+                }
+            }
+        }
+        return result
+    }
+}
+
+// MARK: - Priority queue
+
+/// A binary min-heap of (distance, key) in one flat array, ordered by distance, then key.
+/// Keys ≥ 0 are item indices; nodes get negative keys so that at equal distance a node comes out
+/// before any item (it might hold an item that ties with a smaller index).
+@usableFromInline
+struct DistanceQueue {
+    @usableFromInline var heap: [(distance: Double, key: Int64)] = []
+
+    @inlinable init() { heap.reserveCapacity(256) }
+
+    @inlinable static func nodeKey(level: Int, index: Int) -> Int64 { -1 - Int64(index << 8 | level) }
+    @inlinable static func node(_ key: Int64) -> (level: Int, index: Int) {
+        let v = Int(-1 - key)
+        return (v & 0xFF, v >> 8)
+    }
+
+    @inlinable static func less(_ a: (distance: Double, key: Int64), _ b: (distance: Double, key: Int64)) -> Bool {
+        a.distance < b.distance || (a.distance == b.distance && a.key < b.key)
+    }
+
+    @inlinable mutating func push(_ distance: Double, _ key: Int64) {
+        let e = (distance: distance, key: key)
+        var i = heap.count
+        heap.append(e)
+        heap.withUnsafeMutableBufferPointer { h in
+            while i > 0 {
+                let parent = (i - 1) >> 1
+                if !Self.less(e, h[parent]) { break }
+                h[i] = h[parent]
+                i = parent
+            }
+            h[i] = e
+        }
+    }
+
+    @inlinable mutating func pop() -> (distance: Double, key: Int64)? {
+        guard let last = heap.popLast() else { return nil }
+        if heap.isEmpty { return last }
+        return heap.withUnsafeMutableBufferPointer { h in
+            let top = h[0]
+            let n = h.count
+            var i = 0
+            while true {
+                var child = 2 * i + 1
+                if child >= n { break }
+                if child + 1 < n && Self.less(h[child + 1], h[child]) { child += 1 }
+                if !Self.less(h[child], last) { break }
+                h[i] = h[child]
+                i = child
+            }
+            h[i] = last
+            return top
+        }
+    }
+}

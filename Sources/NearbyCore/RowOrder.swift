@@ -1,0 +1,70 @@
+/// A candidate answer row: a `PlaceTable` row and its distance from the query centre (0 without one).
+struct Row: Equatable {
+    var item: Int
+    var dist: Double
+}
+
+/// A `SortOrder` compiled against one table: a strict total order on rows, ties broken by row
+/// index (= id order).
+struct RowOrder {
+    private let keys: [SortKey]
+    private let table: PlaceTable
+    private let ranks: [UInt32]
+
+    init(_ order: SortOrder, table: PlaceTable) {
+        keys = order.keys
+        self.table = table
+        ranks = order.usesTitle ? table.titleRanks() : []
+    }
+
+    /// True when the order is plain ascending distance, the order of best-first nearest search.
+    var isDistanceOnly: Bool { keys == [SortKey(.distance)] }
+    var usesDistance: Bool { keys.contains { $0.field == .distance } }
+
+    func less(_ a: Row, _ b: Row) -> Bool {
+        for key in keys {
+            let c: Int
+            switch key.field {
+            case .distance: c = Self.compare(a.dist, b.dist)
+            case .title: c = Self.compare(ranks[a.item], ranks[b.item])
+            case .created: c = Self.compare(table.created[a.item], table.created[b.item])
+            case .modified: c = Self.compare(table.modified[a.item], table.modified[b.item])
+            case .category: c = Self.compare(table.category[a.item], table.category[b.item])
+            }
+            if c != 0 { return key.descending ? c > 0 : c < 0 }
+        }
+        return a.item < b.item
+    }
+
+    @inline(__always)
+    private static func compare<T: Comparable>(_ a: T, _ b: T) -> Int { a < b ? -1 : (b < a ? 1 : 0) }
+
+    /// The first `m` rows of `rows` in this order, sorted. Costs O(n log m) with a bounded max-heap
+    /// when m is smaller than n, so a page never pays for sorting every match.
+    func top(_ m: Int, of rows: [Row]) -> [Row] {
+        if m >= rows.count { return rows.sorted(by: less) }
+        if m <= 0 { return [] }
+        var heap = Array(rows[0..<m])
+        // Max-heap by `less`: heap[0] is the worst of the best m seen so far.
+        for i in stride(from: m / 2 - 1, through: 0, by: -1) { siftDown(&heap, i) }
+        for row in rows[m...] where less(row, heap[0]) {
+            heap[0] = row
+            siftDown(&heap, 0)
+        }
+        return heap.sorted(by: less)
+    }
+
+    private func siftDown(_ heap: inout [Row], _ start: Int) {
+        var i = start
+        let n = heap.count
+        while true {
+            let l = 2 * i + 1, r = l + 1
+            var worst = i
+            if l < n && less(heap[worst], heap[l]) { worst = l }
+            if r < n && less(heap[worst], heap[r]) { worst = r }
+            if worst == i { return }
+            heap.swapAt(i, worst)
+            i = worst
+        }
+    }
+}

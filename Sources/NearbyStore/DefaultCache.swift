@@ -1,0 +1,34 @@
+import Foundation
+import NearbyCore
+
+/// The cache a command uses when none is named: built from the default dataset on first use.
+public enum DefaultCache {
+    /// Opens the cache at `path`, first building it from `build()` when no file exists there.
+    ///
+    /// The places are written into a temporary file beside `path` that is renamed into place only when
+    /// complete, so an interrupted first run leaves no half-built cache behind. `willBuild` runs once,
+    /// before building (the CLI says so on stderr); it does not run when the cache already exists.
+    public static func openOrBuild(
+        path: String, readOnly: Bool, build: () throws -> [Place], willBuild: () -> Void = {}
+    ) throws -> PlaceCache {
+        let files = FileManager.default
+        if !files.fileExists(atPath: path) {
+            willBuild()
+            let directory = (path as NSString).deletingLastPathComponent
+            if !directory.isEmpty { try files.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+            let partial = path + ".building-\(ProcessInfo.processInfo.processIdentifier)"
+            try? files.removeItem(atPath: partial)
+            do {
+                let places = try build()
+                // Closed (WAL checkpointed and removed) at the end of this scope, before the rename.
+                try PlaceCache(path: partial).write { writer in
+                    for place in places { try writer.upsert(place) }
+                }
+                // Another process may have finished first: keep its cache, which has the same places.
+                if !files.fileExists(atPath: path) { try files.moveItem(atPath: partial, toPath: path) }
+            }
+            try? files.removeItem(atPath: partial)
+        }
+        return try PlaceCache(path: path, readOnly: readOnly)
+    }
+}

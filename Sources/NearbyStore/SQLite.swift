@@ -1,0 +1,136 @@
+import CSQLite
+
+// A thin layer over the SQLite C API: a connection, prepared statements, bind/step/column, and errors
+// carrying sqlite3_errmsg. We use the C API directly rather than GRDB (or another wrapper) to keep the
+// hot import path allocation-free (statements are prepared once and reused for every row, text is bound
+// straight from Swift's UTF-8 storage) and the dependency list short.
+
+/// A failed SQLite call: the result code and sqlite3_errmsg, with the database path for context.
+struct SQLiteError: Error, CustomStringConvertible {
+    var path: String
+    var code: Int32
+    var message: String
+
+    var description: String { "\(path): \(message)" }
+    /// SQLITE_BUSY or SQLITE_LOCKED, primary or extended: another connection holds the lock.
+    var isBusy: Bool { code & 0xff == SQLITE_BUSY || code & 0xff == SQLITE_LOCKED }
+}
+
+/// One SQLite connection. Not thread-safe: use a connection (and its statements) from one thread at a time.
+final class SQLiteConnection {
+    let path: String
+    let handle: OpaquePointer
+
+    /// Opens `path`; creates the file when `create` is true (and `readOnly` is false).
+    init(path: String, readOnly: Bool, create: Bool) throws(SQLiteError) {
+        var db: OpaquePointer?
+        let flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
+        let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            sqlite3_close_v2(db)
+            throw SQLiteError(path: path, code: rc, message: message)
+        }
+        self.path = path
+        self.handle = db
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// How long a statement waits for another connection's lock before failing with SQLITE_BUSY.
+    func setBusyTimeout(milliseconds: Int32) { sqlite3_busy_timeout(handle, milliseconds) }
+
+    /// Runs one or more statements that return no rows we need.
+    func execute(_ sql: String) throws(SQLiteError) {
+        try check(sqlite3_exec(handle, sql, nil, nil, nil))
+    }
+
+    func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        var stmt: OpaquePointer?
+        try check(sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil))
+        return SQLiteStatement(connection: self, handle: stmt!)
+    }
+
+    /// The first column of the first row of `sql`, as an integer (0 when there is no row).
+    func integer(_ sql: String) throws(SQLiteError) -> Int64 {
+        let stmt = try prepare(sql)
+        return try stmt.step() ? stmt.int64(0) : 0
+    }
+
+    /// The rowid of the last row inserted on this connection.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    func check(_ rc: Int32) throws(SQLiteError) {
+        if rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW { throw error(rc) }
+    }
+
+    func error(_ rc: Int32) -> SQLiteError {
+        SQLiteError(path: path, code: rc, message: String(cString: sqlite3_errmsg(handle)))
+    }
+}
+
+/// A prepared statement, reused across rows: bind, step, read columns, reset. Parameters and columns are
+/// 1-based and 0-based respectively, as in the C API.
+final class SQLiteStatement {
+    unowned let connection: SQLiteConnection
+    let handle: OpaquePointer
+
+    fileprivate init(connection: SQLiteConnection, handle: OpaquePointer) {
+        self.connection = connection
+        self.handle = handle
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Binds UTF-8 text (SQLITE_TRANSIENT: SQLite copies the bytes, so Swift's storage may move after the
+    /// call; a native String is contiguous UTF-8, so no bridging copy is made on our side), or NULL for nil.
+    func bind(_ index: Int32, _ text: String?) throws(SQLiteError) {
+        guard var text else { return try connection.check(sqlite3_bind_null(handle, index)) }
+        let rc = text.withUTF8 { utf8 in
+            // A NULL pointer would bind SQL NULL, so the empty string gets a real (empty) C string.
+            guard let bytes = utf8.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, sqliteTransient) }
+            return bytes.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
+                sqlite3_bind_text(handle, index, $0, Int32(utf8.count), sqliteTransient)
+            }
+        }
+        try connection.check(rc)
+    }
+
+    func bind(_ index: Int32, _ value: Int64?) throws(SQLiteError) {
+        guard let value else { return try connection.check(sqlite3_bind_null(handle, index)) }
+        try connection.check(sqlite3_bind_int64(handle, index, value))
+    }
+
+    func bind(_ index: Int32, _ value: Double) throws(SQLiteError) {
+        try connection.check(sqlite3_bind_double(handle, index, value))
+    }
+
+    /// Steps once: true when a row is ready to read, false when the statement is done.
+    @discardableResult
+    func step() throws(SQLiteError) -> Bool {
+        let rc = sqlite3_step(handle)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        throw connection.error(rc)
+    }
+
+    /// Resets the statement so it can run again; bindings are kept until rebound.
+    func reset() { sqlite3_reset(handle) }
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+
+    /// The column's text, decoded from its UTF-8 bytes without a strlen or a C-string copy; nil for NULL.
+    func text(_ column: Int32) -> String? {
+        guard let bytes = sqlite3_column_text(handle, column) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+}
+
+/// SQLITE_TRANSIENT, which the C header defines as a cast of -1 that Swift cannot import.
+private var sqliteTransient: sqlite3_destructor_type {
+    unsafeBitCast(-1 as Int, to: sqlite3_destructor_type.self)
+}

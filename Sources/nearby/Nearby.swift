@@ -11,6 +11,7 @@ struct Nearby: ParsableCommand {
             sorts and pages. Machine output goes to stdout as JSON lines; progress and errors go to stderr.
             """,
         subcommands: [
+            BenchCommand.self,
         ]
     )
 }

@@ -1,0 +1,26 @@
+import ArgumentParser
+
+/// `nearby bench`: the benchmark harness. Each subcommand prints one JSON document on stdout.
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure query, sort/filter and carousel throughput on the benchmark workload.",
+        discussion: """
+            Each run prints ONE JSON document on stdout (its shape is in docs/bench-json.md); a progress \
+            line goes to stderr only when stderr is a terminal. Workload files come from \
+            make_dataset.py (see the workload README):
+
+              python3 make_dataset.py 1000000 10000 /tmp/w1m
+              nearby bench radius --places /tmp/w1m.places.tsv --queries /tmp/w1m.queries.tsv > mem.json
+              nearby bench radius --engine sqlite --places /tmp/w1m.places.tsv --queries /tmp/w1m.queries.tsv
+              nearby bench report mem.json sqlite.json --svg charts/
+
+            Build with `swift build -c release` before measuring: debug builds are 10-50 times slower.
+            scripts/bench-all.sh runs every measurement in BENCHMARKS.md.
+            """,
+        subcommands: [
+            BenchRadiusCommand.self, BenchKNNCommand.self, BenchBBoxCommand.self,
+            BenchSortFilterCommand.self, BenchCarouselCommand.self, BenchReportCommand.self,
+        ]
+    )
+}

@@ -1,0 +1,122 @@
+import ArgumentParser
+import Foundation
+import NearbyCore
+import NearbyStore
+
+/// Which engine a bench run measures.
+enum BenchEngineKind: String, ExpressibleByArgument, CaseIterable {
+    case memory, sqlite
+}
+
+/// Options shared by `bench radius`, `bench knn` and `bench bbox`.
+struct BenchWorkloadOptions: ParsableArguments {
+    @Option(help: "Workload places TSV (id lat lon category title created modified areacode sigungucode).")
+    var places: String
+
+    @Option(help: "Workload queries TSV (qid lat lon radius_m limit).")
+    var queries: String
+
+    @Option(help: "Engine to measure: memory (packed R-tree) or sqlite (R*Tree in a fresh temporary cache).")
+    var engine: BenchEngineKind = .memory
+
+    @Option(help: "Distance model: haversine, geodesic, projected[:CRS]. Checksums in the workload README are for haversine.")
+    var distance: String = "haversine"
+
+    @Option(name: .customLong("repeat"), help: "Answer every query this many times; a query's latency is the median of its runs.")
+    var repetitions: Int = 1
+
+    @Option(help: "Split the queries over this many threads (the engine is shared for reads).")
+    var threads: Int = 1
+
+    @Option(help: "Also write each answer's identity as TSV to this file (qid [k] total returned checksum).")
+    var answers: String?
+
+    func validate() throws {
+        guard repetitions >= 1 else { throw ValidationError("--repeat must be at least 1") }
+        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+        do { _ = try DistanceModel(parsing: distance) } catch { throw ValidationError("--distance: \(error)") }
+    }
+
+    var distanceModel: DistanceModel { (try? DistanceModel(parsing: distance)) ?? .haversine }
+}
+
+/// The engine under test with what it took to build it.
+struct BenchSetup {
+    /// One engine per thread (the memory engine is one shared instance; SQLite connections are per thread).
+    let engines: [any QueryEngine]
+    let placeCount: Int
+    var document: BenchDocument
+    /// Removes temporary files.
+    let cleanup: () -> Void
+
+    /// Loads the workload, builds the engine and records load/import/build times and memory.
+    static func make(_ options: BenchWorkloadOptions, command: String) throws -> (BenchSetup, [WorkloadQuery]) {
+        let progress = BenchProgress(command)
+        progress.say("loading \(options.places)")
+        var doc = BenchDocument(command: command, engine: options.engine.rawValue, distance: options.distance,
+                                threads: options.threads, repeat: options.repetitions)
+        let (places, loadSeconds) = try BenchClock.measure { try Workload.readPlaces(path: options.places) }
+        let queries = try Workload.readQueries(path: options.queries)
+        doc.seconds.load = loadSeconds
+        doc.workload = BenchWorkloadInfo(places: options.places, queries: options.queries,
+                                         placeCount: places.count, queryCount: queries.count)
+        progress.say("building the \(options.engine.rawValue) engine over \(places.count) places")
+        doc.memory.beforeBuild = ResidentMemory.now()
+        let engines: [any QueryEngine]
+        var cleanup: () -> Void = {}
+        switch options.engine {
+        case .memory:
+            let (engine, seconds) = BenchClock.measure { MemoryEngine(places: places) }
+            doc.seconds.build = seconds
+            engines = Array(repeating: engine, count: options.threads)
+        case .sqlite:
+            let (engineSet, importSeconds, buildSeconds, remove) = try BenchSQLite.make(places, threads: options.threads)
+            doc.seconds.import = importSeconds
+            doc.seconds.build = buildSeconds
+            engines = engineSet
+            cleanup = remove
+        }
+        doc.memory.afterBuild = ResidentMemory.now()
+        if let before = doc.memory.beforeBuild?.rssKiB, let after = doc.memory.afterBuild?.rssKiB, !places.isEmpty {
+            doc.memory.buildBytesPerPlace = Double((after - before) * 1024) / Double(places.count)
+        }
+        return (BenchSetup(engines: engines, placeCount: places.count, document: doc, cleanup: cleanup), queries)
+    }
+}
+
+/// Monotonic time for measurements.
+enum BenchClock {
+    @inline(__always) static func nanos() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    /// Runs `body` once and returns its result with the seconds it took.
+    static func measure<T>(_ body: () throws -> T) rethrows -> (T, Double) {
+        let start = nanos()
+        let value = try body()
+        return (value, Double(nanos() - start) / 1e9)
+    }
+}
+
+/// A progress line on stderr, only when stderr is a terminal (so logs and pipes stay clean).
+struct BenchProgress: Sendable {
+    let command: String
+    let enabled: Bool
+
+    init(_ command: String) {
+        self.command = command
+        enabled = isatty(STDERR_FILENO) != 0
+    }
+
+    func say(_ text: String) {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K[bench \(command)] \(text)".utf8))
+    }
+
+    func done() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}

@@ -18,13 +18,15 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
     public let generation: Int64
     private let tree: PackedRTree?
     private let lock = NSLock()
-    private var planar: [String: PlanarSpace] = [:]
+    private var planar: [Int: PlanarSpace] = [:]
 
-    /// Projected coordinates of every row for one CRS, and their tree.
+    /// Projected coordinates of every row for one CRS, and the tree over the rows PROJ could project
+    /// (`treeRows` maps its items back to rows when some could not; those are in no answer).
     private struct PlanarSpace {
         let projection: Projection
         let xs: [Double], ys: [Double]
         let tree: PackedRTree?
+        let treeRows: [Int32]?
     }
 
     public init(places: [Place], generation: Int64 = 0, indexed: Bool = true) {
@@ -45,42 +47,74 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         case .geodesic:
             return try execute(q, space: Space(metric: GeodesicMetric(lat: c.lat, lon: c.lon), tree: tree, xy: nil))
         case .projected(let crs):
-            let p = try planarSpace(crs.resolved(lat: c.lat, lon: c.lon))
-            let centre = p.projection.forward(lats: [c.lat], lons: [c.lon])
-            let metric = PlanarMetric(x: centre.xs[0], y: centre.ys[0])
-            return try execute(q, space: Space(metric: metric, tree: p.tree, xy: (p.xs, p.ys)))
+            let p = try planarSpace(crs.epsgCode(lat: c.lat, lon: c.lon))
+            let centre = p.projection.forward(lat: c.lat, lon: c.lon)
+            guard centre.x.isFinite && centre.y.isFinite else {
+                throw QueryError("cannot project the centre (\(c.lat), \(c.lon)) into \(crs)")
+            }
+            let metric = PlanarMetric(x: centre.x, y: centre.y)
+            return try execute(q, space: Space(metric: metric, tree: p.tree, treeRows: p.treeRows, xy: (p.xs, p.ys)))
         }
     }
 
-    private func planarSpace(_ crs: String) throws -> PlanarSpace {
+    private func planarSpace(_ epsg: Int) throws -> PlanarSpace {
         lock.lock(); defer { lock.unlock() }
-        if let p = planar[crs] { return p }
-        let projection = try Projection(crs: crs)
+        if let p = planar[epsg] { return p }
+        let projection = try Projection(epsg: epsg)
         let (xs, ys) = projection.forward(lats: table.places.map(\.lat), lons: table.places.map(\.lon))
-        let p = PlanarSpace(projection: projection, xs: xs, ys: ys,
-                            tree: tree == nil ? nil : PackedRTree(xs: xs, ys: ys))
-        planar[crs] = p
+        var treeRows: [Int32]?, tree: PackedRTree?
+        if self.tree != nil {
+            let finite = xs.indices.filter { xs[$0].isFinite && ys[$0].isFinite }
+            if finite.count == xs.count {
+                tree = PackedRTree(xs: xs, ys: ys)
+            } else {
+                treeRows = finite.map { Int32($0) }
+                tree = PackedRTree(xs: finite.map { xs[$0] }, ys: finite.map { ys[$0] })
+            }
+        }
+        let p = PlanarSpace(projection: projection, xs: xs, ys: ys, tree: tree, treeRows: treeRows)
+        planar[epsg] = p
         return p
     }
 
     /// A metric with the tree and coordinates it measures (nil `xy`: the rows' lon/lat).
+    /// Distances are infinite for rows the projection could not place, so no finite radius finds them.
     private struct Space<M: SpatialMetric> {
         let metric: M
         let tree: PackedRTree?
+        var treeRows: [Int32]? = nil
         let xy: (xs: [Double], ys: [Double])?
 
         func distance(_ row: Int, _ table: PlaceTable) -> Double {
-            if let xy { return metric.distance(x: xy.xs[row], y: xy.ys[row]) }
+            if let xy {
+                let d = metric.distance(x: xy.xs[row], y: xy.ys[row])
+                return d.isNaN ? .infinity : d
+            }
             return metric.distance(x: table.places[row].lon, y: table.places[row].lat)
         }
 
+        @inline(__always)
+        func row(_ item: Int32) -> Int { treeRows.map { Int($0[Int(item)]) } ?? Int(item) }
+
         /// Every row within `radius` with its distance: through the tree, or by a scan.
         func within(_ radius: Double, _ table: PlaceTable, _ visit: (Int, Double) -> Void) {
-            if let tree { tree.within(metric, radius: radius, visit); return }
+            if let tree { tree.within(metric, radius: radius) { visit(row($0), $1) }; return }
             for row in 0..<table.count {
                 let d = distance(row, table)
                 if d <= radius { visit(row, d) }
             }
+        }
+
+        /// The k nearest rows within `maxDistance` accepted by `include`, by (distance, row): best-first
+        /// through the tree, or a scan and a bounded heap.
+        func nearest(_ k: Int, maxDistance: Double, _ table: PlaceTable, include: (Int) -> Bool) -> [Row] {
+            if let tree {
+                return tree.nearest(metric, k: k, maxDistance: maxDistance, where: { include(row($0)) })
+                    .map { Row(item: row($0.item), dist: $0.distance) }
+            }
+            var all: [Row] = []
+            within(maxDistance, table) { i, d in if include(i) { all.append(Row(item: i, dist: d)) } }
+            return RowOrder(SortOrder([SortKey(.distance)]), table: table).top(k, of: all)
         }
     }
 
@@ -101,10 +135,9 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             total = rows.count
             sorted = true
         case .radius(let r):
-            if bestFirst, let tree = space!.tree {
-                total = tree.count(space!.metric, radius: r)
-                rows = tree.nearest(space!.metric, k: q.page * q.limit, maxDistance: r)
-                    .map { Row(item: $0.item, dist: $0.distance) }
+            if bestFirst, let s = space, let tree = s.tree {
+                total = tree.count(s.metric, radius: r)
+                rows = s.nearest(q.page * q.limit, maxDistance: r, table) { _ in true }
                 sorted = true
             } else {
                 space!.within(r, table) { i, d in if filter(i) { rows.append(Row(item: i, dist: d)) } }
@@ -112,16 +145,19 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             }
         case .all:
             if bestFirst, let space, let tree = space.tree {
-                total = table.count
-                rows = tree.nearest(space.metric, k: q.page * q.limit).map { Row(item: $0.item, dist: $0.distance) }
+                total = tree.count
+                rows = space.nearest(q.page * q.limit, maxDistance: .infinity, table) { _ in true }
                 sorted = true
             } else {
-                let measure = order.usesDistance ? space : nil
+                // Distances are needed to sort, or to drop rows a projection cannot place; else only for the page.
+                let measure = order.usesDistance || space?.xy != nil ? space : nil
                 func add(_ i: Int) {
-                    if filter(i) { rows.append(Row(item: i, dist: measure?.distance(i, table) ?? 0)) }
+                    guard filter(i) else { return }
+                    let d = measure?.distance(i, table) ?? 0
+                    if d.isFinite { rows.append(Row(item: i, dist: d)) }
                 }
                 if let box = q.filter.bbox, let tree {
-                    tree.searchLonLat(minLon: box.minLon, minLat: box.minLat, maxLon: box.maxLon, maxLat: box.maxLat, add)
+                    tree.searchLonLat(minLon: box.minLon, minLat: box.minLat, maxLon: box.maxLon, maxLat: box.maxLat) { add(Int($0)) }
                 } else {
                     for i in 0..<table.count { add(i) }
                 }
@@ -158,16 +194,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
     /// The k nearest rows passing the filter, in (distance, id) order, then in the query's order.
     private func nearest<M: SpatialMetric>(_ space: Space<M>, k: Int, maxDistance: Double,
                                            filter: RowFilter, order: RowOrder) -> [Row] {
-        let found: [Row]
-        if let tree = space.tree {
-            found = tree.nearest(space.metric, k: k, maxDistance: maxDistance,
-                                 where: filter.passAll ? nil : { filter($0) })
-                .map { Row(item: $0.item, dist: $0.distance) }
-        } else {
-            var all: [Row] = []
-            space.within(maxDistance, table) { i, d in if filter(i) { all.append(Row(item: i, dist: d)) } }
-            found = RowOrder(SortOrder([SortKey(.distance)]), table: table).top(k, of: all)
-        }
+        let found = space.nearest(k, maxDistance: maxDistance, table) { filter($0) }
         return order.isDistanceOnly ? found : found.sorted(by: order.less)
     }
 

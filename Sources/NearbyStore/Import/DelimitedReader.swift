@@ -1,0 +1,146 @@
+import NearbyCore
+
+/// CSV (RFC 4180 quoting) and TSV (no quoting: a field never holds a tab or newline) with a header row.
+///
+/// Columns are matched to `Place` fields by name; `id, title, lat, lon, category` are required (the
+/// workload's `created modified areacode sigungucode` and every other field are optional), columns with
+/// other names are ignored, so files with extra columns import as they are. `accessibility` is a
+/// `;`-separated list. Lines count the header as line 1; a CSV record spanning lines is reported at the
+/// line where it starts. The TSV path copies nothing: fields are byte ranges of the input.
+enum DelimitedReader {
+    static let requiredColumns = "id, title, lat, lon, category"
+
+    /// One record's fields as byte ranges, of the input (TSV) or of `scratch` (CSV, quotes resolved).
+    struct Row {
+        var ranges: [Range<Int>] = []
+        var scratch: [UInt8] = []
+    }
+
+    static func read(_ input: UnsafeRawBufferPointer, separator: UInt8, quoting: Bool, into sink: inout RecordSink) throws {
+        var pos = 0
+        var line = 1
+        var row = Row()
+        func next() throws(FieldError) {
+            if quoting { try splitCSV(input, &pos, &line, separator, &row) } else { splitTSV(input, &pos, &line, separator, &row) }
+        }
+        do { try next() } catch {
+            throw UnsupportedInputError(file: sink.file, message: "header row: \(error.reason)")
+        }
+        let columns = try headerColumns(row, base: quoting ? nil : input, file: sink.file)
+        while pos < input.count {
+            let start = line
+            do { try next() } catch {
+                try sink.reject(line: start, field: error.field, reason: error.reason)
+                continue
+            }
+            if row.ranges.count == 1, row.ranges[0].isEmpty { continue }  // blank line
+            guard row.ranges.count == columns.count else {
+                try sink.reject(line: start, field: "row", reason: "\(row.ranges.count) fields, the header has \(columns.count)")
+                continue
+            }
+            let draft: Result<Place, FieldError> = quoting
+                ? row.scratch.withUnsafeBytes { fill(columns, row.ranges, $0) }
+                : fill(columns, row.ranges, input)
+            switch draft {
+            case .success(let place): try sink.upsert(place, line: start)
+            case .failure(let e): try sink.reject(line: start, field: e.field, reason: e.reason)
+            }
+        }
+    }
+
+    private static func fill(_ columns: [PlaceField?], _ ranges: [Range<Int>], _ base: UnsafeRawBufferPointer) -> Result<Place, FieldError> {
+        Result { () throws(FieldError) in
+            var draft = PlaceDraft()
+            for i in 0..<columns.count {
+                if let f = columns[i] { try draft.set(f, utf8: UnsafeRawBufferPointer(rebasing: base[ranges[i]])) }
+            }
+            return try draft.finish()
+        }
+    }
+
+    private static func headerColumns(_ row: Row, base: UnsafeRawBufferPointer?, file: String) throws(UnsupportedInputError) -> [PlaceField?] {
+        let names = row.ranges.map { r in
+            let text = base.map { String(decoding: UnsafeRawBufferPointer(rebasing: $0[r]), as: UTF8.self) }
+                ?? String(decoding: row.scratch[r], as: UTF8.self)
+            return text.trimmingCharacters(in: .whitespaces)
+        }
+        let columns = names.map(PlaceField.init(name:))
+        for f in PlaceField.allCases where columns.filter({ $0 == f }).count > 1 {
+            throw UnsupportedInputError(file: file, message: "header row: column \(f.name) appears twice")
+        }
+        let missing: [PlaceField] = [.id, .title, .lat, .lon, .category].filter { !columns.contains($0) }
+        guard missing.isEmpty else {
+            let shown = names.prefix(12).joined(separator: ", ")
+            throw UnsupportedInputError(file: file, message: "not a supported format: the header row lacks \(missing.map(\.name).joined(separator: ", ")) (CSV/TSV need a header naming at least \(requiredColumns); found: \(shown))")
+        }
+        return columns
+    }
+
+    /// Splits the line at `pos` on `separator`; fields are ranges of `input`.
+    private static func splitTSV(_ input: UnsafeRawBufferPointer, _ pos: inout Int, _ line: inout Int, _ separator: UInt8, _ row: inout Row) {
+        let end = Lines.memchrIndex(input, from: pos) ?? input.count
+        var lineEnd = end
+        if lineEnd > pos, input[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+        row.ranges.removeAll(keepingCapacity: true)
+        var fieldStart = pos
+        for i in pos..<lineEnd where input[i] == separator {
+            row.ranges.append(fieldStart..<i)
+            fieldStart = i + 1
+        }
+        row.ranges.append(fieldStart..<lineEnd)
+        pos = end + 1
+        line += 1
+    }
+
+    /// Splits the RFC 4180 record at `pos` (quoted fields may hold separators, `""` and newlines); field
+    /// bytes go to `row.scratch`. On a malformed record, skips to the end of its line and throws.
+    private static func splitCSV(_ input: UnsafeRawBufferPointer, _ pos: inout Int, _ line: inout Int, _ separator: UInt8, _ row: inout Row) throws(FieldError) {
+        row.ranges.removeAll(keepingCapacity: true)
+        row.scratch.removeAll(keepingCapacity: true)
+        let quote = UInt8(ascii: "\"")
+        func skipLine() {
+            pos = (Lines.memchrIndex(input, from: pos) ?? input.count) + 1
+            line += 1
+        }
+        while true {
+            let fieldStart = row.scratch.count
+            if pos < input.count, input[pos] == quote {
+                pos += 1
+                while true {
+                    guard pos < input.count else { throw FieldError(field: "csv", reason: "unterminated quoted field") }
+                    let b = input[pos]
+                    pos += 1
+                    if b == quote {
+                        if pos < input.count, input[pos] == quote { row.scratch.append(quote); pos += 1 } else { break }
+                    } else {
+                        if b == 0x0A { line += 1 }
+                        row.scratch.append(b)
+                    }
+                }
+                if pos < input.count, input[pos] == 0x0D, pos + 1 < input.count, input[pos + 1] == 0x0A { pos += 1 }
+                if pos < input.count, input[pos] != separator, input[pos] != 0x0A {
+                    skipLine()
+                    throw FieldError(field: "csv", reason: "text after a closing quote")
+                }
+            } else {
+                while pos < input.count, input[pos] != separator, input[pos] != 0x0A {
+                    if input[pos] == quote {
+                        skipLine()
+                        throw FieldError(field: "csv", reason: "a quote inside an unquoted field")
+                    }
+                    row.scratch.append(input[pos])
+                    pos += 1
+                }
+                if pos <= input.count, row.scratch.count > fieldStart, row.scratch.last == 0x0D,
+                   pos == input.count || input[pos] == 0x0A {
+                    row.scratch.removeLast()
+                }
+            }
+            row.ranges.append(fieldStart..<row.scratch.count)
+            if pos < input.count, input[pos] == separator { pos += 1; continue }
+            pos += 1  // past the newline (or the end)
+            line += 1
+            return
+        }
+    }
+}

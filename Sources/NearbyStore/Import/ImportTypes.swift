@@ -1,0 +1,73 @@
+import NearbyCore
+
+/// The input formats `PlaceParser` reads; detected from content unless forced (`--format`).
+public enum ImportFormat: String, CaseIterable, Sendable {
+    /// One `PlaceJSON` object per line.
+    case jsonl
+    /// Raw TourAPI responses (KorService1/KorService2), one document or one response per line.
+    case tourapi
+    /// Header row, then one place per row; RFC 4180 quoting.
+    case csv
+    /// Header row, then one place per row, tab-separated, no quoting.
+    case tsv
+    /// A GeoJSON FeatureCollection of Point features.
+    case geojson
+}
+
+/// A bad record: where it is and what is wrong. Printed as `file:line: field: reason`.
+public struct RecordError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var file: String
+    /// 1-based; CSV/TSV count the header as line 1; TourAPI/GeoJSON give the line where the item starts.
+    public var line: Int
+    /// The field as the input names it (`mapy` in TourAPI), `json` for a syntax error, or a path such as
+    /// `item[3].mapy` when several items share a line.
+    public var field: String
+    public var reason: String
+
+    public init(file: String, line: Int, field: String, reason: String) {
+        self.file = file; self.line = line; self.field = field; self.reason = reason
+    }
+
+    public var description: String { "\(file):\(line): \(field): \(reason)" }
+}
+
+/// One thing an input asks of the cache.
+public enum ImportRecord: Equatable, Sendable {
+    case upsert(Place)
+    /// A TourAPI sync-list item with `showflag` 0: the place was withdrawn.
+    case delete(id: String)
+
+    public var id: String {
+        switch self {
+        case .upsert(let p): return p.id
+        case .delete(let id): return id
+        }
+    }
+}
+
+/// A record and the 1-based line it came from.
+public struct LineRecord: Equatable, Sendable {
+    public var line: Int
+    public var record: ImportRecord
+    public init(line: Int, record: ImportRecord) { self.line = line; self.record = record }
+}
+
+/// Everything read from one input: good records in input order, and the bad ones that were skipped.
+public struct ParsedInput: Sendable {
+    public var file: String
+    public var format: ImportFormat
+    public var records: [LineRecord]
+    public var errors: [RecordError]
+
+    public init(file: String, format: ImportFormat, records: [LineRecord] = [], errors: [RecordError] = []) {
+        self.file = file; self.format = format; self.records = records; self.errors = errors
+    }
+}
+
+/// The whole input was refused: it is in no supported format, or it is a TourAPI error envelope.
+public struct UnsupportedInputError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var message: String
+    public init(file: String, message: String) { self.file = file; self.message = message }
+    public var description: String { "\(file): \(message)" }
+}

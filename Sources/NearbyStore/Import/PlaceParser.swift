@@ -1,0 +1,193 @@
+import Foundation
+import NearbyCore
+
+/// Reads an input file in any supported format into import records.
+///
+/// Format detection looks at the content, never the file name: a first JSON value holding `response` (or a
+/// bare `resultCode`) is TourAPI, one with `"type": "FeatureCollection"` is GeoJSON, one with place fields
+/// is JSON lines; otherwise the first line is a header, tab-separated (TSV) or comma-separated (CSV).
+/// A UTF-8 byte order mark is skipped. An empty input is JSON lines with no records.
+public enum PlaceParser {
+    /// Parses `bytes` (the whole file). Detects the format from content unless `format` is given.
+    ///
+    /// Bad records are collected in `errors` and skipped; with `strict` the first one is thrown as a
+    /// `RecordError` instead. Throws `UnsupportedInputError` when the input is in no supported format or
+    /// is a TourAPI error envelope.
+    public static func parse(_ bytes: [UInt8], file: String, format: ImportFormat? = nil, strict: Bool = false) throws -> ParsedInput {
+        try bytes.withUnsafeBytes { all in
+            var input = all
+            if input.starts(with: [0xEF, 0xBB, 0xBF]) { input = UnsafeRawBufferPointer(rebasing: input[3...]) }
+            let format = try format ?? detect(input, file: file)
+            var sink = RecordSink(file: file, format: format, strict: strict, expected: input.count / 128)
+            switch format {
+            case .jsonl: try JSONLinesReader.read(input, into: &sink)
+            case .tsv: try DelimitedReader.read(input, separator: 0x09, quoting: false, into: &sink)
+            case .csv: try DelimitedReader.read(input, separator: UInt8(ascii: ","), quoting: true, into: &sink)
+            case .tourapi: try TourAPIReader.read(input, into: &sink)
+            case .geojson: try GeoJSONReader.read(input, into: &sink)
+            }
+            return sink.parsed
+        }
+    }
+
+    /// The format of `input`, judged from its first JSON value or its header line.
+    public static func detect(_ input: UnsafeRawBufferPointer, file: String) throws(UnsupportedInputError) -> ImportFormat {
+        var scanner = JSONScanner(input)
+        let refuse = { (message: String) in UnsupportedInputError(file: file, message: message) }
+        switch scanner.peek() {
+        case nil:
+            return .jsonl
+        case UInt8(ascii: "{"):
+            let firstLine = Lines.first(input)
+            if case .object(let o)? = try? JSONValue.parse(firstLine) { return try classify(o, file: file) }
+            switch Result(catching: { () throws(JSONError) in try scanner.readValue() }) {
+            case .success(.object(let o)): return try classify(o, file: file)
+            case .success: throw refuse("not a supported format")
+            case .failure(let e):
+                // A JSON-lines file whose first line is broken still has place lines after it.
+                if Lines.someLine(input, limit: 10, where: { line in
+                    if case .object(let o)? = try? JSONValue.parse(line) { return isPlaceLike(o) }
+                    return false
+                }) { return .jsonl }
+                throw refuse("not valid JSON: \(e.reason) at line \(Lines.lineNumber(input, at: e.offset))")
+            }
+        case UInt8(ascii: "["):
+            throw refuse("a JSON array is not a supported format; expected JSON lines (one place object per line), a TourAPI response or a GeoJSON FeatureCollection")
+        case UInt8(ascii: "<"):
+            throw refuse(TourAPIReader.xmlErrorMessage(input)
+                ?? "XML is not a supported format; expected JSON lines, a TourAPI JSON response (_type=json), GeoJSON, CSV or TSV")
+        default:
+            let header = Lines.first(input)
+            if header.contains(0x09) { return .tsv }
+            if header.contains(UInt8(ascii: ",")) { return .csv }
+            throw refuse("not a supported format: expected JSON lines, a TourAPI response, GeoJSON, or CSV/TSV with a header row naming \(DelimitedReader.requiredColumns)")
+        }
+    }
+
+    private static func isPlaceLike(_ o: JSONObject) -> Bool {
+        o.members.contains { PlaceField(name: $0.key) != nil }
+    }
+
+    private static func classify(_ o: JSONObject, file: String) throws(UnsupportedInputError) -> ImportFormat {
+        if o["response"] != nil || o["resultCode"] != nil { return .tourapi }
+        if o["type"] == .string("FeatureCollection") { return .geojson }
+        if isPlaceLike(o) { return .jsonl }
+        let keys = o.members.prefix(8).map(\.key).joined(separator: ", ")
+        throw UnsupportedInputError(file: file, message: "not a supported format: a JSON object with none of the place fields (its keys: \(keys))")
+    }
+}
+
+/// Collects one input's records and errors: runs the shared validator, catches duplicate ids, and in
+/// strict mode stops at the first bad record.
+struct RecordSink {
+    private(set) var parsed: ParsedInput
+    let strict: Bool
+    /// First line of every id seen, for duplicate checks.
+    private var firstLine: [String: Int] = [:]
+
+    init(file: String, format: ImportFormat, strict: Bool, expected: Int) {
+        parsed = ParsedInput(file: file, format: format)
+        self.strict = strict
+        parsed.records.reserveCapacity(expected)
+        firstLine.reserveCapacity(expected)
+    }
+
+    var file: String { parsed.file }
+
+    /// Records a bad record (or throws it, in strict mode).
+    mutating func reject(line: Int, field: String, reason: String) throws(RecordError) {
+        let e = RecordError(file: parsed.file, line: line, field: field, reason: reason)
+        if strict { throw e }
+        parsed.errors.append(e)
+    }
+
+    /// Validates `place` and keeps it. `name` spells a field the way the input does (e.g. `mapy`).
+    mutating func upsert(_ place: Place, line: Int, name: (String) -> String = { $0 }) throws(RecordError) {
+        var place = place
+        do {
+            try PlaceValidator.validate(&place)
+        } catch {
+            return try reject(line: line, field: name(error.field), reason: error.reason)
+        }
+        try add(.upsert(place), line: line, idField: name("id"))
+    }
+
+    /// Keeps a record, unless its id was already seen in this input.
+    mutating func add(_ record: ImportRecord, line: Int, idField: String = "id") throws(RecordError) {
+        let id = record.id
+        if let first = firstLine.updateValue(line, forKey: id) {
+            firstLine[id] = first
+            return try reject(line: line, field: idField, reason: "duplicate id \(PlaceValidator.quoted(id)) (first at line \(first))")
+        }
+        parsed.records.append(LineRecord(line: line, record: record))
+    }
+}
+
+/// Line arithmetic over raw bytes (`\n` ends a line; a `\r` before it is dropped by the readers).
+enum Lines {
+    /// The first line, without its terminator.
+    static func first(_ input: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        let end = input.firstIndex(of: 0x0A) ?? input.count
+        return trimCR(UnsafeRawBufferPointer(rebasing: input[..<end]))
+    }
+
+    static func trimCR(_ line: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        line.last == 0x0D ? UnsafeRawBufferPointer(rebasing: line.dropLast()) : line
+    }
+
+    /// Calls `body` with each line (terminator dropped) and its 1-based number.
+    static func forEach<E: Error>(_ input: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer, Int) throws(E) -> Void) throws(E) {
+        var start = 0
+        var number = 1
+        while start < input.count {
+            let end = memchrIndex(input, from: start) ?? input.count
+            try body(trimCR(UnsafeRawBufferPointer(rebasing: input[start..<end])), number)
+            start = end + 1
+            number += 1
+        }
+    }
+
+    /// Index of the next `\n` at or after `from`.
+    @inline(__always) static func memchrIndex(_ input: UnsafeRawBufferPointer, from: Int) -> Int? {
+        guard from < input.count, let base = input.baseAddress,
+              let hit = memchr(base + from, 0x0A, input.count - from) else { return nil }
+        return UnsafeRawPointer(hit) - base
+    }
+
+    /// True when one of the first `limit` lines satisfies `test`.
+    static func someLine(_ input: UnsafeRawBufferPointer, limit: Int, where test: (UnsafeRawBufferPointer) -> Bool) -> Bool {
+        var start = 0
+        for _ in 0..<limit where start < input.count {
+            let end = memchrIndex(input, from: start) ?? input.count
+            if test(trimCR(UnsafeRawBufferPointer(rebasing: input[start..<end]))) { return true }
+            start = end + 1
+        }
+        return false
+    }
+
+    /// The 1-based line holding byte `offset`.
+    static func lineNumber(_ input: UnsafeRawBufferPointer, at offset: Int) -> Int {
+        var counter = LineCounter(input)
+        return counter.line(at: offset)
+    }
+}
+
+/// Turns byte offsets into 1-based line numbers, counting forward (offsets asked for in increasing order
+/// cost one pass over the input in total).
+struct LineCounter {
+    let input: UnsafeRawBufferPointer
+    private var offset = 0
+    private var line = 1
+
+    init(_ input: UnsafeRawBufferPointer) { self.input = input }
+
+    mutating func line(at target: Int) -> Int {
+        if target < offset { offset = 0; line = 1 }
+        let end = min(target, input.count)
+        while offset < end {
+            if input[offset] == 0x0A { line += 1 }
+            offset += 1
+        }
+        return line
+    }
+}

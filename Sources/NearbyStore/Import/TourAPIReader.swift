@@ -1,0 +1,127 @@
+import Foundation
+import NearbyCore
+
+/// Raw TourAPI responses (KorService1 and KorService2: locationBasedList, areaBasedList, searchKeyword,
+/// searchFestival, areaBasedSyncList), as one document or as several responses one after another (the pages
+/// of a paged fetch, one per line).
+///
+/// Shape: `{"response":{"header":{"resultCode":"0000","resultMsg":"OK"},"body":{"items":{"item":[...]},
+/// "numOfRows":..,"pageNo":..,"totalCount":..}}}`; `items` is `""` on an empty page and `item` a single
+/// object when there is one. Every value is a string. `mapx` is the LONGITUDE, `mapy` the latitude;
+/// `addr1` and a non-empty `addr2` join with a space; `dist`, `firstimage2`, `mlevel`, `zipcode`,
+/// `cpyrhtDivCd` and other keys are ignored. A sync-list item with `showflag` "0" is a delete.
+/// A response with another `resultCode` is an error envelope: the whole file is refused with its message.
+/// Errors name TourAPI's own keys (`mapy`), prefixed with `item[i].` when items share a line.
+enum TourAPIReader {
+    /// TourAPI item keys and the place fields they fill.
+    static let fields: [String: PlaceField] = [
+        "contentid": .id, "title": .title, "mapy": .lat, "mapx": .lon, "contenttypeid": .category,
+        "createdtime": .created, "modifiedtime": .modified, "areacode": .areacode, "sigungucode": .sigungucode,
+        "tel": .tel, "firstimage": .image, "cat1": .cat1, "cat2": .cat2, "cat3": .cat3,
+        "eventstartdate": .eventStart, "eventenddate": .eventEnd, "lDongRegnCd": .lDongRegnCd,
+        "lDongSignguCd": .lDongSignguCd, "lclsSystm1": .lclsSystm1, "lclsSystm2": .lclsSystm2, "lclsSystm3": .lclsSystm3,
+    ]
+    /// Place field name → TourAPI key, for error messages.
+    private static let tourNames: [String: String] =
+        Dictionary(uniqueKeysWithValues: fields.map { ($0.value.name, $0.key) }).merging(["addr": "addr1"]) { a, _ in a }
+
+    static func read(_ input: UnsafeRawBufferPointer, into sink: inout RecordSink) throws {
+        var scanner = JSONScanner(input)
+        var lines = LineCounter(input)
+        while !scanner.atEnd() {
+            let response: JSONValue
+            do throws(JSONError) {
+                response = try scanner.readValue()
+            } catch {
+                // A broken page (e.g. a truncated last line): one bad record; go on at the next line.
+                try sink.reject(line: lines.line(at: error.offset), field: "json", reason: error.reason)
+                scanner.offset = (Lines.memchrIndex(input, from: max(error.offset, scanner.offset)) ?? input.count) + 1
+                continue
+            }
+            try readResponse(response, lines: &lines, into: &sink)
+        }
+    }
+
+    private static func readResponse(_ value: JSONValue, lines: inout LineCounter, into sink: inout RecordSink) throws {
+        let header = value["response"]?["header"] ?? value
+        let code = header["resultCode"]?.text
+        guard code == "0000" || (code == nil && value["response"] != nil) else {
+            let message = header["resultMsg"]?.text ?? "no resultMsg"
+            throw UnsupportedInputError(file: sink.file, message: "TourAPI error envelope: resultCode \(code ?? "missing"): \(message)")
+        }
+        guard let body = value["response"]?["body"] else {
+            throw UnsupportedInputError(file: sink.file, message: "TourAPI response without response.body")
+        }
+        let items: [JSONValue]
+        switch body["items"]?["item"] {
+        case .array(let list)?: items = list
+        case let single? where single != .string(""): items = [single]
+        default: items = []
+        }
+        var itemLines: [Int] = []
+        for item in items {
+            if case .object(let o) = item { itemLines.append(lines.line(at: o.offset)) } else { itemLines.append(itemLines.last ?? 1) }
+        }
+        for (i, item) in items.enumerated() {
+            let line = itemLines[i]
+            let shared = (i > 0 && itemLines[i - 1] == line) || (i + 1 < items.count && itemLines[i + 1] == line)
+            let prefix = shared ? "item[\(i)]." : ""
+            guard case .object(let o) = item else {
+                try sink.reject(line: line, field: "item[\(i)]", reason: "not an object")
+                continue
+            }
+            try readItem(o, line: line, prefix: prefix, into: &sink)
+        }
+    }
+
+    private static func readItem(_ item: JSONObject, line: Int, prefix: String, into sink: inout RecordSink) throws(RecordError) {
+        var draft = PlaceDraft()
+        var addr1 = "", addr2 = "", showflag: String?
+        do throws(FieldError) {
+            for m in item.members {
+                let text: String?
+                switch m.value {
+                case .string(let s), .number(let s): text = s
+                case .null: text = nil
+                default: throw FieldError(field: m.key, reason: "expected a string")
+                }
+                guard let text else { continue }
+                switch m.key {
+                case "addr1": addr1 = text
+                case "addr2": addr2 = text
+                case "showflag": showflag = text
+                default:
+                    guard let f = fields[m.key] else { continue }
+                    do { try draft.set(f, text: text) } catch { throw FieldError(field: m.key, reason: error.reason) }
+                }
+            }
+            let addr = addr2.isEmpty ? addr1 : addr1.isEmpty ? addr2 : addr1 + " " + addr2
+            do { try draft.set(.addr, text: addr) } catch { throw FieldError(field: "addr1", reason: error.reason) }
+        } catch {
+            return try sink.reject(line: line, field: prefix + error.field, reason: error.reason)
+        }
+        if showflag == "0" {
+            guard !draft.place.id.isEmpty else { return try sink.reject(line: line, field: prefix + "contentid", reason: "missing") }
+            return try sink.add(.delete(id: draft.place.id), line: line, idField: prefix + "contentid")
+        }
+        let place: Place
+        do throws(FieldError) { place = try draft.finish() } catch {
+            return try sink.reject(line: line, field: prefix + (tourNames[error.field] ?? error.field), reason: error.reason)
+        }
+        try sink.upsert(place, line: line) { prefix + (tourNames[$0] ?? $0) }
+    }
+
+    /// TourAPI answers some errors (an unregistered service key, a wrong URL) in XML even when JSON was
+    /// asked for: `<OpenAPI_ServiceResponse><cmmMsgHeader><returnAuthMsg>...`. Returns that message.
+    static func xmlErrorMessage(_ input: UnsafeRawBufferPointer) -> String? {
+        let text = String(decoding: input.prefix(4096), as: UTF8.self)
+        guard text.contains("OpenAPI_ServiceResponse") || text.contains("cmmMsgHeader") else { return nil }
+        func tag(_ name: String) -> String? {
+            guard let open = text.range(of: "<\(name)>"), let close = text.range(of: "</\(name)>", range: open.upperBound..<text.endIndex) else { return nil }
+            return String(text[open.upperBound..<close.lowerBound])
+        }
+        let message = [tag("returnAuthMsg"), tag("errMsg"), tag("returnReasonCode").map { "returnReasonCode \($0)" }]
+            .compactMap { $0 }.joined(separator: ", ")
+        return "TourAPI error envelope (XML): \(message.isEmpty ? "no message" : message)"
+    }
+}

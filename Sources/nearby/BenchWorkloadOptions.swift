@@ -8,16 +8,21 @@ enum BenchEngineKind: String, ExpressibleByArgument, CaseIterable {
     case memory, sqlite
 }
 
-/// Options shared by `bench radius`, `bench knn` and `bench bbox`.
-struct BenchWorkloadOptions: ParsableArguments {
+/// The places and the engine to measure (every engine-backed bench subcommand).
+struct BenchEngineOptions: ParsableArguments {
     @Option(help: "Workload places TSV (id lat lon category title created modified areacode sigungucode).")
     var places: String
 
-    @Option(help: "Workload queries TSV (qid lat lon radius_m limit).")
-    var queries: String
-
     @Option(help: "Engine to measure: memory (packed R-tree) or sqlite (R*Tree in a fresh temporary cache).")
     var engine: BenchEngineKind = .memory
+}
+
+/// Options shared by `bench radius`, `bench knn` and `bench bbox`.
+struct BenchWorkloadOptions: ParsableArguments {
+    @OptionGroup var engineOptions: BenchEngineOptions
+
+    @Option(help: "Workload queries TSV (qid lat lon radius_m limit).")
+    var queries: String
 
     @Option(help: "Distance model: haversine, geodesic, projected[:CRS]. Checksums in the workload README are for haversine.")
     var distance: String = "haversine"
@@ -38,6 +43,17 @@ struct BenchWorkloadOptions: ParsableArguments {
     }
 
     var distanceModel: DistanceModel { (try? DistanceModel(parsing: distance)) ?? .haversine }
+
+    /// Builds the engine and reads the queries, recording the run's settings in the document.
+    func setUp(command: String) throws -> (BenchSetup, [WorkloadQuery]) {
+        var setup = try BenchSetup.make(engineOptions, threads: threads, command: command)
+        let queries = try Workload.readQueries(path: queries)
+        setup.document.distance = distance
+        setup.document.repeat = repetitions
+        setup.document.workload?.queries = self.queries
+        setup.document.workload?.queryCount = queries.count
+        return (setup, queries)
+    }
 }
 
 /// The engine under test with what it took to build it.
@@ -49,17 +65,14 @@ struct BenchSetup {
     /// Removes temporary files.
     let cleanup: () -> Void
 
-    /// Loads the workload, builds the engine and records load/import/build times and memory.
-    static func make(_ options: BenchWorkloadOptions, command: String) throws -> (BenchSetup, [WorkloadQuery]) {
+    /// Loads the places, builds the engine and records load/import/build times and memory.
+    static func make(_ options: BenchEngineOptions, threads: Int, command: String) throws -> BenchSetup {
         let progress = BenchProgress(command)
         progress.say("loading \(options.places)")
-        var doc = BenchDocument(command: command, engine: options.engine.rawValue, distance: options.distance,
-                                threads: options.threads, repeat: options.repetitions)
+        var doc = BenchDocument(command: command, engine: options.engine.rawValue, threads: threads)
         let (places, loadSeconds) = try BenchClock.measure { try Workload.readPlaces(path: options.places) }
-        let queries = try Workload.readQueries(path: options.queries)
         doc.seconds.load = loadSeconds
-        doc.workload = BenchWorkloadInfo(places: options.places, queries: options.queries,
-                                         placeCount: places.count, queryCount: queries.count)
+        doc.workload = BenchWorkloadInfo(places: options.places, placeCount: places.count)
         progress.say("building the \(options.engine.rawValue) engine over \(places.count) places")
         doc.memory.beforeBuild = ResidentMemory.now()
         let engines: [any QueryEngine]
@@ -68,9 +81,9 @@ struct BenchSetup {
         case .memory:
             let (engine, seconds) = BenchClock.measure { MemoryEngine(places: places) }
             doc.seconds.build = seconds
-            engines = Array(repeating: engine, count: options.threads)
+            engines = Array(repeating: engine, count: threads)
         case .sqlite:
-            let (engineSet, importSeconds, buildSeconds, remove) = try BenchSQLite.make(places, threads: options.threads)
+            let (engineSet, importSeconds, buildSeconds, remove) = try BenchSQLite.make(places, threads: threads)
             doc.seconds.import = importSeconds
             doc.seconds.build = buildSeconds
             engines = engineSet
@@ -80,7 +93,7 @@ struct BenchSetup {
         if let before = doc.memory.beforeBuild?.rssKiB, let after = doc.memory.afterBuild?.rssKiB, !places.isEmpty {
             doc.memory.buildBytesPerPlace = Double((after - before) * 1024) / Double(places.count)
         }
-        return (BenchSetup(engines: engines, placeCount: places.count, document: doc, cleanup: cleanup), queries)
+        return BenchSetup(engines: engines, placeCount: places.count, document: doc, cleanup: cleanup)
     }
 }
 

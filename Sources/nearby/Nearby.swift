@@ -12,6 +12,7 @@ struct Nearby: ParsableCommand {
             """,
         subcommands: [
             BenchCommand.self,
+            DistanceCommand.self,
         ]
     )
 }

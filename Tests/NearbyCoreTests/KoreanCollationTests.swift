@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+@testable import NearbyCore
+
+@Suite struct KoreanCollationTests {
+    /// Sorts by sort key, the way the engine does (lexicographic bytes), keeping input order on ties.
+    func sorted(_ titles: [String]) -> [String] {
+        titles.map { (KoreanCollation.sortKey($0), $0) }
+            .sorted { $0.0.lexicographicallyPrecedes($1.0) }
+            .map(\.1)
+    }
+
+    @Test func handBuiltListInExactOrder() {
+        let expected = [
+            "",
+            " 공원",  // whitespace first
+            "(주)한국관광",  // ASCII punctuation
+            "·중앙시장",  // other punctuation (U+00B7) after ASCII punctuation
+            "10월 축제",  // digits by value, digit by digit, before Hangul
+            "1박2일 펜션",
+            "2층 카페",
+            "apple 카페",  // Latin, case-insensitive: lowercase first on a tie
+            "Apple 카페",
+            "BTS 거리",
+            "cafe",
+            "Cafe",
+            "café",  // accents outrank case: cafe < Cafe < café
+            "Zoo",
+            "Ωmega",  // other scripts after Latin
+            "ㄱ",  // a lone initial right before the syllables it begins
+            "가",
+            "가나",
+            "각",
+            "경복궁",
+            "경복궁 야간",  // shorter first; then a space before any syllable
+            "경복궁1",
+            "경복궁A",
+            "경복궁가",
+            "깋",
+            "ㄲ",  // the double initial after every ㄱ syllable
+            "까치",
+            "나비",
+            "힣",
+            "ㅏ",  // lone vowels and final-only clusters after all syllables
+            "ㄳ",
+            "景福宮",  // Han after Hangul
+        ]
+        var shuffled = expected
+        var rng = SplitMix64(seed: 7)
+        shuffled.shuffle(using: &rng)
+        #expect(sorted(shuffled) == expected)
+        #expect(sorted(expected.reversed()) == expected)
+    }
+
+    @Test func swiftStringOrderIsNotThisOrder() {
+        // Code point order puts uppercase before lowercase and Hangul before fullwidth; collation does not.
+        #expect("Zoo" < "apple")
+        #expect(KoreanCollation.sortKey("apple").lexicographicallyPrecedes(KoreanCollation.sortKey("Zoo")))
+    }
+
+    @Test func identicalAndCanonicallyEquivalentTitlesGetEqualKeys() {
+        let nfc = "경복궁 café"
+        let nfd = nfc.decomposedStringWithCanonicalMapping
+        #expect(Array(nfd.unicodeScalars).count > Array(nfc.unicodeScalars).count)
+        #expect(KoreanCollation.sortKey(nfd) == KoreanCollation.sortKey(nfc))
+        #expect(KoreanCollation.sortKey("서울\u{200B}숲") == KoreanCollation.sortKey("서울숲"))  // ZWSP ignored
+    }
+
+    @Test func variantsDifferOnlyAfterLevelOne() {
+        func primary(_ s: String) -> ArraySlice<UInt8> {
+            let k = KoreanCollation.sortKey(s)
+            return k[..<k.firstIndex(of: 0)!]
+        }
+        #expect(primary("ＡＢＣ１") == primary("abc1"))
+        #expect(KoreanCollation.sortKey("ＡＢＣ１") != KoreanCollation.sortKey("ABC1"))
+        #expect(primary("Résumé") == primary("resume"))
+        #expect(primary("ᄀ") == primary("ㄱ"))  // conjoining and compatibility initials
+        #expect(primary("a\tb") == primary("a b"))
+    }
+
+    @Test func emptyInputGivesNoRanks() {
+        #expect(KoreanCollation.ranks(of: []) == [])
+        #expect(KoreanCollation.ranks(of: [""]) == [0])
+    }
+
+    @Test func ranksAreDenseAndAgreeWithSortKeys() {
+        // Many shared prefixes longer than the 8-byte prefix the rank sort uses, and duplicates.
+        var titles: [String] = []
+        var rng = SplitMix64(seed: 2026)
+        let parts = ["청운동", "신교동", "관광지", "음식점", "Cafe", "cafe", "café", " ", "1", "12", "ㄱ", "가"]
+        for _ in 0..<2000 {
+            let k = Int(rng.next() % 5)
+            titles.append((0..<k).map { _ in parts[Int(rng.next() % UInt64(parts.count))] }.joined())
+        }
+        let ranks = KoreanCollation.ranks(of: titles)
+        let keys = titles.map(KoreanCollation.sortKey)
+        for _ in 0..<20_000 {
+            let i = Int(rng.next() % 2000), j = Int(rng.next() % 2000)
+            #expect((ranks[i] < ranks[j]) == keys[i].lexicographicallyPrecedes(keys[j]))
+            #expect((ranks[i] == ranks[j]) == (keys[i] == keys[j]))
+        }
+        #expect(Set(ranks).count == Set(keys).count)
+        #expect(ranks.max()! == UInt32(Set(keys).count - 1))
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import NearbyCore
+@testable import NearbyStore
+import Testing
+
+/// A fresh temporary folder, removed when the value is released.
+final class TempFolder {
+    let path: String
+    init() throws {
+        path = NSTemporaryDirectory() + "nearby-cache-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+    func file(_ name: String) -> String { path + "/" + name }
+}
+
+/// SplitMix64: deterministic test data without Foundation's unseeded generators.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// A place with every field set, including an empty (not nil) string and an unknown accessibility tag.
+func fullPlace(id: String = "full-1") -> Place {
+    Place(
+        id: id, title: "경복궁 (景福宮) é\u{301}", lat: 37.579617123456789, lon: 126.97704012345678,
+        category: 12, created: "20100101090000", modified: "20240131235959", areacode: "1",
+        sigungucode: "23", addr: "", tel: "02-3700-3900", image: "http://tong.visitkorea.or.kr/a.jpg",
+        cat1: "A02", cat2: "A0201", cat3: "A02010100", eventStart: "20240501", eventEnd: "20240505",
+        accessibility: ["elevator", "wheelchair", "x-unknown-tag"], lDongRegnCd: "11",
+        lDongSignguCd: "110", lclsSystm1: "HS", lclsSystm2: "HS01", lclsSystm3: "HS010100")
+}
+
+func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
+    var rng = SplitMix64(state: seed)
+    return (0..<n).map { i in
+        Place(id: "p\(i)", title: "장소 \(i)", lat: .random(in: -90...90, using: &rng),
+              lon: .random(in: -180...180, using: &rng), category: [12, 14, 39][i % 3],
+              modified: "2024010\(i % 9 + 1)000000")
+    }
+}
+
+@Suite struct PlaceCacheOpenTests {
+    @Test func newCacheHasSchemaAndIsEmpty() throws {
+        let dir = try TempFolder()
+        let cache = try PlaceCache(path: dir.file("c.sqlite"))
+        #expect(try cache.count() == 0)
+        #expect(try cache.allPlaces().isEmpty)
+        #expect(try cache.generation() == 0)
+        #expect(try cache.place(id: "x") == nil)
+        #expect(try cache.connection.integer("PRAGMA application_id") == PlaceCache.applicationID)
+        #expect(try cache.connection.integer("PRAGMA user_version") == PlaceCache.schemaVersion)
+        let mode = try cache.connection.prepare("PRAGMA journal_mode")
+        _ = try mode.step()
+        #expect(mode.text(0) == "wal")
+        // Reopening (also read-only) accepts the file.
+        #expect(try PlaceCache(path: dir.file("c.sqlite"), readOnly: true).count() == 0)
+    }
+
+    @Test func missingFileReadOnlyNamesThePath() throws {
+        let dir = try TempFolder()
+        let path = dir.file("absent.sqlite")
+        #expect { try PlaceCache(path: path, readOnly: true) } throws: { error in
+            guard case .cannotOpen(path, _) = error as? PlaceCacheError else { return false }
+            return "\(error)".hasPrefix(path + ": ")
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func textFileIsNotACache() throws {
+        let dir = try TempFolder()
+        let path = dir.file("notes.txt")
+        try Data(String(repeating: "not a database\n", count: 400).utf8).write(to: URL(fileURLWithPath: path))
+        for readOnly in [false, true] {
+            #expect { try PlaceCache(path: path, readOnly: readOnly) } throws: { error in
+                guard case .notACache(path, _) = error as? PlaceCacheError else { return false }
+                return "\(error)".contains(path)
+            }
+        }
+    }
+
+    @Test func foreignSQLiteFileIsRefusedAndUntouched() throws {
+        let dir = try TempFolder()
+        let path = dir.file("foreign.sqlite")
+        do {
+            let other = try SQLiteConnection(path: path, readOnly: false, create: true)
+            try other.execute("CREATE TABLE notes(body TEXT); INSERT INTO notes VALUES('keep me')")
+        }
+        #expect { try PlaceCache(path: path) } throws: { error in
+            guard case .notACache(path, let reason) = error as? PlaceCacheError else { return false }
+            return reason.contains("another application")
+        }
+        let other = try SQLiteConnection(path: path, readOnly: true, create: false)
+        #expect(try other.integer("SELECT count(*) FROM sqlite_master") == 1)
+    }
+
+    @Test func newerSchemaVersionIsRefused() throws {
+        let dir = try TempFolder()
+        let path = dir.file("future.sqlite")
+        _ = try PlaceCache(path: path)
+        try SQLiteConnection(path: path, readOnly: false, create: false).execute("PRAGMA user_version=7")
+        #expect(throws: PlaceCacheError.newerSchema(path: path, version: 7, supported: PlaceCache.schemaVersion)) {
+            try PlaceCache(path: path)
+        }
+    }
+
+    @Test func corruptedSchemaPageIsRefused() throws {
+        let dir = try TempFolder()
+        let path = dir.file("broken.sqlite")
+        do {
+            let cache = try PlaceCache(path: path)
+            try cache.write { w in for p in randomPlaces(50, seed: 1) { try w.upsert(p) } }
+        }
+        // Keep the 100-byte header, overwrite the rest of page 1 (the schema's b-tree page).
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: 100)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 3996))
+        try handle.close()
+        #expect { try PlaceCache(path: path) } throws: { error in
+            guard case .notACache(path, _) = error as? PlaceCacheError else { return false }
+            return true
+        }
+    }
+}
+
+@Suite struct PlaceCacheReadTests {
+    @Test func everyFieldRoundTripsExactly() throws {
+        let dir = try TempFolder()
+        let cache = try PlaceCache(path: dir.file("c.sqlite"))
+        let bare = Place(id: "bare", title: "", lat: -90, lon: 180, category: -3)
+        let oneTag = Place(id: "tag", title: "t", lat: 0, lon: -180, category: 0, accessibility: ["parking"])
+        try cache.write { w in for p in [fullPlace(), bare, oneTag] { try w.upsert(p) } }
+        #expect(try cache.place(id: "full-1") == fullPlace())
+        #expect(try cache.place(id: "bare") == bare)
+        #expect(try cache.place(id: "tag") == oneTag)
+        #expect(try cache.count() == 3)
+        #expect(try Set(cache.allPlaces()) == [fullPlace(), bare, oneTag])
+        // The known-tag bitmask is stored beside the exact text.
+        let mask = try cache.connection.integer("SELECT accessMask FROM places WHERE id = 'full-1'")
+        #expect(UInt32(mask) == Accessibility.mask(["elevator", "wheelchair"]))
+    }
+
+    @Test func exportOrderIsByID() throws {
+        let dir = try TempFolder()
+        let cache = try PlaceCache(path: dir.file("c.sqlite"))
+        var rng = SplitMix64(state: 3)
+        let places = randomPlaces(200, seed: 7).shuffled(using: &rng)
+        try cache.write { w in for p in places { try w.upsert(p) } }
+        var ids: [String] = []
+        try cache.forEachPlaceByID { ids.append($0.id) }
+        #expect(ids == places.map(\.id).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+    }
+
+    @Test func candidatesContainEveryPlaceInTheBox() throws {
+        let dir = try TempFolder()
+        let cache = try PlaceCache(path: dir.file("c.sqlite"))
+        var places = randomPlaces(3000, seed: 42)
+        // Boundary points: poles, antimeridian, duplicates, values that are not Floats.
+        let edges: [(Double, Double)] = [(90, 180), (-90, -180), (0, 0), (37.5665, 126.978), (37.5665, 126.978),
+                                         (1e-300, -1e-300), (45.000000001, 179.99999999)]
+        for (i, (lat, lon)) in edges.enumerated() {
+            places.append(Place(id: "edge\(i)", title: "", lat: lat, lon: lon, category: 12))
+        }
+        try cache.write { w in for p in places { try w.upsert(p) } }
+        var rng = SplitMix64(state: 9)
+        var boxes: [(Double, Double, Double, Double)] = places.suffix(edges.count).map { ($0.lon, $0.lat, $0.lon, $0.lat) }
+        for _ in 0..<60 {
+            let lon = Double.random(in: -180...180, using: &rng), lat = Double.random(in: -90...90, using: &rng)
+            let w = Double.random(in: 0...40, using: &rng), h = Double.random(in: 0...20, using: &rng)
+            boxes.append((lon, lat, min(lon + w, 180), min(lat + h, 90)))
+        }
+        for (minLon, minLat, maxLon, maxLat) in boxes {
+            let found = try cache.candidates(minLon: minLon, minLat: minLat, maxLon: maxLon, maxLat: maxLat)
+            let inside = places.filter { minLon...maxLon ~= $0.lon && minLat...maxLat ~= $0.lat }
+            #expect(Set(inside.map(\.id)).isSubset(of: found.map(\.id)))
+            // Extra candidates are only Float rounding away from the box.
+            let slack = 1e-4
+            #expect(found.allSatisfy {
+                (minLon - slack)...(maxLon + slack) ~= $0.lon && (minLat - slack)...(maxLat + slack) ~= $0.lat
+            })
+        }
+    }
+
+    @Test func floatBoundsStrictlyContainThePoint() {
+        for x in [0.0, 1e-300, -1e-300, 37.5665, 126.978, 180, -180, 90, -90, 179.99999999, 0.1] {
+            let (lower, upper) = PlaceCacheWriter.floatBounds(x)
+            #expect(lower < x && x < upper)
+            #expect(Double(Float(lower)) == lower && Double(Float(upper)) == upper)
+        }
+    }
+
+    @Test func defaultPathFollowsEnvironment() {
+        #expect(CachePath.defaultPath(environment: ["NEARBY_DB": "/x/db.sqlite", "HOME": "/h"]) == "/x/db.sqlite")
+        #expect(CachePath.defaultPath(environment: ["XDG_CACHE_HOME": "/c", "HOME": "/h"]) == "/c/nearby/places.sqlite")
+        #expect(CachePath.defaultPath(environment: ["XDG_CACHE_HOME": "rel", "HOME": "/h"])
+            == "/h/.cache/nearby/places.sqlite")
+        #expect(CachePath.defaultPath(environment: ["HOME": "/h"]) == "/h/.cache/nearby/places.sqlite")
+    }
+
+    @Test func defaultCacheIsBuiltOnceThenReused() throws {
+        let dir = try TempFolder()
+        let path = dir.file("sub/dir/places.sqlite")
+        var builds = 0, announcements = 0
+        let places = randomPlaces(20, seed: 5)
+        for _ in 0..<2 {
+            let cache = try DefaultCache.openOrBuild(
+                path: path, readOnly: true, build: { builds += 1; return places }, willBuild: { announcements += 1 })
+            #expect(try Set(cache.allPlaces()) == Set(places))
+        }
+        #expect(builds == 1 && announcements == 1)
+        // No partial build is left beside it (a read-only reader may leave SQLite's -wal and -shm files).
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.file("sub/dir"))
+        #expect(names.filter { $0.contains("building") }.isEmpty && names.contains("places.sqlite"))
+    }
+
+    @Test func failedDefaultBuildLeavesNoCache() throws {
+        struct Broken: Error {}
+        let dir = try TempFolder()
+        let path = dir.file("places.sqlite")
+        #expect(throws: Broken.self) {
+            try DefaultCache.openOrBuild(path: path, readOnly: false, build: { throw Broken() })
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+    }
+}

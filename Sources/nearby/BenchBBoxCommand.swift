@@ -20,7 +20,9 @@ struct BenchBBoxCommand: ParsableCommand {
 
     @OptionGroup var options: BenchWorkloadOptions
 
-    func run() throws {
+    func run() throws { try BenchUsage.run(body) }
+
+    private func body() throws {
         let (setup, queries) = try options.setUp(command: "bbox")
         defer { setup.cleanup() }
         let model = options.distanceModel

@@ -22,10 +22,12 @@ struct BenchKNNCommand: ParsableCommand {
     var k: [Int] = [1, 10, 100]
 
     func validate() throws {
-        guard !k.isEmpty, k.allSatisfy({ $0 >= 1 }) else { throw ValidationError("--k values must be at least 1") }
+        guard !k.isEmpty, k.allSatisfy({ $0 >= 1 }) else { throw BenchUsage.fail("--k values must be at least 1") }
     }
 
-    func run() throws {
+    func run() throws { try BenchUsage.run(body) }
+
+    private func body() throws {
         let (setup, queries) = try options.setUp(command: "knn")
         defer { setup.cleanup() }
         let model = options.distanceModel

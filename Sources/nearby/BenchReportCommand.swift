@@ -26,14 +26,16 @@ struct BenchReportCommand: ParsableCommand {
     @Option(help: "Folder to write the SVG charts into (created if missing).")
     var svg: String?
 
-    func run() throws {
+    func run() throws { try BenchUsage.run(body) }
+
+    private func body() throws {
         let decoder = JSONDecoder()
         let docs = try files.map { path -> BenchDocument in
             guard let data = FileManager.default.contents(atPath: path) else {
-                throw ValidationError("\(path): cannot read file")
+                throw BenchUsage.fail("\(path): cannot read file")
             }
             do { return try decoder.decode(BenchDocument.self, from: data) } catch {
-                throw ValidationError("\(path): not a nearby bench document: \(error)")
+                throw BenchUsage.fail("\(path): not a nearby bench document: \(error)")
             }
         }
         if let svg {

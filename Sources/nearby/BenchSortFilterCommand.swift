@@ -31,7 +31,7 @@ struct BenchSortFilterCommand: ParsableCommand {
     var runs: Int = 5
 
     func validate() throws {
-        guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
+        guard runs >= 1 else { throw BenchUsage.fail("--runs must be at least 1") }
     }
 
     /// The items as engine queries. (f) is one query per category.
@@ -57,7 +57,9 @@ struct BenchSortFilterCommand: ParsableCommand {
         ]
     }()
 
-    func run() throws {
+    func run() throws { try BenchUsage.run(body) }
+
+    private func body() throws {
         let setup = try BenchSetup.make(engineOptions, threads: 1, command: "sortfilter")
         defer { setup.cleanup() }
         let engine = setup.engines[0]

@@ -37,9 +37,9 @@ struct BenchWorkloadOptions: ParsableArguments {
     var answers: String?
 
     func validate() throws {
-        guard repetitions >= 1 else { throw ValidationError("--repeat must be at least 1") }
-        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
-        do { _ = try DistanceModel(parsing: distance) } catch { throw ValidationError("--distance: \(error)") }
+        guard repetitions >= 1 else { throw BenchUsage.fail("--repeat must be at least 1") }
+        guard threads >= 1 else { throw BenchUsage.fail("--threads must be at least 1") }
+        do { _ = try DistanceModel(parsing: distance) } catch { throw BenchUsage.fail("--distance: \(error)") }
     }
 
     var distanceModel: DistanceModel { (try? DistanceModel(parsing: distance)) ?? .haversine }

@@ -102,6 +102,11 @@ final class SQLiteStatement {
         try connection.check(sqlite3_bind_int64(handle, index, value))
     }
 
+    func bind(_ index: Int32, _ blob: [UInt8]) throws(SQLiteError) {
+        let rc = blob.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), sqliteTransient) }
+        try connection.check(rc)
+    }
+
     func bind(_ index: Int32, _ value: Double) throws(SQLiteError) {
         try connection.check(sqlite3_bind_double(handle, index, value))
     }

@@ -13,6 +13,8 @@ struct Nearby: ParsableCommand {
         subcommands: [
             BenchCommand.self,
             DistanceCommand.self,
+            ImportCommand.self,
+            ExportCommand.self,
         ]
     )
 }

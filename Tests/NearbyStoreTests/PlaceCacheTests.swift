@@ -14,18 +14,6 @@ final class TempFolder {
     func file(_ name: String) -> String { path + "/" + name }
 }
 
-/// SplitMix64: deterministic test data without Foundation's unseeded generators.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A place with every field set, including an empty (not nil) string and an unknown accessibility tag.
 func fullPlace(id: String = "full-1") -> Place {
     Place(
@@ -37,8 +25,14 @@ func fullPlace(id: String = "full-1") -> Place {
         lDongSignguCd: "110", lclsSystm1: "HS", lclsSystm2: "HS01", lclsSystm3: "HS010100")
 }
 
+func rtreeCheck(_ cache: PlaceCache) throws -> String? {
+    let check = try cache.connection.prepare("SELECT rtreecheck('places_rtree')")
+    _ = try check.step()
+    return check.text(0)
+}
+
 func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
-    var rng = SplitMix64(state: seed)
+    var rng = SplitMix64(seed: seed)
     return (0..<n).map { i in
         Place(id: "p\(i)", title: "장소 \(i)", lat: .random(in: -90...90, using: &rng),
               lon: .random(in: -180...180, using: &rng), category: [12, 14, 39][i % 3],
@@ -149,7 +143,7 @@ func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
     @Test func exportOrderIsByID() throws {
         let dir = try TempFolder()
         let cache = try PlaceCache(path: dir.file("c.sqlite"))
-        var rng = SplitMix64(state: 3)
+        var rng = SplitMix64(seed: 3)
         let places = randomPlaces(200, seed: 7).shuffled(using: &rng)
         try cache.write { w in for p in places { try w.upsert(p) } }
         var ids: [String] = []
@@ -167,8 +161,22 @@ func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
         for (i, (lat, lon)) in edges.enumerated() {
             places.append(Place(id: "edge\(i)", title: "", lat: lat, lon: lon, category: 12))
         }
-        try cache.write { w in for p in places { try w.upsert(p) } }
-        var rng = SplitMix64(state: 9)
+        // The first write packs the tree (RTreeBulkLoader); the second changes a few rows through SQLite's
+        // own R*Tree code on top of it: 40 new places and 40 moved ones.
+        try cache.write { w in for p in places.dropLast(40) { try w.upsert(p) } }
+        #expect(try rtreeCheck(cache) == "ok")
+        try cache.write { w in
+            for p in places.suffix(40) { try w.upsert(p) }
+            for i in 0..<40 {
+                let moved = Place(id: "p\(i)", title: "moved", lat: -Double(i), lon: Double(i) * 4, category: 1,
+                                  modified: "20250101000000")
+                places[i] = moved
+                try w.upsert(moved)
+            }
+        }
+        #expect(try rtreeCheck(cache) == "ok")
+        #expect(try cache.connection.integer("SELECT count(*) FROM places_rtree") == places.count)
+        var rng = SplitMix64(seed: 9)
         var boxes: [(Double, Double, Double, Double)] = places.suffix(edges.count).map { ($0.lon, $0.lat, $0.lon, $0.lat) }
         for _ in 0..<60 {
             let lon = Double.random(in: -180...180, using: &rng), lat = Double.random(in: -90...90, using: &rng)

@@ -66,6 +66,20 @@ import Testing
         #expect(try cache.count() == 2)
     }
 
+    @Test func reusedRowidGetsTheNewBox() throws {
+        // SQLite may give a new row the rowid of the last row deleted in the same write.
+        let dir = try TempFolder()
+        let cache = try cache(in: dir, with: randomPlaces(100, seed: 8))
+        let last = try #require(try cache.allPlaces().last)
+        try cache.write { w in
+            try w.delete(id: last.id)
+            try w.upsert(place("newcomer", modified: nil, lat: -45, lon: -100))
+        }
+        #expect(try cache.candidates(minLon: -100, minLat: -45, maxLon: -100, maxLat: -45).map(\.id) == ["newcomer"])
+        #expect(try cache.candidates(minLon: last.lon, minLat: last.lat, maxLon: last.lon, maxLat: last.lat).isEmpty)
+        #expect(try rtreeCheck(cache) == "ok")
+    }
+
     @Test func generationCountsChangingWritesOnly() throws {
         let dir = try TempFolder()
         let cache = try cache(in: dir, with: [place("a", modified: "20240101000000")])

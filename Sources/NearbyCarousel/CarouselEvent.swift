@@ -161,7 +161,7 @@ public enum PlaceListEntry: Equatable, Sendable {
                 throw CarouselInputError("not a JSON array")
             }
             var out: [PlaceListEntry] = []
-            for (i, item) in items.enumerated() { out.append(try entry(item, at: "element \(i + 1)")) }
+            for (i, item) in items.enumerated() { out.append(try entry(item, at: "place \(i + 1)")) }
             return out
         }
         var out: [PlaceListEntry] = []
@@ -169,8 +169,8 @@ public enum PlaceListEntry: Equatable, Sendable {
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             n += 1
             if line.allSatisfy({ $0.isWhitespace }) { continue }
-            do { out.append(try entry(try JSONValue.parse(String(line)), at: "line \(n)")) }
-            catch { throw CarouselInputError(error.description.hasPrefix("line ") ? error.description : "line \(n): \(error)") }
+            do { out.append(try entry(try JSONValue.parse(String(line)), at: "place")) }
+            catch { throw CarouselInputError("line \(n): \(error)") }
         }
         return out
     }

@@ -15,6 +15,7 @@ struct Nearby: ParsableCommand {
             DistanceCommand.self,
             ImportCommand.self,
             ExportCommand.self,
+            CarouselCommand.self,
         ]
     )
 }

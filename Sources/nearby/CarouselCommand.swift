@@ -1,0 +1,209 @@
+import ArgumentParser
+import Foundation
+import NearbyCarousel
+import NearbyCore
+import NearbyStore
+
+struct CarouselCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "carousel",
+        abstract: "Replay carousel and map interaction on a virtual clock: which marker gets selected, and when.",
+        discussion: """
+            A result list is shown as a paging carousel of cards and as map markers. Fully-visible-card \
+            events go through debounce(--debounce ms) and distinct-until-changed (RxSwift semantics) before \
+            they select a marker and centre the camera on it. A marker tap scrolls the carousel there over \
+            --tap-duration ms, reporting every card it passes; the debounce keeps the camera from visiting \
+            them (try --debounce 0 to see the problem). See docs/carousel.md.
+
+            Events (--events, JSON lines, times t in ms, non-decreasing), each with exactly one of:
+              {"t":0,"places":["id1",{"id":"x","lat":37.5,"lon":127.0}]}   new result list
+              {"t":500,"visible":2}          card 2 fully visible (a swipe)
+              {"t":600,"offset":620.5}       scroll offset in points (geometry decides the card)
+              {"t":900,"tapMarker":5}        marker 5 tapped: animated scroll to card 5
+              {"t":2000,"location":{"lat":37.57,"lon":126.98}}   user location (re-queries past --distance-filter)
+              {"t":3000,"complete":true}     end of the stream (a pending selection is emitted at once)
+              {"t":3000,"error":"reason"}    the stream fails (a pending selection is dropped)
+
+            Output (stdout, JSON lines):
+              {"t":..,"selected":i,"id":"..","camera":{"lat":..,"lon":..}}
+              {"t":..,"query":{"lat":..,"lon":..,"moved":m},"results":["id",..]}
+              {"t":..,"dropped":i,"reason":".."}      an index with no card when it came due
+            With --format svg, an SVG timeline instead (raw index events above, selections below).
+
+            The list comes from --places (shown at t=0) and from `places` events; location events run the \
+            nearby query (--radius, --limit, --category, --sort) over the --db cache, or over the --places \
+            list when no --db is given.
+
+            Examples:
+              nearby carousel --events docs/examples/carousel-tap.jsonl
+              nearby carousel --events docs/examples/carousel-tap.jsonl --debounce 0
+              nearby carousel --events docs/examples/carousel-tap.jsonl --format svg > timeline.svg
+              cat moves.jsonl | nearby carousel --events - --db places.sqlite --radius 500 --limit 10
+            """
+    )
+
+    @Option(help: ArgumentHelp("JSON lines events file, or - for stdin.", valueName: "file"))
+    var events: String
+
+    @Option(help: ArgumentHelp(
+        "Places the carousel starts with: a JSON array or JSON lines of place objects ({id, lat, lon, title?, category?}) or ids (ids need --db).",
+        valueName: "file"))
+    var places: String?
+
+    @Option(help: ArgumentHelp("Debounce due time in ms (0 selects every card passed).", valueName: "ms"))
+    var debounce: Int64 = 300
+
+    @Option(help: ArgumentHelp("Duration of the scroll animation a marker tap starts, in ms.", valueName: "ms"))
+    var tapDuration: Int64 = 300
+
+    @Option(help: ArgumentHelp("Card width in points.", valueName: "pt"))
+    var cardWidth: Double = 300
+
+    @Option(help: ArgumentHelp("Gap between cards in points.", valueName: "pt"))
+    var spacing: Double = 10
+
+    @Option(help: ArgumentHelp("Carousel (container) width in points; cards rest centred in it.", valueName: "pt"))
+    var container: Double = 390
+
+    @Option(help: ArgumentHelp("Re-query only when the user moved more than this many metres from the last query.", valueName: "m"))
+    var distanceFilter: Double = 50
+
+    @Option(help: "Output: jsonl (one line per selection, query or drop) or svg (a timeline).")
+    var format: Format = .jsonl
+
+    @Option(help: ArgumentHelp("SQLite place cache the location queries run on (and ids resolve against).", valueName: "file"))
+    var db: String?
+
+    @Option(help: ArgumentHelp("Query radius around the user in metres.", valueName: "m"))
+    var radius: Double = 1000
+
+    @Option(help: ArgumentHelp("Cards per query (0: every match).", valueName: "n"))
+    var limit: Int = 20
+
+    @Option(help: ArgumentHelp("Keep only this content type id (repeatable).", valueName: "id"))
+    var category: [Int] = []
+
+    @Option(help: ArgumentHelp("Order of the cards: keys like distance, title, -modified (default distance).", valueName: "keys"))
+    var sort: String?
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case jsonl, svg }
+
+    func run() throws {
+        do {
+            try replay()
+        } catch let e as UsageProblem {
+            FileHandle.standardError.write(Data("nearby carousel: \(e.message)\n".utf8))
+            throw ExitCode(2)
+        }
+    }
+
+    struct UsageProblem: Error { var message: String }
+
+    func replay() throws {
+        let geometry = CarouselGeometry(cardWidth: cardWidth, spacing: spacing, container: container)
+        if let problem = geometry.problem { throw UsageProblem(message: problem) }
+        guard debounce >= 0, tapDuration >= 0, tapDuration <= 3_600_000 else {
+            throw UsageProblem(message: "--debounce must be ≥ 0 and --tap-duration in [0, 3600000] ms")
+        }
+        guard distanceFilter >= 0, distanceFilter.isFinite else {
+            throw UsageProblem(message: "--distance-filter must be a finite number of metres ≥ 0")
+        }
+
+        // The places the query runs over and ids resolve against.
+        let stored: [Place]? = try db.map { path in
+            do { return try PlaceCache(path: path, readOnly: true).allPlaces() }
+            catch { throw UsageProblem(message: "\(path): \(error)") }
+        }
+        let byID = Dictionary((stored ?? []).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        var initial: [Place] = []
+        if let path = places {
+            let entries: [PlaceListEntry]
+            do { entries = try PlaceListEntry.parseList(try read(path)) }
+            catch let e as CarouselInputError { throw UsageProblem(message: "\(path): \(e)") }
+            for entry in entries {
+                switch entry {
+                case .place(let p): initial.append(p)
+                case .id(let id):
+                    guard let p = byID[id] else {
+                        throw UsageProblem(message: "\(path): place id \"\(id)\" " + (db == nil ? "needs --db to resolve" : "is not in \(db!)"))
+                    }
+                    initial.append(p)
+                }
+            }
+        }
+        let query = try makeQuery(over: stored ?? (places == nil ? nil : initial))
+
+        // Parse and check every event before simulating, so bad input prints nothing but the error.
+        var parser = CarouselEventParser(catalogue: (stored ?? []) + initial)
+        var timeline: [TimedInput] = []
+        var lineNo = 0, last: Int64 = 0, ended = false
+        for line in try read(events).split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNo += 1
+            let text = line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
+            if text.allSatisfy(\.isWhitespace) { continue }
+            func problem(_ reason: String) -> UsageProblem { UsageProblem(message: "\(events): line \(lineNo): \(reason)") }
+            let event: TimedInput
+            do { event = try parser.parse(text) } catch { throw problem(error.description) }
+            if ended { throw problem("event after the end of the stream (complete or error)") }
+            if event.t < last { throw problem("time \(event.t) is before the previous event's time \(last)") }
+            if case .location = event.input, query == nil {
+                throw problem("a location event needs a query: give --db or --places")
+            }
+            if case .complete = event.input { ended = true }
+            if case .error = event.input { ended = true }
+            last = event.t
+            timeline.append(event)
+        }
+
+        var sim = CarouselSimulator(
+            configuration: .init(
+                debounce: debounce, tapDuration: tapDuration, geometry: geometry, distanceFilter: distanceFilter,
+                traceVisible: format == .svg),
+            query: query)
+        var out = Data()
+        func flush() {
+            if format == .jsonl { for o in sim.output { out.append(contentsOf: Array((o.jsonLine + "\n").utf8)) } }
+            if out.count > 1 << 16 { FileHandle.standardOutput.write(out); out.removeAll(keepingCapacity: true) }
+            if format == .jsonl { sim.output.removeAll(keepingCapacity: true) }
+        }
+        if places != nil { try sim.feed(.places(initial), at: 0) }
+        for e in timeline {
+            try sim.feed(e.input, at: e.t)
+            flush()
+        }
+        sim.finish()
+        flush()
+        if format == .svg { out.append(contentsOf: Array(TimelineSVG.render(sim.output, debounce: debounce).utf8)) }
+        FileHandle.standardOutput.write(out)
+    }
+
+    /// The nearby query for a location: the memory engine over `places` with the query options.
+    func makeQuery(over places: [Place]?) throws -> CarouselSimulator.Query? {
+        guard let places else { return nil }
+        var order = SortOrder([SortKey(.distance)])
+        if let s = sort {
+            guard let o = SortOrder(parsing: s) else {
+                throw UsageProblem(message: "--sort \(s): use keys of \(SortField.allCases.map(\.rawValue).joined(separator: ", ")), e.g. distance or -modified,title")
+            }
+            order = o
+        }
+        guard radius >= 0, radius.isFinite else { throw UsageProblem(message: "--radius must be a finite number of metres ≥ 0") }
+        guard limit >= 0 else { throw UsageProblem(message: "--limit must be ≥ 0") }
+        let engine = MemoryEngine(places: places)
+        let filter = PlaceFilter(categories: category.isEmpty ? nil : Set(category))
+        let (radius, limit) = (radius, limit)
+        return { lat, lon in
+            try engine.run(PlaceQuery(
+                center: Coordinate(lat: lat, lon: lon), shape: .radius(radius), filter: filter, order: order, limit: limit
+            )).places
+        }
+    }
+
+    func read(_ path: String) throws -> String {
+        if path == "-" { return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw UsageProblem(message: "\(path): cannot read the file")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -67,7 +67,7 @@ extension Projection {
         let p = forward(lat: lat1, lon: lon1), q = forward(lat: lat2, lon: lon2)
         guard p.x.isFinite, p.y.isFinite else { throw DistanceModelError.outsideProjection(lat: lat1, lon: lon1, crs: epsg) }
         guard q.x.isFinite, q.y.isFinite else { throw DistanceModelError.outsideProjection(lat: lat2, lon: lon2, crs: epsg) }
-        return ((q.x - p.x) * (q.x - p.x) + (q.y - p.y) * (q.y - p.y)).squareRoot()
+        return PlanarMetric.distance(x1: p.x, y1: p.y, x2: q.x, y2: q.y)
     }
 }
 

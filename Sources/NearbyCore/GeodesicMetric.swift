@@ -1,7 +1,5 @@
-import Foundation
-
 /// `SpatialMetric` for the `geodesic` model: exact WGS84 geodesic distances from one centre, with box
-/// bounds taken from the spherical (haversine) bounds scaled by proven factors.
+/// bounds taken from `HaversineMetric`'s spherical box bounds scaled by proven factors.
 ///
 /// Why the factors hold (docs/distance-models.md, "Geodesic bounds"): map the ellipsoid to the sphere of
 /// radius R = 6,371,008.8 m by keeping (geodetic latitude, longitude), the coordinates haversine uses.
@@ -18,10 +16,12 @@ public struct GeodesicMetric: SpatialMetric, Sendable {
     public let lat: Double
     public let lon: Double
     private let geodesic = Geodesic.wgs84
+    private let spherical: HaversineMetric
 
     public init(lat: Double, lon: Double) {
         self.lat = lat
         self.lon = lon
+        spherical = HaversineMetric(lat: lat, lon: lon)
     }
 
     /// M(0)/R = a(1−e²)/R: the smallest ratio of WGS84 geodesic to haversine distance (0.9944170...).
@@ -43,70 +43,12 @@ public struct GeodesicMetric: SpatialMetric, Sendable {
     }
 
     public func lowerBound(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Double {
-        let spherical = SphericalBoxBounds.lower(lat: lat, lon: lon, minX: minX, minY: minY, maxX: maxX, maxY: maxY)
-        return max(0, spherical * Self.lowerFactor * (1 - 1e-12) - 1e-6)
+        let h = spherical.lowerBound(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+        return max(0, h * Self.lowerFactor * (1 - 1e-12) - 1e-6)
     }
 
     public func upperBound(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Double {
-        let spherical = SphericalBoxBounds.upper(lat: lat, lon: lon, minX: minX, minY: minY, maxX: maxX, maxY: maxY)
-        return spherical * Self.upperFactor * (1 + 1e-12) + 1e-6
-    }
-}
-
-/// Exact great-circle (haversine) distance bounds from a point to a longitude/latitude box
-/// (minX ≤ maxX in degrees; a box may extend past ±180).
-///
-/// Stand-in until the index's `HaversineMetric` is merged. For a fixed latitude of the box point the
-/// distance grows with the longitude gap (cos d = sinφ sinφ' + cosφ cosφ' cosΔλ), so the nearest
-/// (farthest) box point lies on the edge meridian with the smallest (largest) gap; along that meridian
-/// cos d = C·cos(φ' − φ*) with φ* = atan2(sinφ, cosφ cosΔλ), so the extremes are at the box's latitude
-/// edges or at φ*, φ* ± 180° when those fall inside.
-enum SphericalBoxBounds {
-    static func lower(lat: Double, lon: Double, minX: Double, minY: Double, maxX: Double, maxY: Double) -> Double {
-        if containsLongitude(lon, minX: minX, maxX: maxX) {
-            return max(minY - lat, lat - maxY, 0) * (Double.pi / 180) * Haversine.earthRadius
-        }
-        let edge = gap(lon, minX) <= gap(lon, maxX) ? minX : maxX
-        return extreme(lat: lat, lon: lon, edge: edge, minY: minY, maxY: maxY, nearest: true)
-    }
-
-    static func upper(lat: Double, lon: Double, minX: Double, minY: Double, maxX: Double, maxY: Double) -> Double {
-        let antipode = lon + 180
-        let edge = containsLongitude(antipode, minX: minX, maxX: maxX)
-            ? antipode : (gap(lon, minX) >= gap(lon, maxX) ? minX : maxX)
-        return extreme(lat: lat, lon: lon, edge: edge, minY: minY, maxY: maxY, nearest: false)
-    }
-
-    /// Whether lon + 360k lies in [minX, maxX] for some integer k.
-    private static func containsLongitude(_ lon: Double, minX: Double, maxX: Double) -> Bool {
-        if maxX - minX >= 360 { return true }
-        var t = (lon - minX).truncatingRemainder(dividingBy: 360)
-        if t < 0 { t += 360 }
-        return t <= maxX - minX
-    }
-
-    /// Circular longitude gap in [0, 180].
-    private static func gap(_ a: Double, _ b: Double) -> Double {
-        let d = abs(a - b).truncatingRemainder(dividingBy: 360)
-        return d > 180 ? 360 - d : d
-    }
-
-    /// Smallest or largest distance from (lat, lon) to the meridian segment lon = edge, lat in [minY, maxY].
-    private static func extreme(lat: Double, lon: Double, edge: Double, minY: Double, maxY: Double, nearest: Bool)
-        -> Double
-    {
-        let rad = Double.pi / 180
-        let critical = atan2(sin(lat * rad), cos(lat * rad) * cos((edge - lon) * rad)) / rad
-        var best = Haversine.distance(lat1: lat, lon1: lon, lat2: minY, lon2: edge)
-        func consider(_ candidate: Double) {
-            guard candidate >= minY && candidate <= maxY else { return }
-            let d = Haversine.distance(lat1: lat, lon1: lon, lat2: candidate, lon2: edge)
-            best = nearest ? min(best, d) : max(best, d)
-        }
-        consider(maxY)
-        consider(critical)
-        consider(critical - 180)
-        consider(critical + 180)
-        return best
+        let h = spherical.upperBound(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+        return h * Self.upperFactor * (1 + 1e-12) + 1e-6
     }
 }

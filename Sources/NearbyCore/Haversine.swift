@@ -16,7 +16,8 @@ public enum Haversine {
         let dLat = (lat2 - lat1) * rad
         let dLon = (lon2 - lon1) * rad
         let s1 = sin(dLat * 0.5), s2 = sin(dLon * 0.5)
-        let a = s1 * s1 + cos(lat1 * rad) * cos(lat2 * rad) * s2 * s2
+        // Rounding can push a past 1 for (nearly) antipodal points, which would make √(1−a) NaN.
+        let a = min(1, s1 * s1 + cos(lat1 * rad) * cos(lat2 * rad) * s2 * s2)
         return 2 * earthRadius * atan2(a.squareRoot(), (1 - a).squareRoot())
     }
 }

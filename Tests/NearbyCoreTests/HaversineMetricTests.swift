@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+@testable import NearbyCore
+
+@Suite struct HaversineMetricTests {
+    let R = Haversine.earthRadius
+
+    @Test func distanceIsHaversineItself() {
+        var g = SeededGenerator(seed: 3)
+        let (xs, ys) = TestPoints.uniformOnSphere(500, &g)
+        let m = HaversineMetric(lat: 37.5665, lon: 126.978)
+        for (x, y) in zip(xs, ys) {
+            #expect(m.distance(x: x, y: y) == Haversine.distance(lat1: 37.5665, lon1: 126.978, lat2: y, lon2: x))
+        }
+    }
+
+    /// lowerBound ≤ distance ≤ upperBound for random boxes (small to hemisphere-sized, touching the
+    /// poles and ±180), points inside them (corners, edges, interior) and centres anywhere, including
+    /// near the box, on the poles, on ±180 and near the antipode of the box.
+    @Test func boundsContainEveryDistance() {
+        var g = SeededGenerator(seed: 11)
+        var checked = 0, failures: [String] = []
+        for b in 0 ..< 1000 {
+            let size = [1e-6, 1e-3, 0.1, 5, 60, 360][b % 6]
+            var x0 = Double.random(in: -180 ... 180, using: &g), y0 = Double.random(in: -90 ... 90, using: &g)
+            if b % 7 == 0 { y0 = 90 - size / 2 }
+            if b % 11 == 0 { x0 = 180 - size }
+            let x1 = min(180, x0 + Double.random(in: 0 ... size, using: &g))
+            let y1 = min(90, y0 + Double.random(in: 0 ... size / 2, using: &g))
+            x0 = max(-180, x0); y0 = max(-90, y0)
+            var points = [(x0, y0), (x1, y1), (x0, y1), (x1, y0), ((x0 + x1) / 2, y0), ((x0 + x1) / 2, y1)]
+            for _ in 0 ..< 6 {
+                points.append((Double.random(in: x0 ... x1, using: &g), Double.random(in: y0 ... y1, using: &g)))
+            }
+            var centres: [(lat: Double, lon: Double)] = [(90, 0), (-90, 33), (0, 180), (y0, -180), (y1, x0)]
+            let px = points[6].0, py = points[6].1
+            centres.append((py + Double.random(in: -1e-5 ... 1e-5, using: &g), px))     // almost on a point
+            centres.append((-py, px > 0 ? px - 180 : px + 180))                      // its antipode
+            centres.append((-py + 1e-7, px > 0 ? px - 180 + 1e-7 : px + 180 - 1e-7)) // next to the antipode
+            for _ in 0 ..< 4 {
+                let u = TestPoints.uniformOnSphere(1, &g)
+                centres.append((u.ys[0], u.xs[0]))
+            }
+            for c in centres {
+                let m = HaversineMetric(lat: c.lat, lon: min(180, max(-180, c.lon)))
+                let lb = m.lowerBound(minX: x0, minY: y0, maxX: x1, maxY: y1)
+                let ub = m.upperBound(minX: x0, minY: y0, maxX: x1, maxY: y1)
+                for (x, y) in points {
+                    let d = m.distance(x: x, y: y)
+                    if !(lb <= d && d <= ub) {
+                        failures.append("c=\(c) box=\(x0),\(y0),\(x1),\(y1) p=\(x),\(y) lb=\(lb) d=\(d) ub=\(ub)")
+                    }
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked > 140_000)
+        #expect(failures.isEmpty, "\(failures.count) unsound bounds, e.g. \(failures.prefix(3))")
+    }
+
+    /// The bounds are tight, not merely sound: they reach the true closest and farthest points,
+    /// including a farthest point in the middle of an edge (so corners alone would be wrong).
+    @Test func boundsAreTight() {
+        let equator = HaversineMetric(lat: 0, lon: 0)
+        // Closest point on the west edge at the centre's latitude.
+        let lb = equator.lowerBound(minX: 10, minY: -5, maxX: 20, maxY: 5)
+        #expect(abs(lb - R * 10 * .pi / 180) < 2)
+        // Inside the box: 0.
+        #expect(equator.lowerBound(minX: -1, minY: -1, maxX: 1, maxY: 1) == 0)
+        // Straight north of the box through the longitude span: the latitude gap.
+        let north = HaversineMetric(lat: 50, lon: 15)
+        #expect(abs(north.lowerBound(minX: 10, minY: -5, maxX: 20, maxY: 5) - R * 45 * .pi / 180) < 2)
+        // Closest point of a meridian edge is poleward of the centre's latitude (the great circle bulges).
+        let high = HaversineMetric(lat: 60, lon: 0)
+        let vertex = atan(tan(60 * Double.pi / 180) / cos(30 * Double.pi / 180)) * 180 / .pi
+        let exact = Haversine.distance(lat1: 60, lon1: 0, lat2: vertex, lon2: 30)
+        #expect(vertex > 60 && vertex < 70)
+        #expect(abs(high.lowerBound(minX: 30, minY: 50, maxX: 40, maxY: 70) - exact) < 2)
+        #expect(high.lowerBound(minX: 30, minY: 50, maxX: 40, maxY: 70) < Haversine.distance(lat1: 60, lon1: 0, lat2: 60, lon2: 30))
+        // Across the antimeridian, the short way round: 179.5 to −180 (= 180) is half a degree.
+        let east = HaversineMetric(lat: 0, lon: 179.5)
+        #expect(abs(east.lowerBound(minX: -180, minY: -1, maxX: -179.5, maxY: 1) - R * 0.5 * .pi / 180) < 2)
+        #expect(abs(east.lowerBound(minX: -179, minY: -1, maxX: -170, maxY: 1) - R * 1.5 * .pi / 180) < 2)
+        #expect(HaversineMetric(lat: 0, lon: 180).lowerBound(minX: -180, minY: -1, maxX: -179, maxY: 1) < 2)
+        // Farthest point in the middle of an edge: from (80, 10), the box lon −180…−160, lat 70…75 holds
+        // (70, −170) on the far side of the pole, 30° away; its corners, 170° of longitude away, are nearer.
+        let polar = HaversineMetric(lat: 80, lon: 10)
+        let far = Haversine.distance(lat1: 80, lon1: 10, lat2: 70, lon2: -170)
+        let corner = Haversine.distance(lat1: 80, lon1: 10, lat2: 70, lon2: -160)
+        let ub = polar.upperBound(minX: -180, minY: 70, maxX: -160, maxY: 75)
+        #expect(abs(far - R * 30 * .pi / 180) < 1e-6)
+        #expect(corner < far - 1000)
+        #expect(ub >= far && ub < far + 2)
+        // Antipodal points are found: the distance is half the circumference, not NaN.
+        #expect(abs(Haversine.distance(lat1: 61.861267981629595, lon1: -61.34952836683753,
+                                       lat2: -61.861267981629595, lon2: 118.65047163316247) - .pi * R) < 1)
+        // The whole Earth: half the circumference.
+        #expect(abs(equator.upperBound(minX: -180, minY: -90, maxX: 180, maxY: 90) - .pi * R) < 2)
+    }
+}

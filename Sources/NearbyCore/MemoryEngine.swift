@@ -114,7 +114,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             }
             var all: [Row] = []
             within(maxDistance, table) { i, d in if include(i) { all.append(Row(item: i, dist: d)) } }
-            return RowOrder(SortOrder([SortKey(.distance)]), table: table).top(k, of: all)
+            return RowOrder(PlaceOrder([SortKey(.distance)]), table: table).top(k, of: all)
         }
     }
 

@@ -142,8 +142,8 @@ struct RowFilter {
         let t = table
         if let categories, !categories.contains(t.category[row]) { return false }
         if requiredFlags != 0 && t.flags[row] & requiredFlags != requiredFlags { return false }
-        if let created, !created.contains(t.created[row]) { return false }
-        if let modified, !modified.contains(t.modified[row]) { return false }
+        if let created, t.created[row] == 0 || !created.contains(t.created[row]) { return false }
+        if let modified, t.modified[row] == 0 || !modified.contains(t.modified[row]) { return false }
         if let eventPeriod {
             let start = t.eventStart[row]
             if start == 0 || start > eventPeriod.upperBound || t.eventEnd[row] < eventPeriod.lowerBound { return false }

@@ -24,7 +24,7 @@ public struct PlaceQuery: Sendable, Hashable {
     public var shape: QueryShape
     public var filter: PlaceFilter
     /// Keys after which ties are broken by id. Empty means: distance when there is a centre, else id.
-    public var order: SortOrder
+    public var order: PlaceOrder
     /// Rows per page; 0 returns every match on one page.
     public var limit: Int
     /// 1-based page (TourAPI `pageNo`); ignored when `cursor` is set.
@@ -35,7 +35,7 @@ public struct PlaceQuery: Sendable, Hashable {
 
     public init(
         center: Coordinate? = nil, shape: QueryShape = .all, filter: PlaceFilter = PlaceFilter(),
-        order: SortOrder = SortOrder([]), limit: Int = 0, page: Int = 1, cursor: String? = nil,
+        order: PlaceOrder = PlaceOrder([]), limit: Int = 0, page: Int = 1, cursor: String? = nil,
         distance: DistanceModel = .haversine
     ) {
         self.center = center; self.shape = shape; self.filter = filter; self.order = order
@@ -43,9 +43,9 @@ public struct PlaceQuery: Sendable, Hashable {
     }
 
     /// The order actually applied (the default made explicit).
-    public var effectiveOrder: SortOrder {
+    public var effectiveOrder: PlaceOrder {
         if !order.keys.isEmpty { return order }
-        return center == nil ? SortOrder([]) : SortOrder([SortKey(.distance)])
+        return center == nil ? PlaceOrder([]) : PlaceOrder([SortKey(.distance)])
     }
 
     /// Problems that make the query meaningless, as one human sentence; nil when valid.

@@ -4,14 +4,14 @@ struct Row: Equatable {
     var dist: Double
 }
 
-/// A `SortOrder` compiled against one table: a strict total order on rows, ties broken by row
+/// A `PlaceOrder` compiled against one table: a strict total order on rows, ties broken by row
 /// index (= id order).
 struct RowOrder {
     private let keys: [SortKey]
     private let table: PlaceTable
     private let ranks: [UInt32]
 
-    init(_ order: SortOrder, table: PlaceTable) {
+    init(_ order: PlaceOrder, table: PlaceTable) {
         keys = order.keys
         self.table = table
         ranks = order.usesTitle ? table.titleRanks() : []

@@ -31,7 +31,7 @@ public struct SortKey: Sendable, Hashable, CustomStringConvertible {
 ///
 /// Text syntax (the CLI's `--sort`): keys separated by commas, each a field name, optionally prefixed
 /// with `-` for descending (or `+` for ascending): `title,-modified`, `-created,distance`.
-public struct SortOrder: Sendable, Hashable, CustomStringConvertible {
+public struct PlaceOrder: Sendable, Hashable, CustomStringConvertible {
     public var keys: [SortKey]
 
     public init(_ keys: [SortKey]) { self.keys = keys }
@@ -65,12 +65,12 @@ public struct SortOrder: Sendable, Hashable, CustomStringConvertible {
 public enum Arrange: String, Sendable, CaseIterable {
     case A, C, D, E, O, Q, R, S
 
-    public var order: SortOrder {
+    public var order: PlaceOrder {
         switch self {
-        case .A, .O: SortOrder([SortKey(.title)])
-        case .C, .Q: SortOrder([SortKey(.modified, descending: true)])
-        case .D, .R: SortOrder([SortKey(.created, descending: true)])
-        case .E, .S: SortOrder([SortKey(.distance)])
+        case .A, .O: PlaceOrder([SortKey(.title)])
+        case .C, .Q: PlaceOrder([SortKey(.modified, descending: true)])
+        case .D, .R: PlaceOrder([SortKey(.created, descending: true)])
+        case .E, .S: PlaceOrder([SortKey(.distance)])
         }
     }
 

@@ -180,9 +180,9 @@ struct CarouselCommand: ParsableCommand {
     /// The nearby query for a location: the memory engine over `places` with the query options.
     func makeQuery(over places: [Place]?) throws -> CarouselSimulator.Query? {
         guard let places else { return nil }
-        var order = SortOrder([SortKey(.distance)])
+        var order = PlaceOrder([SortKey(.distance)])
         if let s = sort {
-            guard let o = SortOrder(parsing: s) else {
+            guard let o = PlaceOrder(parsing: s) else {
                 throw UsageProblem(message: "--sort \(s): use keys of \(SortField.allCases.map(\.rawValue).joined(separator: ", ")), e.g. distance or -modified,title")
             }
             order = o

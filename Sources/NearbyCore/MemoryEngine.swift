@@ -36,16 +36,22 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         tree = indexed ? PackedRTree(xs: table.places.map(\.lon), ys: table.places.map(\.lat)) : nil
     }
 
-    public func run(_ q: PlaceQuery) throws -> QueryAnswer {
+    public func run(_ q: PlaceQuery) throws -> QueryAnswer { try run(q, searchRadius: .infinity) }
+
+    /// `run`, with k nearest searched only within `searchRadius` metres (its cursor stays the one of
+    /// `q`): for an engine that feeds this one the candidates of growing circles (`SQLiteEngine`).
+    public func run(_ q: PlaceQuery, searchRadius: Double) throws -> QueryAnswer {
         if let problem = q.problem { throw QueryError(problem) }
         guard let c = q.center else {
-            return try execute(q, space: Space<HaversineMetric>?.none)
+            return try execute(q, space: Space<HaversineMetric>?.none, searchRadius: searchRadius)
         }
         switch q.distance {
         case .haversine:
-            return try execute(q, space: Space(metric: HaversineMetric(lat: c.lat, lon: c.lon), tree: tree, xy: nil))
+            let space = Space(metric: HaversineMetric(lat: c.lat, lon: c.lon), tree: tree, xy: nil)
+            return try execute(q, space: space, searchRadius: searchRadius)
         case .geodesic:
-            return try execute(q, space: Space(metric: GeodesicMetric(lat: c.lat, lon: c.lon), tree: tree, xy: nil))
+            let space = Space(metric: GeodesicMetric(lat: c.lat, lon: c.lon), tree: tree, xy: nil)
+            return try execute(q, space: space, searchRadius: searchRadius)
         case .projected(let crs):
             let p = try planarSpace(crs.epsgCode(lat: c.lat, lon: c.lon))
             let centre = p.projection.forward(lat: c.lat, lon: c.lon)
@@ -53,7 +59,8 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
                 throw QueryError("cannot project the centre (\(c.lat), \(c.lon)) into \(crs)")
             }
             let metric = PlanarMetric(x: centre.x, y: centre.y)
-            return try execute(q, space: Space(metric: metric, tree: p.tree, treeRows: p.treeRows, xy: (p.xs, p.ys)))
+            let space = Space(metric: metric, tree: p.tree, treeRows: p.treeRows, xy: (p.xs, p.ys))
+            return try execute(q, space: space, searchRadius: searchRadius)
         }
     }
 
@@ -118,7 +125,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         }
     }
 
-    private func execute<M: SpatialMetric>(_ q: PlaceQuery, space: Space<M>?) throws -> QueryAnswer {
+    private func execute<M: SpatialMetric>(_ q: PlaceQuery, space: Space<M>?, searchRadius: Double) throws -> QueryAnswer {
         let order = RowOrder(q.effectiveOrder, table: table)
         let filter = RowFilter(q.filter, table: table)
         let fingerprint = PageCursor.fingerprint(of: q, generation: generation)
@@ -131,7 +138,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
 
         switch q.shape {
         case .knn(let k, let maxDistance):
-            rows = nearest(space!, k: k, maxDistance: maxDistance ?? .infinity, filter: filter, order: order)
+            rows = nearest(space!, k: k, maxDistance: min(maxDistance ?? .infinity, searchRadius), filter: filter, order: order)
             total = rows.count
             sorted = true
         case .radius(let r):

@@ -104,9 +104,13 @@ public enum DateBound {
         return Int32(value)
     }
 
+    /// A real Gregorian day (no 30 February).
     private static func isValidDay(_ v: Int64) -> Bool {
-        let month = v / 100 % 100, day = v % 100
-        return v >= 10000101 && v <= 99991231 && (1...12).contains(month) && (1...31).contains(day)
+        let year = v / 10000, month = v / 100 % 100, day = v % 100
+        guard v >= 10000101 && v <= 99991231 && (1...12).contains(month) else { return false }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days: Int64 = month == 2 ? (leap ? 29 : 28) : ([4, 6, 9, 11].contains(month) ? 30 : 31)
+        return (1...days).contains(day)
     }
 }
 

@@ -16,6 +16,7 @@ struct Nearby: ParsableCommand {
             ImportCommand.self,
             ExportCommand.self,
             CarouselCommand.self,
+            QueryCommand.self,
         ]
     )
 }

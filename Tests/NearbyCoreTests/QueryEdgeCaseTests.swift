@@ -1,7 +1,7 @@
 import Testing
 @testable import NearbyCore
 
-/// Boundary cases of the memory engine, each checked against `BruteForce` (and exact expectations).
+/// Boundary cases of the memory engine, each checked against `QueryBruteForce` (and exact expectations).
 @Suite struct QueryEdgeCaseTests {
     static func place(_ id: Int, _ lat: Double, _ lon: Double, title: String = "곳") -> Place {
         Place(id: String(id), title: title, lat: lat, lon: lon, category: 12)
@@ -21,10 +21,10 @@ import Testing
     }()
 
     func check(_ q: PlaceQuery, _ places: [Place] = Self.places, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let expected = BruteForce(places).page(q)
+        let expected = QueryBruteForce(places).page(q)
         for engine in [MemoryEngine(places: places), MemoryEngine(places: places, indexed: false)] {
             let a = try engine.run(q)
-            #expect(BruteForce.Answer(total: a.total, ids: a.places.map(\.id), distances: a.distances) == expected,
+            #expect(QueryBruteForce.Answer(total: a.total, ids: a.places.map(\.id), distances: a.distances) == expected,
                     sourceLocation: sourceLocation)
         }
     }
@@ -135,6 +135,6 @@ import Testing
         #expect(DateBound.timestamp("20250505", endOfDay: true) == 20250505235959)
         #expect(DateBound.timestamp("20250505123000") == 20250505123000)
         #expect(DateBound.timestamp("2025-13-01") == nil && DateBound.timestamp("2025505") == nil)
-        #expect(DateBound.day("2025-05-05") == 20250505 && DateBound.day("20250230x") == nil)
+        #expect(DateBound.day("2025-05-05") == 20250505 && DateBound.day("20250230") == nil && DateBound.day("20240229") == 20240229)
     }
 }

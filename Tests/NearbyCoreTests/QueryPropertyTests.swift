@@ -1,25 +1,25 @@
 import Testing
 @testable import NearbyCore
 
-/// The memory engine (indexed, and in the scan mode the SQLite engine uses) against `BruteForce`
+/// The memory engine (indexed, and in the scan mode the SQLite engine uses) against `QueryBruteForce`
 /// on random queries of every shape, filter and sort key, with each distance model: zero mismatches.
 @Suite struct QueryPropertyTests {
-    static let places: [Place] = { var g = QueryFixtures(seed: 7); return g.places(1500) }()
+    static let places: [Place] = { var g = QuerySampler(seed: 7); return g.places(1500) }()
     static let indexed = MemoryEngine(places: places)
     static let scanned = MemoryEngine(places: places.reversed(), indexed: false)
-    static let reference = BruteForce(places)
+    static let reference = QueryBruteForce(places)
 
     static let models: [DistanceModel] = [.haversine, .geodesic, .projected(.korea2000)]
 
     @Test(arguments: models)
     func randomQueriesMatchBruteForce(model: DistanceModel) throws {
-        var g = QueryFixtures(seed: 1000 + UInt64(Self.models.firstIndex(of: model)!))
+        var g = QuerySampler(seed: 1000 + UInt64(Self.models.firstIndex(of: model)!))
         for n in 0..<100 {
             let q = g.query(model: model)
             let expected = Self.reference.page(q)
             for engine in [Self.indexed, Self.scanned] {
                 let a = try engine.run(q)
-                let got = BruteForce.Answer(total: a.total, ids: a.places.map(\.id), distances: a.distances)
+                let got = QueryBruteForce.Answer(total: a.total, ids: a.places.map(\.id), distances: a.distances)
                 #expect(got == expected, "query \(n): \(q)")
                 if got != expected { return }
             }
@@ -28,7 +28,7 @@ import Testing
 
     @Test(arguments: models)
     func cursorPagesConcatenateToTheFullAnswer(model: DistanceModel) throws {
-        var g = QueryFixtures(seed: 77)
+        var g = QuerySampler(seed: 77)
         for _ in 0..<15 {
             var q = g.query(model: model)
             let full = Self.reference.all(q)

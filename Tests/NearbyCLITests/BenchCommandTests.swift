@@ -38,6 +38,23 @@ import Testing
         #expect(a.map { $0["checksum"] as? String } == b.map { $0["checksum"] as? String })
     }
 
+    /// The sqlite engine (a fresh temporary cache, one connection per thread) gives the same answers.
+    @Test func sqliteEngineAnswersMatchBruteForce() throws {
+        for command in ["radius", "knn", "bbox"] {
+            let doc = try workload.bench([command, "--engine", "sqlite", "--threads", "2"])
+            try BenchShape.checkQueryDocument(doc, command: command, engine: "sqlite", workload: workload,
+                                              perQuery: command == "knn" ? 3 : 1)
+            let seconds = try #require(doc["seconds"] as? [String: Any])
+            #expect(seconds["import"] is Double)
+            let expected = command == "knn"
+                ? [1, 10, 100].flatMap { k in workload.queries.map { workload.bruteNearest($0, k: k) } }
+                : workload.queries.map { command == "radius" ? workload.bruteRadius($0) : workload.bruteBox($0) }
+            let answers = try #require(doc["answers"] as? [[String: Any]])
+            #expect(answers.map { $0["total"] as? Int } == expected.map(\.total), "\(command)")
+            #expect(answers.map { $0["checksum"] as? String } == expected.map(\.checksum), "\(command)")
+        }
+    }
+
     @Test func knnAnswersMatchBruteForce() throws {
         let doc = try workload.bench(["knn"])
         try BenchShape.checkQueryDocument(doc, command: "knn", engine: "memory", workload: workload, perQuery: 3)

@@ -33,12 +33,16 @@ struct BenchWorkloadOptions: ParsableArguments {
     @Option(help: "Split the queries over this many threads (the engine is shared for reads).")
     var threads: Int = 1
 
+    @Option(help: "Answer only the first N queries of the file (for slow engines on big workloads; 0 = all).")
+    var first: Int = 0
+
     @Option(help: "Also write each answer's identity as TSV to this file (qid [k] total returned checksum).")
     var answers: String?
 
     func validate() throws {
         guard repetitions >= 1 else { throw BenchUsage.fail("--repeat must be at least 1") }
         guard threads >= 1 else { throw BenchUsage.fail("--threads must be at least 1") }
+        guard first >= 0 else { throw BenchUsage.fail("--first must be at least 0") }
         do { _ = try DistanceModel(parsing: distance) } catch { throw BenchUsage.fail("--distance: \(error)") }
     }
 
@@ -47,7 +51,8 @@ struct BenchWorkloadOptions: ParsableArguments {
     /// Builds the engine and reads the queries, recording the run's settings in the document.
     func setUp(command: String) throws -> (BenchSetup, [WorkloadQuery]) {
         var setup = try BenchSetup.make(engineOptions, threads: threads, command: command)
-        let queries = try Workload.readQueries(path: queries)
+        var queries = try Workload.readQueries(path: queries)
+        if first > 0 { queries = Array(queries.prefix(first)) }
         setup.document.distance = distance
         setup.document.repeat = repetitions
         setup.document.workload?.queries = self.queries

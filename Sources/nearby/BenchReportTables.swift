@@ -42,7 +42,7 @@ struct BenchReportTables {
         let ratio = memory != nil && sqlite != nil
         if ratio { header += " p50 sqlite/memory |"; rule += "---:|" }
         var out = "#### \(key.command), \(Self.count(key.places)) places, \(key.threads) thread\(key.threads == 1 ? "" : "s")\n\n\(header)\n\(rule)\n"
-        for g in run[0].groups ?? [] {
+        for g in Self.ordered(run[0].groups ?? []) {
             let row = run.map { d in d.groups?.first { $0.name == g.name } }
             out += "| \(g.name) | \(g.queries) |"
             for r in row {
@@ -83,6 +83,12 @@ struct BenchReportTables {
             out += "| (\(i.name)) | \(i.description) | \(Self.num(i.medianMicros / 1000)) | \(Self.num(i.minMicros / 1000)) | \(i.rows) | \(i.total) | `\(i.checksum)` |\n"
         }
         return out
+    }
+
+    /// "all" first, then groups by the number in their name (radius=500 before radius=2000, k=1 before k=10).
+    static func ordered(_ groups: [BenchGroup]) -> [BenchGroup] {
+        func number(_ g: BenchGroup) -> Double { Double(g.name.split(separator: "=").last ?? "") ?? -1 }
+        return groups.sorted { number($0) < number($1) }
     }
 
     /// Three significant digits, no exponent: 0.0123, 1.23, 123, 12300.

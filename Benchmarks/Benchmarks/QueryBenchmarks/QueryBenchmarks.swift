@@ -1,4 +1,5 @@
 import Benchmark
+import Foundation
 import Fixtures
 import NearbyCore
 import NearbyStore
@@ -13,8 +14,8 @@ let benchmarks: @Sendable () -> Void = {
 
     for size in Fixtures.sizes {
         let label = size >= 1_000_000 ? "\(size / 1_000_000)M" : "\(size / 1000)k"
-        let fixture = { Fixtures.set(size) }
-        let warm: BenchmarkSetupHook = { _ = Fixtures.set(size) }
+        let fixture: @Sendable () -> Fixtures.Fixture = { Fixtures.set(size) }
+        let warm: Benchmark.BenchmarkSetupHook = { _ = Fixtures.set(size) }
 
         func queries(_ name: String, _ make: @escaping @Sendable (WorkloadQuery) -> PlaceQuery) {
             Benchmark("\(name), \(label) places", closure: { benchmark in
@@ -26,7 +27,7 @@ let benchmarks: @Sendable () -> Void = {
                 }
             }, setup: warm)
         }
-        func centre(_ q: WorkloadQuery) -> Coordinate { Coordinate(lat: q.lat, lon: q.lon) }
+        @Sendable func centre(_ q: WorkloadQuery) -> Coordinate { Coordinate(lat: q.lat, lon: q.lon) }
 
         queries("radius (workload mix)") { q in PlaceQuery(center: centre(q), shape: .radius(q.radius), limit: q.limit) }
         queries("radius 2 km, limit 30") { q in PlaceQuery(center: centre(q), shape: .radius(2000), limit: 30) }
@@ -62,7 +63,7 @@ let benchmarks: @Sendable () -> Void = {
 
     // Sorts and filters over every place of the 100k fixture (full scans; a page of 30 unless noted).
     let size = 100_000
-    let warm: BenchmarkSetupHook = { _ = Fixtures.set(size) }
+    let warm: Benchmark.BenchmarkSetupHook = { _ = Fixtures.set(size) }
     func scan(_ name: String, _ query: PlaceQuery) {
         Benchmark("\(name), 100k places", configuration: .init(
             metrics: [.wallClock, .mallocCountTotal], timeUnits: .milliseconds, maxDuration: .seconds(3), maxIterations: 200

@@ -10,8 +10,10 @@ public struct BenchReportChart: Sendable {
         public var name: String
         public var points: [(x: Double, y: Double)]
         public var dashed: Bool
-        public init(name: String, points: [(x: Double, y: Double)], dashed: Bool = false) {
-            self.name = name; self.points = points; self.dashed = dashed
+        /// Palette index; nil uses the series' position. Equal colours pair series (p50 of two engines).
+        public var colour: Int?
+        public init(name: String, points: [(x: Double, y: Double)], dashed: Bool = false, colour: Int? = nil) {
+            self.name = name; self.points = points; self.dashed = dashed; self.colour = colour
         }
     }
 
@@ -71,7 +73,7 @@ public struct BenchReportChart: Sendable {
         body += "<text x=\"18\" y=\"\(f(Self.top + plotH / 2))\" font-size=\"14\" text-anchor=\"middle\" transform=\"rotate(-90 18 \(f(Self.top + plotH / 2)))\">\(Self.escape(yLabel))</text>\n"
         // Series and legend.
         for (i, s) in series.enumerated() {
-            let colour = Self.palette[i % Self.palette.count]
+            let colour = Self.palette[(s.colour ?? i) % Self.palette.count]
             let dash = s.dashed ? " stroke-dasharray=\"7 4\"" : ""
             let pts = s.points.filter { !logY || $0.y > 0 }.sorted { $0.x < $1.x }
             let path = pts.map { "\(f(px($0.x))),\(f(py($0.y)))" }.joined(separator: " ")

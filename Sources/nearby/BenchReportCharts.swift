@@ -37,9 +37,9 @@ struct BenchReportCharts {
                 g.name.hasPrefix("radius=") ? Double(g.name.dropFirst("radius=".count)).map { ($0, g.latencyMicros) } : nil
             }
             radii.formUnion(groups.map(\.0))
-            for (label, key) in [("p50", \LatencyStats.p50), ("p90", \LatencyStats.p90), ("p99", \LatencyStats.p99)] {
+            for (n, (label, key)) in [("p50", \LatencyStats.p50), ("p90", \LatencyStats.p90), ("p99", \LatencyStats.p99)].enumerated() {
                 series.append(.init(name: "\(d.engine ?? "?") \(label)", points: groups.map { ($0.0, $0.1[keyPath: key]) },
-                                    dashed: d.engine == "sqlite"))
+                                    dashed: d.engine == "sqlite", colour: n))
             }
         }
         return BenchReportChart(
@@ -60,8 +60,8 @@ struct BenchReportCharts {
             title: "Radius query latency vs places", xLabel: "places (log)", yLabel: "latency per query (µs, log)",
             xTicks: sizeTicks, logX: true, logY: true,
             series: engines.flatMap { e in [
-                .init(name: "\(e) p50", points: bySize(e) { overall($0)?.latencyMicros.p50 }, dashed: e == "sqlite"),
-                .init(name: "\(e) p99", points: bySize(e) { overall($0)?.latencyMicros.p99 }, dashed: e == "sqlite"),
+                .init(name: "\(e) p50", points: bySize(e) { overall($0)?.latencyMicros.p50 }, dashed: e == "sqlite", colour: 0),
+                .init(name: "\(e) p99", points: bySize(e) { overall($0)?.latencyMicros.p99 }, dashed: e == "sqlite", colour: 2),
             ] })
     }
 

@@ -55,6 +55,12 @@ import Testing
         }
     }
 
+    @Test func firstLimitsTheQueries() throws {
+        let doc = try workload.bench(["radius", "--first", "3"])
+        #expect((doc["answers"] as? [[String: Any]])?.map { $0["qid"] as? Int } == [1, 2, 3])
+        #expect((doc["workload"] as? [String: Any])?["queryCount"] as? Int == 3)
+    }
+
     @Test func knnAnswersMatchBruteForce() throws {
         let doc = try workload.bench(["knn"])
         try BenchShape.checkQueryDocument(doc, command: "knn", engine: "memory", workload: workload, perQuery: 3)

@@ -65,11 +65,11 @@ struct BenchReportTables {
     }
 
     private func setupTable(_ docs: [BenchDocument]) -> String {
-        var out = "| command | places | engine | load s | import s | build s | RSS after build MiB | build bytes/place | peak RSS MiB |\n"
-        out += "|---|---:|---|---:|---:|---:|---:|---:|---:|\n"
+        var out = "| command | places | engine | threads | load s | import s | build s | RSS after build MiB | build bytes/place | peak RSS MiB |\n"
+        out += "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n"
         for d in docs.sorted(by: { ($0.command, $0.workload?.placeCount ?? 0, $0.engine ?? "") < ($1.command, $1.workload?.placeCount ?? 0, $1.engine ?? "") }) {
             let mib = { (k: Int?) in k.map { Self.num(Double($0) / 1024) } ?? "–" }
-            out += "| \(d.command) | \(Self.count(d.workload?.placeCount ?? 0)) | \(d.engine ?? "?") | "
+            out += "| \(d.command) | \(Self.count(d.workload?.placeCount ?? 0)) | \(d.engine ?? "?") | \(d.threads ?? 1) | "
             out += "\(d.seconds.load.map(Self.num) ?? "–") | \(d.seconds.import.map(Self.num) ?? "–") | \(d.seconds.build.map(Self.num) ?? "–") | "
             out += "\(mib(d.memory.afterBuild?.rssKiB)) | \(d.memory.buildBytesPerPlace.map(Self.num) ?? "–") | \(mib(d.memory.afterQueries?.hwmKiB)) |\n"
         }

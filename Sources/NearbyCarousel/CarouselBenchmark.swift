@@ -1,15 +1,17 @@
 import NearbyCore
 
-/// Throughput of the simulator's index path (debounce → lookup → distinct → selection) on one core.
+/// Workloads for `nearby bench carousel`: the simulator's throughput on one core.
 public enum CarouselBenchmark {
-    /// Feeds `count` visible-index events through a simulator with the default configuration over a list
-    /// of 16 places and returns the wall time of the feed loop alone.
+    /// Feeds `count` visible-index events (debounce → lookup → distinct → selection) through a simulator
+    /// with the default configuration over a list of 16 places; times the feed loop alone.
     ///
     /// The timeline is a repeated swipe: bursts of 8 cards 40 ms apart (each restarting the 300 ms timer),
-    /// then a 400 ms rest, so every burst ends with one selection; every 4th burst lands on the card already
-    /// selected, so distinct drops it. Outputs are drained every 4096 events with capacity kept.
+    /// then a 400 ms rest, so every burst ends with one debounced index; bursts end on cards 7, 15, 15, 11,
+    /// so one burst in four lands on the card already selected and distinct drops it. Outputs are drained
+    /// every 4096 events, keeping their capacity.
     public static func indexEvents(count: Int) -> (events: Int, seconds: Double, selections: Int) {
         let places = (0..<16).map { Place(id: "p\($0)", title: "", lat: 37.5 + Double($0) * 1e-3, lon: 127, category: 12) }
+        let bases = [0, 8, 8, 4]
         var sim = CarouselSimulator()
         try! sim.feed(.places(places), at: 0)
         sim.output.reserveCapacity(4096)
@@ -18,11 +20,9 @@ public enum CarouselBenchmark {
         let clock = ContinuousClock()
         let start = clock.now
         for n in 0..<count {
-            let burst = n >> 3, k = n & 7
+            let k = n & 7
             t += k == 0 ? 400 : 40
-            // Bursts alternate direction; every 4th repeats the previous burst's last card.
-            let card = burst & 3 == 3 ? (k + 8 * ((burst - 1) & 1)) : (k + 8 * (burst & 1))
-            try! sim.feed(.visible(card), at: t)
+            try! sim.feed(.visible(bases[(n >> 3) & 3] + k), at: t)
             if n & 4095 == 4095 {
                 selections += sim.output.count
                 sim.output.removeAll(keepingCapacity: true)
@@ -30,8 +30,38 @@ public enum CarouselBenchmark {
         }
         sim.finish()
         let elapsed = clock.now - start
-        selections += sim.output.count
-        let c = elapsed.components
-        return (count, Double(c.seconds) + Double(c.attoseconds) * 1e-18, selections)
+        return (count, seconds(elapsed), selections + sim.output.count)
+    }
+
+    /// Feeds `updates` location updates, one a second, 40 m apart (north, turning back every 50), through
+    /// the 50 m distance filter into a radius query (`radius` m, `limit` cards, by distance) on the memory
+    /// engine over `places`; every second update re-queries. The engine is built before the clock starts.
+    /// Returns the time of the whole loop: per re-query cost ≈ seconds / queries.
+    public static func locationRequeries(
+        places: [Place], updates: Int, radius: Double = 1000, limit: Int = 20
+    ) -> (updates: Int, queries: Int, seconds: Double, results: Int) {
+        precondition(!places.isEmpty)
+        let engine = MemoryEngine(places: places)
+        var sim = CarouselSimulator(query: { lat, lon in
+            try engine.run(PlaceQuery(center: Coordinate(lat: lat, lon: lon), shape: .radius(radius), limit: limit)).places
+        })
+        let step = 40 / Haversine.earthRadius * 180 / Double.pi  // 40 m of latitude, in degrees
+        var lat = places[0].lat
+        let lon = places[0].lon
+        var queries = 0, results = 0
+        let clock = ContinuousClock()
+        let start = clock.now
+        for n in 0..<updates {
+            lat += (n / 50) & 1 == 0 ? step : -step
+            try! sim.feed(.location(lat: min(90, max(-90, lat)), lon: lon), at: Int64(n) * 1000)
+            for o in sim.output { if case .query(_, _, _, _, let ids) = o { queries += 1; results += ids.count } }
+            sim.output.removeAll(keepingCapacity: true)
+        }
+        let elapsed = clock.now - start
+        return (updates, queries, seconds(elapsed), results)
+    }
+
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
     }
 }

@@ -1,4 +1,3 @@
-import Foundation
 import NearbyCore
 
 /// One input to the carousel simulator (see `CarouselSimulator` for what each does).
@@ -37,25 +36,32 @@ public struct CarouselInputError: Error, Equatable, CustomStringConvertible {
 ///
 /// Places in a `places` event are place objects (`{"id", "lat", "lon"}`, optional `title`, `category`) or
 /// ids of places the parser already knows: the catalogue it was given (`--places`) plus every place object
-/// seen in earlier events. Event files are small, so this uses Foundation's `JSONDecoder`.
+/// seen in earlier events. Lines are read into NearbyCore's `JSONValue` tree (event files are small).
 public struct CarouselEventParser {
     public private(set) var catalogue: [String: Place]
 
     public init(catalogue: [Place] = []) {
-        self.catalogue = Dictionary(catalogue.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        self.catalogue = Dictionary(minimumCapacity: catalogue.count)
+        remember(catalogue)
+    }
+
+    /// Makes these places nameable by id in later `places` events (a later place wins over an earlier one).
+    public mutating func remember(_ places: [Place]) {
+        for p in places { catalogue[p.id] = p }
     }
 
     public static let kinds = ["visible", "offset", "tapMarker", "location", "places", "complete", "error"]
 
     public mutating func parse(_ line: String) throws(CarouselInputError) -> TimedInput {
-        guard case .object(let fields) = try JSONValue.parse(line) else {
+        guard case .object(let fields) = try JSONValue.parse(text: line) else {
             throw CarouselInputError("an event must be a JSON object")
         }
+        if let twice = fields.repeatedKey { throw CarouselInputError("field \"\(twice)\" appears twice") }
         guard let tv = fields["t"] else { throw CarouselInputError("missing field \"t\" (time in ms)") }
         guard let t = tv.integer, t >= 0 else {
             throw CarouselInputError("field \"t\" must be a non-negative integer (ms)")
         }
-        let others = fields.keys.filter { $0 != "t" }.sorted()
+        let others = fields.members.map(\.key).filter { $0 != "t" }.sorted()
         guard others.count == 1, let kind = others.first else {
             throw CarouselInputError(others.isEmpty
                 ? "no event: give one of \(Self.kinds.joined(separator: ", "))"
@@ -106,7 +112,7 @@ public struct CarouselEventParser {
     }
 
     /// A place object: `id` (string or integer), `lat`, `lon`, optional `title` and `category`.
-    public static func place(_ v: JSONValue, at field: String) throws(CarouselInputError) -> Place {
+    static func place(_ v: JSONValue, at field: String) throws(CarouselInputError) -> Place {
         guard case .object(let o) = v else {
             throw CarouselInputError("\(field): a place must be an object with id, lat, lon, or an id")
         }
@@ -117,7 +123,7 @@ public struct CarouselEventParser {
         var title = ""
         if let tv = o["title"] {
             guard case .string(let s) = tv else { throw CarouselInputError("\(field).title: must be a string") }
-            title = s.precomposedStringWithCanonicalMapping
+            title = TextNormalization.nfc(s)
         }
         var category = 0
         if let cv = o["category"] {
@@ -157,7 +163,7 @@ public enum PlaceListEntry: Equatable, Sendable {
     public static func parseList(_ text: String) throws(CarouselInputError) -> [PlaceListEntry] {
         let trimmed = text.drop { $0.isWhitespace }
         if trimmed.first == "[" {
-            guard case .array(let items) = try JSONValue.parse(String(trimmed)) else {
+            guard case .array(let items) = try JSONValue.parse(text: String(trimmed)) else {
                 throw CarouselInputError("not a JSON array")
             }
             var out: [PlaceListEntry] = []
@@ -169,7 +175,7 @@ public enum PlaceListEntry: Equatable, Sendable {
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             n += 1
             if line.allSatisfy({ $0.isWhitespace }) { continue }
-            do { out.append(try entry(try JSONValue.parse(String(line)), at: "place")) }
+            do { out.append(try entry(try JSONValue.parse(text: String(line)), at: "place")) }
             catch { throw CarouselInputError("line \(n): \(error)") }
         }
         return out
@@ -181,31 +187,17 @@ public enum PlaceListEntry: Equatable, Sendable {
     }
 }
 
-/// A parsed JSON value: just enough structure to validate events field by field.
-public enum JSONValue: Equatable, Sendable, Decodable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    public init(from decoder: Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let d = try? c.decode(Double.self) { self = .number(d) }
-        else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
-        else { self = .object(try c.decode([String: JSONValue].self)) }
+/// Reading events with NearbyCore's JSON tree (numbers keep their text until a field decides its type).
+extension JSONValue {
+    static func parse(text: String) throws(CarouselInputError) -> JSONValue {
+        do { return try Array(text.utf8).withUnsafeBytes { try JSONValue.parse($0) } }
+        catch { throw CarouselInputError("not valid JSON: \(error)") }
     }
 
-    public static func parse(_ text: String) throws(CarouselInputError) -> JSONValue {
-        do { return try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) }
-        catch { throw CarouselInputError("not valid JSON") }
+    var number: Double? {
+        if case .number(let s) = self, let d = Double(s), d.isFinite { return d }
+        return nil
     }
-
-    var number: Double? { if case .number(let d) = self, d.isFinite { return d }; return nil }
 
     /// An integral number that a Double represents exactly (|n| ≤ 2⁵³).
     var integer: Int64? {
@@ -220,5 +212,13 @@ public enum JSONValue: Equatable, Sendable, Decodable {
         case .number: return integer.map { String($0) }
         default: return nil
         }
+    }
+}
+
+extension JSONObject {
+    /// The first key that appears more than once, if any.
+    var repeatedKey: String? {
+        var seen = Set<String>()
+        return members.first { !seen.insert($0.key).inserted }?.key
     }
 }

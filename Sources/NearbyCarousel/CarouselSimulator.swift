@@ -117,6 +117,7 @@ public struct CarouselSimulator {
     public mutating func feed(_ input: CarouselInput, at t: Int64) throws(CarouselSimulatorError) {
         guard !finished else { throw .afterEnd }
         guard t >= now else { throw .timeWentBack(t: t, now: now) }
+        if case .location = input, query == nil { throw .noQuery }  // before anything changes
         run(before: t)
         now = t
         switch input {
@@ -131,8 +132,7 @@ public struct CarouselSimulator {
         case .tapMarker(let i):
             tap(i, at: t)
         case .location(let lat, let lon):
-            guard let query else { throw .noQuery }
-            locate(lat: lat, lon: lon, at: t, query)
+            locate(lat: lat, lon: lon, at: t, query!)
         case .places(let list):
             replace(with: list, at: t)
         case .complete:
@@ -182,11 +182,11 @@ public struct CarouselSimulator {
             let timer = debounce.pending != nil ? debounce.deadline : nil
             if let f = frame, timer.map({ f <= $0 }) ?? true {
                 guard inclusive ? f <= limit : f < limit else { return }
-                let a = animation!
-                animation = a.next < a.count ? TapAnimation(
-                    from: a.from, step: a.step, count: a.count, next: a.next + 1, start: a.start, duration: a.duration
-                ) : nil
-                see(a.nextCard, at: f, origin: .animation)
+                var a = animation!
+                let card = a.nextCard
+                a.next += 1
+                animation = a.next <= a.count ? a : nil
+                see(card, at: f, origin: .animation)
             } else if let d = timer, inclusive ? d <= limit : d < limit {
                 let (i, at) = debounce.fire(through: d)!
                 select(i, at: at)
@@ -205,8 +205,8 @@ public struct CarouselSimulator {
         }
         guard distinct.admit(SelectionKey(generation: generation, index: i)) else { return }
         selected = i
-        let p = places[i]
-        output.append(.selected(t: t, index: i, id: p.id, lat: p.lat, lon: p.lon))
+        // Field by field: copying the whole `Place` would retain every one of its strings.
+        output.append(.selected(t: t, index: i, id: places[i].id, lat: places[i].lat, lon: places[i].lon))
     }
 
     mutating func tap(_ i: Int, at t: Int64) {

@@ -86,14 +86,21 @@ public enum TimelineSVG {
             s += "<circle cx=\"\(f(x(e.t)))\" cy=\"\(f(y(upper, e.i)))\" r=\"3.5\" fill=\"\(colours[e.origin]!)\"><title>t=\(e.t) visible \(e.i) (\(e.origin.rawValue))</title></circle>\n"
         }
 
-        // Selections, drops, queries and the end of the stream.
+        // Selections, drops, queries and the end of the stream. A selection's label is left out (its
+        // tooltip stays) when it would overlap the previous label on its row.
+        var labelEnd = [Int: Double]()
         for o in outputs {
             switch o {
             case .selected(let t, let i, let id, let lat, let lon):
                 let cx = x(t), cy = y(lower, i)
                 s += "<line x1=\"\(f(cx))\" y1=\"\(f(upper + laneH))\" x2=\"\(f(cx))\" y2=\"\(f(cy))\" stroke=\"#222\" stroke-dasharray=\"2 3\" opacity=\"0.5\"/>"
                 s += "<rect x=\"\(f(cx - 4))\" y=\"\(f(cy - 4))\" width=\"8\" height=\"8\" fill=\"#222\" transform=\"rotate(45 \(f(cx)) \(f(cy)))\"><title>t=\(t) selected \(i) \(xml(id)) camera \(lat), \(lon)</title></rect>"
-                s += "<text x=\"\(f(cx + 8))\" y=\"\(f(cy + 4))\">\(i) · \(xml(id))</text>\n"
+                let label = "\(i) · \(id)"
+                if cx + 8 >= labelEnd[i, default: -.infinity] {
+                    s += "<text x=\"\(f(cx + 8))\" y=\"\(f(cy + 4))\">\(xml(label))</text>"
+                    labelEnd[i] = cx + 12 + Double(label.count) * 6.5
+                }
+                s += "\n"
             case .dropped(let t, let i, let reason):
                 let cx = x(t), cy = lower + 10
                 s += "<text x=\"\(f(cx))\" y=\"\(f(cy + 4))\" text-anchor=\"middle\" fill=\"#d62728\" font-weight=\"bold\">×<title>t=\(t) dropped \(i): \(xml(reason))</title></text>"

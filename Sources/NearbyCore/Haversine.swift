@@ -12,12 +12,19 @@ public enum Haversine {
 
     @inlinable
     public static func distance(lat1: Double, lon1: Double, lat2: Double, lon2: Double) -> Double {
+        distance(lat1: lat1, lon1: lon1, cosLat1: cos(lat1 * (Double.pi / 180)), lat2: lat2, lon2: lon2)
+    }
+
+    /// The same distance with `cosLat1 = cos(lat1 * (Double.pi / 180))` computed once for many distances
+    /// from one point (the index's query centre): bit-identical results, one cosine less per call.
+    @inlinable
+    public static func distance(lat1: Double, lon1: Double, cosLat1: Double, lat2: Double, lon2: Double) -> Double {
         let rad = Double.pi / 180
         let dLat = (lat2 - lat1) * rad
         let dLon = (lon2 - lon1) * rad
         let s1 = sin(dLat * 0.5), s2 = sin(dLon * 0.5)
         // Rounding can push a past 1 for (nearly) antipodal points, which would make √(1−a) NaN.
-        let a = min(1, s1 * s1 + cos(lat1 * rad) * cos(lat2 * rad) * s2 * s2)
+        let a = min(1, s1 * s1 + cosLat1 * cos(lat2 * rad) * s2 * s2)
         return 2 * earthRadius * atan2(a.squareRoot(), (1 - a).squareRoot())
     }
 }

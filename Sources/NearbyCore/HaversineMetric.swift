@@ -2,7 +2,7 @@ import Foundation
 
 /// Great-circle distance from one centre (the `haversine` model) with box bounds for `PackedRTree`.
 ///
-/// `distance` is `Haversine.distance` itself, so the index answers exactly what a brute-force scan
+/// `distance` is `Haversine.distance` itself (with the centre's cosine computed once), so the index answers exactly what a brute-force scan
 /// with `Haversine.distance` answers. Boxes are (minLon, minLat, maxLon, maxLat) in degrees with
 /// minLon ≤ maxLon inside −180…180 (tree boxes never wrap); the centre may sit anywhere, including
 /// near ±180, and longitude gaps are measured the short way round.
@@ -16,7 +16,9 @@ import Foundation
 ///   at longitude gap Δλ, the distance has a single minimum at the latitude where the centre projects
 ///   onto the meridian's plane, tan ψ = tan φ / cos Δλ (for cos Δλ > 0; otherwise the projection is on
 ///   the opposite half and the minimum is at a pole); if that latitude is outside the box, the minimum
-///   is at the nearer latitude edge. Exact in real arithmetic.
+///   is at the nearer latitude edge. Exact in real arithmetic. Trigonometry only where needed: straight
+///   north or south of the box it is the meridian arc R·Δφ, and at the interior minimum the distance
+///   to the meridian's great circle, sin d = cos φ sin Δλ.
 /// - Upper bound: the farthest point of a box from the centre is its closest point to the antipode,
 ///   since d(c, p) + d(−c, p) = πR for every p; so h_max = 1 − h_min(antipode). Exact too; the four
 ///   corners would not do (an edge along a parallel bulges away from the centre).
@@ -25,7 +27,8 @@ import Foundation
 ///   a latitude rounded to radians near the poles, so h errs by at most ~1e-15; the bounds move h by
 ///   `hSlack` = 1e-14 (10× that) before converting to metres, which also covers the √ amplification near
 ///   0 and near the antipode (up to ~0.1 m there); then the metres get a relative 1e-12 (1000× the few
-///   ulps of sin/atan2/√). Cost: lower bounds up to about 1.3 m short near 0 (2R·√1e-14), a micrometre
+///   ulps of sin/atan2/√); the meridian-arc case gets the relative 1e-12 and 1 µm (1000× the ~1e-9 m
+///   that rounding latitudes to radians can move a distance). Cost: lower bounds up to about 1.3 m short near 0 (2R·√1e-14), a micrometre
 ///   per kilometre elsewhere: nothing for pruning, and the bounds stay sound for exact counts and ties.
 public struct HaversineMetric: SpatialMetric, Sendable {
     public let lat: Double
@@ -40,34 +43,70 @@ public struct HaversineMetric: SpatialMetric, Sendable {
     @usableFromInline static let hSlack = 1e-14
     /// Relative slack in metres; see the type's documentation.
     @usableFromInline static let relativeSlack = 1e-12
+    /// Absolute slack of the meridian-arc lower bound, metres: 1000× the ~1e-9 m that rounding
+    /// latitudes to radians can move a distance.
+    @usableFromInline static let metreSlack = 1e-6
 
     /// A centre at `lat` (−90…90) and `lon` (−180…180) in degrees.
     public init(lat: Double, lon: Double) {
         self.lat = lat
         self.lon = lon
-        phi = lat * .pi / 180
-        cosPhi = cos(phi)
+        phi = lat * (Double.pi / 180)
+        cosPhi = cos(phi)  // exactly Haversine's cos(lat1 * rad), so distances stay bit-identical
         tanPhi = tan(phi)
         antipodeLon = lon > 0 ? lon - 180 : lon + 180
     }
 
     @inlinable
     public func distance(x: Double, y: Double) -> Double {
-        Haversine.distance(lat1: lat, lon1: lon, lat2: y, lon2: x)
+        Haversine.distance(lat1: lat, lon1: lon, cosLat1: cosPhi, lat2: y, lon2: x)
     }
 
     @inlinable
     public func lowerBound(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Double {
-        let h = Self.closestHav(phi: phi, cosPhi: cosPhi, tanPhi: tanPhi, lon: lon,
-                                minLon: minX, minLat: minY, maxLon: maxX, maxLat: maxY)
+        let gap = Self.longitudeGap(lon, minLon: minX, maxLon: maxX)
+        if gap == 0 {
+            // Straight north or south of the box: the meridian arc, no trigonometry needed.
+            let rad = Double.pi / 180
+            let dPhi = max(minY * rad - phi, phi - maxY * rad, 0)
+            return max(0, Haversine.earthRadius * dPhi * (1 - Self.relativeSlack) - Self.metreSlack)
+        }
+        let h = Self.closestHav(phi: phi, cosPhi: cosPhi, tanPhi: tanPhi, gap: gap, minLat: minY, maxLat: maxY)
         return Self.metres(h - Self.hSlack) * (1 - Self.relativeSlack)
     }
 
     @inlinable
     public func upperBound(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Double {
-        let h = 1 - Self.closestHav(phi: -phi, cosPhi: cosPhi, tanPhi: -tanPhi, lon: antipodeLon,
-                                    minLon: minX, minLat: minY, maxLon: maxX, maxLat: maxY)
+        let gap = Self.longitudeGap(antipodeLon, minLon: minX, maxLon: maxX)
+        let h = 1 - Self.closestHav(phi: -phi, cosPhi: cosPhi, tanPhi: -tanPhi, gap: gap, minLat: minY, maxLat: maxY)
         return Self.metres(h + Self.hSlack) * (1 + Self.relativeSlack)
+    }
+
+    /// The latitude band φ ± r/R and, when the circle holds no pole and does not cross ±180, the
+    /// longitude span λ ± asin(sin(r/R) / cos φ) (the meridians tangent to the circle; J. P. Matuschek,
+    /// "Finding points within a distance of a latitude/longitude", 2010). Widened by 1e-9 relative and
+    /// 1e-9° (0.1 mm), far more than `Haversine.distance`'s rounding away from the antipode; circles
+    /// that reach it hold a pole and keep every longitude.
+    public func searchBox(radius: Double) -> (minX: Double, minY: Double, maxX: Double, maxY: Double)? {
+        let delta = radius / Haversine.earthRadius * (1 + 1e-9)
+        guard delta < .pi / 2 else { return nil }
+        let deg = 180 / Double.pi, slack = 1e-9
+        let minLat = lat - delta * deg - slack, maxLat = lat + delta * deg + slack
+        guard minLat > -90 && maxLat < 90 else { return (-180, max(-90, minLat), 180, min(90, maxLat)) }
+        let dLon = asin(min(1, sin(delta) / cos(phi))) * deg * (1 + 1e-9) + slack
+        guard lon - dLon > -180 && lon + dLon < 180 else { return (-180, minLat, 180, maxLat) }
+        return (lon - dLon, minLat, lon + dLon, maxLat)
+    }
+
+    /// Degrees from `lon` to the span minLon…maxLon the short way round (east to its west edge or
+    /// west to its east edge), 0 when inside; at most 180.
+    @inlinable
+    static func longitudeGap(_ lon: Double, minLon: Double, maxLon: Double) -> Double {
+        if lon >= minLon && lon <= maxLon { return 0 }
+        var east = minLon - lon, west = lon - maxLon
+        if east < 0 { east += 360 }
+        if west < 0 { west += 360 }
+        return min(east, west)
     }
 
     /// Great-circle distance in metres for haversine value `h` (clamped to 0…1), in the same
@@ -84,26 +123,26 @@ public struct HaversineMetric: SpatialMetric, Sendable {
         return s * s
     }
 
-    /// Haversine of the distance from (phi radians, lon degrees) to the closest point of the box.
+    /// Haversine of the distance from latitude `phi` (radians) to the closest point of the box
+    /// minLat…maxLat (degrees) whose nearer meridian edge is `gap` degrees of longitude away.
     @inlinable
     static func closestHav(
-        phi: Double, cosPhi: Double, tanPhi: Double, lon: Double,
-        minLon: Double, minLat: Double, maxLon: Double, maxLat: Double
+        phi: Double, cosPhi: Double, tanPhi: Double, gap: Double, minLat: Double, maxLat: Double
     ) -> Double {
         let rad = Double.pi / 180
         let lo = minLat * rad, hi = maxLat * rad
-        // Longitude gap to the span, the short way round: east to its west edge or west to its east edge.
-        var east = minLon - lon, west = lon - maxLon
-        if east < 0 { east += 360 }
-        if west < 0 { west += 360 }
-        if lon >= minLon && lon <= maxLon || min(east, west) == 0 {
-            return phi < lo ? hav(lo - phi) : phi > hi ? hav(phi - hi) : 0
-        }
-        let havDLon = hav(min(east, west) * rad)
-        let cosDLon = 1 - 2 * havDLon
-        func at(_ psi: Double) -> Double { hav(psi - phi) + cosPhi * cos(psi) * havDLon }
-        let vertex = cosDLon > 0 ? atan(tanPhi / cosDLon) : (phi > 0 ? Double.pi / 2 : -Double.pi / 2)
-        if vertex > lo && vertex < hi { return at(vertex) }
-        return min(at(lo), at(hi))
+        if gap == 0 { return phi < lo ? hav(lo - phi) : phi > hi ? hav(phi - hi) : 0 }
+        let sinGap = sin(gap * rad), cosGap = cos(gap * rad)
+        // hav(gap) without cancellation on either side of 90°.
+        let havGap = cosGap > 0 ? sinGap * sinGap / (2 * (1 + cosGap)) : (1 - cosGap) / 2
+        func at(_ psi: Double) -> Double { hav(psi - phi) + cosPhi * cos(psi) * havGap }
+        guard cosGap > 0 else { return min(at(lo), at(hi)) }
+        let vertex = atan(tanPhi / cosGap)
+        if vertex >= hi { return at(hi) }
+        if vertex <= lo { return at(lo) }
+        // At the vertex the distance is that to the meridian's great circle: sin d = cos φ · sin gap,
+        // and hav d = sin²d / (2(1 + cos d)).
+        let sinD = cosPhi * sinGap
+        return sinD * sinD / (2 * (1 + (1 - sinD * sinD).squareRoot()))
     }
 }

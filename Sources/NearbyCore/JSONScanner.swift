@@ -142,7 +142,7 @@ public struct JSONScanner {
     public func string(_ raw: RawString) throws(JSONError) -> String {
         let slice = UnsafeRawBufferPointer(rebasing: bytes[raw.start..<raw.end])
         if !raw.hasEscapes {
-            guard let s = String(validating: slice, as: UTF8.self) else {
+            guard let s = JSONUTF8.string(slice) else {
                 throw JSONError(offset: raw.start, reason: "invalid UTF-8")
             }
             return s
@@ -183,7 +183,7 @@ public struct JSONScanner {
             default: throw JSONError(offset: at, reason: "bad escape")
             }
         }
-        guard let s = String(validating: out, as: UTF8.self) else {
+        guard let s = out.withUnsafeBytes(JSONUTF8.string) else {
             throw JSONError(offset: raw.start, reason: "invalid UTF-8")
         }
         return s

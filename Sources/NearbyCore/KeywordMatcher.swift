@@ -16,24 +16,39 @@ import Foundation
 /// or final-only clusters (`ㅏ`, `ㄳ`) match only themselves. An empty keyword matches every title.
 ///
 /// Performance: fold titles once (`FoldedTitles`, or `fold` per place) and call `matches(folded:)`;
-/// the check is a plain scan over UTF-16 units with no allocation (see BENCHMARKS.md for the cost).
+/// the check is a plain scan over UTF-16 units with no allocation: about 18–38 ns per workload title
+/// (release), against about 65 ns when `matches(_: String)` folds each title on the fly (in stack
+/// memory) and about 170 ns when folding allocates. `FoldedTitles` holds 2 bytes per title character.
 public struct KeywordMatcher: Sendable, Hashable {
     /// The folded keyword.
     public let units: [UInt16]
-    /// Per keyword unit: the L index (0..<19) when it is a lone initial consonant, else `exactOnly`.
-    let initials: [UInt8]
-    static let exactOnly: UInt8 = 0xFF
+    /// Per keyword unit: the unit, plus `(L index + 1) << 16` when it is a lone initial consonant
+    /// (matching also the syllables that begin with it). One array, so a check touches one buffer.
+    let pattern: [UInt32]
 
     public init(_ keyword: String) {
         units = Self.fold(keyword)
-        initials = units.map { u in Hangul.initialIndex(ofJamo: UInt32(u)).map { UInt8($0) } ?? Self.exactOnly }
+        pattern = units.map { u in UInt32(u) | (Hangul.initialIndex(ofJamo: UInt32(u)).map { ($0 + 1) << 16 } ?? 0) }
     }
 
     public var isEmpty: Bool { units.isEmpty }
 
-    /// True when `title` contains the keyword (folds `title` first: for one-off checks).
+    /// True when `title` contains the keyword. Folds `title` into stack memory on the way (no heap
+    /// allocation unless it holds characters outside ASCII, Hangul, CJK and common punctuation).
     public func matches(_ title: String) -> Bool {
-        matches(folded: Self.fold(title))
+        var title = title
+        let fast = title.withUTF8 { utf8 in
+            withUnsafeTemporaryAllocation(of: UInt16.self, capacity: utf8.count) { buf -> Bool? in
+                var n = 0
+                let ok = TextNormalization.forEachStableScalar(utf8) { v in
+                    guard let u = Self.foldCommon(v) else { return false }
+                    buf[n] = u; n += 1
+                    return true
+                }
+                return ok ? matches(folded: UnsafeBufferPointer(rebasing: buf[..<n])) : nil
+            }
+        }
+        return fast ?? matches(folded: Self.fold(title))
     }
 
     public func matches(folded title: [UInt16]) -> Bool {
@@ -42,22 +57,22 @@ public struct KeywordMatcher: Sendable, Hashable {
 
     /// True when the folded title contains the keyword; `title` must come from `fold`.
     public func matches(folded title: UnsafeBufferPointer<UInt16>) -> Bool {
-        let m = units.count, n = title.count
-        if m == 0 { return true }
-        if m > n { return false }
-        return units.withUnsafeBufferPointer { p in
-            initials.withUnsafeBufferPointer { cls in
-                @inline(__always) func hit(_ j: Int, _ t: UInt16) -> Bool {
-                    t == p[j] || (cls[j] != Self.exactOnly && Hangul.isSyllable(UInt32(t))
-                        && Hangul.initialIndex(ofSyllable: UInt32(t)) == UInt32(cls[j]))
-                }
-                for i in 0...(n - m) where hit(0, title[i]) {
-                    var j = 1
-                    while j < m && hit(j, title[i + j]) { j += 1 }
-                    if j == m { return true }
-                }
-                return false
+        pattern.withUnsafeBufferPointer { p in
+            let m = p.count, n = title.count
+            if m == 0 { return true }
+            if m > n { return false }
+            @inline(__always) func hit(_ e: UInt32, _ t: UInt16) -> Bool {
+                if UInt32(t) == e & 0xFFFF { return true }
+                let s = UInt32(t) &- Hangul.syllableBase
+                return e > 0xFFFF && s < Hangul.syllableCount && s / Hangul.syllablesPerInitial + 1 == e >> 16
             }
+            let first = p[0]
+            for i in 0...(n - m) where hit(first, title[i]) {
+                var j = 1
+                while j < m && hit(p[j], title[i + j]) { j += 1 }
+                if j == m { return true }
+            }
+            return false
         }
     }
 
@@ -66,22 +81,24 @@ public struct KeywordMatcher: Sendable, Hashable {
         var out: [UInt16] = []
         out.reserveCapacity(s.utf8.count)
         for u in TextNormalization.nfc(s).unicodeScalars {
-            let v = u.value
-            if v < 0x80 {
-                out.append(UInt16(v &- 0x41 < 26 ? v | 0x20 : v))
-            } else if Hangul.isSyllable(v) || v &- 0x3131 < 0x5E || v &- 0x4E00 < 0x5200
-                || v &- 0x2010 < 0x18
-            {
-                out.append(UInt16(v))  // no case, no compatibility mapping: kept as is
-            } else if v &- 0x1100 < 19 {
-                out.append(UInt16(Hangul.compatibilityInitials[Int(v - 0x1100)].value))
-            } else if v == 0x3000 {
-                out.append(0x20)
+            if let f = foldCommon(u.value) {
+                out.append(f)
             } else {
                 out.append(contentsOf: String(u).precomposedStringWithCompatibilityMapping.lowercased().utf16)
             }
         }
         return out
+    }
+
+    /// The fold of the common scalars of an NFC string, one unit each; nil for the rest (NFKC path).
+    @inline(__always) static func foldCommon(_ v: UInt32) -> UInt16? {
+        if v < 0x80 { return UInt16(v &- 0x41 < 26 ? v | 0x20 : v) }
+        if Hangul.isSyllable(v) || v &- 0x3131 < 0x5E || v &- 0x4E00 < 0x5200 || v &- 0x2010 < 0x18 {
+            return UInt16(v)  // no case, no compatibility mapping: kept as is
+        }
+        if v &- 0x1100 < 19 { return UInt16(Hangul.compatibilityInitials[Int(v - 0x1100)].value) }
+        if v == 0x3000 { return 0x20 }
+        return nil
     }
 }
 

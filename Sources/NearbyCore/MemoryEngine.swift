@@ -36,6 +36,17 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         tree = indexed ? PackedRTree(xs: table.places.map(\.lon), ys: table.places.map(\.lat)) : nil
     }
 
+    /// Bytes of the index and of the columns queries touch (not of the `Place` records, which only
+    /// output reads): the lon/lat tree, the filter and sort columns, and whatever lazy parts (title
+    /// ranks, planar trees) queries have built so far.
+    public var byteCount: Int {
+        lock.lock(); defer { lock.unlock() }
+        let planarBytes = planar.values.reduce(0) { sum, p in
+            sum + (p.tree?.byteCount ?? 0) + (p.xs.capacity + p.ys.capacity) * 8 + (p.treeRows?.capacity ?? 0) * 4
+        }
+        return (tree?.byteCount ?? 0) + table.byteCount + planarBytes
+    }
+
     public func run(_ q: PlaceQuery) throws -> QueryAnswer { try run(q, searchRadius: .infinity) }
 
     /// `run`, with k nearest searched only within `searchRadius` metres (its cursor stays the one of

@@ -37,7 +37,8 @@ public struct PackedRTree: Sendable {
     ///
     /// `xs`/`ys` are longitude/latitude in degrees for `HaversineMetric` (longitude in −180…180, no
     /// wrapping), or projected metres for `PlanarMetric`. Coordinates must be finite.
-    /// Cost: O(n) (a radix sort of the Hilbert keys); about 40 ms for 1M points in release builds.
+    /// Cost: O(n) (a radix sort of the Hilbert keys): about 60 ms of CPU for the 1M-place workload in
+    /// release builds on the project machine (median of 5; 200–300 ms wall clock on the loaded machine).
     public init(xs: [Double], ys: [Double], nodeSize: Int = 16) {
         precondition(xs.count == ys.count, "xs and ys must have the same length")
         precondition(nodeSize >= 2, "node size must be at least 2")
@@ -54,6 +55,12 @@ public struct PackedRTree: Sendable {
         // Level 0 is the points themselves; each level above packs nodeSize entries of the one below.
         var levels = [0, n, 1]
         var boxes: [Double] = []
+        var nodes = 0, entries = n
+        while entries > 1 || (n > 0 && nodes == 0) {
+            entries = (entries + nodeSize - 1) / nodeSize
+            nodes += entries
+        }
+        boxes.reserveCapacity(4 * nodes)
         var lower = points, span = 1
         while n > 0 && (levels.count == 3 || lower.count > 4) {
             let level = levels.count == 3
@@ -68,6 +75,12 @@ public struct PackedRTree: Sendable {
         self.items = order
         self.boxes = boxes
         self.levels = levels
+    }
+
+    /// Bytes held by the tree's arrays (their capacities), for memory budgets and benchmarks.
+    public var byteCount: Int {
+        points.capacity * MemoryLayout<Double>.stride + items.capacity * MemoryLayout<Int32>.stride
+            + boxes.capacity * MemoryLayout<Double>.stride + levels.capacity * MemoryLayout<Int>.stride
     }
 
     /// Boxes of the parents of consecutive runs of `nodeSize` entries of `src`: points (x, y) with
@@ -261,29 +274,22 @@ extension PackedRTree {
         }
     }
 
-    /// Walks the circle `distance ≤ radius` around the metric's centre (see `walk`).
-    @inlinable
-    func walkCircle<M: SpatialMetric>(
-        _ v: View, _ m: M, radius: Double, inside: (Range<Int>) -> Void, partial: (Range<Int>) -> Void
-    ) {
-        walk(v, classify: { x0, y0, x1, y1 in
-            if m.lowerBound(minX: x0, minY: y0, maxX: x1, maxY: y1) > radius { return .outside }
-            return m.upperBound(minX: x0, minY: y0, maxX: x1, maxY: y1) <= radius ? .inside : .partial
-        }, inside: inside, partial: partial)
-    }
-
     /// Calls `visit(item, distance)` for every item with `distance ≤ radius`, in no particular order.
+    /// Only lower bounds prune here: a box wholly inside the circle would still need every distance.
     @inlinable
     public func within<M: SpatialMetric>(_ m: M, radius: Double, _ visit: (Int32, Double) -> Void) {
         withView { v in
-            walkCircle(v, m, radius: radius, inside: { run in
-                for pos in run { visit(v.items[pos], m.distance(x: v.x(pos), y: v.y(pos))) }
-            }, partial: { run in
-                for pos in run {
+            let window = Window(m.searchBox(radius: radius))
+            let refine = { (run: Range<Int>) in
+                for pos in run where window.contains(v.x(pos), v.y(pos)) {
                     let d = m.distance(x: v.x(pos), y: v.y(pos))
                     if d <= radius { visit(v.items[pos], d) }
                 }
-            })
+            }
+            walk(v, classify: { x0, y0, x1, y1 in
+                !window.intersects(x0, y0, x1, y1) || m.lowerBound(minX: x0, minY: y0, maxX: x1, maxY: y1) > radius
+                    ? .outside : .partial
+            }, inside: refine, partial: refine)
         }
     }
 
@@ -293,10 +299,16 @@ extension PackedRTree {
     public func count<M: SpatialMetric>(_ m: M, radius: Double) -> Int {
         withView { v in
             var total = 0
-            walkCircle(v, m, radius: radius, inside: { run in
+            let window = Window(m.searchBox(radius: radius))
+            walk(v, classify: { x0, y0, x1, y1 in
+                if !window.intersects(x0, y0, x1, y1) { return .outside }
+                if m.lowerBound(minX: x0, minY: y0, maxX: x1, maxY: y1) > radius { return .outside }
+                return m.upperBound(minX: x0, minY: y0, maxX: x1, maxY: y1) <= radius ? .inside : .partial
+            }, inside: { run in
                 total += run.count
             }, partial: { run in
-                for pos in run where m.distance(x: v.x(pos), y: v.y(pos)) <= radius { total += 1 }
+                for pos in run where window.contains(v.x(pos), v.y(pos))
+                    && m.distance(x: v.x(pos), y: v.y(pos)) <= radius { total += 1 }
             })
             return total
         }
@@ -320,6 +332,7 @@ extension PackedRTree {
         var result: [(item: Int32, distance: Double)] = []
         result.reserveCapacity(min(k, count, 1024))
         var queue = DistanceQueue()
+        let window = Window(maxDistance < .infinity ? m.searchBox(radius: maxDistance) : nil)
         withView { v in
             queue.push(0, DistanceQueue.nodeKey(level: v.top, index: 0))
             while let (d, key) = queue.pop() {
@@ -330,13 +343,13 @@ extension PackedRTree {
                 }
                 let (level, j) = DistanceQueue.node(key)
                 if level == 1 {
-                    for pos in v.pointRange(1, j) {
+                    for pos in v.pointRange(1, j) where window.contains(v.x(pos), v.y(pos)) {
                         let dist = m.distance(x: v.x(pos), y: v.y(pos))
                         if dist <= maxDistance && include(v.items[pos]) { queue.push(dist, Int64(v.items[pos])) }
                     }
                     continue
                 }
-                for c in v.children(level, j) {
+                for c in v.children(level, j) where v.withBox(level - 1, c, window.intersects) {
                     let lb = v.withBox(level - 1, c, m.lowerBound)
                     if lb <= maxDistance { queue.push(lb, DistanceQueue.nodeKey(level: level - 1, index: c)) }
                 }
@@ -346,9 +359,31 @@ extension PackedRTree {
     }
 }
 
+/// The metric's `searchBox` for a query (everything when it has none): four comparisons that
+/// reject boxes and points before any bound or distance is computed.
+@usableFromInline
+struct Window {
+    @usableFromInline let minX: Double, minY: Double, maxX: Double, maxY: Double
+
+    @inlinable init(_ box: (minX: Double, minY: Double, maxX: Double, maxY: Double)?) {
+        let b = box ?? (-.infinity, -.infinity, .infinity, .infinity)
+        minX = b.minX; minY = b.minY; maxX = b.maxX; maxY = b.maxY
+    }
+
+    @inlinable func contains(_ x: Double, _ y: Double) -> Bool {
+        x >= minX && x <= maxX && y >= minY && y <= maxY
+    }
+
+    @inlinable func intersects(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) -> Bool {
+        x0 <= maxX && y0 <= maxY && x1 >= minX && y1 >= minY
+    }
+}
+
 // MARK: - Priority queue
 
 /// A binary min-heap of (distance, key) in one flat array, ordered by distance, then key.
+/// Measured against swift-collections' `Heap` (a min-max heap) on the 1M workload's nearest(k = 30)
+/// queries: 13.8 µs vs 14.9 µs at the median, so the simpler flat heap stays.
 /// Keys ≥ 0 are item indices; nodes get negative keys so that at equal distance a node comes out
 /// before any item (it might hold an item that ties with a smaller index).
 @usableFromInline

@@ -24,6 +24,13 @@ public struct PlaceGenerator: Sendable {
     let cumulativeWeight: [Double]
     /// Degrees of longitude per km at each town's latitude.
     let lonDegreesPerKm: [Double]
+    /// Per town, the text every place of it repeats (built once: most of the generator's time is text).
+    let townText: [TownText]
+
+    struct TownText: Sendable {
+        var name, address, areacode, sigungucode, lDongSignguCd: String
+        var phonePrefix: String?
+    }
 
     static let kmPerDegree = 111.32
     static let createdFrom = CivilDate.days(year: 2004, month: 1, day: 1)
@@ -39,6 +46,11 @@ public struct PlaceGenerator: Sendable {
         var sum = 0.0
         cumulativeWeight = towns.map { sum += 1 / ($0.areaKm2 + 0.3); return sum }
         lonDegreesPerKm = towns.map { 1 / (Self.kmPerDegree * Self.cosine(degrees: $0.lat)) }
+        townText = towns.map { t in
+            let area = String(t.code.prefix(2)), sigungu = String(t.code.prefix(5))
+            return TownText(name: t.name, address: t.address + " ", areacode: area, sigungucode: sigungu,
+                            lDongSignguCd: String(sigungu.suffix(3)), phonePrefix: Self.phonePrefix[area])
+        }
     }
 
     /// Places with ids 1...count.
@@ -50,7 +62,7 @@ public struct PlaceGenerator: Sendable {
     public func place(_ id: Int) -> Place {
         var rng = SplitMix64(seed: Self.mix(seed ^ Self.mix(UInt64(id))))
         let t = pickTown(&rng)
-        let town = towns[t]
+        let town = towns[t], text = townText[t]
         let r = (town.areaKm2 / Double.pi).squareRoot()
         var x = 0.0, y = 0.0
         repeat { x = 2 * rng.unit() - 1; y = 2 * rng.unit() - 1 } while x * x + y * y > 1
@@ -60,18 +72,17 @@ public struct PlaceGenerator: Sendable {
         let category = Self.categoryTable[Int(rng.below(100))]
         let kind = Self.kinds[category]!
         let word = kind.words[Int(rng.below(UInt64(kind.words.count)))]
-        let title = makeTitle(town: town, category: category, word: word.name, rng: &rng)
+        let title = makeTitle(name: text.name, category: category, word: word.name, rng: &rng)
 
         let createdSecond = Self.second(in: Self.createdFrom, Self.createdUntil, &rng)
         let modifiedSecond = createdSecond + Int(rng.below(UInt64(Self.modifiedUntil * 86_400 - createdSecond)))
         var place = Place(
             id: String(id), title: title, lat: lat, lon: lon, category: category,
             created: CivilDate.timestamp(second: createdSecond), modified: CivilDate.timestamp(second: modifiedSecond),
-            areacode: String(town.code.prefix(2)), sigungucode: String(town.code.prefix(5)),
-            addr: town.address + " " + String(1 + rng.below(999)),
+            areacode: text.areacode, sigungucode: text.sigungucode,
+            addr: text.address + String(1 + rng.below(999)),
             cat1: kind.cat1, cat2: word.cat2, cat3: word.cat3,
-            lDongRegnCd: String(town.code.prefix(2)),
-            lDongSignguCd: String(town.code.prefix(5).suffix(3)))
+            lDongRegnCd: text.areacode, lDongSignguCd: text.lDongSignguCd)
         if category == 15 {
             let start = Int(rng.below(UInt64(Self.festivalsUntil - Self.festivalsFrom))) + Self.festivalsFrom
             let length = Self.festivalLengths[Int(rng.below(UInt64(Self.festivalLengths.count)))]
@@ -83,13 +94,13 @@ public struct PlaceGenerator: Sendable {
                 + "\(1_000_000 + rng.below(3_000_000))_image2_1.jpg"
         }
         if rng.below(10) < 3 {
-            var tags = Set<String>()
+            var mask: UInt32 = 0
             for _ in 0...rng.below(4) {
-                tags.insert(Self.accessibilityDraw[Int(rng.below(UInt64(Self.accessibilityDraw.count)))])
+                mask |= 1 << Self.accessibilityDraw[Int(rng.below(UInt64(Self.accessibilityDraw.count)))]
             }
-            place.accessibility = tags.sorted()
+            place.accessibility = Self.tagsByName.filter { mask & (1 << $0) != 0 }.map { Accessibility.tags[$0] }
         }
-        if rng.below(2) == 0, let prefix = Self.phonePrefix[String(town.code.prefix(2))] {
+        if rng.below(2) == 0, let prefix = text.phonePrefix {
             place.tel = "\(prefix)-\(100 + rng.below(9_900))-\(Self.pad(Int(rng.below(10_000)), 4))"
         }
         return place
@@ -107,9 +118,8 @@ public struct PlaceGenerator: Sendable {
         return lo
     }
 
-    func makeTitle(town: KoreanTown, category: Int, word: String, rng: inout SplitMix64) -> String {
+    func makeTitle(name: String, category: Int, word: String, rng: inout SplitMix64) -> String {
         func any(_ list: [String]) -> String { list[Int(rng.below(UInt64(list.count)))] }
-        let name = town.name
         if category == 15 {
             switch rng.below(4) {
             case 0: return "제\(1 + rng.below(40))회 \(name) \(word)"
@@ -223,9 +233,12 @@ public struct PlaceGenerator: Sendable {
     ]
     /// Festival lengths in days after the first day: mostly short, some a month or two.
     static let festivalLengths = [0, 1, 2, 2, 3, 3, 6, 9, 14, 30, 59]
-    /// The first four tags (wheelchair, elevator, restroom, parking) four times as likely as the rest.
-    static let accessibilityDraw: [String] = Accessibility.tags.enumerated()
-        .flatMap { Array(repeating: $0.element, count: $0.offset < 4 ? 4 : 1) }
+    /// Tag indices to draw from: the first four tags (wheelchair, elevator, restroom, parking) four
+    /// times as likely as the rest.
+    static let accessibilityDraw: [UInt32] = Accessibility.tags.indices
+        .flatMap { Array(repeating: UInt32($0), count: $0 < 4 ? 4 : 1) }
+    /// Tag indices in name order, the order `Place.accessibility` keeps.
+    static let tagsByName: [Int] = Accessibility.tags.indices.sorted { Accessibility.tags[$0] < Accessibility.tags[$1] }
     /// Telephone area codes by province code.
     static let phonePrefix: [String: String] = [
         "11": "02", "26": "051", "27": "053", "28": "032", "29": "062", "30": "042", "31": "052", "36": "044",
@@ -262,14 +275,56 @@ enum CivilDate {
 
     /// `yyyyMMdd`.
     static func date(day: Int) -> String {
-        let c = civil(day: day)
-        return PlaceGenerator.pad(c.year, 4) + PlaceGenerator.pad(c.month, 2) + PlaceGenerator.pad(c.day, 2)
+        digits(civil(day: day), nil)
     }
 
     /// `yyyyMMddHHmmss`.
     static func timestamp(second: Int) -> String {
-        let s = second % 86_400
-        return date(day: second / 86_400) + PlaceGenerator.pad(s / 3600, 2)
-            + PlaceGenerator.pad(s / 60 % 60, 2) + PlaceGenerator.pad(s % 60, 2)
+        digits(civil(day: second / 86_400), second % 86_400)
+    }
+
+    /// The date, and the time of day when given, as fixed-width decimal digits.
+    private static func digits(_ c: (year: Int, month: Int, day: Int), _ time: Int?) -> String {
+        var fields = [(c.year, 4), (c.month, 2), (c.day, 2)]
+        if let t = time { fields += [(t / 3600, 2), (t / 60 % 60, 2), (t % 60, 2)] }
+        return String(unsafeUninitializedCapacity: time == nil ? 8 : 14) { buf in
+            var end = 0
+            for (v, width) in fields {
+                var v = v
+                end += width
+                for i in stride(from: end - 1, through: end - width, by: -1) { buf[i] = UInt8(48 + v % 10); v /= 10 }
+            }
+            return end
+        }
+    }
+}
+
+extension PlaceGenerator {
+    /// TSV columns: the benchmark workload's (../shared/workload/README.md) first, then the rest.
+    /// `accessibility` is `;`-separated, as the TSV importer reads it; a missing field is empty.
+    public static let tsvColumns = [
+        "id", "lat", "lon", "category", "title", "created", "modified", "areacode", "sigungucode",
+        "addr", "tel", "image", "cat1", "cat2", "cat3", "eventStart", "eventEnd", "accessibility",
+        "lDongRegnCd", "lDongSignguCd",
+    ]
+
+    /// Appends one generated place as a TSV line (with its newline). Generated text never holds a tab
+    /// or newline, so no quoting is needed.
+    public static func appendTSV(_ p: Place, to out: inout [UInt8]) {
+        func text(_ s: String?) { out.append(0x09); if let s { out.append(contentsOf: s.utf8) } }
+        out.append(contentsOf: p.id.utf8)
+        out.append(0x09); JSONNumber.append(p.lat, to: &out)
+        out.append(0x09); JSONNumber.append(p.lon, to: &out)
+        out.append(0x09); JSONNumber.append(p.category, to: &out)
+        text(p.title); text(p.created); text(p.modified); text(p.areacode); text(p.sigungucode)
+        text(p.addr); text(p.tel); text(p.image); text(p.cat1); text(p.cat2); text(p.cat3)
+        text(p.eventStart); text(p.eventEnd)
+        out.append(0x09)
+        for (i, tag) in p.accessibility.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ";")) }
+            out.append(contentsOf: tag.utf8)
+        }
+        text(p.lDongRegnCd); text(p.lDongSignguCd)
+        out.append(0x0A)
     }
 }

@@ -57,6 +57,14 @@ public final class PlaceTable: @unchecked Sendable {
         return r
     }
 
+    /// Bytes of the columns (not of the `Place` records), title ranks included once built.
+    public var byteCount: Int {
+        lock.lock(); defer { lock.unlock() }
+        return category.capacity * 4 + (areacode.codes.capacity + sigungucode.codes.capacity) * 2
+            + (created.capacity + modified.capacity) * 8 + (eventStart.capacity + eventEnd.capacity) * 4
+            + flags.capacity * 4 + (ranks?.capacity ?? 0) * 4
+    }
+
     /// Row of an id, by binary search; nil when absent.
     public func row(ofId id: String) -> Int? {
         var lo = 0, hi = places.count

@@ -42,7 +42,11 @@ struct RowOrder {
     /// The first `m` rows of `rows` in this order, sorted. Costs O(n log m) with a bounded max-heap
     /// when m is smaller than n, so a page never pays for sorting every match.
     func top(_ m: Int, of rows: [Row]) -> [Row] {
-        if m >= rows.count { return rows.sorted(by: less) }
+        if m >= rows.count {
+            // The whole answer: a full sort is the least it can cost. Plain distance order inlined.
+            if isDistanceOnly { return rows.sorted { $0.dist < $1.dist || ($0.dist == $1.dist && $0.item < $1.item) } }
+            return rows.sorted(by: less)
+        }
         if m <= 0 { return [] }
         var heap = Array(rows[0..<m])
         // Max-heap by `less`: heap[0] is the worst of the best m seen so far.

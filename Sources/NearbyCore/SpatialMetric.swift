@@ -12,4 +12,11 @@ public protocol SpatialMetric {
     func lowerBound(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Double
     /// A distance no smaller than the distance from the centre to any point of the box.
     func upperBound(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Double
+    /// A box holding every point with `distance ≤ radius`, or nil: lets the index skip boxes and
+    /// points with four comparisons before any bound or distance is computed.
+    func searchBox(radius: Double) -> (minX: Double, minY: Double, maxX: Double, maxY: Double)?
+}
+
+extension SpatialMetric {
+    public func searchBox(radius: Double) -> (minX: Double, minY: Double, maxX: Double, maxY: Double)? { nil }
 }

@@ -21,6 +21,30 @@ public enum TextNormalization {
         return true
     }
 
+    /// Decodes valid UTF-8 (a Swift string's) and calls `body` with each scalar while the scalars are
+    /// NFC-stable (`isStableScalar`) and `body` returns true. Returns false when it stopped early: the
+    /// text then needs the general path (`nfc`, or a per-scalar fallback).
+    @inline(__always) static func forEachStableScalar(
+        _ utf8: UnsafeBufferPointer<UInt8>, _ body: (UInt32) -> Bool
+    ) -> Bool {
+        var i = 0
+        while i < utf8.count {
+            let c = UInt32(utf8[i])
+            var v = c, len = 1
+            if c >= 0xF0 {
+                v = (c & 0x07) << 18 | (UInt32(utf8[i + 1]) & 0x3F) << 12 | (UInt32(utf8[i + 2]) & 0x3F) << 6
+                    | (UInt32(utf8[i + 3]) & 0x3F); len = 4
+            } else if c >= 0xE0 {
+                v = (c & 0x0F) << 12 | (UInt32(utf8[i + 1]) & 0x3F) << 6 | (UInt32(utf8[i + 2]) & 0x3F); len = 3
+            } else if c >= 0xC0 {
+                v = (c & 0x1F) << 6 | (UInt32(utf8[i + 1]) & 0x3F); len = 2
+            }
+            guard isStableScalar(v), body(v) else { return false }
+            i += len
+        }
+        return true
+    }
+
     @inline(__always) static func isASCII(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
         var or: UInt8 = 0
         for x in b { or |= x }

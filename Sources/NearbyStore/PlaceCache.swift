@@ -29,6 +29,7 @@ public final class PlaceCache {
 
     public let path: String
     let connection: SQLiteConnection
+    private var statements: [String: SQLiteStatement] = [:]
 
     /// Opens the cache at `path`. Unless `readOnly`, a missing file (or an empty SQLite file) is created
     /// with the current schema. Throws `PlaceCacheError` naming the path for a missing file (read-only),
@@ -113,12 +114,8 @@ public final class PlaceCache {
 
     // MARK: Reading
 
-    /// The columns `place(from:)` decodes, in order.
-    static let placeColumns = """
-        id, title, lat, lon, category, created, modified, areacode, sigungucode, addr, tel, image, \
-        cat1, cat2, cat3, eventStart, eventEnd, accessibility, \
-        lDongRegnCd, lDongSignguCd, lclsSystm1, lclsSystm2, lclsSystm3
-        """
+    /// The columns `place(from:)` decodes: every `PlaceField`, in its order, under its JSON name.
+    static let placeColumns = PlaceField.allCases.map(\.name).joined(separator: ", ")
 
     /// Decodes the row at `statement`'s cursor, whose columns from `first` on are `placeColumns`.
     static func place(from s: SQLiteStatement, first c: Int32 = 0) -> Place {
@@ -146,7 +143,13 @@ public final class PlaceCache {
         _ sql: String, bind: (SQLiteStatement) throws -> Void = { _ in }, _ body: (Place) throws -> Void
     ) throws {
         do {
-            let statement = try connection.prepare(sql)
+            // Prepared once per connection and reused: a lookup by id or a small box costs microseconds,
+            // and preparing would cost more. Taken out while running, so a nested call prepares its own.
+            let statement = try statements.removeValue(forKey: sql) ?? connection.prepare(sql)
+            defer {
+                statement.reset()  // ends the read snapshot, so the next call sees newer commits
+                statements[sql] = statement
+            }
             try bind(statement)
             while try statement.step() { try body(Self.place(from: statement)) }
         } catch let error as SQLiteError {

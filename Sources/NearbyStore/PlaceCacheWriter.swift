@@ -42,36 +42,44 @@ extension PlaceCache {
 public final class PlaceCacheWriter {
     public private(set) var counts = WriteCounts()
     private let connection: SQLiteConnection
-    private let find, save, removePlace: SQLiteStatement
+    private let find, insertRow, replaceRow, removePlace: SQLiteStatement
+    /// The cache was empty when the write began: insert without looking the id up first (a duplicate id
+    /// fails the UNIQUE constraint and takes the lookup path), which saves a b-tree search per record.
+    private let insertFirst: Bool
     /// R*Tree changes, applied in order by `finish`: a new or moved point, or nil for a removed row.
     private var boxChanges: [(rowid: Int64, point: (lon: Double, lat: Double)?)] = []
 
     fileprivate init(_ connection: SQLiteConnection) throws {
         self.connection = connection
         find = try connection.prepare("SELECT rowid, \(PlaceCache.placeColumns) FROM places WHERE id = ?1")
-        // ?1 is the rowid: NULL to insert a new row, the cached row's to replace it in place.
-        save = try connection.prepare("""
-            INSERT OR REPLACE INTO places(rowid, \(PlaceCache.placeColumns), accessMask)
-            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
-                   ?20, ?21, ?22, ?23, ?24, ?25)
-            """)
+        // ?1 is the rowid (NULL for a new row), ?2... the `PlaceField`s in order, then the tag bitmask.
+        let values = (1...PlaceField.allCases.count + 2).map { "?\($0)" }.joined(separator: ", ")
+        let columns = "rowid, \(PlaceCache.placeColumns), accessMask"
+        insertRow = try connection.prepare("INSERT INTO places(\(columns)) VALUES(\(values))")
+        replaceRow = try connection.prepare("REPLACE INTO places(\(columns)) VALUES(\(values))")
         removePlace = try connection.prepare("DELETE FROM places WHERE rowid = ?1")
+        insertFirst = try connection.integer("SELECT NOT EXISTS (SELECT 1 FROM places)") == 1
     }
 
     /// Inserts `place`, or replaces the cached place with its id unless the cached one is newer.
     public func upsert(_ place: Place) throws {
+        if insertFirst {
+            do { return try save(place, rowid: nil) } catch let error as SQLiteError
+                where error.isUniqueViolation {}
+        }
         defer { find.reset() }
         try find.bind(1, place.id)
-        guard try find.step() else { return try insert(place, rowid: nil) }
+        guard try find.step() else { return try save(place, rowid: nil) }
         let rowid = find.int64(0)
-        let cached = PlaceCache.place(from: find, first: 1)
-        if Self.isOlder(place.modified, than: cached.modified) {
+        if Self.isOlder(place.modified, than: find.text(1 + Int32(PlaceField.modified.rawValue))) {
             counts.older += 1
-        } else if cached == place {
+        } else if cachedRowEquals(place) {
             counts.unchanged += 1
         } else {
+            let moved = find.double(1 + Int32(PlaceField.lat.rawValue)) != place.lat
+                || find.double(1 + Int32(PlaceField.lon.rawValue)) != place.lon
             find.reset()
-            try insert(place, rowid: rowid, moved: cached.lat != place.lat || cached.lon != place.lon)
+            try save(place, rowid: rowid, moved: moved)
         }
     }
 
@@ -96,21 +104,42 @@ public final class PlaceCacheWriter {
         return incoming.utf8.lexicographicallyPrecedes(cached.utf8)
     }
 
+    /// Whether the row at `find`'s cursor holds `p` in every field, compared in place: re-importing an
+    /// unchanged file makes no Strings.
+    private func cachedRowEquals(_ p: Place) -> Bool {
+        for field in PlaceField.allCases {
+            let column = 1 + Int32(field.rawValue)
+            let same = switch field {
+            case .lat: find.double(column) == p.lat
+            case .lon: find.double(column) == p.lon
+            case .category: find.int64(column) == Int64(p.category)
+            case .accessibility: find.textEquals(column, PlaceCache.accessibilityText(p.accessibility))
+            default: find.textEquals(column, p[text: field])
+            }
+            if !same { return false }
+        }
+        return true
+    }
+
     /// Writes the row (new when `rowid` is nil) and notes a new or moved place's R*Tree box.
-    private func insert(_ p: Place, rowid: Int64?, moved: Bool = true) throws {
-        defer { save.reset() }
-        let s = save
-        try s.bind(1, rowid)
-        try s.bind(2, p.id); try s.bind(3, p.title); try s.bind(4, p.lat); try s.bind(5, p.lon)
-        try s.bind(6, Int64(p.category)); try s.bind(7, p.created); try s.bind(8, p.modified)
-        try s.bind(9, p.areacode); try s.bind(10, p.sigungucode); try s.bind(11, p.addr); try s.bind(12, p.tel)
-        try s.bind(13, p.image); try s.bind(14, p.cat1); try s.bind(15, p.cat2); try s.bind(16, p.cat3)
-        try s.bind(17, p.eventStart); try s.bind(18, p.eventEnd)
-        try s.bind(19, PlaceCache.accessibilityText(p.accessibility))
-        try s.bind(20, p.lDongRegnCd); try s.bind(21, p.lDongSignguCd)
-        try s.bind(22, p.lclsSystm1); try s.bind(23, p.lclsSystm2); try s.bind(24, p.lclsSystm3)
-        try s.bind(25, Int64(Self.knownTagMask(p.accessibility)))
-        try s.step()
+    private func save(_ p: Place, rowid: Int64?, moved: Bool = true) throws {
+        let s = rowid == nil ? insertRow : replaceRow
+        // Parameters start NULL (stepStaged clears them): bind only the fields present.
+        if let rowid { try s.bind(1, rowid) }
+        for field in PlaceField.allCases {
+            let parameter = 2 + Int32(field.rawValue)
+            switch field {
+            case .lat: try s.bind(parameter, p.lat)
+            case .lon: try s.bind(parameter, p.lon)
+            case .category: try s.bind(parameter, Int64(p.category))
+            case .accessibility:
+                if let tags = PlaceCache.accessibilityText(p.accessibility) { s.stage(parameter, tags) }
+            default:
+                if let text = p[text: field] { s.stage(parameter, text) }
+            }
+        }
+        try s.bind(2 + Int32(PlaceField.allCases.count), Int64(Self.knownTagMask(p.accessibility)))
+        try s.stepStaged()
         if rowid == nil { counts.inserted += 1 } else { counts.updated += 1 }
         if moved { boxChanges.append((rowid ?? connection.lastInsertRowID, (p.lon, p.lat))) }
     }

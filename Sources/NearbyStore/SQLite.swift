@@ -14,6 +14,8 @@ struct SQLiteError: Error, CustomStringConvertible {
     var description: String { "\(path): \(message)" }
     /// SQLITE_BUSY or SQLITE_LOCKED, primary or extended: another connection holds the lock.
     var isBusy: Bool { code & 0xff == SQLITE_BUSY || code & 0xff == SQLITE_LOCKED }
+    /// SQLITE_CONSTRAINT_UNIQUE (a macro Swift cannot import): a UNIQUE index refused the row.
+    var isUniqueViolation: Bool { code == SQLITE_CONSTRAINT | (8 << 8) }
 }
 
 /// One SQLite connection. Not thread-safe: use a connection (and its statements) from one thread at a time.
@@ -123,9 +125,49 @@ final class SQLiteStatement {
     /// Resets the statement so it can run again; bindings are kept until rebound.
     func reset() { sqlite3_reset(handle) }
 
+    /// Text staged for `stepStaged`: the UTF-8 bytes of every staged parameter, each NUL-terminated.
+    private var staged: [UInt8] = []
+    private var stagedParameters: [(index: Int32, start: Int, count: Int)] = []
+
+    /// Stages `text` for parameter `index`, copied into a buffer the statement reuses for every row.
+    func stage(_ index: Int32, _ text: String) {
+        let start = staged.count
+        staged.append(contentsOf: text.utf8)
+        stagedParameters.append((index, start, staged.count - start))
+        staged.append(0)
+    }
+
+    /// Binds the staged texts in place (SQLITE_STATIC: SQLite makes no copy, which saves a malloc and a
+    /// memcpy per text), steps once, then resets the statement and sets every parameter back to NULL before
+    /// the buffer is touched again, so SQLite never holds a pointer into it while it changes.
+    @discardableResult
+    func stepStaged() throws(SQLiteError) -> Bool {
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+            staged.removeAll(keepingCapacity: true)
+            stagedParameters.removeAll(keepingCapacity: true)
+        }
+        return try staged.withUnsafeBufferPointer { (buffer) throws(SQLiteError) -> Bool in
+            for p in stagedParameters {
+                let text = UnsafeRawPointer(buffer.baseAddress! + p.start).assumingMemoryBound(to: CChar.self)
+                try connection.check(sqlite3_bind_text(handle, p.index, text, Int32(p.count), sqliteStatic))
+            }
+            return try step()
+        }
+    }
+
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+
+    /// Whether the column holds exactly `value` (NULL for nil), compared as bytes without making a String.
+    func textEquals(_ column: Int32, _ value: String?) -> Bool {
+        guard var value else { return isNull(column) }
+        guard let bytes = sqlite3_column_text(handle, column) else { return false }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return value.withUTF8 { $0.elementsEqual(UnsafeBufferPointer(start: bytes, count: count)) }
+    }
 
     /// The column's text, decoded from its UTF-8 bytes without a strlen or a C-string copy; nil for NULL.
     func text(_ column: Int32) -> String? {
@@ -134,6 +176,9 @@ final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 }
+
+/// SQLITE_STATIC (a NULL destructor): SQLite uses the caller's bytes in place.
+private var sqliteStatic: sqlite3_destructor_type? { nil }
 
 /// SQLITE_TRANSIENT, which the C header defines as a cast of -1 that Swift cannot import.
 private var sqliteTransient: sqlite3_destructor_type {

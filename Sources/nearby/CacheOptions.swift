@@ -32,8 +32,9 @@ struct CacheOptions: ParsableArguments {
 enum StandardError {
     static let isTerminal = isatty(2) == 1
 
+    /// Writes a line, first clearing any progress text on a terminal.
     static func write(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        FileHandle.standardError.write(Data(((isTerminal ? "\r\u{1B}[K" : "") + line + "\n").utf8))
     }
 
     /// Rewrites the current terminal line (no newline): for progress counters.

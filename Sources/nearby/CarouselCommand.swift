@@ -15,30 +15,31 @@ struct CarouselCommand: ParsableCommand {
             --tap-duration ms, reporting every card it passes; the debounce keeps the camera from visiting \
             them (try --debounce 0 to see the problem). See docs/carousel.md.
 
-            Events (--events, JSON lines, times t in ms, non-decreasing), each with exactly one of:
-              {"t":0,"places":["id1",{"id":"x","lat":37.5,"lon":127.0}]}   new result list
-              {"t":500,"visible":2}          card 2 fully visible (a swipe)
-              {"t":600,"offset":620.5}       scroll offset in points (geometry decides the card)
-              {"t":900,"tapMarker":5}        marker 5 tapped: animated scroll to card 5
-              {"t":2000,"location":{"lat":37.57,"lon":126.98}}   user location (re-queries past --distance-filter)
-              {"t":3000,"complete":true}     end of the stream (a pending selection is emitted at once)
-              {"t":3000,"error":"reason"}    the stream fails (a pending selection is dropped)
+            Events (--events): JSON lines, time t in ms (non-decreasing), one event each:
+              {"t":0,"places":["id",{"id":"x","lat":37.5,"lon":127}]}  new list
+              {"t":500,"visible":2}        card 2 fully visible (a swipe)
+              {"t":600,"offset":620.5}     scroll offset in points
+              {"t":900,"tapMarker":5}      marker 5 tapped: scroll to card 5
+              {"t":2000,"location":{"lat":37.57,"lon":126.98}}  user moved
+              {"t":3000,"complete":true}   end: a pending card is selected now
+              {"t":3000,"error":"why"}     failure: a pending card is dropped
 
-            Output (stdout, JSON lines):
+            Output (stdout, JSON lines; --format svg draws a timeline instead):
               {"t":..,"selected":i,"id":"..","camera":{"lat":..,"lon":..}}
-              {"t":..,"query":{"lat":..,"lon":..,"moved":m},"results":["id",..]}
-              {"t":..,"dropped":i,"reason":".."}      an index with no card when it came due
-            With --format svg, an SVG timeline instead (raw index events above, selections below).
+              {"t":..,"query":{"lat":..,"lon":..},"results":["id",..]}
+              {"t":..,"dropped":i,"reason":".."}   no card i when it came due
 
-            The list comes from --places (shown at t=0) and from `places` events; location events run the \
-            nearby query (--radius, --limit, --category, --sort) over the --db cache, or over the --places \
-            list when no --db is given.
+            The list starts as --places (at t=0) and changes with `places` events \
+            and location re-queries: the nearby query (--radius, --limit, \
+            --category, --sort) runs on the --db cache, else on the --places list, \
+            when the user moved more than --distance-filter metres since the last.
 
             Examples:
-              nearby carousel --events docs/examples/carousel-tap.jsonl
-              nearby carousel --events docs/examples/carousel-tap.jsonl --debounce 0
-              nearby carousel --events docs/examples/carousel-tap.jsonl --format svg > timeline.svg
-              cat moves.jsonl | nearby carousel --events - --db places.sqlite --radius 500 --limit 10
+              nearby carousel --events docs/examples/carousel-tap.jsonl \\
+                --places docs/examples/carousel-places.jsonl
+              nearby carousel --events tap.jsonl --places p.jsonl --debounce 0
+              nearby carousel --events tap.jsonl --places p.jsonl --format svg >t.svg
+              cat moves.jsonl | nearby carousel --events - --db places.sqlite
             """
     )
 
@@ -112,9 +113,9 @@ struct CarouselCommand: ParsableCommand {
         // The places the query runs over and ids resolve against.
         let stored: [Place]? = try db.map { path in
             do { return try PlaceCache(path: path, readOnly: true).allPlaces() }
-            catch { throw UsageProblem(message: "\(path): \(error)") }
+            catch { throw UsageProblem(message: "--db: \(error)") }
         }
-        let byID = Dictionary((stored ?? []).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        var parser = CarouselEventParser(catalogue: stored ?? [])
         var initial: [Place] = []
         if let path = places {
             let entries: [PlaceListEntry]
@@ -124,7 +125,7 @@ struct CarouselCommand: ParsableCommand {
                 switch entry {
                 case .place(let p): initial.append(p)
                 case .id(let id):
-                    guard let p = byID[id] else {
+                    guard let p = parser.catalogue[id] else {
                         throw UsageProblem(message: "\(path): place id \"\(id)\" " + (db == nil ? "needs --db to resolve" : "is not in \(db!)"))
                     }
                     initial.append(p)
@@ -133,8 +134,9 @@ struct CarouselCommand: ParsableCommand {
         }
         let query = try makeQuery(over: stored ?? (places == nil ? nil : initial))
 
+        parser.remember(initial)
+
         // Parse and check every event before simulating, so bad input prints nothing but the error.
-        var parser = CarouselEventParser(catalogue: (stored ?? []) + initial)
         var timeline: [TimedInput] = []
         var lineNo = 0, last: Int64 = 0, ended = false
         for line in try read(events).split(separator: "\n", omittingEmptySubsequences: false) {
@@ -161,19 +163,22 @@ struct CarouselCommand: ParsableCommand {
                 traceVisible: format == .svg),
             query: query)
         var out = Data()
-        func flush() {
-            if format == .jsonl { for o in sim.output { out.append(contentsOf: Array((o.jsonLine + "\n").utf8)) } }
+        /// JSON lines of the outputs so far, written out in 64 KiB pieces.
+        func drain() {
+            for o in sim.output { out.append(contentsOf: (o.jsonLine + "\n").utf8) }
+            sim.output.removeAll(keepingCapacity: true)
             if out.count > 1 << 16 { FileHandle.standardOutput.write(out); out.removeAll(keepingCapacity: true) }
-            if format == .jsonl { sim.output.removeAll(keepingCapacity: true) }
         }
         if places != nil { try sim.feed(.places(initial), at: 0) }
         for e in timeline {
             try sim.feed(e.input, at: e.t)
-            flush()
+            if format == .jsonl { drain() }
         }
         sim.finish()
-        flush()
-        if format == .svg { out.append(contentsOf: Array(TimelineSVG.render(sim.output, debounce: debounce).utf8)) }
+        switch format {
+        case .jsonl: drain()
+        case .svg: out.append(contentsOf: TimelineSVG.render(sim.output, debounce: debounce).utf8)
+        }
         FileHandle.standardOutput.write(out)
     }
 

@@ -27,8 +27,8 @@ struct DistanceCommand: ParsableCommand {
             Examples:
               nearby distance 37.5665 126.9780 35.1796 129.0756
               nearby distance --distance geodesic 40.64 -73.78 1.36 103.99
-              nearby distance --all --format jsonl < pairs.txt
-              echo '{"lat1":37.5665,"lon1":126.978,"lat2":33.4996,"lon2":126.5312}' | nearby distance --distance projected:utm
+              nearby distance --all < docs/distance-models-pairs.txt
+              nearby distance --distance projected:utm --format jsonl < pairs.jsonl
             """
     )
 
@@ -58,6 +58,10 @@ struct DistanceCommand: ParsableCommand {
         var measure = Measurer(model: model, all: all, format: format)
         var failed = false
         if !coordinates.isEmpty {
+            // Negative numbers reach `coordinates` through `.allUnrecognized`, and so do unknown options.
+            if let option = coordinates.first(where: { $0.hasPrefix("-") && Double($0) == nil }) {
+                throw usageError("unknown option '\(option)'")
+            }
             guard coordinates.count % 4 == 0 else {
                 throw usageError("expected lat1 lon1 lat2 lon2 (a multiple of 4 numbers), got \(coordinates.count) arguments")
             }

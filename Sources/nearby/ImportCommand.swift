@@ -34,9 +34,7 @@ struct ImportCommand: ParsableCommand {
 
     @OptionGroup var cache: CacheOptions
 
-    @Option(help: ArgumentHelp(
-        "Read every input as this format instead of detecting it.",
-        discussion: ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")))
+    @Option(help: "Read every input as this format instead of detecting it.")
     var format: ImportFormat?
 
     @Flag(help: "Stop at the first bad record and change nothing.")
@@ -59,6 +57,7 @@ struct ImportCommand: ParsableCommand {
         do {
             let cache = try cache.open(readOnly: false)
             summary = try cache.write { writer in try importAll(into: writer) }
+            StandardError.progress("")
         } catch {
             StandardError.write("nearby import: \(error)")
             StandardError.write("nearby import: nothing was imported; the cache is unchanged")
@@ -96,11 +95,10 @@ struct ImportCommand: ParsableCommand {
                 }
                 if i % 100_000 == 99_999 { StandardError.progress("\(name): \(i + 1)/\(parsed.records.count) records") }
             }
-            StandardError.progress("\(name): \(parsed.records.count) records, writing the index")
             summary.files.append(.init(
                 name: name, format: parsed.format, records: parsed.records.count, rejected: parsed.errors.count))
         }
-        StandardError.progress("")
+        StandardError.progress("updating the spatial index and committing")
         summary.counts = writer.counts
         summary.counts.rejected = summary.files.reduce(0) { $0 + $1.rejected }
         return summary

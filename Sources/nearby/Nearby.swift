@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct Nearby: ParsableCommand {
@@ -17,6 +18,24 @@ struct Nearby: ParsableCommand {
             ExportCommand.self,
             CarouselCommand.self,
             QueryCommand.self,
+            GenerateCommand.self,
         ]
     )
+
+    /// Usage errors exit with 2 (the convention of Unix tools and of this project's docs), not
+    /// ArgumentParser's default 64 (EX_USAGE); everything else keeps ArgumentParser's handling.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                let message = fullMessage(for: error)
+                if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
 }

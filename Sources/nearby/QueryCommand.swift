@@ -55,6 +55,9 @@ struct QueryCommand: ParsableCommand {
     @Flag(help: "Write a first line with total, page, limit, returned, nextCursor and tookMs (one per query in batch mode).")
     var meta = false
 
+    @Flag(help: .hidden)
+    var timings = false
+
     enum EngineKind: String, ExpressibleByArgument, CaseIterable { case memory, sqlite }
     enum QueryFormat: String, ExpressibleByArgument, CaseIterable { case jsonl, json, geojson, table }
 
@@ -90,7 +93,17 @@ struct QueryCommand: ParsableCommand {
         let cache = try cache.open(readOnly: true)
         switch engine {
         case .sqlite: return SQLiteEngine(cache: cache)
-        case .memory: return MemoryEngine(places: try cache.allPlaces(), generation: try cache.generation())
+        case .memory:
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            let places = try cache.allPlaces()
+            let t1 = DispatchTime.now().uptimeNanoseconds
+            let engine = MemoryEngine(places: places, generation: try cache.generation())
+            let t2 = DispatchTime.now().uptimeNanoseconds
+            if timings {
+                let perPlace = Double(engine.byteCount) / Double(max(1, places.count))
+                StandardError.write("nearby query: read \(places.count) places in \((t1 - t0) / 1_000_000) ms, built the index in \((t2 - t1) / 1_000_000) ms, \(String(format: "%.1f", perPlace)) bytes/place")
+            }
+            return engine
         }
     }
 }

@@ -5,22 +5,10 @@ import Testing
 import FoundationXML
 #endif
 
-/// Runs the built `nearby` binary (it sits beside the test bundle) with `stdin`, capturing everything.
+/// `nearby` with `stdin` through the shared subprocess runner: status, stdout, stderr.
 private func nearby(_ args: [String], stdin: String = "") throws -> (status: Int32, out: String, err: String) {
-    let bin = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("nearby")
-    let dir = Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("nearby")
-    let p = Process()
-    p.executableURL = FileManager.default.fileExists(atPath: bin.path) ? bin : dir
-    p.arguments = args
-    let (i, o, e) = (Pipe(), Pipe(), Pipe())
-    p.standardInput = i; p.standardOutput = o; p.standardError = e
-    try p.run()
-    i.fileHandleForWriting.write(Data(stdin.utf8))
-    try i.fileHandleForWriting.close()
-    let out = o.fileHandleForReading.readDataToEndOfFile()
-    let err = e.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return (p.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    let r = try CLIRunner.run(args, stdin: Data(stdin.utf8))
+    return (r.status, r.output, r.stderr)
 }
 
 /// A temporary folder with a places file of six places 100 m apart, removed when the test ends.
@@ -28,7 +16,7 @@ private struct Folder: ~Copyable {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("carousel-\(UUID().uuidString)")
     init() throws {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        let places = (0..<6).map { #"{"id":"p\#($0)","title":"곳 \#($0)","lat":\#(37.5 + Double($0) * 0.0009),"lon":127.0}"# }
+        let places = (0..<6).map { #"{"id":"p\#($0)","title":"곳 \#($0)","lat":\#(37.5 + Double($0) * 0.0009),"lon":127.0,"category":12}"# }
         try write("places.jsonl", places.joined(separator: "\n") + "\n")
     }
     deinit { try? FileManager.default.removeItem(at: url) }
@@ -73,6 +61,19 @@ private func objects(_ jsonl: String) throws -> [[String: Any]] {
         #expect(queries == [["p0", "p1"], ["p5", "p4"]])
         #expect(lines.compactMap { $0["id"] as? String } == ["p0", "p5"])
         #expect(lines.last?["dropped"] as? Int == 9)
+    }
+
+    @Test func locationQueriesRunOnTheCacheGivenByDB() throws {
+        let f = try Folder()
+        let db = f.path("places.sqlite")
+        let imported = try nearby(["import", "--db", db, f.path("places.jsonl")])
+        #expect(imported.status == 0 && imported.out.contains(#""inserted":6"#), "\(imported.out) \(imported.err)")
+        let events = #"{"t":0,"location":{"lat":37.5045,"lon":127.0}}"# + "\n" + #"{"t":100,"places":["p1","p2"]}"# + "\n"
+        let r = try nearby(["carousel", "--events", "-", "--db", db, "--radius", "250", "--sort=-distance"], stdin: events)
+        #expect(r.status == 0, "\(r.err)")
+        let lines = try objects(r.out)
+        #expect(lines.first?["results"] as? [String] == ["p3", "p4", "p5"])
+        #expect(lines.compactMap { $0["id"] as? String } == ["p1"])
     }
 
     @Test func aMalformedLineIsAUsageErrorNamingTheLine() throws {

@@ -69,6 +69,8 @@ import Testing
         #expect(geographic.status == 2 && geographic.stderr.contains("is not a projected CRS"))
         let odd = try run(["distance", "1", "2", "3"])
         #expect(odd.status == 2 && odd.stderr.contains("multiple of 4"))
+        let option = try run(["distance", "--bogus", "1", "2", "3", "4"])
+        #expect(option.status == 2 && option.stderr == "error: unknown option '--bogus'\n")
         let notNumber = try run(["distance", "1", "2", "x", "4"])
         #expect(notNumber.status == 2 && notNumber.stderr == "argument 1: 'x' is not a number\n")
         let outside = try run(["distance", "--distance", "projected", "37.5", "127", "0", "37.5"])

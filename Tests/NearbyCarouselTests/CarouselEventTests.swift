@@ -30,10 +30,15 @@ import Testing
         // A place object seen once can later be named by its id.
         #expect(try p.parse(#"{"t":1,"places":["n"]}"#) == TimedInput(t: 1, .places([n])))
         #expect(try p.parse(#"{"t":2,"places":[]}"#) == TimedInput(t: 2, .places([])))
+        // Titles are normalised to NFC: 경 written as three conjoining jamo.
+        let nfd = try p.parse(#"{"t":3,"places":[{"id":"k","lat":0,"lon":0,"title":"\u1100\u1167\u11bc"}]}"#)
+        #expect(nfd == TimedInput(t: 3, .places([Place(id: "k", title: "경", lat: 0, lon: 0, category: 0)])))
     }
 
     @Test func malformedEventsSayWhy() {
-        #expect(reason("{") == "not valid JSON")
+        #expect(reason("{")?.hasPrefix("not valid JSON: ") == true)
+        #expect(reason(#"{"t":1,"visible":1} x"#)?.hasPrefix("not valid JSON: ") == true)
+        #expect(reason(#"{"t":1,"t":2,"visible":1}"#) == "field \"t\" appears twice")
         #expect(reason("[1]") == "an event must be a JSON object")
         #expect(reason(#"{"visible":1}"#) == "missing field \"t\" (time in ms)")
         #expect(reason(#"{"t":-1,"visible":1}"#) == "field \"t\" must be a non-negative integer (ms)")

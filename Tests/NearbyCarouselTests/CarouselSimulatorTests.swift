@@ -107,6 +107,20 @@ let ten = places(10)
         #expect(visibleTrace(out) == ["0@0 reload", "9@1060 user"])
     }
 
+    @Test func aFrameAtTheInstantATimerFallsDueComesFirst() throws {
+        // Frames every 60 ms with a 60 ms debounce: each frame cancels the previous frame's timer.
+        let out = try simulate([(0, .places(ten)), (1000, .tapMarker(5))], .init(debounce: 60))
+        #expect(selections(out) == ["0@60 p0", "5@1360 p5"])
+        let slower = try simulate([(0, .places(ten)), (1000, .tapMarker(5))], .init(debounce: 59))
+        #expect(selections(slower) == ["0@59 p0", "1@1119 p1", "2@1179 p2", "3@1239 p3", "4@1299 p4", "5@1359 p5"])
+    }
+
+    @Test func aNewListStopsATapAnimation() throws {
+        let out = try simulate([(0, .places(ten)), (1000, .tapMarker(5)), (1100, .places(places(8, "q")))], traced)
+        #expect(visibleTrace(out) == ["0@0 reload", "1@1060 animation", "0@1100 reload"])
+        #expect(selections(out) == ["0@300 p0", "0@1400 q0"])
+    }
+
     @Test func selectingTheAlreadySelectedCardDoesNothing() throws {
         let out = try simulate([
             (0, .places(ten)), (1000, .visible(1)), (1100, .visible(0)), (2000, .visible(0)), (3000, .tapMarker(0)),

@@ -58,6 +58,43 @@ import Testing
         #expect(failures.isEmpty, "\(failures.count) unsound bounds, e.g. \(failures.prefix(3))")
     }
 
+    /// Every point within the radius lies in `searchBox`, for circles near the poles and ±180, and
+    /// points right on the circle; the box is not trivially the whole Earth for small circles.
+    @Test func searchBoxHoldsTheCircle() {
+        var g = SeededGenerator(seed: 17)
+        var failures: [String] = []
+        for i in 0 ..< 400 {
+            let c = i % 4 == 0 ? (lat: Double.random(in: 85 ... 90, using: &g), lon: Double.random(in: 179 ... 180, using: &g))
+                : (lat: asin(Double.random(in: -1 ... 1, using: &g)) * 180 / .pi, lon: Double.random(in: -180 ... 180, using: &g))
+            let m = HaversineMetric(lat: c.lat, lon: c.lon)
+            let radius = pow(10, Double.random(in: 0 ... 7.3, using: &g))
+            guard let box = m.searchBox(radius: radius) else { continue }
+            let (xs, ys) = TestPoints.uniformOnSphere(300, &g)
+            // Points on the circle itself: go `radius` along random bearings (spherical destination formula).
+            var px = xs, py = ys
+            let phi = c.lat * .pi / 180, delta = radius / R
+            for _ in 0 ..< 300 {
+                let bearing = Double.random(in: 0 ..< 2 * .pi, using: &g)
+                let lat2 = asin(sin(phi) * cos(delta) + cos(phi) * sin(delta) * cos(bearing))
+                let dLon = atan2(sin(bearing) * sin(delta) * cos(phi), cos(delta) - sin(phi) * sin(lat2))
+                var lon2 = c.lon + dLon * 180 / .pi
+                if lon2 > 180 { lon2 -= 360 }
+                if lon2 < -180 { lon2 += 360 }
+                px.append(lon2); py.append(lat2 * 180 / .pi)
+            }
+            for (x, y) in zip(px, py) where m.distance(x: x, y: y) <= radius {
+                if !(x >= box.minX && x <= box.maxX && y >= box.minY && y <= box.maxY) {
+                    failures.append("c=\(c) r=\(radius) p=\(x),\(y) box=\(box)")
+                }
+            }
+        }
+        #expect(failures.isEmpty, "\(failures.count) points outside, e.g. \(failures.prefix(3))")
+        let seoul = HaversineMetric(lat: 37.5665, lon: 126.978).searchBox(radius: 1000)!
+        #expect(abs((seoul.maxY - seoul.minY) - 2000 / R * 180 / .pi) < 1e-6)
+        #expect(seoul.maxX - seoul.minX < 0.03)
+        #expect(HaversineMetric(lat: 0, lon: 0).searchBox(radius: 20_037_508) == nil)
+    }
+
     /// The bounds are tight, not merely sound: they reach the true closest and farthest points,
     /// including a farthest point in the middle of an edge (so corners alone would be wrong).
     @Test func boundsAreTight() {

@@ -133,6 +133,27 @@ func sameAnswers(_ a: [(item: Int32, distance: Double)], _ b: [(item: Int32, dis
     a.count == b.count && zip(a, b).allSatisfy { $0.item == $1.item && $0.distance == $1.distance }
 }
 
+/// within (as a set, with distances), count and nearest (exact order, with and without a filter)
+/// against brute force for one centre and radius.
+func expectBruteForceAnswers<M: SpatialMetric>(
+    _ tree: PackedRTree, _ m: M, _ brute: BruteForce, radius: Double, ks: [Int], _ what: String
+) {
+    var got: [(item: Int32, distance: Double)] = []
+    tree.within(m, radius: radius) { got.append(($0, $1)) }
+    got.sort { $0.item < $1.item }
+    let expected = brute.within(radius: radius)
+    #expect(sameAnswers(got, expected), "within \(what) r=\(radius)")
+    #expect(tree.count(m, radius: radius) == expected.count, "count \(what) r=\(radius)")
+    let include: (Int32) -> Bool = { $0 % 3 != 1 }
+    for k in ks {
+        #expect(sameAnswers(tree.nearest(m, k: k, maxDistance: radius), brute.nearest(k: k, maxDistance: radius)),
+                "nearest \(what) r=\(radius) k=\(k)")
+        #expect(sameAnswers(tree.nearest(m, k: k, maxDistance: radius, where: include),
+                            brute.nearest(k: k, maxDistance: radius, include: include)),
+                "filtered nearest \(what) r=\(radius) k=\(k)")
+    }
+}
+
 @Suite struct PackedRTreeTests {
     @Test func hilbertFillsTheCornerSquareContinuously() {
         // The first 4ᵏ curve positions fill the 2ᵏ × 2ᵏ corner, each a step away from the previous.
@@ -178,7 +199,6 @@ func sameAnswers(_ a: [(item: Int32, distance: Double)], _ b: [(item: Int32, dis
     func haversineQueriesMatchBruteForce(kind: TestPoints.Kind) {
         var g = SeededGenerator(seed: 42)
         let (xs, ys) = kind.make(&g)
-        let name = kind.rawValue
         let radii = testRadii(&g)
         for nodeSize in [16, 3] {
             let tree = PackedRTree(xs: xs, ys: ys, nodeSize: nodeSize)
@@ -186,21 +206,8 @@ func sameAnswers(_ a: [(item: Int32, distance: Double)], _ b: [(item: Int32, dis
                 let m = HaversineMetric(lat: c.lat, lon: c.lon)
                 let brute = BruteForce(xs: xs, ys: ys, m)
                 for radius in radii {
-                    let expected = brute.within(radius: radius)
-                    var got: [(item: Int32, distance: Double)] = []
-                    tree.within(m, radius: radius) { got.append(($0, $1)) }
-                    got.sort { $0.item < $1.item }
-                    #expect(sameAnswers(got, expected), "within \(name) \(c) r=\(radius)")
-                    #expect(tree.count(m, radius: radius) == expected.count, "count \(name) \(c) r=\(radius)")
-                    let include: (Int32) -> Bool = { $0 % 3 != 1 }
-                    for k in [1, 30, xs.count + 5] {
-                        #expect(sameAnswers(tree.nearest(m, k: k, maxDistance: radius),
-                                            brute.nearest(k: k, maxDistance: radius)),
-                                "nearest \(name) \(c) r=\(radius) k=\(k)")
-                        #expect(sameAnswers(tree.nearest(m, k: k, maxDistance: radius, where: include),
-                                            brute.nearest(k: k, maxDistance: radius, include: include)),
-                                "filtered nearest \(name) \(c) r=\(radius) k=\(k)")
-                    }
+                    expectBruteForceAnswers(tree, m, brute, radius: radius, ks: [1, 30, xs.count + 5],
+                                            "\(kind.rawValue) \(c) node size \(nodeSize)")
                 }
                 #expect(sameAnswers(tree.nearest(m, k: 7),
                                     brute.nearest(k: 7)))
@@ -238,6 +245,36 @@ func sameAnswers(_ a: [(item: Int32, distance: Double)], _ b: [(item: Int32, dis
         }
     }
 
+    /// The work the index saves, measured by counting the metric's calls: whole subtrees inside the
+    /// circle are counted without distances, and best-first nearest stops long before every point.
+    @Test func countAndNearestSkipWork() {
+        final class Calls { var distances = 0 }
+        struct Counting: SpatialMetric {
+            let m: HaversineMetric, calls: Calls
+            func distance(x: Double, y: Double) -> Double { calls.distances += 1; return m.distance(x: x, y: y) }
+            func lowerBound(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Double {
+                m.lowerBound(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+            }
+            func upperBound(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Double {
+                m.upperBound(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+            }
+        }
+        var g = SeededGenerator(seed: 21)
+        let (xs, ys) = TestPoints.korea(20_000, &g)
+        let tree = PackedRTree(xs: xs, ys: ys)
+        let calls = Calls()
+        let m = Counting(m: HaversineMetric(lat: ys[0], lon: xs[0]), calls: calls)
+        #expect(tree.count(m, radius: 20_037_508) == xs.count)
+        #expect(calls.distances == 0)
+        let inRange = tree.count(m.m, radius: 30_000)
+        calls.distances = 0
+        #expect(tree.count(m, radius: 30_000) == inRange)
+        #expect(inRange > 1000 && calls.distances < inRange / 2)
+        calls.distances = 0
+        #expect(tree.nearest(m, k: 30, maxDistance: 30_000).count == 30)
+        #expect(calls.distances < 300)
+    }
+
     @Test func planarQueriesMatchBruteForce() {
         var g = SeededGenerator(seed: 99)
         // Projected metres: a dense cluster, a sparse field and duplicates.
@@ -255,13 +292,7 @@ func sameAnswers(_ a: [(item: Int32, distance: Double)], _ b: [(item: Int32, dis
                                y: 1_950_000 + Double.random(in: -60_000 ... 60_000, using: &g))
             let brute = BruteForce(xs: xs, ys: ys, m)
             for radius in [0, 10, 1_000, 20_000, 1e9] {
-                var got: [(item: Int32, distance: Double)] = []
-                tree.within(m, radius: radius) { got.append(($0, $1)) }
-                got.sort { $0.item < $1.item }
-                #expect(sameAnswers(got, brute.within(radius: radius)))
-                #expect(tree.count(m, radius: radius) == brute.within(radius: radius).count)
-                #expect(sameAnswers(tree.nearest(m, k: 30, maxDistance: radius),
-                                    brute.nearest(k: 30, maxDistance: radius)))
+                expectBruteForceAnswers(tree, m, brute, radius: radius, ks: [30], "planar \(q)")
             }
         }
     }

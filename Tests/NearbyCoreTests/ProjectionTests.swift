@@ -84,7 +84,7 @@ import NearbyCore
 
     @Test func bulkEqualsSingleAndKeepsOrder() throws {
         let projection = try Projection(epsg: 5179)
-        var rng = GeoRandom(seed: 7)
+        var rng = SeededGenerator(seed: 7)
         let lats = (0..<2_000).map { _ in Double.random(in: 33...38.6, using: &rng) }
         let lons = (0..<2_000).map { _ in Double.random(in: 124.5...131, using: &rng) }
         let (xs, ys) = projection.forward(lats: lats, lons: lons)
@@ -121,18 +121,5 @@ import NearbyCore
         let d = try projection.distance(lat1: 36, lon1: 127.5, lat2: 36.09, lon2: 127.5)
         let g = Geodesic.wgs84.distance(lat1: 36, lon1: 127.5, lat2: 36.09, lon2: 127.5)
         #expect(abs(d / g - 0.9996) < 2e-6)
-    }
-}
-
-/// Small seeded generator (SplitMix64, Steele, Lea & Flood 2014) so random tests are reproducible.
-struct GeoRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -41,6 +41,26 @@ import Testing
         #expect(try cache.count() == 8)
     }
 
+    @Test func repeatedIDsInAFreshCacheFollowTheSameRules() throws {
+        // An empty cache inserts without looking ids up first; a repeated id must still be an upsert.
+        let dir = try TempFolder()
+        let cache = try PlaceCache(path: dir.file("c.sqlite"))
+        let counts = try cache.write { w in
+            try w.upsert(place("a", modified: "20240101000000"))
+            try w.upsert(place("a", modified: "20240102000000", title: "newer", lat: 5, lon: 6))
+            try w.upsert(place("a", modified: "20230101000000", title: "older"))
+            try w.upsert(place("a", modified: "20240102000000", title: "newer", lat: 5, lon: 6))
+            try w.upsert(place("b", modified: nil))
+            return w.counts
+        }
+        var expected = WriteCounts()
+        expected.inserted = 2; expected.updated = 1; expected.older = 1; expected.unchanged = 1
+        #expect(counts == expected)
+        #expect(try cache.place(id: "a") == place("a", modified: "20240102000000", title: "newer", lat: 5, lon: 6))
+        #expect(try cache.candidates(minLon: 6, minLat: 5, maxLon: 6, maxLat: 5).map(\.id) == ["a"])
+        #expect(try cache.count() == 2 && rtreeCheck(cache) == "ok")
+    }
+
     @Test func movedPlaceMovesInTheRTree() throws {
         let dir = try TempFolder()
         let cache = try cache(in: dir, with: [place("a", modified: "20240101000000", lat: 10, lon: 10)])
@@ -144,5 +164,8 @@ import Testing
         }
         #expect(try reader.count() == 549)
         #expect(try reader.generation() == 2)
+        // Reused statements do not pin an old snapshot.
+        #expect(try reader.place(id: "p1") == nil)
+        #expect(try reader.candidates(minLon: 0, minLat: 0, maxLon: 0, maxLat: 0).count == 500)
     }
 }

@@ -17,17 +17,10 @@ enum GeoJSONReader {
             throw UnsupportedInputError(file: sink.file, message: "GeoJSON must be a FeatureCollection with a features array")
         }
         var lines = LineCounter(input)
-        let featureLines = features.map { f -> Int in
-            if case .object(let o) = f { return lines.line(at: o.offset) }
-            return 0
-        }
-        for (i, feature) in features.enumerated() {
-            let line = featureLines[i]
-            let shared = (i > 0 && featureLines[i - 1] == line) || (i + 1 < features.count && featureLines[i + 1] == line)
-            let prefix = shared ? "features[\(i)]." : ""
+        for (feature, (line, prefix)) in zip(features, lines.locate(features, name: "features")) {
             let result = Result { () throws(FieldError) in try place(feature) }
             switch result {
-            case .success(let p): try sink.upsert(p, line: line) { prefix + $0 }
+            case .success(var p): try sink.upsert(&p, line: line) { prefix + $0 }
             case .failure(let e): try sink.reject(line: line, field: prefix + e.field, reason: e.reason)
             }
         }
@@ -61,6 +54,7 @@ enum GeoJSONReader {
             }
         }
         if draft.place.id.isEmpty, let id = f["id"]?.text { try draft.set(.id, text: id) }
-        return try draft.finish()
+        try draft.checkRequired()
+        return draft.place
     }
 }

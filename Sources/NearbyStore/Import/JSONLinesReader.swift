@@ -6,11 +6,11 @@ enum JSONLinesReader {
     static func read(_ input: UnsafeRawBufferPointer, into sink: inout RecordSink) throws(RecordError) {
         try Lines.forEach(input) { (line, number) throws(RecordError) in
             guard line.contains(where: { $0 != 0x20 && $0 != 0x09 }) else { return }
-            let place: Place
+            var place: Place
             do throws(PlaceJSON.DecodeError) { place = try PlaceJSON.decode(line) } catch {
                 return try sink.reject(line: number, field: error.field, reason: error.reason)
             }
-            try sink.upsert(place, line: number)
+            try sink.upsert(&place, line: number)
         }
     }
 }

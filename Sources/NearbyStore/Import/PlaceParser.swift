@@ -18,7 +18,7 @@ public enum PlaceParser {
             var input = all
             if input.starts(with: [0xEF, 0xBB, 0xBF]) { input = UnsafeRawBufferPointer(rebasing: input[3...]) }
             let format = try format ?? detect(input, file: file)
-            var sink = RecordSink(file: file, format: format, strict: strict, expected: input.count / 128)
+            var sink = RecordSink(file: file, format: format, strict: strict, expected: Lines.count(input))
             switch format {
             case .jsonl: try JSONLinesReader.read(input, into: &sink)
             case .tsv: try DelimitedReader.read(input, separator: 0x09, quoting: false, into: &sink)
@@ -102,29 +102,42 @@ struct RecordSink {
     }
 
     /// Validates `place` and keeps it. `name` spells a field the way the input does (e.g. `mapy`).
-    mutating func upsert(_ place: Place, line: Int, name: (String) -> String = { $0 }) throws(RecordError) {
-        var place = place
+    /// Validates `place` in place (normalising it) and keeps a copy.
+    mutating func upsert(_ place: inout Place, line: Int, name: (String) -> String = { $0 }) throws(RecordError) {
         do {
             try PlaceValidator.validate(&place)
         } catch {
             return try reject(line: line, field: name(error.field), reason: error.reason)
         }
-        try add(.upsert(place), line: line, idField: name("id"))
+        guard try claim(place.id, line: line, idField: name("id")) else { return }
+        parsed.records.append(LineRecord(line: line, record: .upsert(place)))
     }
 
-    /// Keeps a record, unless its id was already seen in this input.
-    mutating func add(_ record: ImportRecord, line: Int, idField: String = "id") throws(RecordError) {
-        let id = record.id
-        if let first = firstLine.updateValue(line, forKey: id) {
-            firstLine[id] = first
-            return try reject(line: line, field: idField, reason: "duplicate id \(PlaceValidator.quoted(id)) (first at line \(first))")
-        }
-        parsed.records.append(LineRecord(line: line, record: record))
+    /// Keeps a delete record.
+    mutating func delete(id: String, line: Int, idField: String) throws(RecordError) {
+        guard try claim(id, line: line, idField: idField) else { return }
+        parsed.records.append(LineRecord(line: line, record: .delete(id: id)))
+    }
+
+    /// Registers `id` at `line`; false (the record rejected) when the input had it before.
+    private mutating func claim(_ id: String, line: Int, idField: String) throws(RecordError) -> Bool {
+        guard let first = firstLine.updateValue(line, forKey: id) else { return true }
+        firstLine[id] = first
+        try reject(line: line, field: idField, reason: "duplicate id \(PlaceValidator.quoted(id)) (first at line \(first))")
+        return false
     }
 }
 
 /// Line arithmetic over raw bytes (`\n` ends a line; a `\r` before it is dropped by the readers).
 enum Lines {
+    /// The number of lines (a last line without `\n` counts).
+    static func count(_ input: UnsafeRawBufferPointer) -> Int {
+        var n = 0
+        var at = 0
+        while let nl = memchrIndex(input, from: at) { n += 1; at = nl + 1 }
+        return at < input.count ? n + 1 : n
+    }
+
     /// The first line, without its terminator.
     static func first(_ input: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         let end = input.firstIndex(of: 0x0A) ?? input.count
@@ -180,6 +193,19 @@ struct LineCounter {
     private var line = 1
 
     init(_ input: UnsafeRawBufferPointer) { self.input = input }
+
+    /// Where each element of a JSON array starts: its line, and the prefix that names it in errors
+    /// (`item[3].`) when that line holds other elements too (a one-line response), else "".
+    mutating func locate(_ elements: [JSONValue], name: String) -> [(line: Int, prefix: String)] {
+        var lines: [Int] = []
+        for e in elements {
+            if case .object(let o) = e { lines.append(line(at: o.offset)) } else { lines.append(lines.last ?? line) }
+        }
+        return lines.indices.map { i in
+            let shared = (i > 0 && lines[i - 1] == lines[i]) || (i + 1 < lines.count && lines[i + 1] == lines[i])
+            return (lines[i], shared ? "\(name)[\(i)]." : "")
+        }
+    }
 
     mutating func line(at target: Int) -> Int {
         if target < offset { offset = 0; line = 1 }

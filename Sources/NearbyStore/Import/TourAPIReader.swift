@@ -29,12 +29,16 @@ enum TourAPIReader {
         var scanner = JSONScanner(input)
         var lines = LineCounter(input)
         while !scanner.atEnd() {
+            let start = scanner.offset
             let response: JSONValue
             do throws(JSONError) {
                 response = try scanner.readValue()
             } catch {
-                // A broken page (e.g. a truncated last line): one bad record; go on at the next line.
-                try sink.reject(line: lines.line(at: error.offset), field: "json", reason: error.reason)
+                // A broken page (e.g. a truncated last line): one bad record at the line where the page
+                // starts; go on at the line after the error.
+                let line = lines.line(at: start)
+                let at = error.offset < input.count ? Lines.lineNumber(input, at: error.offset) : line
+                try sink.reject(line: line, field: "json", reason: error.reason + (at == line ? "" : " (at line \(at))"))
                 scanner.offset = (Lines.memchrIndex(input, from: max(error.offset, scanner.offset)) ?? input.count) + 1
                 continue
             }
@@ -58,16 +62,9 @@ enum TourAPIReader {
         case let single? where single != .string(""): items = [single]
         default: items = []
         }
-        var itemLines: [Int] = []
-        for item in items {
-            if case .object(let o) = item { itemLines.append(lines.line(at: o.offset)) } else { itemLines.append(itemLines.last ?? 1) }
-        }
-        for (i, item) in items.enumerated() {
-            let line = itemLines[i]
-            let shared = (i > 0 && itemLines[i - 1] == line) || (i + 1 < items.count && itemLines[i + 1] == line)
-            let prefix = shared ? "item[\(i)]." : ""
+        for (item, (line, prefix)) in zip(items, lines.locate(items, name: "item")) {
             guard case .object(let o) = item else {
-                try sink.reject(line: line, field: "item[\(i)]", reason: "not an object")
+                try sink.reject(line: line, field: prefix + "item", reason: "not an object")
                 continue
             }
             try readItem(o, line: line, prefix: prefix, into: &sink)
@@ -102,13 +99,12 @@ enum TourAPIReader {
         }
         if showflag == "0" {
             guard !draft.place.id.isEmpty else { return try sink.reject(line: line, field: prefix + "contentid", reason: "missing") }
-            return try sink.add(.delete(id: draft.place.id), line: line, idField: prefix + "contentid")
+            return try sink.delete(id: draft.place.id, line: line, idField: prefix + "contentid")
         }
-        let place: Place
-        do throws(FieldError) { place = try draft.finish() } catch {
+        do throws(FieldError) { try draft.checkRequired() } catch {
             return try sink.reject(line: line, field: prefix + (tourNames[error.field] ?? error.field), reason: error.reason)
         }
-        try sink.upsert(place, line: line) { prefix + (tourNames[$0] ?? $0) }
+        try sink.upsert(&draft.place, line: line) { prefix + (tourNames[$0] ?? $0) }
     }
 
     /// TourAPI answers some errors (an unregistered service key, a wrong URL) in XML even when JSON was

@@ -33,7 +33,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         let table = PlaceTable(places)
         self.table = table
         self.generation = generation
-        tree = indexed ? PackedRTree(xs: table.places.map(\.lon), ys: table.places.map(\.lat)) : nil
+        tree = indexed ? PackedRTree(xs: table.column { $0.lon }, ys: table.column { $0.lat }) : nil
     }
 
     /// Bytes of the index and of the columns queries touch (not of the `Place` records, which only
@@ -79,7 +79,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         if let p = planar[epsg] { return p }
         let projection = try Projection(epsg: epsg)
-        let (xs, ys) = projection.forward(lats: table.places.map(\.lat), lons: table.places.map(\.lon))
+        let (xs, ys) = projection.forward(lats: table.column { $0.lat }, lons: table.column { $0.lon })
         var treeRows: [Int32]?, tree: PackedRTree?
         if self.tree != nil {
             let finite = xs.indices.filter { xs[$0].isFinite && ys[$0].isFinite }
@@ -139,8 +139,8 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
     private func execute<M: SpatialMetric>(_ q: PlaceQuery, space: Space<M>?, searchRadius: Double) throws -> QueryAnswer {
         let order = RowOrder(q.effectiveOrder, table: table)
         let filter = RowFilter(q.filter, table: table)
-        let fingerprint = PageCursor.fingerprint(of: q, generation: generation)
-        let after = try q.cursor.map { try resume(from: $0, fingerprint: fingerprint) }
+        let fingerprint = { PageCursor.fingerprint(of: q, generation: self.generation) }
+        let after = try q.cursor.map { try resume(from: $0, fingerprint: fingerprint()) }
         // Best-first search gives rows in (distance, id) order: usable as is for a first page run.
         let bestFirst = after == nil && q.limit > 0 && order.isDistanceOnly && filter.passAll
         var total = 0
@@ -201,11 +201,11 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
 
         var next: String?
         if q.limit > 0, let last = pageRows.last, remaining > offset + pageRows.count {
-            next = PageCursor(fingerprint: fingerprint, page: page, distance: last.dist,
+            next = PageCursor(fingerprint: fingerprint(), page: page, distance: last.dist,
                               id: table.places[last.item].id).encoded
         }
         return QueryAnswer(
-            total: total, places: pageRows.map { table.places[$0.item] },
+            total: total, rows: PlaceRows(table: table, rows: pageRows.map { Int32($0.item) }),
             distances: pageRows.map { space == nil ? nil : $0.dist }, page: page, nextCursor: next)
     }
 

@@ -37,27 +37,48 @@ public struct PageCursor: Sendable, Hashable {
         self.init(fingerprint: fp, page: page, distance: Double(bitPattern: bits), id: String(parts[4]))
     }
 
-    /// FNV-1a 64 of the query's canonical text (page and cursor excluded) and the cache generation.
+    /// FNV-1a 64 over the query's fields (page and cursor excluded; sets in sorted order, since Swift's
+    /// own hashing is seeded per process) and the cache generation. Fed field by field, without
+    /// building text: it runs for every limited query.
     public static func fingerprint(of q: PlaceQuery, generation: Int64) -> UInt64 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in canonicalText(q, generation: generation).utf8 {
-            h = (h ^ UInt64(byte)) &* 0x100_0000_01b3
+        var h = FNV()
+        h.add(UInt64(bitPattern: generation))
+        if let c = q.center { h.add(c.lat.bitPattern); h.add(c.lon.bitPattern) } else { h.add(0xFF) }
+        switch q.shape {
+        case .all: h.add(1)
+        case .radius(let r): h.add(2); h.add(r.bitPattern)
+        case .knn(let k, let m): h.add(3); h.add(UInt64(k)); h.add(m?.bitPattern ?? 0xFF)
         }
-        return h
+        h.add(q.distance.description)
+        for key in q.effectiveOrder.keys { h.add(key.description) }
+        h.add(UInt64(q.limit))
+        let f = q.filter
+        guard !f.isEmpty else { return h.value }
+        for c in (f.categories ?? []).sorted() { h.add(UInt64(bitPattern: Int64(c))) }
+        h.add(f.categories == nil ? 0 : 1)
+        for set in [f.areacodes, f.sigungucodes] {
+            for code in (set ?? []).sorted() { h.add(code) }
+            h.add(set == nil ? 0 : 1)
+        }
+        h.add(f.keyword.map { "k" + $0 } ?? "")
+        for r in [f.created, f.modified] {
+            h.add(UInt64(bitPattern: r?.lowerBound ?? -1)); h.add(UInt64(bitPattern: r?.upperBound ?? -1))
+        }
+        h.add(UInt64(bitPattern: Int64(f.eventPeriod?.lowerBound ?? -1))); h.add(UInt64(bitPattern: Int64(f.eventPeriod?.upperBound ?? -1)))
+        h.add(f.withImage ? 1 : 0)
+        for tag in f.accessibility.sorted() { h.add(tag) }
+        if let b = f.bbox { for v in [b.minLon, b.minLat, b.maxLon, b.maxLat] { h.add(v.bitPattern) } }
+        return h.value
     }
 
-    /// Deterministic across processes (sets are sorted; Swift's own hashing is seeded per process).
-    static func canonicalText(_ q: PlaceQuery, generation: Int64) -> String {
-        let f = q.filter
-        func sorted<T: Comparable>(_ s: Set<T>?) -> String { s.map { "\($0.sorted())" } ?? "-" }
-        let parts: [String] = [
-            "g\(generation)", q.center.map { "\($0.lat.bitPattern),\($0.lon.bitPattern)" } ?? "-",
-            "\(q.shape)", "\(q.distance)", q.effectiveOrder.description, "l\(q.limit)",
-            sorted(f.categories), sorted(f.areacodes), sorted(f.sigungucodes), f.keyword ?? "-",
-            "\(String(describing: f.created))", "\(String(describing: f.modified))",
-            "\(String(describing: f.eventPeriod))", "\(f.withImage)", f.accessibility.sorted().joined(separator: ","),
-            "\(String(describing: f.bbox))",
-        ]
-        return parts.joined(separator: "\u{1f}")
+    private struct FNV {
+        var value: UInt64 = 0xcbf2_9ce4_8422_2325
+        mutating func add(_ v: UInt64) {
+            for shift in stride(from: 0, to: 64, by: 8) { value = (value ^ (v >> UInt64(shift) & 0xFF)) &* 0x100_0000_01b3 }
+        }
+        mutating func add(_ s: String) {
+            for byte in s.utf8 { value = (value ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            add(0x1F)
+        }
     }
 }

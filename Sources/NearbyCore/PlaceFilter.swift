@@ -121,7 +121,7 @@ struct RowFilter {
     private let categories: Set<Int32>?
     private let areacodes: (codes: Set<UInt16>, text: Set<String>)?
     private let sigungucodes: (codes: Set<UInt16>, text: Set<String>)?
-    private let keyword: KeywordMatcher?
+    private let keyword: (matcher: KeywordMatcher, titles: FoldedTitles)?
     private let created: ClosedRange<Int64>?
     private let modified: ClosedRange<Int64>?
     private let eventPeriod: ClosedRange<Int32>?
@@ -134,7 +134,7 @@ struct RowFilter {
         categories = f.categories.map { Set($0.map { Int32(truncatingIfNeeded: $0) }) }
         areacodes = f.areacodes.map { (table.areacode.codes(of: $0), $0) }
         sigungucodes = f.sigungucodes.map { (table.sigungucode.codes(of: $0), $0) }
-        keyword = f.keyword.map { KeywordMatcher($0) }
+        keyword = f.keyword.map { (KeywordMatcher($0), table.foldedTitles()) }
         created = f.created; modified = f.modified; eventPeriod = f.eventPeriod
         requiredFlags = (Accessibility.mask(f.accessibility) ?? 0) | (f.withImage ? PlaceTable.imageBit : 0)
         bbox = f.bbox
@@ -155,7 +155,7 @@ struct RowFilter {
         if let areacodes, !Self.has(t.areacode, row, areacodes, t.places[row].areacode) { return false }
         if let sigungucodes, !Self.has(t.sigungucode, row, sigungucodes, t.places[row].sigungucode) { return false }
         if let bbox, !bbox.contains(lat: t.places[row].lat, lon: t.places[row].lon) { return false }
-        if let keyword, !keyword.matches(t.places[row].title) { return false }
+        if let keyword, !keyword.titles.matches(keyword.matcher, at: row) { return false }
         return true
     }
 

@@ -67,6 +67,9 @@ public struct PlaceQuery: Sendable, Hashable {
         if center == nil && order.usesDistance { return "sorting by distance needs a centre (--lat and --lon)" }
         if limit < 0 { return "limit must be ≥ 0" }
         if page < 1 { return "page must be ≥ 1" }
+        if page.multipliedReportingOverflow(by: limit).overflow || page * limit > Int(Int32.max) {
+            return "page × limit is too large; use the cursor for deep pages"
+        }
         if Accessibility.mask(filter.accessibility) == nil {
             let unknown = filter.accessibility.filter { Accessibility.bit($0) == nil }
             return "unknown accessibility tag '\(unknown.joined(separator: ","))' (known: \(Accessibility.tags.joined(separator: ", ")))"

@@ -10,7 +10,7 @@ import Foundation
 /// Memory per place for the columns: category 4 B, areacode and sigungucode 2 B each (dictionary
 /// codes), created and modified 8 B each (`yyyyMMddHHmmss`, 0 when missing), event start/end 4 B each
 /// (`yyyyMMdd`, 0 when missing), accessibility mask with the has-image bit 4 B: 36 B. Title ranks (4 B)
-/// are built on the first title sort.
+/// are built on the first title sort, folded titles on the first keyword filter.
 public final class PlaceTable: @unchecked Sendable {
     /// Full records, for output. Row i is `places[i]`.
     public let places: [Place]
@@ -27,6 +27,7 @@ public final class PlaceTable: @unchecked Sendable {
 
     private let lock = NSLock()
     private var ranks: [UInt32]?
+    private var folded: FoldedTitles?
 
     public var count: Int { places.count }
 
@@ -34,18 +35,31 @@ public final class PlaceTable: @unchecked Sendable {
     public init(_ input: [Place]) {
         let places = Self.sortedById(input)
         self.places = places
-        category = places.map { Int32(truncatingIfNeeded: $0.category) }
-        areacode = CodeColumn(places.map(\.areacode))
-        sigungucode = CodeColumn(places.map(\.sigungucode))
-        created = places.map { Self.timestamp($0.created) }
-        modified = places.map { Self.timestamp($0.modified) }
-        eventStart = places.map { Self.day($0.eventStart) }
-        eventEnd = places.map { Self.day($0.eventEnd ?? $0.eventStart) }
-        flags = places.map { p in
-            var f: UInt32 = p.image.map { $0.isEmpty ? 0 : Self.imageBit } ?? 0
-            for tag in p.accessibility { f |= Accessibility.bit(tag) ?? 0 }
-            return f
+        let n = places.count
+        // One pass, reading fields in place: `for p in places` or key-path maps would copy every
+        // record (a retain per text field), which was most of the build time on a million rows.
+        var category = [Int32](), created = [Int64](), modified = [Int64](), eventStart = [Int32](),
+            eventEnd = [Int32](), flags = [UInt32]()
+        category.reserveCapacity(n); created.reserveCapacity(n); modified.reserveCapacity(n)
+        eventStart.reserveCapacity(n); eventEnd.reserveCapacity(n); flags.reserveCapacity(n)
+        var areacode = CodeColumn.Builder(capacity: n), sigungucode = CodeColumn.Builder(capacity: n)
+        for i in 0..<n {
+            category.append(Int32(truncatingIfNeeded: places[i].category))
+            created.append(Self.timestamp(places[i].created))
+            modified.append(Self.timestamp(places[i].modified))
+            eventStart.append(Self.day(places[i].eventStart))
+            eventEnd.append(Self.day(places[i].eventEnd ?? places[i].eventStart))
+            var f: UInt32 = places[i].image.map { $0.isEmpty ? 0 : Self.imageBit } ?? 0
+            if !places[i].accessibility.isEmpty {
+                for tag in places[i].accessibility { f |= Accessibility.bit(tag) ?? 0 }
+            }
+            flags.append(f)
+            areacode.append(places[i].areacode)
+            sigungucode.append(places[i].sigungucode)
         }
+        self.category = category; self.created = created; self.modified = modified
+        self.eventStart = eventStart; self.eventEnd = eventEnd; self.flags = flags
+        self.areacode = areacode.column; self.sigungucode = sigungucode.column
     }
 
     /// Korean-collation rank of each row's title (equal titles share a rank), built on first use.
@@ -63,6 +77,25 @@ public final class PlaceTable: @unchecked Sendable {
         return category.capacity * 4 + (areacode.codes.capacity + sigungucode.codes.capacity) * 2
             + (created.capacity + modified.capacity) * 8 + (eventStart.capacity + eventEnd.capacity) * 4
             + flags.capacity * 4 + (ranks?.capacity ?? 0) * 4
+    }
+
+    /// One value per row, read in place (no copy of the records).
+    func column<T>(_ value: (borrowing Place) -> T) -> [T] {
+        places.withUnsafeBufferPointer { rows in
+            [T](unsafeUninitializedCapacity: rows.count) { out, n in
+                for i in 0..<rows.count { (out.baseAddress! + i).initialize(to: value(rows[i])) }
+                n = rows.count
+            }
+        }
+    }
+
+    /// Every row's title folded for keyword search (`KeywordMatcher.fold`), built on the first keyword query.
+    func foldedTitles() -> FoldedTitles {
+        lock.lock(); defer { lock.unlock() }
+        if let folded { return folded }
+        let f = FoldedTitles(places.lazy.map { $0.title })
+        folded = f
+        return f
     }
 
     /// Row of an id, by binary search; nil when absent.
@@ -94,8 +127,10 @@ public final class PlaceTable: @unchecked Sendable {
     /// Sorts by id; skips the sort when the input is already in order (the cache reads it that way).
     /// Ids of at most 18 digits are compared as integers, which is the common case and fast.
     private static func sortedById(_ places: [Place]) -> [Place] {
-        let keys: [Int64] = places.map { p in
-            p.id.utf8.count <= 18 && isDigits(p.id) && p.id.utf8.first != 48 ? Int64(p.id)! : -1
+        var keys = [Int64](repeating: -1, count: places.count)
+        for i in places.indices {
+            let id = places[i].id
+            if id.utf8.count <= 18 && id.utf8.first != 48 && isDigits(id) { keys[i] = Int64(id)! }
         }
         func precedes(_ i: Int, _ j: Int) -> Bool {
             let a = keys[i], b = keys[j]
@@ -105,8 +140,28 @@ public final class PlaceTable: @unchecked Sendable {
         return Array(places.indices).sorted(by: precedes).map { places[$0] }
     }
 
-    private static func timestamp(_ s: String?) -> Int64 { s.flatMap { DateBound.timestamp($0) } ?? 0 }
-    private static func day(_ s: String?) -> Int32 { s.flatMap { DateBound.day($0) } ?? 0 }
+    /// The cache holds canonical `yyyyMMddHHmmss` / `yyyyMMdd` text: read the digits straight from
+    /// UTF-8 (a million rows in milliseconds), falling back to `DateBound` for anything else.
+    private static func timestamp(_ s: String?) -> Int64 {
+        guard let s else { return 0 }
+        return digits(s, 14) ?? DateBound.timestamp(s) ?? 0
+    }
+    private static func day(_ s: String?) -> Int32 {
+        guard let s else { return 0 }
+        return digits(s, 8).map { Int32($0) } ?? DateBound.day(s) ?? 0
+    }
+    private static func digits(_ s: String, _ count: Int) -> Int64? {
+        var s = s
+        return s.withUTF8 { u -> Int64? in
+            guard u.count == count else { return nil }
+            var v: Int64 = 0
+            for b in u {
+                guard b >= 48 && b <= 57 else { return nil }
+                v = v * 10 + Int64(b - 48)
+            }
+            return v
+        }
+    }
 }
 
 /// A text column stored as small dictionary codes (0 = missing), for equality filters.
@@ -114,19 +169,23 @@ struct CodeColumn: Sendable {
     let codes: [UInt16]
     let dictionary: [String: UInt16]
 
-    /// More than 65,535 distinct values keep the first ones coded; the rest share code `UInt16.max`
-    /// and are then compared as text (`matches`), so answers stay exact.
-    init(_ values: [String?]) {
-        var dict: [String: UInt16] = [:]
-        codes = values.map { v in
-            guard let v else { return 0 }
-            if let c = dict[v] { return c }
-            guard dict.count < Int(UInt16.max) - 1 else { return UInt16.max }
-            let c = UInt16(dict.count + 1)
-            dict[v] = c
-            return c
+    /// Builds a column value by value. More than 65,534 distinct values keep the first ones coded;
+    /// the rest share code `UInt16.max` and are then compared as text (`RowFilter`), so answers stay exact.
+    struct Builder {
+        private var codes: [UInt16] = []
+        private var dictionary: [String: UInt16] = [:]
+        init(capacity: Int) { codes.reserveCapacity(capacity) }
+
+        mutating func append(_ value: String?) {
+            guard let value else { codes.append(0); return }
+            if let c = dictionary[value] { codes.append(c); return }
+            guard dictionary.count < Int(UInt16.max) - 1 else { codes.append(UInt16.max); return }
+            let c = UInt16(dictionary.count + 1)
+            dictionary[value] = c
+            codes.append(c)
         }
-        dictionary = dict
+
+        var column: CodeColumn { CodeColumn(codes: codes, dictionary: dictionary) }
     }
 
     /// Codes of the wanted values (unknown values match nothing).

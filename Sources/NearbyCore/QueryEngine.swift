@@ -2,7 +2,9 @@
 public struct QueryAnswer: Sendable, Hashable {
     /// Matches before paging (for `.knn`, the number of neighbours found).
     public var total: Int
-    public var places: [Place]
+    /// The rows, read in place from the engine's table (the output path); `places` copies them.
+    public var rows: PlaceRows
+    public var places: [Place] { Array(rows) }
     /// Distance in metres of each row under the query's model; nil when the query has no centre.
     public var distances: [Double?]
     /// 1-based page this answer is.
@@ -10,8 +12,8 @@ public struct QueryAnswer: Sendable, Hashable {
     /// Resumes after the last row; nil on the last page or when the query has no limit.
     public var nextCursor: String?
 
-    public init(total: Int, places: [Place], distances: [Double?], page: Int, nextCursor: String?) {
-        self.total = total; self.places = places; self.distances = distances
+    public init(total: Int, rows: PlaceRows, distances: [Double?], page: Int, nextCursor: String?) {
+        self.total = total; self.rows = rows; self.distances = distances
         self.page = page; self.nextCursor = nextCursor
     }
 }
@@ -25,4 +27,22 @@ public protocol QueryEngine {
 public struct QueryError: Error, CustomStringConvertible, Equatable {
     public var description: String
     public init(_ description: String) { self.description = description }
+}
+
+/// The places of an answer, read in place from the engine's table: an answer of a hundred rows
+/// copies no records (a `Place` is some 350 bytes and a dozen reference counts).
+public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
+    let table: PlaceTable
+    let rows: [Int32]
+
+    init(table: PlaceTable, rows: [Int32]) { self.table = table; self.rows = rows }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { rows.count }
+    public subscript(i: Int) -> Place {
+        _read { yield table.places[Int(rows[i])] }
+    }
+
+    public static func == (a: PlaceRows, b: PlaceRows) -> Bool { a.elementsEqual(b) }
+    public func hash(into hasher: inout Hasher) { for p in self { hasher.combine(p) } }
 }

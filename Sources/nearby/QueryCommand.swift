@@ -131,8 +131,9 @@ enum BatchFile {
     private static func tsvQuery(_ line: String, _ defaults: QueryOptions) throws -> (JSONScalar?, PlaceQuery) {
         let cols = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
         guard cols.count == 5 else { throw UsageError("expected 5 tab-separated columns qid lat lon radius_m limit, found \(cols.count)") }
-        let arguments = ["--lat=\(cols[1])", "--lon=\(cols[2])", "--radius=\(cols[3])", "--limit=\(cols[4])"]
-        return (scalar(cols[0]), try options(arguments).over(defaults).query())
+        var o = defaults
+        o.lat = cols[1]; o.lon = cols[2]; o.radius = cols[3]; o.limit = cols[4]
+        return (scalar(cols[0]), try o.query())
     }
 
     /// A JSON object whose keys are option names: turned into arguments and parsed like the command line.
@@ -195,7 +196,7 @@ struct QueryOutput {
         switch format {
         case .jsonl:
             if meta { appendMeta(a, query, qid, tookMs); buffer.append(0x0A) }
-            for (p, d) in zip(a.places, a.distances) {
+            for (p, d) in zip(a.rows, a.distances) {
                 PlaceJSON.append(p, leading: leading, distance: d, fields: fields, to: &buffer)
                 buffer.append(0x0A)
                 if buffer.count >= 1 << 20 { try flush() }
@@ -203,7 +204,7 @@ struct QueryOutput {
         case .json:
             if meta { appendMeta(a, query, qid, tookMs); buffer.removeLast(); buffer.append(contentsOf: ",\"places\":".utf8) }
             buffer.append(UInt8(ascii: "["))
-            for (n, (p, d)) in zip(a.places, a.distances).enumerated() {
+            for (n, (p, d)) in zip(a.rows, a.distances).enumerated() {
                 if n > 0 { buffer.append(UInt8(ascii: ",")) }
                 PlaceJSON.append(p, distance: d, fields: fields, to: &buffer)
             }
@@ -211,7 +212,7 @@ struct QueryOutput {
             if meta { buffer.append(UInt8(ascii: "}")) }
             buffer.append(0x0A)
         case .geojson:
-            for (p, d) in zip(a.places, a.distances) { geoJSON.append(p, distance: d, to: &buffer) }
+            for (p, d) in zip(a.rows, a.distances) { geoJSON.append(p, distance: d, to: &buffer) }
         case .table:
             appendTable(a, tookMs: tookMs)
         }
@@ -233,7 +234,7 @@ struct QueryOutput {
         buffer.append(contentsOf: "\"total\":".utf8); JSONNumber.append(a.total, to: &buffer)
         buffer.append(contentsOf: ",\"page\":".utf8); JSONNumber.append(a.page, to: &buffer)
         buffer.append(contentsOf: ",\"limit\":".utf8); JSONNumber.append(q.limit, to: &buffer)
-        buffer.append(contentsOf: ",\"returned\":".utf8); JSONNumber.append(a.places.count, to: &buffer)
+        buffer.append(contentsOf: ",\"returned\":".utf8); JSONNumber.append(a.rows.count, to: &buffer)
         buffer.append(contentsOf: ",\"nextCursor\":".utf8)
         (a.nextCursor.map(JSONScalar.string) ?? .null).append(to: &buffer)
         buffer.append(contentsOf: ",\"tookMs\":".utf8); JSONNumber.append((tookMs * 1000).rounded() / 1000, to: &buffer)
@@ -242,9 +243,9 @@ struct QueryOutput {
 
     /// Aligned columns for a person: distance, category, id, title.
     private mutating func appendTable(_ a: QueryAnswer, tookMs: Double) {
-        var text = "\(a.total) match\(a.total == 1 ? "" : "es"), page \(a.page), \(a.places.count) shown (\(String(format: "%.1f", tookMs)) ms)\n"
+        var text = "\(a.total) match\(a.total == 1 ? "" : "es"), page \(a.page), \(a.rows.count) shown (\(String(format: "%.1f", tookMs)) ms)\n"
         text += "  distance  cat  id          title\n"
-        for (p, d) in zip(a.places, a.distances) {
+        for (p, d) in zip(a.rows, a.distances) {
             let dist = d.map { $0 >= 1000 ? String(format: "%7.2f km", $0 / 1000) : String(format: "%8.0f m", $0) } ?? "         -"
             text += "\(dist)  \(String(p.category).padding(toLength: 3, withPad: " ", startingAt: 0))  \(p.id.padding(toLength: 10, withPad: " ", startingAt: 0))  \(p.title)\n"
         }

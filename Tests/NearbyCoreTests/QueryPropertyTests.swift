@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import NearbyCore
 
@@ -62,5 +63,40 @@ import Testing
         let page = try Self.indexed.run(q).places.map(\.id)
         q.limit = 0; q.page = 1
         #expect(page == Array(try Self.indexed.run(q).places.map(\.id)[60..<90]))
+    }
+}
+
+/// The same check on the real points of `data/kr_points.tsv` (20,323 Korean towns and villages), with
+/// generated attributes: real clustering, real distances across the whole country.
+@Suite struct QueryRealPointsTests {
+    static let places: [Place] = {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        // Columns: code level sido sigungu emd ri lat lon area_km2 (read directly: only the points matter).
+        let text = try! String(contentsOf: root.appendingPathComponent("data/kr_points.tsv"), encoding: .utf8)
+        let rows = text.split(separator: "\n").dropFirst().map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
+        var g = QuerySampler(seed: 5)
+        return zip(rows, g.places(rows.count)).map { cols, generated in
+            var p = generated
+            p.id = String(cols[0]); p.title = String(cols[5].isEmpty ? cols[4] : cols[5])
+            p.lat = Double(cols[6])!; p.lon = Double(cols[7])!
+            return p
+        }
+    }()
+
+    @Test(arguments: [DistanceModel.haversine, .geodesic, .projected(.korea2000)])
+    func randomQueriesAroundRealTownsMatchBruteForce(model: DistanceModel) throws {
+        #expect(Self.places.count > 20_000)
+        let engine = MemoryEngine(places: Self.places), reference = QueryBruteForce(Self.places)
+        var g = QuerySampler(seed: 31)
+        for n in 0..<40 {
+            var q = g.query(model: model)
+            let town = g.pick(Self.places)
+            if q.center != nil { q.center = Coordinate(lat: town.lat, lon: town.lon) }
+            if case .radius = q.shape { q.shape = .radius(g.pick([0, 1500, 10_000, 60_000])) }
+            let a = try engine.run(q), expected = reference.page(q)
+            let got = QueryBruteForce.Answer(total: a.total, ids: a.places.map(\.id), distances: a.distances)
+            #expect(got == expected, "query \(n): \(q)")
+            if got != expected { return }
+        }
     }
 }

@@ -3,9 +3,12 @@ import NearbyStore
 /// The charts `nearby bench report` draws from a set of bench documents.
 struct BenchReportCharts {
     let radius: [BenchDocument]
+    /// Every single-thread radius, knn and bbox run: each built the engine once.
+    let builds: [BenchDocument]
 
     init(_ docs: [BenchDocument]) {
-        radius = docs.filter { $0.command == "radius" && ($0.threads ?? 1) == 1 }
+        builds = docs.filter { ["radius", "knn", "bbox"].contains($0.command) && ($0.threads ?? 1) == 1 }
+        radius = builds.filter { $0.command == "radius" }
             .sorted { ($0.workload?.placeCount ?? 0) < ($1.workload?.placeCount ?? 0) }
     }
 
@@ -65,14 +68,22 @@ struct BenchReportCharts {
             ] })
     }
 
+    /// Median over the runs of each size and engine (a noisy machine makes single builds unreliable).
+    private func medianBySize(_ engine: String, _ value: (BenchDocument) -> Double?) -> [(x: Double, y: Double)] {
+        let runs = builds.filter { $0.engine == engine }
+        return Set(runs.compactMap { $0.workload?.placeCount }).sorted().map { n in
+            (Double(n), LatencyStats.median(runs.filter { $0.workload?.placeCount == n }.compactMap(value)))
+        }
+    }
+
     var build: BenchReportChart {
         var series: [BenchReportChart.Series] = engines.map { e in
-            .init(name: "\(e) build", points: bySize(e) { $0.seconds.build }, dashed: e == "sqlite")
+            .init(name: "\(e) build", points: medianBySize(e) { $0.seconds.build }, dashed: e == "sqlite")
         }
-        let imports = bySize("sqlite") { $0.seconds.import }
+        let imports = medianBySize("sqlite") { $0.seconds.import }
         if !imports.isEmpty { series.append(.init(name: "sqlite import", points: imports, dashed: true)) }
         return BenchReportChart(
-            title: "Build time vs places", xLabel: "places (log)", yLabel: "seconds (log)",
+            title: "Build time vs places (median of runs)", xLabel: "places (log)", yLabel: "seconds (log)",
             xTicks: sizeTicks, logX: true, logY: true, series: series)
     }
 }

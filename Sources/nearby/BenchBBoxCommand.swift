@@ -14,7 +14,7 @@ struct BenchBBoxCommand: ParsableCommand {
             curvature), clamped to ±90° of latitude; a box that crosses ±180° wraps. The answer is \
             every place in the box, by distance from the query centre then id, cut to the query's limit.
 
-              nearby bench bbox --places /tmp/w1m.places.tsv --queries /tmp/w1m.queries.tsv
+              nearby bench bbox --places $W.places.tsv --queries $W.queries.tsv
             """
     )
 

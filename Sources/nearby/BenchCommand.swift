@@ -12,13 +12,15 @@ struct BenchCommand: ParsableCommand {
             line goes to stderr only when stderr is a terminal. Workload files come from \
             make_dataset.py (see the workload README):
 
-              python3 make_dataset.py 1000000 10000 /tmp/w1m
-              nearby bench radius --places /tmp/w1m.places.tsv --queries /tmp/w1m.queries.tsv > mem.json
-              nearby bench radius --engine sqlite --places /tmp/w1m.places.tsv --queries /tmp/w1m.queries.tsv
+              python3 make_dataset.py 1000000 10000 /tmp/w1m; W=/tmp/w1m
+              nearby bench radius --places $W.places.tsv \\
+                  --queries $W.queries.tsv > mem.json
+              nearby bench radius --engine sqlite --places $W.places.tsv \\
+                  --queries $W.queries.tsv > sqlite.json
               nearby bench report mem.json sqlite.json --svg charts/
 
-            Build with `swift build -c release` before measuring: debug builds are 10-50 times slower.
-            scripts/bench-all.sh runs every measurement in BENCHMARKS.md.
+            Build with `swift build -c release` before measuring: debug builds are 10-50 times \
+            slower. scripts/bench-all.sh runs every measurement in BENCHMARKS.md.
             """,
         subcommands: [
             BenchRadiusCommand.self, BenchKNNCommand.self, BenchBBoxCommand.self,

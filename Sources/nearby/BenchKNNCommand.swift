@@ -12,7 +12,7 @@ struct BenchKNNCommand: ParsableCommand {
             every k in --k; the radius and limit columns of the queries file are ignored. Latency \
             groups are per k; answers carry their k (the --answers TSV gets a k column).
 
-              nearby bench knn --places /tmp/w1m.places.tsv --queries /tmp/w1m.queries.tsv
+              nearby bench knn --places $W.places.tsv --queries $W.queries.tsv
             """
     )
 

@@ -12,9 +12,10 @@ struct BenchRadiusCommand: ParsableCommand {
             document: build time, resident memory, latency percentiles overall and per radius, queries \
             per second, and each query's total match count and answer checksum.
 
-              nearby bench radius --places /tmp/w1m.places.tsv --queries /tmp/w1m.queries.tsv
-              nearby bench radius --engine sqlite --places /tmp/w1m.places.tsv --queries /tmp/w1m.queries.tsv \\
-                  --answers sqlite.answers.tsv
+              W=/tmp/w1m   # from make_dataset.py 1000000 10000 /tmp/w1m
+              nearby bench radius --places $W.places.tsv --queries $W.queries.tsv
+              nearby bench radius --engine sqlite --first 1000 \\
+                  --places $W.places.tsv --queries $W.queries.tsv --answers sqlite.tsv
             """
     )
 

@@ -32,7 +32,9 @@ struct BenchReportCharts {
     private func overall(_ d: BenchDocument) -> BenchGroup? { d.groups?.first { $0.name == "all" } }
 
     var latencyByRadius: BenchReportChart {
-        let size = sizes.last ?? 0
+        // The largest workload that the most engines ran, so the engines are compared on one chart.
+        let engineCount = { (n: Int) in Set(self.radius.filter { $0.workload?.placeCount == n }.compactMap(\.engine)).count }
+        let size = sizes.max { (engineCount($0), $0) < (engineCount($1), $1) } ?? 0
         var series: [BenchReportChart.Series] = []
         var radii: Set<Double> = []
         for d in radius where d.workload?.placeCount == size {

@@ -10,7 +10,7 @@ struct BenchReportCommand: ParsableCommand {
         discussion: """
             Reads the documents printed by the other bench subcommands (any mix of sizes and engines) \
             and writes, into the --svg folder:
-              latency-by-radius.svg   radius query p50/p90/p99 per radius (largest workload measured)
+              latency-by-radius.svg   radius query p50/p90/p99 per radius (largest workload all engines ran)
               throughput-vs-size.svg  radius queries per second against the number of places
               latency-vs-size.svg     radius query p50 and p99 against the number of places
               build-vs-size.svg       index build (and SQLite import) time against the number of places

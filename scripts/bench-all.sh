@@ -7,8 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 W=${WORKLOAD_DIR:-/tmp}
 MAKE_DATASET=${MAKE_DATASET:-/work/shared/workload/make_dataset.py}
-OUT=bench-results
-mkdir -p "$OUT" charts
+OUT=${OUT:-bench-results}
+CHARTS=${CHARTS:-charts}
+mkdir -p "$OUT" "$CHARTS"
 
 swift build -c release --product nearby
 N=.build/release/nearby
@@ -57,7 +58,7 @@ done > "$OUT/import-1m.txt"
 rm -f "$W/bench-import.sqlite"
 
 # Tables and charts.
-$N bench report "$OUT"/*.json --svg charts > "$OUT/tables.md"
+$N bench report "$OUT"/*.json --svg "$CHARTS" > "$OUT/tables.md"
 
 # Micro benchmarks (ordo-one/benchmark).
 if [ -z "${SKIP_MICRO:-}" ]; then

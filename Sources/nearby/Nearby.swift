@@ -12,12 +12,13 @@ struct Nearby: ParsableCommand {
             sorts and pages. Machine output goes to stdout as JSON lines; progress and errors go to stderr.
             """,
         subcommands: [
-            QueryCommand.self,
+            BenchCommand.self,
+            DistanceCommand.self,
             ImportCommand.self,
             ExportCommand.self,
-            GenerateCommand.self,
-            DistanceCommand.self,
             CarouselCommand.self,
+            QueryCommand.self,
+            GenerateCommand.self,
         ]
     )
 

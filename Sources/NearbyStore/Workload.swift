@@ -25,7 +25,6 @@ public struct WorkloadError: Error, CustomStringConvertible, Sendable {
 /// Reading the benchmark workload's TSV files (header row, tab-separated, one record a line).
 public enum Workload {
     public static let queryColumns = ["qid", "lat", "lon", "radius_m", "limit"]
-    public static let placeColumns = ["id", "lat", "lon", "category", "title", "created", "modified", "areacode", "sigungucode"]
 
     /// Reads a queries TSV. Columns are found by header name, so their order does not matter.
     public static func readQueries(path: String) throws -> [WorkloadQuery] {
@@ -43,33 +42,25 @@ public enum Workload {
         return queries
     }
 
-    /// Reads a places TSV with the workload's columns into `Place`s (empty text fields become nil).
-    ///
-    /// Deliberately independent of the importers' `PlaceParser`: it reads exactly the columns the
-    /// workload README defines and keeps dates as the text the generator wrote (its 30-day months give
-    /// dates such as 20200230), so the benchmark loads every place of the workload whatever the
-    /// importers' validation rules, and its checksums stay comparable with other engines'. Checked:
-    /// coordinates, the category, the number of fields.
+    /// Reads a places TSV with the workload's columns (or any file `nearby import` reads) into `Place`s,
+    /// through the importers' own `PlaceParser`, strictly: a workload with a bad record is refused with
+    /// its `file:line: field: reason`, so both engines always see every place of the file.
     public static func readPlaces(path: String) throws -> [Place] {
-        var places: [Place] = []
-        try forEachRow(path: path, columns: placeColumns) { row in
-            let lat = try row.double(1), lon = try row.double(2)
-            guard (-90...90).contains(lat) else { throw row.error(1, "latitude outside [-90, 90]") }
-            guard (-180...180).contains(lon) else { throw row.error(2, "longitude outside [-180, 180]") }
-            places.append(Place(
-                id: row.text(0), title: row.text(4), lat: lat, lon: lon, category: try row.int(3),
-                created: row.optional(5), modified: row.optional(6),
-                areacode: row.optional(7), sigungucode: row.optional(8)))
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw WorkloadError(description: "\(path): cannot read file")
         }
-        return places
+        do {
+            return try PlaceParser.parse([UInt8](data), file: path, strict: true).records.compactMap {
+                if case .upsert(let place) = $0.record { place } else { nil }
+            }
+        } catch {
+            throw WorkloadError(description: "\(error)")
+        }
     }
 
     /// One data row: fields in the order of the `columns` asked for.
     struct Row {
         let path: String, line: Int, names: [String], fields: [Substring]
-
-        func text(_ i: Int) -> String { String(fields[i]) }
-        func optional(_ i: Int) -> String? { fields[i].isEmpty ? nil : String(fields[i]) }
 
         func double(_ i: Int) throws -> Double {
             guard let v = Double(fields[i]), v.isFinite else { throw error(i, "not a finite number: '\(fields[i])'") }
@@ -161,7 +152,12 @@ public struct ResidentMemory: Sendable, Codable, Equatable {
     /// VmHWM: peak resident set size so far, KiB.
     public var hwmKiB: Int?
 
+    /// Reads /proc/self/status after handing freed heap pages back to the system (glibc keeps them
+    /// otherwise), so that the growth across a build counts what the build keeps, not its temporaries.
     public static func now() -> ResidentMemory {
+        #if os(Linux)
+        _ = glibcMallocTrim(0)
+        #endif
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
             return ResidentMemory(rssKiB: nil, hwmKiB: nil)
         }
@@ -172,3 +168,9 @@ public struct ResidentMemory: Sendable, Codable, Equatable {
         return ResidentMemory(rssKiB: field("VmRSS"), hwmKiB: field("VmHWM"))
     }
 }
+
+#if os(Linux)
+/// glibc's `malloc_trim` (malloc.h, which the Glibc module does not export).
+@_silgen_name("malloc_trim")
+private func glibcMallocTrim(_ pad: Int) -> Int32
+#endif

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 W=${WORKLOAD_DIR:-/tmp}
-MAKE_DATASET=${MAKE_DATASET:-/work/shared/workload/make_dataset.py}
+MAKE_DATASET=${MAKE_DATASET:-../shared/workload/make_dataset.py}  # the shared workload generator, beside the checkout
 OUT=${OUT:-bench-results}
 CHARTS=${CHARTS:-charts}
 mkdir -p "$OUT" "$CHARTS"

@@ -47,7 +47,7 @@ done
 for name in 100k 1m; do
     $N bench sortfilter --places "$W/w$name.places.tsv" --runs 3 > "$OUT/sortfilter-$name-memory.json"
 done
-$N bench carousel --events 1000000 --runs 5 > "$OUT/carousel.json"
+$N bench carousel --events 1000000 --runs 5 --places "$W/w1m.places.tsv" > "$OUT/carousel.json"
 
 # Import of the 1M workload TSV: into a fresh cache, then again (every record unchanged).
 rm -f "$W/bench-import.sqlite"

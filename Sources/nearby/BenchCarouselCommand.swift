@@ -12,7 +12,13 @@ struct BenchCarouselCommand: ParsableCommand {
             rest, so each burst ends in one selection) through the simulator's debounce → distinct → \
             selection path on one thread (`CarouselBenchmark`), --runs times, and reports the median rate.
 
+            With --places, also times location-triggered re-queries on that workload: --updates location \
+            updates 40 m apart through the 50 m distance filter, every second one re-running a 1 km, \
+            20-card nearby query on the memory engine (built before the clock starts); reports the \
+            median cost per re-query over the runs.
+
               nearby bench carousel --events 1000000 --runs 5
+              nearby bench carousel --runs 5 --places /tmp/w1m.places.tsv
             """
     )
 
@@ -22,8 +28,15 @@ struct BenchCarouselCommand: ParsableCommand {
     @Option(help: "Runs; the median is reported.")
     var runs: Int = 5
 
+    @Option(help: ArgumentHelp("A workload places TSV: also time location-triggered re-queries on it.", valueName: "file"))
+    var places: String?
+
+    @Option(help: "Location updates per re-query run (with --places).")
+    var updates: Int = 2000
+
     func validate() throws {
         guard events >= 1 else { throw BenchUsage.fail("--events must be at least 1") }
+        guard updates >= 2 else { throw BenchUsage.fail("--updates must be at least 2") }
         guard runs >= 1 else { throw BenchUsage.fail("--runs must be at least 1") }
     }
 
@@ -39,11 +52,27 @@ struct BenchCarouselCommand: ParsableCommand {
             seconds.append(r.seconds)
             selections = r.selections
         }
-        progress.done()
         let median = LatencyStats.median(seconds)
         var doc = BenchDocument(command: "carousel")
         doc.carousel = BenchCarousel(events: events, runs: runs, eventsPerSecond: Double(events) / median,
                                      medianSeconds: median, selections: selections)
+        if let places {
+            progress.say("loading \(places)")
+            let workload = try Workload.readPlaces(path: places)
+            guard !workload.isEmpty else { throw BenchUsage.fail("\(places): no places") }
+            var micros: [Double] = []
+            var last = (updates: 0, queries: 0, seconds: 0.0, results: 0)
+            for run in 1...runs {
+                progress.say("re-query run \(run) of \(runs)")
+                last = CarouselBenchmark.locationRequeries(places: workload, updates: updates)
+                micros.append(last.seconds * 1e6 / Double(max(1, last.queries)))
+            }
+            doc.carousel?.requery = BenchRequery(
+                places: workload.count, updates: last.updates, queries: last.queries,
+                microsPerQuery: LatencyStats.median(micros),
+                resultsPerQuery: Double(last.results) / Double(max(1, last.queries)))
+        }
+        progress.done()
         doc.memory.afterQueries = ResidentMemory.now()
         try doc.print()
     }

@@ -130,4 +130,17 @@ struct BenchCarousel: Codable {
     var medianSeconds: Double
     /// Selections the pipeline emitted (after debounce and distinct).
     var selections: Int
+    /// Location-triggered re-queries (`--places`), or nil.
+    var requery: BenchRequery?
+}
+
+/// The cost of the nearby query a location update triggers in the carousel simulator.
+struct BenchRequery: Codable {
+    var places: Int
+    var updates: Int
+    /// Updates that passed the distance filter and re-ran the query.
+    var queries: Int
+    /// Median over the runs of (loop time / queries): the query plus the simulator around it.
+    var microsPerQuery: Double
+    var resultsPerQuery: Double
 }

@@ -113,6 +113,19 @@ import Testing
         // At most one selection per burst of 8 events (debounce), some dropped as repeats (distinct).
         let selections = c["selections"] as? Int ?? 0
         #expect(selections > 0 && selections <= 20000 / 8)
+        #expect(c["requery"] == nil)
+    }
+
+    @Test func carouselTimesLocationRequeriesOnAWorkload() throws {
+        let doc = try BenchTestWorkload.run(
+            ["bench", "carousel", "--events", "1000", "--runs", "2", "--places", workload.placesPath, "--updates", "200"])
+        let r = try #require((doc["carousel"] as? [String: Any])?["requery"] as? [String: Any])
+        #expect(r["places"] as? Int == workload.places.count)
+        #expect(r["updates"] as? Int == 200)
+        // 40 m steps through a 50 m filter: every second update re-queries (the first always does),
+        // less one at each of the walk's three turns (it turns back every 50 updates): 100 - 3.
+        #expect(r["queries"] as? Int == 97)
+        #expect((r["microsPerQuery"] as? Double ?? 0) > 0)
     }
 
     @Test func reportWritesChartsAndTables() throws {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import NearbyCore
 import NearbyStore
 
@@ -16,10 +17,42 @@ struct BenchRadiusCommand: ParsableCommand {
               nearby bench radius --places $W.places.tsv --queries $W.queries.tsv
               nearby bench radius --engine sqlite --first 1000 \\
                   --places $W.places.tsv --queries $W.queries.tsv --answers sqlite.tsv
+
+            --category, --sort and --limit turn the workload into a filtered, sorted one (e.g. a page \
+            of 30 restaurants by title around every centre); its checksums are then not the workload \
+            README's but still identify each answer, so engines can be compared on them:
+
+              nearby bench radius --category 39 --sort title --limit 30 \\
+                  --places $W.places.tsv --queries $W.queries.tsv
             """
     )
 
     @OptionGroup var options: BenchWorkloadOptions
+
+    @Option(help: ArgumentHelp("Keep only these content types in every query (e.g. 39 or 12,39).", valueName: "ids"))
+    var category: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Order every answer by these keys, as nearby query --sort (e.g. title, -modified); ties by id.", valueName: "keys"))
+    var sort: String?
+
+    @Option(help: ArgumentHelp("Give every query this limit instead of the file's (0 = every match).", valueName: "n"))
+    var limit: Int?
+
+    func validate() throws {
+        if let category, categories(category) == nil {
+            throw BenchUsage.fail("--category '\(category)' is not a comma-separated list of integers (e.g. 12,39)")
+        }
+        if let sort, PlaceOrder(parsing: sort) == nil {
+            throw BenchUsage.fail("--sort '\(sort)' is not a list of distance, title, created, modified, category")
+        }
+        if let limit, limit < 0 { throw BenchUsage.fail("--limit must be at least 0") }
+    }
+
+    private func categories(_ text: String) -> Set<Int>? {
+        let ids = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        return ids.isEmpty || ids.contains(nil) ? nil : Set(ids.map { $0! })
+    }
 
     func run() throws { try BenchUsage.run(body) }
 
@@ -27,10 +60,12 @@ struct BenchRadiusCommand: ParsableCommand {
         let (setup, queries) = try options.setUp(command: "radius")
         defer { setup.cleanup() }
         let model = options.distanceModel
+        let filter = PlaceFilter(categories: category.flatMap(categories))
+        let order = sort.flatMap { PlaceOrder(parsing: $0) } ?? PlaceOrder([])
         let tasks = queries.map { q in
             BenchTask(qid: q.qid, group: "radius=\(BenchFormat.metres(q.radius))", query: PlaceQuery(
-                center: Coordinate(lat: q.lat, lon: q.lon), shape: .radius(q.radius), limit: q.limit,
-                distance: model))
+                center: Coordinate(lat: q.lat, lon: q.lon), shape: .radius(q.radius), filter: filter,
+                order: order, limit: limit ?? q.limit, distance: model))
         }
         try BenchRunner.run(tasks, setup: setup, repetitions: options.repetitions, answersFile: options.answers).print()
     }

@@ -29,6 +29,27 @@ import Testing
         #expect(tsv.dropFirst().map(String.init) == expected.map { "\($0.qid)\t\($0.total)\t\($0.rows.count)\t\($0.checksum)" })
     }
 
+    /// Issue 3's "radius + category filter + title sort, page of 30", on both engines.
+    @Test func radiusWithCategoryTitleSortAndLimitMatchesBruteForce() throws {
+        let expected = workload.queries.map { q in
+            let rows = workload.places
+                .filter { $0.category == 39 && Haversine.distance(lat1: q.lat, lon1: q.lon, lat2: $0.lat, lon2: $0.lon) <= q.radius }
+                .map { (key: KoreanCollation.sortKey($0.title), id: Int($0.id)!) }
+                .sorted { $0.key != $1.key ? $0.key.lexicographicallyPrecedes($1.key) : $0.id < $1.id }
+            return BenchTestWorkload.Expected(qid: q.qid, total: rows.count, ids: rows.prefix(30).map(\.id))
+        }
+        #expect(expected.contains { $0.rows.count == 30 && $0.total > 30 }, "some page is cut")
+        for engine in ["memory", "sqlite"] {
+            let doc = try workload.bench(["radius", "--engine", engine, "--category", "39", "--sort", "title", "--limit", "30"])
+            let answers = try #require(doc["answers"] as? [[String: Any]])
+            #expect(answers.map { $0["total"] as? Int } == expected.map(\.total), "\(engine)")
+            #expect(answers.map { $0["checksum"] as? String } == expected.map(\.checksum), "\(engine)")
+        }
+        let bad = try BenchTestWorkload.runRaw(["bench", "radius", "--places", workload.placesPath,
+                                                 "--queries", workload.queriesPath, "--sort", "colour"])
+        #expect(bad.status == 2 && bad.stderr.contains("--sort 'colour'"))
+    }
+
     @Test func radiusWithThreadsAndRepeatsGivesTheSameAnswers() throws {
         let one = try workload.bench(["radius"])
         let many = try workload.bench(["radius", "--threads", "3", "--repeat", "2"])

@@ -30,6 +30,11 @@ radius 10k memory 0;    radius 10k sqlite 0
 radius 100k memory 0;   radius 100k sqlite 0
 radius 1m memory 1000;  radius 1m sqlite 1000
 radius 5m memory 1000
+# Issue 3's radius + category filter + title sort, page of 30, both engines, same first 1,000 queries.
+for engine in memory sqlite; do
+    $N bench radius --engine "$engine" --first 1000 --category 39 --sort title --limit 30 \
+        --places "$W/w1m.places.tsv" --queries "$W/w1m.queries.tsv" > "$OUT/cattitle-1m-$engine.json"
+done
 $N bench radius --threads 2 --first 1000 --places "$W/w1m.places.tsv" --queries "$W/w1m.queries.tsv" \
     > "$OUT/radius-1m-memory-2threads.json"
 
@@ -56,6 +61,11 @@ for run in fresh re-import; do
     echo "$run:"; { time $N import --db "$W/bench-import.sqlite" "$W/w1m.places.tsv" 2>/dev/null ; } 2>&1
 done > "$OUT/import-1m.txt"
 rm -f "$W/bench-import.sqlite"
+
+# Answers against an independent brute force (numpy), as the workload README defines them.
+for name in 10k 100k 1m 5m; do
+    python3 scripts/check-answers.py "$W/w$name.places.tsv" "$W/w$name.queries.tsv" "$OUT/radius-$name-memory.answers.tsv" 1000
+done > "$OUT/brute-force-check.txt"
 
 # Tables and charts.
 $N bench report "$OUT"/*.json --svg "$CHARTS" > "$OUT/tables.md"

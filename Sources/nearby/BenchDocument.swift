@@ -8,6 +8,9 @@ struct BenchDocument: Codable {
     var schema = currentSchema
     /// radius, knn, bbox, sortfilter or carousel.
     var command: String
+    /// How the run departs from the workload's own queries (`bench radius --category/--sort/--limit`),
+    /// e.g. "category 39, sort title, limit 30"; absent for the workload as defined.
+    var variant: String?
     var engine: String?
     var distance: String?
     var workload: BenchWorkloadInfo?

@@ -67,7 +67,10 @@ struct BenchRadiusCommand: ParsableCommand {
                 center: Coordinate(lat: q.lat, lon: q.lon), shape: .radius(q.radius), filter: filter,
                 order: order, limit: limit ?? q.limit, distance: model))
         }
-        try BenchRunner.run(tasks, setup: setup, repetitions: options.repetitions, answersFile: options.answers).print()
+        var doc = try BenchRunner.run(tasks, setup: setup, repetitions: options.repetitions, answersFile: options.answers)
+        let variant = [category.map { "category \($0)" }, sort.map { "sort \($0)" }, limit.map { "limit \($0)" }].compactMap { $0 }
+        doc.variant = variant.isEmpty ? nil : variant.joined(separator: ", ")
+        try doc.print()
     }
 }
 

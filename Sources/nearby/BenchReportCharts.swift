@@ -7,7 +7,7 @@ struct BenchReportCharts {
     let builds: [BenchDocument]
 
     init(_ docs: [BenchDocument]) {
-        builds = docs.filter { ["radius", "knn", "bbox"].contains($0.command) && ($0.threads ?? 1) == 1 }
+        builds = docs.filter { ["radius", "knn", "bbox"].contains($0.command) && ($0.threads ?? 1) == 1 && $0.variant == nil }
         radius = builds.filter { $0.command == "radius" }
             .sorted { ($0.workload?.placeCount ?? 0) < ($1.workload?.placeCount ?? 0) }
     }

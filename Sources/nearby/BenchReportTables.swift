@@ -12,9 +12,9 @@ struct BenchReportTables {
     func markdown() -> String {
         var out = ""
         let queryDocs = docs.filter { ["radius", "knn", "bbox"].contains($0.command) }
-        let keys = Set(queryDocs.map { Key(command: $0.command, places: $0.workload?.placeCount ?? 0, threads: $0.threads ?? 1) })
+        let keys = Set(queryDocs.map(Key.init))
         for key in keys.sorted() {
-            let run = queryDocs.filter { Key(command: $0.command, places: $0.workload?.placeCount ?? 0, threads: $0.threads ?? 1) == key }
+            let run = queryDocs.filter { Key($0) == key }
                 .sorted { ($0.engine ?? "") < ($1.engine ?? "") }
             out += latencyTable(key, run) + "\n"
         }
@@ -23,13 +23,23 @@ struct BenchReportTables {
         for d in docs where d.command == "carousel" {
             if let c = d.carousel {
                 out += "carousel: \(c.events) events, median of \(c.runs) runs: \(Int(c.eventsPerSecond)) events/s (\(c.selections) selections)\n\n"
+                if let r = c.requery {
+                    out += "carousel location re-query: \(r.places) places, \(r.queries) re-queries in \(r.updates) updates: "
+                        + "\(String(format: "%.1f", r.microsPerQuery)) µs per re-query (median of \(c.runs) runs)\n\n"
+                }
             }
         }
         return out
     }
 
+    /// One latency table: a command and its variant on one workload size and thread count.
     struct Key: Hashable, Comparable {
         var command: String, places: Int, threads: Int
+        init(_ d: BenchDocument) {
+            command = d.command + (d.variant.map { " (\($0))" } ?? "")
+            places = d.workload?.placeCount ?? 0
+            threads = d.threads ?? 1
+        }
         static func < (a: Key, b: Key) -> Bool { (a.command, a.places, a.threads) < (b.command, b.places, b.threads) }
     }
 
@@ -69,7 +79,7 @@ struct BenchReportTables {
         out += "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n"
         for d in docs.sorted(by: { ($0.command, $0.workload?.placeCount ?? 0, $0.engine ?? "") < ($1.command, $1.workload?.placeCount ?? 0, $1.engine ?? "") }) {
             let mib = { (k: Int?) in k.map { Self.num(Double($0) / 1024) } ?? "–" }
-            out += "| \(d.command) | \(Self.count(d.workload?.placeCount ?? 0)) | \(d.engine ?? "?") | \(d.threads ?? 1) | "
+            out += "| \(Key(d).command) | \(Self.count(d.workload?.placeCount ?? 0)) | \(d.engine ?? "?") | \(d.threads ?? 1) | "
             out += "\(d.seconds.load.map(Self.num) ?? "–") | \(d.seconds.import.map(Self.num) ?? "–") | \(d.seconds.build.map(Self.num) ?? "–") | "
             out += "\(mib(d.memory.afterBuild?.rssKiB)) | \(d.memory.buildBytesPerPlace.map(Self.num) ?? "–") | \(mib(d.memory.afterQueries?.hwmKiB)) |\n"
         }

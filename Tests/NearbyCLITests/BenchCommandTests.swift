@@ -41,6 +41,7 @@ import Testing
         #expect(expected.contains { $0.rows.count == 30 && $0.total > 30 }, "some page is cut")
         for engine in ["memory", "sqlite"] {
             let doc = try workload.bench(["radius", "--engine", engine, "--category", "39", "--sort", "title", "--limit", "30"])
+            #expect(doc["variant"] as? String == "category 39, sort title, limit 30")
             let answers = try #require(doc["answers"] as? [[String: Any]])
             #expect(answers.map { $0["total"] as? Int } == expected.map(\.total), "\(engine)")
             #expect(answers.map { $0["checksum"] as? String } == expected.map(\.checksum), "\(engine)")

@@ -41,6 +41,13 @@ public struct PlaceFilter: Sendable, Hashable {
         self.accessibility = accessibility; self.bbox = bbox
     }
 
+    /// Content type ids as the command line takes them, comma-separated ("12,39"); nil when the list
+    /// is empty or an item is not an integer.
+    public static func categories(parsing text: String) -> Set<Int>? {
+        let ids = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        return ids.isEmpty || ids.contains(nil) ? nil : Set(ids.map { $0! })
+    }
+
     /// True when no condition is set: every place matches (lets the engine count whole subtrees).
     public var isEmpty: Bool {
         categories == nil && areacodes == nil && sigungucodes == nil && keyword == nil && created == nil

@@ -16,8 +16,9 @@ public enum DefaultCache {
             let directory = (path as NSString).deletingLastPathComponent
             if !directory.isEmpty { try files.createDirectory(atPath: directory, withIntermediateDirectories: true) }
             // Processes starting together on an empty cache queue here: one builds, the others find
-            // its cache when they get the lock (flock is released when the process ends, even killed).
-            let lock = open(path + ".lock", O_CREAT | O_RDWR, 0o644)
+            // its cache when they get the lock. The lock is on the cache's folder (no lock file is left
+            // behind), and the system releases it when the process ends, even when it is killed.
+            let lock = open(directory.isEmpty ? "." : directory, O_RDONLY)
             if lock >= 0 { flock(lock, LOCK_EX) }
             defer { if lock >= 0 { close(lock) } }
             if !files.fileExists(atPath: path) {

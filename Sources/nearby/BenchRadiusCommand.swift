@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import NearbyCore
 import NearbyStore
 
@@ -40,7 +39,7 @@ struct BenchRadiusCommand: ParsableCommand {
     var limit: Int?
 
     func validate() throws {
-        if let category, categories(category) == nil {
+        if let category, PlaceFilter.categories(parsing: category) == nil {
             throw BenchUsage.fail("--category '\(category)' is not a comma-separated list of integers (e.g. 12,39)")
         }
         if let sort, PlaceOrder(parsing: sort) == nil {
@@ -49,10 +48,6 @@ struct BenchRadiusCommand: ParsableCommand {
         if let limit, limit < 0 { throw BenchUsage.fail("--limit must be at least 0") }
     }
 
-    private func categories(_ text: String) -> Set<Int>? {
-        let ids = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-        return ids.isEmpty || ids.contains(nil) ? nil : Set(ids.map { $0! })
-    }
 
     func run() throws { try BenchUsage.run(body) }
 
@@ -60,7 +55,7 @@ struct BenchRadiusCommand: ParsableCommand {
         let (setup, queries) = try options.setUp(command: "radius")
         defer { setup.cleanup() }
         let model = options.distanceModel
-        let filter = PlaceFilter(categories: category.flatMap(categories))
+        let filter = PlaceFilter(categories: category.flatMap(PlaceFilter.categories(parsing:)))
         let order = sort.flatMap { PlaceOrder(parsing: $0) } ?? PlaceOrder([])
         let tasks = queries.map { q in
             BenchTask(qid: q.qid, group: "radius=\(BenchFormat.metres(q.radius))", query: PlaceQuery(

@@ -194,11 +194,11 @@ struct CarouselCommand: ParsableCommand {
         }
         guard radius >= 0, radius.isFinite else { throw UsageProblem(message: "--radius must be a finite number of metres ≥ 0") }
         guard limit >= 0 else { throw UsageProblem(message: "--limit must be ≥ 0") }
-        let ids = category.flatMap { $0.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) } }
-        guard ids.allSatisfy({ $0 != nil }) else {
+        let categories = category.isEmpty ? nil : PlaceFilter.categories(parsing: category.joined(separator: ","))
+        guard category.isEmpty || categories != nil else {
             throw UsageProblem(message: "--category '\(category.joined(separator: ","))' is not a comma-separated list of integers (e.g. 12,39)")
         }
-        let filter = PlaceFilter(categories: ids.isEmpty ? nil : Set(ids.map { $0! }))
+        let filter = PlaceFilter(categories: categories)
         guard let places else { return nil }
         let engine = MemoryEngine(places: places)
         let (radius, limit) = (radius, limit)

@@ -132,11 +132,10 @@ struct QueryOptions: ParsableArguments {
             f.bbox = box
         }
         if let category {
-            let ids = list(category).map { Int($0) }
-            guard !ids.isEmpty, ids.allSatisfy({ $0 != nil }) else {
+            guard let ids = PlaceFilter.categories(parsing: category) else {
                 throw UsageError("--category '\(category)' is not a comma-separated list of integers (e.g. 12,39)")
             }
-            f.categories = Set(ids.map { $0! })
+            f.categories = ids
         }
         f.areacodes = areacode.map { Set(list($0)) }
         f.sigungucodes = sigungucode.map { Set(list($0)) }

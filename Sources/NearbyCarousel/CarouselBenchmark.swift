@@ -35,13 +35,13 @@ public enum CarouselBenchmark {
 
     /// Feeds `updates` location updates, one a second, 40 m apart (north, turning back every 50), through
     /// the 50 m distance filter into a radius query (`radius` m, `limit` cards, by distance) on the memory
-    /// engine over `places`; every second update re-queries. The engine is built before the clock starts.
-    /// Returns the time of the whole loop: per re-query cost ≈ seconds / queries.
+    /// `engine`, starting at its first place; every second update re-queries. Build the engine once, before,
+    /// and reuse it across runs. Returns the time of the whole loop: per re-query cost ≈ seconds / queries.
     public static func locationRequeries(
-        places: [Place], updates: Int, radius: Double = 1000, limit: Int = 20
+        engine: MemoryEngine, updates: Int, radius: Double = 1000, limit: Int = 20
     ) -> (updates: Int, queries: Int, seconds: Double, results: Int) {
+        let places = engine.table.places
         precondition(!places.isEmpty)
-        let engine = MemoryEngine(places: places)
         var sim = CarouselSimulator(query: { lat, lon in
             try engine.run(PlaceQuery(center: Coordinate(lat: lat, lon: lon), shape: .radius(radius), limit: limit)).places
         })

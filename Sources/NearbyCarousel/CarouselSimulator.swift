@@ -93,8 +93,6 @@ public struct CarouselSimulator {
     public private(set) var now = Int64.min
     /// The last fully visible card (where a tap animation starts).
     public private(set) var visible: Int?
-    /// The selected card of the current list, if any.
-    public private(set) var selected: Int?
     /// Set by `complete`, `error` and `finish()`; later inputs are refused.
     public private(set) var finished = false
     /// Outputs in time order; the caller drains it.
@@ -204,7 +202,6 @@ public struct CarouselSimulator {
             return
         }
         guard distinct.admit(SelectionKey(generation: generation, index: i)) else { return }
-        selected = i
         // Field by field: copying the whole `Place` would retain every one of its strings.
         output.append(.selected(t: t, index: i, id: places[i].id, lat: places[i].lat, lon: places[i].lon))
     }
@@ -236,7 +233,6 @@ public struct CarouselSimulator {
     mutating func replace(with list: [Place], at t: Int64) {
         places = list
         generation += 1
-        selected = nil
         animation = nil
         if list.isEmpty { visible = nil } else { see(0, at: t, origin: .reload) }
     }

@@ -106,7 +106,7 @@ public struct JSONScanner {
     // MARK: Strings
 
     /// Reads a string token without resolving escapes (checks only that it is terminated and has no raw
-    /// control characters). Keys are matched on these bytes without allocating.
+    /// control characters). Keys are matched on these bytes without allocating (`PlaceField(utf8:)`).
     public mutating func readRawString() throws(JSONError) -> RawString {
         guard consume(0x22) else { throw error("expected a string") }
         let start = offset
@@ -130,13 +130,6 @@ public struct JSONScanner {
         try string(readRawString())
     }
 
-    /// True when the raw string's bytes equal `ascii` exactly (no escapes resolved).
-    public func rawEquals(_ raw: RawString, _ ascii: StaticString) -> Bool {
-        guard !raw.hasEscapes, raw.end - raw.start == ascii.utf8CodeUnitCount else { return false }
-        let p = ascii.utf8Start
-        for i in 0..<(raw.end - raw.start) where bytes[raw.start + i] != p[i] { return false }
-        return true
-    }
 
     /// Decodes a raw string: resolves escapes (including UTF-16 surrogate pairs) and validates UTF-8.
     public func string(_ raw: RawString) throws(JSONError) -> String {

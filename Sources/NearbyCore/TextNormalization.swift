@@ -16,7 +16,9 @@ public enum TextNormalization {
     /// canonical combining class 0 (UAX #15 §9): such a string is in NFC whatever follows what.
     /// False means "maybe not", never "not".
     public static func isKnownNFC(_ s: String) -> Bool {
-        if s.utf8.withContiguousStorageIfAvailable(isASCII) == true { return true }
+        if let known = s.utf8.withContiguousStorageIfAvailable({ isASCII($0) || forEachStableScalar($0) { _ in true } }) {
+            return known
+        }
         for u in s.unicodeScalars where !isStableScalar(u.value) { return false }
         return true
     }

@@ -109,7 +109,7 @@ public final class PlaceCache {
         do {
             try connection.execute("BEGIN IMMEDIATE")
         } catch {
-            throw error.isBusy ? PlaceCacheError.busy(path: path) : PlaceCacheError(error, path: path)
+            throw PlaceCacheError(error, path: path)
         }
         do {
             let result = try body()

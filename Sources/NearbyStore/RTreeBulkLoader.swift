@@ -1,3 +1,5 @@
+import NearbyCore
+
 /// Rebuilds `places_rtree` from `places` in one pass, writing a packed tree straight into the R*Tree's
 /// shadow tables instead of inserting row by row.
 ///
@@ -10,7 +12,7 @@
 /// `places_rtree_parent(nodeno, parentnode)`. Node 1 is the root. Each node blob is exactly the size of the
 /// root blob SQLite created: a 2-byte big-endian tree depth (meaningful in the root only), a 2-byte cell
 /// count, then cells of an 8-byte big-endian rowid (or child node number) and four big-endian Float32
-/// coordinates minLon, maxLon, minLat, maxLat. Cells are sorted along a Z-order (Morton) curve of the
+/// coordinates minLon, maxLon, minLat, maxLat. Cells are sorted along a Hilbert curve of the
 /// point, grouped `fanout` at a time into leaves, and the leaves likewise into parents up to the root,
 /// as in flatbush. Later writes go through SQLite's ordinary R*Tree code on top of the packed tree.
 /// `SELECT rtreecheck('places_rtree')` validates the result (the tests run it).
@@ -78,7 +80,7 @@ enum RTreeBulkLoader {
         }
     }
 
-    /// Every place's box, sorted along the Z-order curve of its point.
+    /// Every place's box, sorted along the Hilbert curve of its point.
     private static func leafCells(_ db: SQLiteConnection) throws(SQLiteError) -> [Cell] {
         let rows = try db.prepare("SELECT rowid, lon, lat FROM places")
         var keyed: [(key: UInt32, cell: Cell)] = []
@@ -88,24 +90,16 @@ enum RTreeBulkLoader {
             let (minLat, maxLat) = PlaceCacheWriter.floatBounds(lat)
             let cell = Cell(id: rows.int64(0), minLon: Float(minLon), maxLon: Float(maxLon),
                             minLat: Float(minLat), maxLat: Float(maxLat))
-            keyed.append((morton(lon: lon, lat: lat), cell))
+            keyed.append((curveKey(lon: lon, lat: lat), cell))
         }
         keyed.sort { $0.key < $1.key }
         return keyed.map(\.cell)
     }
 
-    /// Interleaves the top 16 bits of the scaled longitude and latitude (Z-order): nearby points get
-    /// nearby keys, which is all packing needs (a Hilbert curve would give slightly tighter nodes).
-    static func morton(lon: Double, lat: Double) -> UInt32 {
-        func spread(_ v: Double) -> UInt32 {
-            var x = UInt32(max(0, min(65535, v * 65535)))
-            x = (x | (x << 8)) & 0x00FF_00FF
-            x = (x | (x << 4)) & 0x0F0F_0F0F
-            x = (x | (x << 2)) & 0x3333_3333
-            x = (x | (x << 1)) & 0x5555_5555
-            return x
-        }
-        return spread((lon + 180) / 360) << 1 | spread((lat + 90) / 180)
+    /// The point's position on the Hilbert curve `PackedRTree` packs with, over a 65,536² lon/lat grid.
+    static func curveKey(lon: Double, lat: Double) -> UInt32 {
+        func cell(_ v: Double) -> UInt32 { UInt32(max(0, min(65535, v * 65535))) }
+        return hilbertIndex(x: cell((lon + 180) / 360), y: cell((lat + 90) / 180))
     }
 
     private static func bounds(of cells: ArraySlice<Cell>, id: Int64) -> Cell {

@@ -13,7 +13,6 @@ struct SQLiteError: Error, CustomStringConvertible {
 
     var description: String { "\(path): \(message)" }
     /// SQLITE_BUSY or SQLITE_LOCKED, primary or extended: another connection holds the lock.
-    var isBusy: Bool { code & 0xff == SQLITE_BUSY || code & 0xff == SQLITE_LOCKED }
     /// SQLITE_CONSTRAINT_UNIQUE (a macro Swift cannot import): a UNIQUE index refused the row.
     var isUniqueViolation: Bool { code == SQLITE_CONSTRAINT | (8 << 8) }
 }

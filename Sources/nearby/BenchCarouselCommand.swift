@@ -1,5 +1,6 @@
 import ArgumentParser
 import NearbyCarousel
+import NearbyCore
 import NearbyStore
 
 /// `nearby bench carousel`: events per second through the carousel pipeline.
@@ -60,11 +61,13 @@ struct BenchCarouselCommand: ParsableCommand {
             progress.say("loading \(places)")
             let workload = try Workload.readPlaces(path: places)
             guard !workload.isEmpty else { throw BenchUsage.fail("\(places): no places") }
+            progress.say("building the memory engine over \(workload.count) places")
+            let engine = MemoryEngine(places: workload)
             var micros: [Double] = []
             var last = (updates: 0, queries: 0, seconds: 0.0, results: 0)
             for run in 1...runs {
                 progress.say("re-query run \(run) of \(runs)")
-                last = CarouselBenchmark.locationRequeries(places: workload, updates: updates)
+                last = CarouselBenchmark.locationRequeries(engine: engine, updates: updates)
                 micros.append(last.seconds * 1e6 / Double(max(1, last.queries)))
             }
             doc.carousel?.requery = BenchRequery(

@@ -38,8 +38,8 @@ enum BenchRunner {
                     }
                     let a = answer!
                     done.append((index, LatencyStats.median(times), BenchAnswer(
-                        qid: task.qid, k: task.k, total: a.total, returned: a.places.count,
-                        checksum: AnswerChecksum.of(a.places.lazy.map(\.id)))))
+                        qid: task.qid, k: task.k, total: a.total, returned: a.rows.count,
+                        checksum: AnswerChecksum.of(a.rows.lazy.map(\.id)))))
                     if t == 0 && done.count % 256 == 0 {
                         progress.say("\(done.count * threads) / \(tasks.count) queries")
                     }

@@ -79,7 +79,7 @@ struct BenchSortFilterCommand: ParsableCommand {
             if item.name == "f" {
                 labels = zip(ContentType.names.keys.sorted(), answers).map { "\($0):\($1.total)" }
             } else {
-                labels = answers[0].places.map(\.id)
+                labels = answers[0].rows.map(\.id)
             }
             results.append(BenchItem(
                 name: item.name, description: item.description, runs: runs,

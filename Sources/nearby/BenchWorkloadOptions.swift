@@ -118,23 +118,13 @@ enum BenchClock {
     }
 }
 
-/// A progress line on stderr, only when stderr is a terminal (so logs and pipes stay clean).
+/// A progress line on stderr for one bench command (`StandardError.progress`: only on a terminal).
 struct BenchProgress: Sendable {
     let command: String
-    let enabled: Bool
 
-    init(_ command: String) {
-        self.command = command
-        enabled = isatty(STDERR_FILENO) != 0
-    }
+    init(_ command: String) { self.command = command }
 
-    func say(_ text: String) {
-        guard enabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K[bench \(command)] \(text)".utf8))
-    }
+    func say(_ text: String) { StandardError.progress("[bench \(command)] \(text)") }
 
-    func done() {
-        guard enabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
-    }
+    func done() { StandardError.progress("") }
 }

@@ -99,9 +99,9 @@ import Testing
         #expect(Array(decomposed.utf8) != Array("경복궁".utf8))
         let parsed = try parseFile(Self.header + "1\t37.5796\t126.977\t12\t\(decomposed)\t\t\t\t\n", name: "n.tsv")
         #expect(parsed.places.map { Array($0.title.utf8) } == [Array("경복궁".utf8)])
-        #expect(PlaceValidator.isCheaplyNFC("경복궁 Gyeongbokgung 景福宮 「」"))
-        #expect(!PlaceValidator.isCheaplyNFC(decomposed))
-        #expect(!PlaceValidator.isCheaplyNFC("e\u{301}"))
+        #expect(TextNormalization.isKnownNFC("경복궁 Gyeongbokgung 景福宮 「」"))
+        #expect(!TextNormalization.isKnownNFC(decomposed))
+        #expect(!TextNormalization.isKnownNFC("e\u{301}"))
     }
 
     @Test func headerWithoutRequiredColumnsIsOneError() {

@@ -36,13 +36,6 @@ public enum ImportRecord: Equatable, Sendable {
     case upsert(Place)
     /// A TourAPI sync-list item with `showflag` 0: the place was withdrawn.
     case delete(id: String)
-
-    public var id: String {
-        switch self {
-        case .upsert(let p): return p.id
-        case .delete(let id): return id
-        }
-    }
 }
 
 /// A record and the 1-based line it came from.

@@ -46,41 +46,13 @@ enum PlaceValidator {
         FieldError(field: f.name, reason: "\(quoted(s)) is not a \(form)")
     }
 
-    @inline(__always) private static func nfc(_ s: inout String) {
-        if !isCheaplyNFC(s) { s = s.precomposedStringWithCanonicalMapping }
-    }
+    @inline(__always) private static func nfc(_ s: inout String) { s = TextNormalization.nfc(s) }
 
-    @inline(__always) private static func nfc(_ s: inout String?) {
-        if let v = s, !isCheaplyNFC(v) { s = v.precomposedStringWithCanonicalMapping }
-    }
+    @inline(__always) private static func nfc(_ s: inout String?) { s = s.map(TextNormalization.nfc) }
 
     /// A value quoted for a message, cut short when long.
     static func quoted(_ s: String) -> String {
         "\"" + (s.count > 40 ? s.prefix(40) + "…" : Substring(s)) + "\""
-    }
-
-    /// True when `s` is certainly NFC without asking Foundation: every scalar is below U+0300 (where the
-    /// combining marks start) or a precomposed Hangul syllable / CJK ideograph / CJK punctuation, none of
-    /// which decompose or combine with a neighbour. Anything else (jamo, accents, ...) takes the slow path.
-    /// Reads the UTF-8 lead bytes only (the string is valid UTF-8, so their continuations are too).
-    static func isCheaplyNFC(_ s: String) -> Bool {
-        var s = s
-        return s.withUTF8 { u in
-            var i = 0
-            while i < u.count {
-                let b = u[i]
-                switch b {
-                case 0..<0x80: i += 1
-                case 0xC2...0xCB: i += 2                                   // U+0080-U+02FF
-                case 0xE3 where u[i + 1] == 0x80: i += 3                   // U+3000-U+303F
-                case 0xE4 where u[i + 1] >= 0xB8, 0xE5...0xE9: i += 3      // U+4E00-U+9FFF
-                case 0xEA where u[i + 1] >= 0xB0, 0xEB, 0xEC: i += 3       // U+AC00-U+CFFF
-                case 0xED where u[i + 1] < 0x9E || (u[i + 1] == 0x9E && u[i + 2] <= 0xA3): i += 3  // -U+D7A3
-                default: return false
-                }
-            }
-            return true
-        }
     }
 
     /// `yyyyMMdd` with month 01-12 and day 01-31.

@@ -15,7 +15,7 @@ public final class SQLiteEngine: QueryEngine {
     public init(cache: PlaceCache) { self.cache = cache }
 
     public func run(_ q: PlaceQuery) throws -> QueryAnswer {
-        if let problem = q.problem { throw QueryError(problem) }
+        if let problem = q.problem { throw problem }
         let generation = try cache.generation()
         func answer(within radius: Double?) throws -> QueryAnswer {
             let places: [Place]

@@ -1,7 +1,7 @@
 import ArgumentParser
+import NearbyBench
+import NearbyKit
 import Foundation
-import NearbyCore
-import NearbyStore
 
 /// `nearby bench bbox`: bounding-box queries, one box per workload query circle.
 struct BenchBBoxCommand: ParsableCommand {
@@ -20,7 +20,7 @@ struct BenchBBoxCommand: ParsableCommand {
 
     @OptionGroup var options: BenchWorkloadOptions
 
-    func run() throws { try BenchUsage.run(body) }
+    func run() throws { try body() }
 
     private func body() throws {
         let (setup, queries) = try options.setUp(command: "bbox")

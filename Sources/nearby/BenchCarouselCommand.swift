@@ -1,7 +1,7 @@
 import ArgumentParser
+import NearbyBench
+import NearbyKit
 import NearbyCarousel
-import NearbyCore
-import NearbyStore
 
 /// `nearby bench carousel`: events per second through the carousel pipeline.
 struct BenchCarouselCommand: ParsableCommand {
@@ -36,12 +36,12 @@ struct BenchCarouselCommand: ParsableCommand {
     var updates: Int = 2000
 
     func validate() throws {
-        guard events >= 1 else { throw BenchUsage.fail("--events must be at least 1") }
-        guard updates >= 2 else { throw BenchUsage.fail("--updates must be at least 2") }
-        guard runs >= 1 else { throw BenchUsage.fail("--runs must be at least 1") }
+        guard events >= 1 else { throw ValidationError("--events must be at least 1") }
+        guard updates >= 2 else { throw ValidationError("--updates must be at least 2") }
+        guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
     }
 
-    func run() throws { try BenchUsage.run(body) }
+    func run() throws { try body() }
 
     private func body() throws {
         let progress = BenchProgress("carousel")
@@ -60,7 +60,7 @@ struct BenchCarouselCommand: ParsableCommand {
         if let places {
             progress.say("loading \(places)")
             let workload = try Workload.readPlaces(path: places)
-            guard !workload.isEmpty else { throw BenchUsage.fail("\(places): no places") }
+            guard !workload.isEmpty else { throw UsageError("\(places): no places") }
             progress.say("building the memory engine over \(workload.count) places")
             let engine = MemoryEngine(places: workload)
             var micros: [Double] = []

@@ -1,6 +1,7 @@
 import ArgumentParser
+import NearbyBench
+import NearbyKit
 import Foundation
-import NearbyStore
 
 /// `nearby bench`: the benchmark harness. Each subcommand prints one JSON document on stdout.
 struct BenchCommand: ParsableCommand {
@@ -27,18 +28,4 @@ struct BenchCommand: ParsableCommand {
             BenchSortFilterCommand.self, BenchCarouselCommand.self, BenchReportCommand.self,
         ]
     )
-}
-
-/// Bench errors the user can fix (a bad flag value, an unreadable or malformed workload file): one
-/// line on stderr and exit code 2, like every Nearby command.
-enum BenchUsage {
-    static func fail(_ message: String) -> ExitCode {
-        FileHandle.standardError.write(Data("error: \(message)\n".utf8))
-        return ExitCode(2)
-    }
-
-    /// Runs a subcommand's body, turning workload file errors into `fail`.
-    static func run(_ body: () throws -> Void) throws {
-        do { try body() } catch let e as WorkloadError { throw fail(e.description) }
-    }
 }

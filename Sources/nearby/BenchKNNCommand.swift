@@ -1,6 +1,6 @@
 import ArgumentParser
-import NearbyCore
-import NearbyStore
+import NearbyBench
+import NearbyKit
 
 /// `nearby bench knn`: k nearest places at each workload query centre, for k = 1, 10, 100.
 struct BenchKNNCommand: ParsableCommand {
@@ -22,10 +22,10 @@ struct BenchKNNCommand: ParsableCommand {
     var k: [Int] = [1, 10, 100]
 
     func validate() throws {
-        guard !k.isEmpty, k.allSatisfy({ $0 >= 1 }) else { throw BenchUsage.fail("--k values must be at least 1") }
+        guard !k.isEmpty, k.allSatisfy({ $0 >= 1 }) else { throw ValidationError("--k values must be at least 1") }
     }
 
-    func run() throws { try BenchUsage.run(body) }
+    func run() throws { try body() }
 
     private func body() throws {
         let (setup, queries) = try options.setUp(command: "knn")

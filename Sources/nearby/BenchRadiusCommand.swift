@@ -1,6 +1,6 @@
 import ArgumentParser
-import NearbyCore
-import NearbyStore
+import NearbyBench
+import NearbyKit
 
 /// `nearby bench radius`: the workload's radius queries, as its README defines them.
 struct BenchRadiusCommand: ParsableCommand {
@@ -38,29 +38,30 @@ struct BenchRadiusCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Give every query this limit instead of the file's (0 = every match).", valueName: "n"))
     var limit: Int?
 
-    func validate() throws {
-        if let category, PlaceFilter.categories(parsing: category) == nil {
-            throw BenchUsage.fail("--category '\(category)' is not a comma-separated list of integers (e.g. 12,39)")
-        }
-        if let sort, PlaceOrder(parsing: sort) == nil {
-            throw BenchUsage.fail("--sort '\(sort)' is not a list of distance, title, created, modified, category")
-        }
-        if let limit, limit < 0 { throw BenchUsage.fail("--limit must be at least 0") }
+    /// The query every workload query starts from: --category, --sort and --distance read by the one
+    /// request parser (the centre, radius and limit are set per workload query).
+    private func template() throws(UsageError) -> PlaceQuery {
+        var pairs = [("distance", options.distance)]
+        if let category { pairs.append(("category", category)) }
+        if let sort { pairs.append(("sort", sort)) }
+        do { return try QueryParameters.parse(pairs) } catch { throw UsageError(error) }
     }
 
+    func validate() throws {
+        do { _ = try template() } catch { throw ValidationError(error.description) }
+        if let limit, limit < 0 { throw ValidationError("--limit: must be 0 (every match) or more") }
+    }
 
-    func run() throws { try BenchUsage.run(body) }
-
-    private func body() throws {
+    func run() throws {
         let (setup, queries) = try options.setUp(command: "radius")
         defer { setup.cleanup() }
-        let model = options.distanceModel
-        let filter = PlaceFilter(categories: category.flatMap(PlaceFilter.categories(parsing:)))
-        let order = sort.flatMap { PlaceOrder(parsing: $0) } ?? PlaceOrder([])
+        let template = try template()
         let tasks = queries.map { q in
-            BenchTask(qid: q.qid, group: "radius=\(BenchFormat.metres(q.radius))", query: PlaceQuery(
-                center: Coordinate(lat: q.lat, lon: q.lon), shape: .radius(q.radius), filter: filter,
-                order: order, limit: limit ?? q.limit, distance: model))
+            var query = template
+            query.center = Coordinate(lat: q.lat, lon: q.lon)
+            query.shape = .radius(q.radius)
+            query.limit = limit ?? q.limit
+            return BenchTask(qid: q.qid, group: "radius=\(BenchFormat.metres(q.radius))", query: query)
         }
         var doc = try BenchRunner.run(tasks, setup: setup, repetitions: options.repetitions, answersFile: options.answers)
         let variant = [category.map { "category \($0)" }, sort.map { "sort \($0)" }, limit.map { "limit \($0)" }].compactMap { $0 }

@@ -1,6 +1,7 @@
 import ArgumentParser
+import NearbyBench
+import NearbyKit
 import Foundation
-import NearbyStore
 
 /// `nearby bench report`: SVG charts and markdown tables from bench JSON documents.
 struct BenchReportCommand: ParsableCommand {
@@ -26,16 +27,16 @@ struct BenchReportCommand: ParsableCommand {
     @Option(help: "Folder to write the SVG charts into (created if missing).")
     var svg: String?
 
-    func run() throws { try BenchUsage.run(body) }
+    func run() throws { try body() }
 
     private func body() throws {
         let decoder = JSONDecoder()
         let docs = try files.map { path -> BenchDocument in
             guard let data = FileManager.default.contents(atPath: path) else {
-                throw BenchUsage.fail("\(path): cannot read file")
+                throw UsageError("\(path): cannot read file")
             }
             do { return try decoder.decode(BenchDocument.self, from: data) } catch {
-                throw BenchUsage.fail("\(path): not a nearby bench document: \(error)")
+                throw UsageError("\(path): not a nearby bench document: \(error)")
             }
         }
         if let svg {

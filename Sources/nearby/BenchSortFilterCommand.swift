@@ -1,6 +1,6 @@
 import ArgumentParser
-import NearbyCore
-import NearbyStore
+import NearbyBench
+import NearbyKit
 
 /// `nearby bench sortfilter`: the sorting and filtering workload of issue 5, items (a)–(f).
 struct BenchSortFilterCommand: ParsableCommand {
@@ -31,7 +31,7 @@ struct BenchSortFilterCommand: ParsableCommand {
     var runs: Int = 5
 
     func validate() throws {
-        guard runs >= 1 else { throw BenchUsage.fail("--runs must be at least 1") }
+        guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
     }
 
     /// The items as engine queries. (f) is one query per category.
@@ -57,10 +57,10 @@ struct BenchSortFilterCommand: ParsableCommand {
         ]
     }()
 
-    func run() throws { try BenchUsage.run(body) }
+    func run() throws { try body() }
 
     private func body() throws {
-        let setup = try BenchSetup.make(engineOptions, threads: 1, command: "sortfilter")
+        let setup = try BenchSetup.make(places: engineOptions.places, engine: engineOptions.engine, threads: 1, command: "sortfilter")
         defer { setup.cleanup() }
         let engine = setup.engines[0]
         let progress = BenchProgress("sortfilter")

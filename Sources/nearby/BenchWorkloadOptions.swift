@@ -1,12 +1,9 @@
 import ArgumentParser
+import NearbyBench
+import NearbyKit
 import Foundation
-import NearbyCore
-import NearbyStore
 
-/// Which engine a bench run measures.
-enum BenchEngineKind: String, ExpressibleByArgument, CaseIterable {
-    case memory, sqlite
-}
+extension BenchEngineKind: ExpressibleByArgument {}
 
 /// The places and the engine to measure (every engine-backed bench subcommand).
 struct BenchEngineOptions: ParsableArguments {
@@ -40,17 +37,17 @@ struct BenchWorkloadOptions: ParsableArguments {
     var answers: String?
 
     func validate() throws {
-        guard repetitions >= 1 else { throw BenchUsage.fail("--repeat must be at least 1") }
-        guard threads >= 1 else { throw BenchUsage.fail("--threads must be at least 1") }
-        guard first >= 0 else { throw BenchUsage.fail("--first must be at least 0") }
-        do { _ = try DistanceModel(parsing: distance) } catch { throw BenchUsage.fail("--distance: \(error)") }
+        guard repetitions >= 1 else { throw ValidationError("--repeat must be at least 1") }
+        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+        guard first >= 0 else { throw ValidationError("--first must be at least 0") }
+        do { _ = try DistanceModel(parsing: distance) } catch { throw ValidationError("--distance: \(error)") }
     }
 
     var distanceModel: DistanceModel { (try? DistanceModel(parsing: distance)) ?? .haversine }
 
     /// Builds the engine and reads the queries, recording the run's settings in the document.
     func setUp(command: String) throws -> (BenchSetup, [WorkloadQuery]) {
-        var setup = try BenchSetup.make(engineOptions, threads: threads, command: command)
+        var setup = try BenchSetup.make(places: engineOptions.places, engine: engineOptions.engine, threads: threads, command: command)
         var queries = try Workload.readQueries(path: queries)
         if first > 0 { queries = Array(queries.prefix(first)) }
         setup.document.distance = distance
@@ -61,70 +58,3 @@ struct BenchWorkloadOptions: ParsableArguments {
     }
 }
 
-/// The engine under test with what it took to build it.
-struct BenchSetup {
-    /// One engine per thread (the memory engine is one shared instance; SQLite connections are per thread).
-    let engines: [any QueryEngine]
-    let placeCount: Int
-    var document: BenchDocument
-    /// Removes temporary files.
-    let cleanup: () -> Void
-
-    /// Loads the places, builds the engine and records load/import/build times and memory.
-    static func make(_ options: BenchEngineOptions, threads: Int, command: String) throws -> BenchSetup {
-        let progress = BenchProgress(command)
-        progress.say("loading \(options.places)")
-        var doc = BenchDocument(command: command, engine: options.engine.rawValue, threads: threads)
-        let (places, loadSeconds) = try BenchClock.measure { try Workload.readPlaces(path: options.places) }
-        doc.seconds.load = loadSeconds
-        doc.workload = BenchWorkloadInfo(places: options.places, placeCount: places.count)
-        progress.say("building the \(options.engine.rawValue) engine over \(places.count) places")
-        doc.memory.beforeBuild = ResidentMemory.now()
-        let engines: [any QueryEngine]
-        var cleanup: () -> Void = {}
-        switch options.engine {
-        case .memory:
-            let (engine, seconds) = BenchClock.measure { MemoryEngine(places: places) }
-            doc.seconds.build = seconds
-            engines = Array(repeating: engine, count: threads)
-        case .sqlite:
-            let (engineSet, importSeconds, buildSeconds, remove) = try BenchSQLite.make(places, threads: threads)
-            doc.seconds.import = importSeconds
-            doc.seconds.build = buildSeconds
-            engines = engineSet
-            cleanup = remove
-        }
-        doc.memory.afterBuild = ResidentMemory.now()
-        if let before = doc.memory.beforeBuild?.rssKiB, let after = doc.memory.afterBuild?.rssKiB, !places.isEmpty {
-            doc.memory.buildBytesPerPlace = Double((after - before) * 1024) / Double(places.count)
-        }
-        return BenchSetup(engines: engines, placeCount: places.count, document: doc, cleanup: cleanup)
-    }
-}
-
-/// Monotonic time for measurements.
-enum BenchClock {
-    @inline(__always) static func nanos() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
-
-    /// Runs `body` once and returns its result with the seconds it took.
-    static func measure<T>(_ body: () throws -> T) rethrows -> (T, Double) {
-        let start = nanos()
-        let value = try body()
-        return (value, Double(nanos() - start) / 1e9)
-    }
-}
-
-/// A progress line on stderr for one bench command (`StandardError.progress`: only on a terminal).
-struct BenchProgress: Sendable {
-    let command: String
-
-    init(_ command: String) { self.command = command }
-
-    func say(_ text: String) { StandardError.progress("[bench \(command)] \(text)") }
-
-    func done() { StandardError.progress("") }
-}

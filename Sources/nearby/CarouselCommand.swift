@@ -1,8 +1,7 @@
 import ArgumentParser
+import NearbyKit
 import Foundation
 import NearbyCarousel
-import NearbyCore
-import NearbyStore
 
 struct CarouselCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -90,43 +89,32 @@ struct CarouselCommand: ParsableCommand {
     enum Format: String, ExpressibleByArgument, CaseIterable { case jsonl, svg }
 
     func run() throws {
-        do {
-            try replay()
-        } catch let e as UsageProblem {
-            FileHandle.standardError.write(Data("nearby carousel: \(e.message)\n".utf8))
-            throw ExitCode(2)
-        }
-    }
-
-    struct UsageProblem: Error { var message: String }
-
-    func replay() throws {
         let geometry = CarouselGeometry(cardWidth: cardWidth, spacing: spacing, container: container)
-        if let problem = geometry.problem { throw UsageProblem(message: problem) }
+        if let problem = geometry.problem { throw UsageError(problem) }
         guard debounce >= 0, tapDuration >= 0, tapDuration <= 3_600_000 else {
-            throw UsageProblem(message: "--debounce must be ≥ 0 and --tap-duration in [0, 3600000] ms")
+            throw UsageError("--debounce must be ≥ 0 and --tap-duration in [0, 3600000] ms")
         }
         guard distanceFilter >= 0, distanceFilter.isFinite else {
-            throw UsageProblem(message: "--distance-filter must be a finite number of metres ≥ 0")
+            throw UsageError("--distance-filter must be a finite number of metres ≥ 0")
         }
 
         // The places the query runs over and ids resolve against.
         let stored: [Place]? = try db.map { path in
             do { return try PlaceCache(path: path, readOnly: true).allPlaces() }
-            catch { throw UsageProblem(message: "--db: \(error)") }
+            catch { throw UsageError("--db: \(error)") }
         }
         var parser = CarouselEventParser(catalogue: stored ?? [])
         var initial: [Place] = []
         if let path = places {
             let entries: [PlaceListEntry]
             do { entries = try PlaceListEntry.parseList(try read(path)) }
-            catch let e as CarouselInputError { throw UsageProblem(message: "\(name(path)):\(e.line.map { "\($0):" } ?? "") \(e.reason)") }
+            catch let e as CarouselInputError { throw UsageError("\(name(path)):\(e.line.map { "\($0):" } ?? "") \(e.reason)") }
             for entry in entries {
                 switch entry {
                 case .place(let p): initial.append(p)
                 case .id(let id):
                     guard let p = parser.catalogue[id] else {
-                        throw UsageProblem(message: "\(path): place id \"\(id)\" " + (db == nil ? "needs --db to resolve" : "is not in \(db!)"))
+                        throw UsageError("\(path): place id \"\(id)\" " + (db == nil ? "needs --db to resolve" : "is not in \(db!)"))
                     }
                     initial.append(p)
                 }
@@ -143,7 +131,7 @@ struct CarouselCommand: ParsableCommand {
             lineNo += 1
             let text = line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
             if text.allSatisfy(\.isWhitespace) { continue }
-            func problem(_ reason: String) -> UsageProblem { UsageProblem(message: "\(name(events)):\(lineNo): \(reason)") }
+            func problem(_ reason: String) -> UsageError { UsageError("\(name(events)):\(lineNo): \(reason)") }
             let event: TimedInput
             do { event = try parser.parse(text) } catch { throw problem(error.description) }
             if ended { throw problem("event after the end of the stream (complete or error)") }
@@ -185,27 +173,16 @@ struct CarouselCommand: ParsableCommand {
     /// The nearby query for a location: the memory engine over `places` with the query options.
     /// The options are checked even when there is nothing to query, so a bad one never passes silently.
     func makeQuery(over places: [Place]?) throws -> CarouselSimulator.Query? {
-        var order = PlaceOrder([SortKey(.distance)])
-        if let s = sort {
-            guard let o = PlaceOrder(parsing: s) else {
-                throw UsageProblem(message: "--sort \(s): use keys of \(SortField.allCases.map(\.rawValue).joined(separator: ", ")), e.g. distance or -modified,title")
-            }
-            order = o
-        }
-        guard radius >= 0, radius.isFinite else { throw UsageProblem(message: "--radius must be a finite number of metres ≥ 0") }
-        guard limit >= 0 else { throw UsageProblem(message: "--limit must be ≥ 0") }
-        let categories = category.isEmpty ? nil : PlaceFilter.categories(parsing: category.joined(separator: ","))
-        guard category.isEmpty || categories != nil else {
-            throw UsageProblem(message: "--category '\(category.joined(separator: ","))' is not a comma-separated list of integers (e.g. 12,39)")
-        }
-        let filter = PlaceFilter(categories: categories)
+        // The request parser checks the options (the centre is a placeholder, set per location).
+        var pairs = [("lat", "0"), ("lon", "0"), ("radius", "\(radius)"), ("limit", "\(limit)"), ("sort", sort ?? "distance")]
+        for c in category { pairs.append(("category", c)) }
+        var template: PlaceQuery
+        do { template = try QueryParameters.parse(pairs) } catch { throw UsageError(error) }
         guard let places else { return nil }
         let engine = MemoryEngine(places: places)
-        let (radius, limit) = (radius, limit)
         return { lat, lon in
-            try engine.run(PlaceQuery(
-                center: Coordinate(lat: lat, lon: lon), shape: .radius(radius), filter: filter, order: order, limit: limit
-            )).places
+            template.center = Coordinate(lat: lat, lon: lon)
+            return try engine.run(template).places
         }
     }
 
@@ -215,7 +192,7 @@ struct CarouselCommand: ParsableCommand {
     func read(_ path: String) throws -> String {
         if path == "-" { return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw UsageProblem(message: "\(path): cannot read the file")
+            throw UsageError("\(path): cannot read the file")
         }
         return String(decoding: data, as: UTF8.self)
     }

@@ -1,6 +1,6 @@
 import ArgumentParser
+import NearbyKit
 import Foundation
-import NearbyCore
 
 /// `nearby distance`: distances between point pairs under each model, in the spirit of GeographicLib's
 /// GeodSolve, so the models can be checked line by line against reference tables.
@@ -53,17 +53,17 @@ struct DistanceCommand: ParsableCommand {
         do {
             model = try DistanceModel(parsing: distance)
         } catch {
-            throw usageError("--distance: \(error)")
+            throw UsageError("--distance: \(error)")
         }
         var measure = Measurer(model: model, all: all, format: format)
         var failed = false
         if !coordinates.isEmpty {
             // Negative numbers reach `coordinates` through `.allUnrecognized`, and so do unknown options.
             if let option = coordinates.first(where: { $0.hasPrefix("-") && Double($0) == nil }) {
-                throw usageError("unknown option '\(option)'")
+                throw UsageError("unknown option '\(option)'")
             }
             guard coordinates.count % 4 == 0 else {
-                throw usageError("expected lat1 lon1 lat2 lon2 (a multiple of 4 numbers), got \(coordinates.count) arguments")
+                throw UsageError("expected lat1 lon1 lat2 lon2 (a multiple of 4 numbers), got \(coordinates.count) arguments")
             }
             for start in stride(from: 0, to: coordinates.count, by: 4) {
                 do {
@@ -91,11 +91,6 @@ struct DistanceCommand: ParsableCommand {
             }
         }
         if failed { throw ExitCode(2) }
-    }
-
-    private func usageError(_ message: String) -> ExitCode {
-        printError("nearby distance: \(message)")
-        return ExitCode(2)
     }
 }
 
@@ -127,16 +122,14 @@ private struct Pair {
         let text = line.trimmingCharacters(in: .whitespaces)
         if text.isEmpty || text.hasPrefix("#") { return nil }
         if text.hasPrefix("{") {
-            do {
-                let p = try JSONDecoder().decode(JSONPair.self, from: Data(text.utf8))
-                try self.init([p.lat1, p.lon1, p.lat2, p.lon2])
-            } catch DecodingError.keyNotFound(let key, _) {
-                throw PairError("field '\(key.stringValue)' is missing")
-            } catch DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context) {
-                throw PairError("field '\(context.codingPath.last?.stringValue ?? "?")' is not a number")
-            } catch is DecodingError {
-                throw PairError("not a JSON object")
-            }
+            var bytes = Array(text.utf8)
+            let parsed = bytes.withUnsafeMutableBytes { b in Result { () throws(JSONError) in try JSONValue.parse(UnsafeRawBufferPointer(b)) } }
+            guard case .success(.object(let o)) = parsed else { throw PairError("not a JSON object") }
+            try self.init(["lat1", "lon1", "lat2", "lon2"].map { key in
+                guard let member = o[key] else { throw PairError("field '\(key)' is missing") }
+                guard case .number(let n) = member, let v = Double(n) else { throw PairError("field '\(key)' is not a number") }
+                return v
+            })
             return
         }
         let fields = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," })
@@ -146,10 +139,6 @@ private struct Pair {
             return value
         })
     }
-}
-
-private struct JSONPair: Decodable {
-    let lat1, lon1, lat2, lon2: Double
 }
 
 /// Measures pairs and formats output lines; keeps one `Projection` per EPSG code it meets.

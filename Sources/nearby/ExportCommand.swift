@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
-import NearbyCore
-import NearbyStore
+import NearbyKit
 
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,47 +19,17 @@ struct ExportCommand: ParsableCommand {
 
     @OptionGroup var cache: CacheOptions
 
-    @Option(help: "jsonl (one place a line) or geojson (a FeatureCollection).")
+    @Option(help: "jsonl (one place a line), json (one array), geojson (a FeatureCollection) or tsv.")
     var format: OutputFormat = .jsonl
+
+    func validate() throws {
+        if format == .table { throw ValidationError("--format table is for query answers; export writes jsonl, json, geojson or tsv") }
+    }
 
     func run() throws {
         let cache = try cache.open(readOnly: true)
-        var output = PlaceOutput(format: format)
+        var output = PlaceWriter(format: format)
         try cache.forEachPlaceByID { try output.append($0) }
         try output.finish()
-    }
-}
-
-/// The formats `nearby export` writes.
-enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
-    case jsonl, geojson
-}
-
-/// Streams places to stdout in `format`.
-struct PlaceOutput {
-    private let format: OutputFormat
-    private var geoJSON = GeoJSONWriter(fields: .all)
-    private var out = StdoutBlocks()
-
-    init(format: OutputFormat) {
-        self.format = format
-        if format == .geojson { geoJSON.begin(to: &out.bytes) }
-    }
-
-    mutating func append(_ place: Place) throws {
-        switch format {
-        case .jsonl:
-            PlaceJSON.append(place, to: &out.bytes)
-            out.bytes.append(0x0A)
-        case .geojson:
-            geoJSON.append(place, distance: nil, to: &out.bytes)
-        }
-        try out.flushIfFull()
-    }
-
-    /// Ends the document (GeoJSON) and writes what is buffered.
-    mutating func finish() throws {
-        if format == .geojson { geoJSON.end(to: &out.bytes) }
-        try out.flush()
     }
 }

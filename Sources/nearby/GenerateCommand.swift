@@ -1,6 +1,6 @@
 import ArgumentParser
+import NearbyKit
 import Foundation
-import NearbyCore
 
 struct GenerateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -47,7 +47,7 @@ struct GenerateCommand: ParsableCommand {
 
     func run() throws {
         let townList: [KoreanTown]
-        do { townList = try KoreanTowns.load(path: towns ?? DefaultDataset.townsPath()) } catch {
+        do { townList = try DefaultDataset.loadTowns(path: towns ?? DefaultDataset.townsPath()) } catch {
             FileHandle.standardError.write(Data("nearby generate: \(error)\n".utf8))
             throw ExitCode(1)
         }

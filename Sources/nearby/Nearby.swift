@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import NearbyBench
+import NearbyKit
 
 @main
 struct Nearby: ParsableCommand {
@@ -11,6 +13,7 @@ struct Nearby: ParsableCommand {
             SQLite file and answers radius, bounding-box and nearest-neighbour queries with filters, \
             sorts and pages. Machine output goes to stdout as JSON lines; progress and errors go to stderr.
             """,
+        version: NearbyVersion.current,
         subcommands: [
             BenchCommand.self,
             DistanceCommand.self,
@@ -22,27 +25,48 @@ struct Nearby: ParsableCommand {
         ]
     )
 
-    /// Usage errors exit with 2 (the convention of Unix tools and of this project's docs), not
-    /// ArgumentParser's default 64 (EX_USAGE). Runtime failures print one line named after the command
-    /// (`nearby export: PATH: cannot open the cache: ...`, as the commands' own messages are) and exit 1.
+    /// The one place errors become messages and exit codes. Every message starts with the command
+    /// (`nearby query: …`). Usage errors — ArgumentParser's own, `UsageError`, a bad query — exit 2
+    /// (the Unix convention and this project's docs, not ArgumentParser's 64); other failures exit 1.
     static func main() {
-        var name = "nearby"
+        let name = commandName(CommandLine.arguments.dropFirst())
         do {
             var command = try parseAsRoot()
-            if !(command is Nearby), let sub = type(of: command).configuration.commandName { name += " " + sub }
             try command.run()
+        } catch let error as UsageError {
+            fail(name, error.description, code: 2)
+        } catch let error as WorkloadError {
+            fail(name, error.description, code: 2)
+        } catch let error as RequestError {
+            fail(name, UsageError(error).description, code: 2)
+        } catch let error as ExitCode {
+            Foundation.exit(error.rawValue)
         } catch {
-            let code = exitCode(for: error)
-            if code == .validationFailure {
-                let message = fullMessage(for: error)
-                if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
-                Foundation.exit(2)
+            switch exitCode(for: error) {
+            case .success: exit(withError: error)  // --help, --version
+            case .validationFailure:
+                fail(name, message(for: error), code: 2)
+            default:
+                fail(name, "\(error)", code: 1)
             }
-            if code == .failure && !(error is ExitCode) {
-                FileHandle.standardError.write(Data("\(name): \(error)\n".utf8))
-                Foundation.exit(code.rawValue)
-            }
-            exit(withError: error)
         }
     }
+
+    /// `nearby` and the subcommands named in `arguments` (`nearby bench radius`).
+    static func commandName(_ arguments: ArraySlice<String>) -> String {
+        var name = "nearby"
+        var command: ParsableCommand.Type = Nearby.self
+        for argument in arguments {
+            guard let sub = command.configuration.subcommands.first(where: { $0.configuration.commandName == argument }) else { break }
+            name += " " + argument
+            command = sub
+        }
+        return name
+    }
+
+    private static func fail(_ name: String, _ message: String, code: Int32) -> Never {
+        FileHandle.standardError.write(Data("\(name): \(message)\n".utf8))
+        Foundation.exit(code)
+    }
 }
+

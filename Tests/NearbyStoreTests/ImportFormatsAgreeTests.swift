@@ -1,6 +1,7 @@
 import Foundation
 import NearbyCore
 import Testing
+import NearbyKit
 @testable import NearbyStore
 
 /// The same places written in every input format parse to the same records.

@@ -3,6 +3,7 @@ import NearbyTestSupport
 import NearbyCore
 @testable import NearbyStore
 import Testing
+import NearbyKit
 
 /// A place with every field set, including an empty (not nil) string and an unknown accessibility tag.
 func fullPlace(id: String = "full-1") -> Place {

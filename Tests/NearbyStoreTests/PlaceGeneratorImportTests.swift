@@ -1,4 +1,5 @@
 import Testing
+import NearbyKit
 import NearbyCore
 @testable import NearbyStore
 

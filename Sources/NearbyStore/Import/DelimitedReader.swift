@@ -31,6 +31,7 @@ enum DelimitedReader {
         }
         let columns = try headerColumns(row, base: quoting ? nil : input, file: sink.file)
         while pos < input.count {
+            sink.advance(to: pos)
             let start = line
             do { try next() } catch {
                 try sink.reject(line: start, field: error.field, reason: error.reason)

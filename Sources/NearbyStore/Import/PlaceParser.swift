@@ -8,26 +8,43 @@ import NearbyCore
 /// is JSON lines; otherwise the first line is a header, tab-separated (TSV) or comma-separated (CSV).
 /// A UTF-8 byte order mark is skipped. An empty input is JSON lines with no records.
 public enum PlaceParser {
-    /// Parses `bytes` (the whole file). Detects the format from content unless `format` is given.
-    ///
-    /// Bad records are collected in `errors` and skipped; with `strict` the first one is thrown as a
-    /// `RecordError` instead. Throws `UnsupportedInputError` when the input is in no supported format or
-    /// is a TourAPI error envelope.
+    /// Parses `bytes` (the whole file) into a list of records: `read` collecting what it streams, for
+    /// tests and small inputs.
     public static func parse(_ bytes: [UInt8], file: String, format: ImportFormat? = nil, strict: Bool = false) throws -> ParsedInput {
-        try bytes.withUnsafeBytes { all in
-            var input = all
-            if input.starts(with: [0xEF, 0xBB, 0xBF]) { input = UnsafeRawBufferPointer(rebasing: input[3...]) }
-            let format = try format ?? detect(input, file: file)
-            var sink = RecordSink(file: file, format: format, strict: strict, expected: Lines.count(input))
-            switch format {
-            case .jsonl: try JSONLinesReader.read(input, into: &sink)
-            case .tsv: try DelimitedReader.read(input, separator: 0x09, quoting: false, into: &sink)
-            case .csv: try DelimitedReader.read(input, separator: UInt8(ascii: ","), quoting: true, into: &sink)
-            case .tourapi: try TourAPIReader.read(input, into: &sink)
-            case .geojson: try GeoJSONReader.read(input, into: &sink)
-            }
-            return sink.parsed
+        var records: [LineRecord] = [], errors: [RecordError] = []
+        let format = try bytes.withUnsafeBytes { input in
+            try read(input, file: file, format: format, strict: strict,
+                     emit: { records.append($0) }, reject: { errors.append($0) })
         }
+        return ParsedInput(file: file, format: format, records: records, errors: errors)
+    }
+
+    /// Streams the records of `input` (one whole file) to `emit` as they are read, and bad records to
+    /// `reject`; nothing is collected, so memory does not grow with the input. Detects the format
+    /// unless `format` is given, and returns it.
+    ///
+    /// With `strict` the first bad record is thrown as a `RecordError` instead. Throws
+    /// `UnsupportedInputError` when the input is in no supported format or is a TourAPI error envelope,
+    /// and whatever `emit` throws. `consumed(offset)` is told, now and then, that the bytes before
+    /// `offset` will not be read again (a mapped file can give their pages back).
+    public static func read(
+        _ all: UnsafeRawBufferPointer, file: String, format: ImportFormat? = nil, strict: Bool = false,
+        emit: @escaping (LineRecord) throws -> Void, reject: @escaping (RecordError) -> Void,
+        consumed: @escaping (Int) -> Void = { _ in }
+    ) throws -> ImportFormat {
+        var input = all
+        let bom = input.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        input = UnsafeRawBufferPointer(rebasing: input[bom...])
+        let format = try format ?? detect(input, file: file)
+        var sink = RecordSink(file: file, strict: strict, emit: emit, reject: reject) { consumed($0 + bom) }
+        switch format {
+        case .jsonl: try JSONLinesReader.read(input, into: &sink)
+        case .tsv: try DelimitedReader.read(input, separator: 0x09, quoting: false, into: &sink)
+        case .csv: try DelimitedReader.read(input, separator: UInt8(ascii: ","), quoting: true, into: &sink)
+        case .tourapi: try TourAPIReader.read(input, into: &sink)
+        case .geojson: try GeoJSONReader.read(input, into: &sink)
+        }
+        return format
     }
 
     /// The format of `input`, judged from its first JSON value or its header line.
@@ -77,67 +94,53 @@ public enum PlaceParser {
     }
 }
 
-/// Collects one input's records and errors: runs the shared validator, catches duplicate ids, and in
-/// strict mode stops at the first bad record.
+/// Passes one input's records on as they are read: runs the shared validator and, in strict mode,
+/// stops at the first bad record. Duplicate ids are not this type's business: the writer applies the
+/// same newest-wins rule to a repeat inside one file as to one across files.
 struct RecordSink {
-    private(set) var parsed: ParsedInput
+    let file: String
     let strict: Bool
-    /// First line of every id seen, for duplicate checks.
-    private var firstLine: [String: Int] = [:]
+    private let emit: (LineRecord) throws -> Void
+    private let rejected: (RecordError) -> Void
+    private let consumed: (Int) -> Void
+    private var reported = 0
 
-    init(file: String, format: ImportFormat, strict: Bool, expected: Int) {
-        parsed = ParsedInput(file: file, format: format)
-        self.strict = strict
-        parsed.records.reserveCapacity(expected)
-        firstLine.reserveCapacity(expected)
+    init(file: String, strict: Bool, emit: @escaping (LineRecord) throws -> Void,
+         reject: @escaping (RecordError) -> Void, consumed: @escaping (Int) -> Void) {
+        self.file = file; self.strict = strict; self.emit = emit; rejected = reject; self.consumed = consumed
     }
 
-    var file: String { parsed.file }
-
-    /// Records a bad record (or throws it, in strict mode).
-    mutating func reject(line: Int, field: String, reason: String) throws(RecordError) {
-        let e = RecordError(file: parsed.file, line: line, field: field, reason: reason)
+    /// Reports a bad record (or throws it, in strict mode).
+    func reject(line: Int, field: String, reason: String) throws(RecordError) {
+        let e = RecordError(file: file, line: line, field: field, reason: reason)
         if strict { throw e }
-        parsed.errors.append(e)
+        rejected(e)
     }
 
-    /// Validates `place` and keeps it. `name` spells a field the way the input does (e.g. `mapy`).
-    /// Validates `place` in place (normalising it) and keeps a copy.
-    mutating func upsert(_ place: inout Place, line: Int, name: (String) -> String = { $0 }) throws(RecordError) {
+    /// Validates `place` in place (normalising it) and passes it on. `name` spells a field the way the
+    /// input does (e.g. `mapy`).
+    func upsert(_ place: inout Place, line: Int, name: (String) -> String = { $0 }) throws {
         do {
             try PlaceValidator.validate(&place)
         } catch {
             return try reject(line: line, field: name(error.field), reason: error.reason)
         }
-        guard try claim(place.id, line: line, idField: name("id")) else { return }
-        parsed.records.append(LineRecord(line: line, record: .upsert(place)))
+        try emit(LineRecord(line: line, record: .upsert(place)))
     }
 
-    /// Keeps a delete record.
-    mutating func delete(id: String, line: Int, idField: String) throws(RecordError) {
-        guard try claim(id, line: line, idField: idField) else { return }
-        parsed.records.append(LineRecord(line: line, record: .delete(id: id)))
+    /// Passes a delete record on.
+    func delete(id: String, line: Int, idField: String) throws {
+        try emit(LineRecord(line: line, record: .delete(id: id)))
     }
 
-    /// Registers `id` at `line`; false (the record rejected) when the input had it before.
-    private mutating func claim(_ id: String, line: Int, idField: String) throws(RecordError) -> Bool {
-        guard let first = firstLine.updateValue(line, forKey: id) else { return true }
-        firstLine[id] = first
-        try reject(line: line, field: idField, reason: "duplicate id \(PlaceValidator.quoted(id)) (first at line \(first))")
-        return false
+    /// The reader is past byte `offset`; said on to `consumed` every 4 MiB.
+    mutating func advance(to offset: Int) {
+        if offset - reported >= 1 << 22 { consumed(offset); reported = offset }
     }
 }
 
 /// Line arithmetic over raw bytes (`\n` ends a line; a `\r` before it is dropped by the readers).
 enum Lines {
-    /// The number of lines (a last line without `\n` counts).
-    static func count(_ input: UnsafeRawBufferPointer) -> Int {
-        var n = 0
-        var at = 0
-        while let nl = memchrIndex(input, from: at) { n += 1; at = nl + 1 }
-        return at < input.count ? n + 1 : n
-    }
-
     /// The first line, without its terminator.
     static func first(_ input: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         let end = input.firstIndex(of: 0x0A) ?? input.count
@@ -148,13 +151,13 @@ enum Lines {
         line.last == 0x0D ? UnsafeRawBufferPointer(rebasing: line.dropLast()) : line
     }
 
-    /// Calls `body` with each line (terminator dropped) and its 1-based number.
-    static func forEach<E: Error>(_ input: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer, Int) throws(E) -> Void) throws(E) {
+    /// Calls `body` with each line (terminator dropped), its 1-based number and the offset after it.
+    static func forEach<E: Error>(_ input: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer, Int, Int) throws(E) -> Void) throws(E) {
         var start = 0
         var number = 1
         while start < input.count {
             let end = memchrIndex(input, from: start) ?? input.count
-            try body(trimCR(UnsafeRawBufferPointer(rebasing: input[start..<end])), number)
+            try body(trimCR(UnsafeRawBufferPointer(rebasing: input[start..<end])), number, end)
             start = end + 1
             number += 1
         }

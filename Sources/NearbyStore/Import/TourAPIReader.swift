@@ -71,7 +71,7 @@ enum TourAPIReader {
         }
     }
 
-    private static func readItem(_ item: JSONObject, line: Int, prefix: String, into sink: inout RecordSink) throws(RecordError) {
+    private static func readItem(_ item: JSONObject, line: Int, prefix: String, into sink: inout RecordSink) throws {
         var draft = PlaceDraft()
         var addr1 = "", addr2 = "", showflag: String?
         do throws(FieldError) {

@@ -1,0 +1,227 @@
+import Foundation
+
+/// Answers queries from places held in memory: a `PlaceTable` (rows in id order) and a packed
+/// R-tree over lon/lat, plus one planar tree per projected CRS, built on first use and kept.
+///
+/// Plan of a query (see ARCHITECTURE.md):
+/// - radius, no filter, limited, ordered by distance only: the total comes from `count` (whole
+///   subtrees inside the circle are counted from their sizes) and the page from best-first `nearest`;
+/// - other radius queries visit the circle's points once, filtering and counting, then select the
+///   top `page × limit` rows with a bounded heap (`RowOrder.top`), never sorting every match;
+/// - k nearest: best-first `nearest` with the filter as its predicate, then order and page;
+/// - no shape: candidates from the bbox filter through the tree, or every row.
+/// With `indexed: false` no tree is built and candidates come from a scan (the SQLite engine runs
+/// its candidate rows this way, so both engines share every line of filtering, ordering and paging).
+public final class MemoryEngine: QueryEngine, @unchecked Sendable {
+    public let table: PlaceTable
+    /// The cache generation the places were read at; part of every cursor's fingerprint.
+    public let generation: Int64
+    private let tree: PackedRTree?
+    private let lock = NSLock()
+    private var planar: [Int: PlanarSpace] = [:]
+
+    /// Projected coordinates of every row for one CRS, and the tree over the rows PROJ could project
+    /// (`treeRows` maps its items back to rows when some could not; those are in no answer).
+    private struct PlanarSpace {
+        let projection: Projection
+        let xs: [Double], ys: [Double]
+        let tree: PackedRTree?
+        let treeRows: [Int32]?
+    }
+
+    public init(places: [Place], generation: Int64 = 0, indexed: Bool = true) {
+        let table = PlaceTable(places)
+        self.table = table
+        self.generation = generation
+        tree = indexed ? PackedRTree(xs: table.column { $0.lon }, ys: table.column { $0.lat }) : nil
+    }
+
+    /// Bytes of the index and of the columns queries touch (not of the `Place` records, which only
+    /// output reads): the lon/lat tree, the filter and sort columns, and whatever lazy parts (title
+    /// ranks, planar trees) queries have built so far.
+    public var byteCount: Int {
+        lock.lock(); defer { lock.unlock() }
+        let planarBytes = planar.values.reduce(0) { sum, p in
+            sum + (p.tree?.byteCount ?? 0) + (p.xs.capacity + p.ys.capacity) * 8 + (p.treeRows?.capacity ?? 0) * 4
+        }
+        return (tree?.byteCount ?? 0) + table.byteCount + planarBytes
+    }
+
+    public func run(_ q: PlaceQuery) throws -> QueryAnswer { try run(q, searchRadius: .infinity) }
+
+    /// `run`, with k nearest searched only within `searchRadius` metres (its cursor stays the one of
+    /// `q`): for an engine that feeds this one the candidates of growing circles (`SQLiteEngine`).
+    public func run(_ q: PlaceQuery, searchRadius: Double) throws -> QueryAnswer {
+        if let problem = q.problem { throw problem }
+        guard let c = q.center else {
+            return try execute(q, space: Space<HaversineMetric>?.none, searchRadius: searchRadius)
+        }
+        switch q.distance {
+        case .haversine:
+            let space = Space(metric: HaversineMetric(lat: c.lat, lon: c.lon), tree: tree, xy: nil)
+            return try execute(q, space: space, searchRadius: searchRadius)
+        case .geodesic:
+            let space = Space(metric: GeodesicMetric(lat: c.lat, lon: c.lon), tree: tree, xy: nil)
+            return try execute(q, space: space, searchRadius: searchRadius)
+        case .projected(let crs):
+            let p = try planarSpace(crs.epsgCode(lat: c.lat, lon: c.lon))
+            let centre = p.projection.forward(lat: c.lat, lon: c.lon)
+            guard centre.x.isFinite && centre.y.isFinite else {
+                throw RequestError(parameter: "distance", reason: "cannot project the centre (\(c.lat), \(c.lon)) into \(crs)")
+            }
+            let metric = PlanarMetric(x: centre.x, y: centre.y)
+            let space = Space(metric: metric, tree: p.tree, treeRows: p.treeRows, xy: (p.xs, p.ys))
+            return try execute(q, space: space, searchRadius: searchRadius)
+        }
+    }
+
+    private func planarSpace(_ epsg: Int) throws -> PlanarSpace {
+        lock.lock(); defer { lock.unlock() }
+        if let p = planar[epsg] { return p }
+        let projection = try Projection(epsg: epsg)
+        let (xs, ys) = projection.forward(lats: table.column { $0.lat }, lons: table.column { $0.lon })
+        var treeRows: [Int32]?, tree: PackedRTree?
+        if self.tree != nil {
+            let finite = xs.indices.filter { xs[$0].isFinite && ys[$0].isFinite }
+            if finite.count == xs.count {
+                tree = PackedRTree(xs: xs, ys: ys)
+            } else {
+                treeRows = finite.map { Int32($0) }
+                tree = PackedRTree(xs: finite.map { xs[$0] }, ys: finite.map { ys[$0] })
+            }
+        }
+        let p = PlanarSpace(projection: projection, xs: xs, ys: ys, tree: tree, treeRows: treeRows)
+        planar[epsg] = p
+        return p
+    }
+
+    /// A metric with the tree and coordinates it measures (nil `xy`: the rows' lon/lat).
+    /// Distances are infinite for rows the projection could not place, so no finite radius finds them.
+    private struct Space<M: SpatialMetric> {
+        let metric: M
+        let tree: PackedRTree?
+        var treeRows: [Int32]? = nil
+        let xy: (xs: [Double], ys: [Double])?
+
+        func distance(_ row: Int, _ table: PlaceTable) -> Double {
+            if let xy {
+                let d = metric.distance(x: xy.xs[row], y: xy.ys[row])
+                return d.isNaN ? .infinity : d
+            }
+            return metric.distance(x: table.places[row].lon, y: table.places[row].lat)
+        }
+
+        @inline(__always)
+        func row(_ item: Int32) -> Int { treeRows.map { Int($0[Int(item)]) } ?? Int(item) }
+
+        /// Every row within `radius` with its distance: through the tree, or by a scan.
+        func within(_ radius: Double, _ table: PlaceTable, _ visit: (Int, Double) -> Void) {
+            if let tree { tree.within(metric, radius: radius) { visit(row($0), $1) }; return }
+            for row in 0..<table.count {
+                let d = distance(row, table)
+                if d <= radius { visit(row, d) }
+            }
+        }
+
+        /// The k nearest rows within `maxDistance` accepted by `include`, by (distance, row): best-first
+        /// through the tree, or a scan and a bounded heap.
+        func nearest(_ k: Int, maxDistance: Double, _ table: PlaceTable, include: (Int) -> Bool) -> [Row] {
+            if let tree {
+                return tree.nearest(metric, k: k, maxDistance: maxDistance, where: { include(row($0)) })
+                    .map { Row(item: row($0.item), dist: $0.distance) }
+            }
+            var all: [Row] = []
+            within(maxDistance, table) { i, d in if include(i) { all.append(Row(item: i, dist: d)) } }
+            return RowOrder(PlaceOrder([SortKey(.distance)]), table: table).top(k, of: all)
+        }
+    }
+
+    private func execute<M: SpatialMetric>(_ q: PlaceQuery, space: Space<M>?, searchRadius: Double) throws -> QueryAnswer {
+        let order = RowOrder(q.effectiveOrder, table: table)
+        let filter = RowFilter(q.filter, table: table)
+        let fingerprint = { PageCursor.fingerprint(of: q, generation: self.generation) }
+        let after = try q.cursor.map { try resume(from: $0, fingerprint: fingerprint()) }
+        // Best-first search gives rows in (distance, id) order: usable as is for a first page run.
+        let bestFirst = after == nil && q.limit > 0 && order.isDistanceOnly && filter.passAll
+        var total = 0
+        var rows: [Row] = []
+        var sorted = false
+
+        switch q.shape {
+        case .knn(let k, let maxDistance):
+            rows = nearest(space!, k: k, maxDistance: min(maxDistance ?? .infinity, searchRadius), filter: filter, order: order)
+            total = rows.count
+            sorted = true
+        case .radius(let r):
+            if bestFirst, let s = space, let tree = s.tree {
+                total = tree.count(s.metric, radius: r)
+                rows = s.nearest(q.page * q.limit, maxDistance: r, table) { _ in true }
+                sorted = true
+            } else {
+                space!.within(r, table) { i, d in if filter(i) { rows.append(Row(item: i, dist: d)) } }
+                total = rows.count
+            }
+        case .all:
+            if bestFirst, let space, let tree = space.tree {
+                total = tree.count
+                rows = space.nearest(q.page * q.limit, maxDistance: .infinity, table) { _ in true }
+                sorted = true
+            } else {
+                // Distances are needed to sort, or to drop rows a projection cannot place; else only for the page.
+                let measure = order.usesDistance || space?.xy != nil ? space : nil
+                func add(_ i: Int) {
+                    guard filter(i) else { return }
+                    let d = measure?.distance(i, table) ?? 0
+                    if d.isFinite { rows.append(Row(item: i, dist: d)) }
+                }
+                if let box = q.filter.bbox, let tree {
+                    tree.searchLonLat(minLon: box.minLon, minLat: box.minLat, maxLon: box.maxLon, maxLat: box.maxLat) { add(Int($0)) }
+                } else {
+                    for i in 0..<table.count { add(i) }
+                }
+                total = rows.count
+            }
+        }
+
+        // Page: skip `offset` rows of the order, keep `limit` (0 = all).
+        var offset = (q.page - 1) * q.limit
+        var page = q.page
+        if let after {
+            rows.removeAll { !order.less(after.row, $0) }
+            offset = 0
+            page = after.page + 1
+        }
+        let remaining = after == nil ? total : rows.count
+        let end = q.limit == 0 ? rows.count : min(rows.count, offset + q.limit)
+        if !sorted { rows = order.top(end, of: rows) }
+        var pageRows = offset < end ? Array(rows[offset..<end]) : []
+        if let space, !order.usesDistance, q.shape == .all {
+            for n in pageRows.indices { pageRows[n].dist = space.distance(pageRows[n].item, table) }
+        }
+
+        var next: String?
+        if q.limit > 0, let last = pageRows.last, remaining > offset + pageRows.count {
+            next = PageCursor(fingerprint: fingerprint(), page: page, distance: last.dist,
+                              id: table.places[last.item].id).encoded
+        }
+        return QueryAnswer(
+            total: total, rows: PlaceRows(table: table, rows: pageRows.map { Int32($0.item) }),
+            distances: pageRows.map { space == nil ? nil : $0.dist }, page: page, nextCursor: next)
+    }
+
+    /// The k nearest rows passing the filter, in (distance, id) order, then in the query's order.
+    private func nearest<M: SpatialMetric>(_ space: Space<M>, k: Int, maxDistance: Double,
+                                           filter: RowFilter, order: RowOrder) -> [Row] {
+        let found = space.nearest(k, maxDistance: maxDistance, table) { filter($0) }
+        return order.isDistanceOnly ? found : found.sorted(by: order.less)
+    }
+
+    /// The row a cursor points after, refusing cursors of another query or cache generation.
+    private func resume(from text: String, fingerprint: UInt64) throws -> (row: Row, page: Int) {
+        guard let c = PageCursor(decoding: text) else { throw RequestError(parameter: "cursor", reason: "malformed cursor") }
+        guard c.fingerprint == fingerprint, let row = table.row(ofId: c.id) else {
+            throw RequestError(parameter: "cursor", reason: "the cursor belongs to another query or the cache changed since; start again from page 1", isStale: true)
+        }
+        return (Row(item: row, dist: c.distance), c.page)
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+
+/// What a place must satisfy to be in a query's answer. Every set condition must hold (AND);
+/// an unset condition (nil, false, empty) lets every place through.
+///
+/// Dates are compared as the numbers TourAPI writes: `created`/`modified` as `yyyyMMddHHmmss`,
+/// festival periods as `yyyyMMdd`. All ranges are inclusive at both ends; a day-only upper bound
+/// means the end of that day (`20250505` as an upper bound is `20250505235959`).
+public struct PlaceFilter: Sendable, Hashable {
+    /// Content type ids to keep; nil keeps every category.
+    public var categories: Set<Int>?
+    /// TourAPI area codes to keep (compared as text: "1" is not "01"); nil keeps all.
+    public var areacodes: Set<String>?
+    /// TourAPI sigungu codes to keep (compared as text); nil keeps all.
+    public var sigungucodes: Set<String>?
+    /// Text the title must contain (see `KeywordMatcher`: NFC, case-insensitive, Hangul initial consonants).
+    public var keyword: String?
+    /// Inclusive `yyyyMMddHHmmss` range for `created`; places without `created` never match.
+    public var created: ClosedRange<Int64>?
+    /// Inclusive `yyyyMMddHHmmss` range for `modified`; places without `modified` never match.
+    public var modified: ClosedRange<Int64>?
+    /// Inclusive `yyyyMMdd` period the festival must overlap (`d...d` = running on day d). Places
+    /// without `eventStart` never match; a missing `eventEnd` means a one-day event.
+    public var eventPeriod: ClosedRange<Int32>?
+    /// Keep only places with an image (TourAPI `firstimage`).
+    public var withImage: Bool
+    /// Accessibility tags a place must all have (names from `Accessibility.tags`).
+    public var accessibility: [String]
+    /// Box the place must lie in.
+    public var bbox: GeoBox?
+
+    public init(
+        categories: Set<Int>? = nil, areacodes: Set<String>? = nil, sigungucodes: Set<String>? = nil,
+        keyword: String? = nil, created: ClosedRange<Int64>? = nil, modified: ClosedRange<Int64>? = nil,
+        eventPeriod: ClosedRange<Int32>? = nil, withImage: Bool = false, accessibility: [String] = [],
+        bbox: GeoBox? = nil
+    ) {
+        self.categories = categories; self.areacodes = areacodes; self.sigungucodes = sigungucodes
+        self.keyword = keyword; self.created = created; self.modified = modified
+        self.eventPeriod = eventPeriod; self.withImage = withImage
+        self.accessibility = accessibility; self.bbox = bbox
+    }
+
+    /// True when no condition is set: every place matches (lets the engine count whole subtrees).
+    public var isEmpty: Bool {
+        categories == nil && areacodes == nil && sigungucodes == nil && keyword == nil && created == nil
+            && modified == nil && eventPeriod == nil && !withImage && accessibility.isEmpty && bbox == nil
+    }
+}
+
+/// A longitude/latitude box, inclusive. `minLon > maxLon` means the box crosses the antimeridian
+/// (it covers minLon...180 and -180...maxLon).
+public struct GeoBox: Sendable, Hashable {
+    public var minLon: Double, minLat: Double, maxLon: Double, maxLat: Double
+
+    public init(minLon: Double, minLat: Double, maxLon: Double, maxLat: Double) {
+        self.minLon = minLon; self.minLat = minLat; self.maxLon = maxLon; self.maxLat = maxLat
+    }
+
+    public var crossesAntimeridian: Bool { minLon > maxLon }
+
+    @inlinable
+    public func contains(lat: Double, lon: Double) -> Bool {
+        guard lat >= minLat && lat <= maxLat else { return false }
+        return minLon <= maxLon ? (lon >= minLon && lon <= maxLon) : (lon >= minLon || lon <= maxLon)
+    }
+
+    /// Parses `minLon,minLat,maxLon,maxLat`; nil when malformed or out of range.
+    public init?(parsing text: String) {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+            .map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 4, let a = parts[0], let b = parts[1], let c = parts[2], let d = parts[3],
+              [a, b, c, d].allSatisfy(\.isFinite),
+              (-180...180).contains(a), (-180...180).contains(c),
+              (-90...90).contains(b), (-90...90).contains(d), b <= d
+        else { return nil }
+        self.init(minLon: a, minLat: b, maxLon: c, maxLat: d)
+    }
+}
+
+/// Parses the date bounds the CLI accepts into TourAPI's numeric forms.
+public enum DateBound {
+    /// `yyyyMMdd`, `yyyy-MM-dd` or `yyyyMMddHHmmss` as a `yyyyMMddHHmmss` number. A day-only bound is
+    /// the start of the day, or with `endOfDay` its last second (so ranges stay inclusive). Nil if malformed.
+    public static func timestamp(_ text: String, endOfDay: Bool = false) -> Int64? {
+        let digits = text.filter { $0 != "-" }
+        guard digits.allSatisfy(\.isASCII), let value = Int64(digits), value >= 0 else { return nil }
+        if digits.count == 14, text.count == 14 {
+            return TourDate.isDateTime(value) ? value : nil
+        }
+        guard let day = self.day(text) else { return nil }
+        return Int64(day) * 1_000_000 + (endOfDay ? 235959 : 0)
+    }
+
+    /// `yyyyMMdd` or `yyyy-MM-dd` as a `yyyyMMdd` number; nil if malformed.
+    public static func day(_ text: String) -> Int32? {
+        let dashed = text.count == 10 && text.split(separator: "-", omittingEmptySubsequences: false)
+            .map(\.count) == [4, 2, 2]
+        guard dashed || (text.count == 8 && !text.contains("-")) else { return nil }
+        let digits = text.filter { $0 != "-" }
+        guard digits.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int64(digits),
+              TourDate.isDay(value)
+        else { return nil }
+        return Int32(value)
+    }
+}
+
+/// A `PlaceFilter` compiled against one `PlaceTable`: checks a row with a few array loads and compares.
+struct RowFilter {
+    let table: PlaceTable
+    let passAll: Bool
+    private let categories: Set<Int32>?
+    private let areacodes: (codes: Set<UInt16>, text: Set<String>)?
+    private let sigungucodes: (codes: Set<UInt16>, text: Set<String>)?
+    private let keyword: (matcher: KeywordMatcher, titles: FoldedTitles)?
+    private let created: ClosedRange<Int64>?
+    private let modified: ClosedRange<Int64>?
+    private let eventPeriod: ClosedRange<Int32>?
+    private let requiredFlags: UInt32
+    private let bbox: GeoBox?
+
+    init(_ f: PlaceFilter, table: PlaceTable) {
+        self.table = table
+        passAll = f.isEmpty
+        categories = f.categories.map { Set($0.map { Int32(truncatingIfNeeded: $0) }) }
+        areacodes = f.areacodes.map { (table.areacode.codes(of: $0), $0) }
+        sigungucodes = f.sigungucodes.map { (table.sigungucode.codes(of: $0), $0) }
+        keyword = f.keyword.map { (KeywordMatcher($0), table.foldedTitles()) }
+        created = f.created; modified = f.modified; eventPeriod = f.eventPeriod
+        requiredFlags = (Accessibility.mask(f.accessibility) ?? 0) | (f.withImage ? PlaceTable.imageBit : 0)
+        bbox = f.bbox
+    }
+
+    @inline(__always)
+    func callAsFunction(_ row: Int) -> Bool {
+        if passAll { return true }
+        let t = table
+        if let categories, !categories.contains(t.category[row]) { return false }
+        if requiredFlags != 0 && t.flags[row] & requiredFlags != requiredFlags { return false }
+        if let created, t.created[row] == 0 || !created.contains(t.created[row]) { return false }
+        if let modified, t.modified[row] == 0 || !modified.contains(t.modified[row]) { return false }
+        if let eventPeriod {
+            let start = t.eventStart[row]
+            if start == 0 || start > eventPeriod.upperBound || t.eventEnd[row] < eventPeriod.lowerBound { return false }
+        }
+        if let areacodes, !Self.has(t.areacode, row, areacodes, t.places[row].areacode) { return false }
+        if let sigungucodes, !Self.has(t.sigungucode, row, sigungucodes, t.places[row].sigungucode) { return false }
+        if let bbox, !bbox.contains(lat: t.places[row].lat, lon: t.places[row].lon) { return false }
+        if let keyword, !keyword.titles.matches(keyword.matcher, at: row) { return false }
+        return true
+    }
+
+    private static func has(_ column: CodeColumn, _ row: Int, _ wanted: (codes: Set<UInt16>, text: Set<String>),
+                            _ text: @autoclosure () -> String?) -> Bool {
+        let code = column.codes[row]
+        if code == UInt16.max { return text().map(wanted.text.contains) ?? false }
+        return wanted.codes.contains(code)
+    }
+}

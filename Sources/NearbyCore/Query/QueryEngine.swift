@@ -1,0 +1,42 @@
+/// One page of a query's answer.
+public struct QueryAnswer: Sendable, Hashable {
+    /// Matches before paging (for `.knn`, the number of neighbours found).
+    public var total: Int
+    /// The rows, read in place from the engine's table (the output path); `places` copies them.
+    public var rows: PlaceRows
+    public var places: [Place] { Array(rows) }
+    /// Distance in metres of each row under the query's model; nil when the query has no centre.
+    public var distances: [Double?]
+    /// 1-based page this answer is.
+    public var page: Int
+    /// Resumes after the last row; nil on the last page or when the query has no limit.
+    public var nextCursor: String?
+
+    public init(total: Int, rows: PlaceRows, distances: [Double?], page: Int, nextCursor: String?) {
+        self.total = total; self.rows = rows; self.distances = distances
+        self.page = page; self.nextCursor = nextCursor
+    }
+}
+
+/// Something that answers `PlaceQuery`s: the in-memory engine or the SQLite one. Both give identical answers.
+public protocol QueryEngine {
+    func run(_ query: PlaceQuery) throws -> QueryAnswer
+}
+
+/// The places of an answer, read in place from the engine's table: an answer of a hundred rows
+/// copies no records (a `Place` is some 350 bytes and a dozen reference counts).
+public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
+    let table: PlaceTable
+    let rows: [Int32]
+
+    init(table: PlaceTable, rows: [Int32]) { self.table = table; self.rows = rows }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { rows.count }
+    public subscript(i: Int) -> Place {
+        _read { yield table.places[Int(rows[i])] }
+    }
+
+    public static func == (a: PlaceRows, b: PlaceRows) -> Bool { a.elementsEqual(b) }
+    public func hash(into hasher: inout Hasher) { for p in self { hasher.combine(p) } }
+}

@@ -1,0 +1,328 @@
+import Foundation
+
+/// The one request parser: text parameters → `PlaceQuery`, for the command line (`--lat 37.5`), batch
+/// files (`{"lat":37.5}`, the workload TSV) and HTTP query strings (`?lat=37.5`) alike.
+///
+/// `all` is the field list. `parse` reads it; `render` writes a query back in the same names (its
+/// inverse: `parse(render(q)) == q`); the cursor fingerprint hashes `render`, so every parameter a
+/// query can carry is part of the fingerprint without a second list to keep in step.
+///
+/// Rules that hold for a `PlaceQuery` however it was made (ranges, a radius needs a centre, …) live in
+/// `PlaceQuery.problem` and are checked here by calling it; only rules about the text itself (a number
+/// that is not one, `lat` without `lon`, `sort` with `arrange`) are this type's own.
+public enum QueryParameters {
+    /// One parameter a query takes.
+    public struct Parameter: Sendable {
+        /// Its name everywhere: `--name` on the command line, the key of a batch JSON line, the HTTP name.
+        public let name: String
+        /// What to give, for help texts (`degrees`, `ids`).
+        public let valueName: String
+        public let help: String
+        /// A list: repeated values add up (`--category 12 --category 39` = `12,39`); otherwise a
+        /// repeated parameter is an error outside the command line.
+        public let isList: Bool
+        /// A switch without a value (`--with-image`); as text, `true`/`false`.
+        public let isFlag: Bool
+        /// Its value may start with `-` (coordinates, a descending sort, a cursor).
+        public let mayBeNegative: Bool
+
+        init(_ name: String, _ valueName: String, _ help: String, list: Bool = false, flag: Bool = false,
+             negative: Bool = false) {
+            self.name = name; self.valueName = valueName; self.help = help
+            isList = list; isFlag = flag; mayBeNegative = negative
+        }
+    }
+
+    /// Rows per page when a request does not say (TourAPI's `numOfRows` default; Kakao's is 15).
+    public static let defaultLimit = 10
+
+    /// Every parameter, in help order.
+    public static let all: [Parameter] = [
+        Parameter("lat", "degrees", "Latitude of the centre, WGS84 degrees (-90…90).", negative: true),
+        Parameter("lon", "degrees", "Longitude of the centre, WGS84 degrees (-180…180).", negative: true),
+        Parameter("radius", "metres", "Places within this many metres of the centre (with knn: the maximum distance).", negative: true),
+        Parameter("knn", "k", "The k nearest places that pass the filters (ties by id).", negative: true),
+        Parameter("bbox", "minLon,minLat,maxLon,maxLat", "Only places in this box; minLon > maxLon crosses the antimeridian.", negative: true),
+        Parameter("category", "ids", "Content type ids, e.g. 12,39 (12 tourist spot, 14 culture, 15 festival, 25 course, 28 leisure, 32 lodging, 38 shopping, 39 food); repeats add up.", list: true, negative: true),
+        Parameter("areacode", "codes", "TourAPI area codes (areaCode), comma-separated; repeats add up.", list: true),
+        Parameter("sigungucode", "codes", "TourAPI sigungu codes, comma-separated; repeats add up.", list: true),
+        Parameter("keyword", "text", "Text the title contains: case-insensitive, Unicode-normalised; initial consonants match syllables (ㄱㅂㄱ finds 경복궁).", negative: true),
+        Parameter("created-since", "date", "Created on or after (yyyyMMdd, yyyy-MM-dd or yyyyMMddHHmmss)."),
+        Parameter("created-until", "date", "Created on or before (a day includes all of it)."),
+        Parameter("modified-since", "date", "Modified on or after."),
+        Parameter("modified-until", "date", "Modified on or before (a day includes all of it)."),
+        Parameter("date", "date", "Festivals running on this day (yyyyMMdd or yyyy-MM-dd)."),
+        Parameter("from", "date", "Festivals running on some day from this one (with to)."),
+        Parameter("to", "date", "Festivals running on some day up to this one (with from)."),
+        Parameter("during", "from,to", "Festivals overlapping this period: from and to in one."),
+        Parameter("with-image", "", "Only places with an image.", flag: true),
+        Parameter("accessible", "tags", "Required accessibility tags, all of them: \(Accessibility.tags.joined(separator: ", ")).", list: true),
+        Parameter("sort", "keys", "Sort keys: distance, title, created, modified, category; - in front for descending, e.g. title,-modified. Ties: id. Default: distance with a centre, else id.", negative: true),
+        Parameter("arrange", "code", "TourAPI arrange code: A title, C modified (newest first), D created (newest first), E distance; O/Q/R/S = A/C/D/E with an image only."),
+        Parameter("limit", "n", "Rows per page (TourAPI numOfRows); default \(defaultLimit); 0 = every match.", negative: true),
+        Parameter("page", "n", "Page number from 1 (TourAPI pageNo).", negative: true),
+        Parameter("cursor", "cursor", "Resume after the last row of a previous page (its nextCursor).", negative: true),
+        Parameter("distance", "model", "haversine (default), geodesic, projected (EPSG:5179), projected:EPSG:nnnn or projected:utm."),
+    ]
+
+    private static let byName: [String: Parameter] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
+
+    /// The parameter called `name`, also in camelCase (`withImage`, `createdSince`), as JSON keys often are.
+    public static func parameter(named name: String) -> Parameter? {
+        if let p = byName[name] { return p }
+        var kebab = ""
+        for ch in name {
+            if ch.isUppercase { kebab += "-" + ch.lowercased() } else { kebab.append(ch) }
+        }
+        return byName[kebab]
+    }
+
+    /// Parses `(name, value)` pairs (names as in `all`, or camelCase). Lists add up; any other
+    /// parameter given twice, an unknown name, or a bad value is a `RequestError` naming the parameter.
+    public static func parse(_ pairs: [(name: String, value: String)]) throws(RequestError) -> PlaceQuery {
+        var values: [String: [String]] = [:]
+        for (rawName, value) in pairs {
+            guard let p = parameter(named: rawName) else {
+                throw RequestError(parameter: rawName, reason: "unknown parameter (known: \(all.map(\.name).joined(separator: ", ")))")
+            }
+            if !p.isList && values[p.name] != nil {
+                throw RequestError(parameter: p.name, reason: "given twice")
+            }
+            values[p.name, default: []].append(value)
+        }
+        return try Reader(values: values).query()
+    }
+
+    /// `q` as parameters, canonical: the inverse of `parse` (page and cursor included when set).
+    public static func render(_ q: PlaceQuery) -> [(name: String, value: String)] {
+        var out: [(name: String, value: String)] = []
+        func add(_ name: String, _ value: String) { out.append((name, value)) }
+        if let c = q.center { add("lat", number(c.lat)); add("lon", number(c.lon)) }
+        switch q.shape {
+        case .all: break
+        case .radius(let r): add("radius", number(r))
+        case .knn(let k, let m): add("knn", String(k)); if let m { add("radius", number(m)) }
+        }
+        let f = q.filter
+        if let b = f.bbox { add("bbox", [b.minLon, b.minLat, b.maxLon, b.maxLat].map(number).joined(separator: ",")) }
+        if let c = f.categories { add("category", c.sorted().map(String.init).joined(separator: ",")) }
+        if let a = f.areacodes { add("areacode", a.sorted().joined(separator: ",")) }
+        if let s = f.sigungucodes { add("sigungucode", s.sorted().joined(separator: ",")) }
+        if let k = f.keyword { add("keyword", k) }
+        if let r = f.created {
+            if r.lowerBound > 0 { add("created-since", String(r.lowerBound)) }
+            if r.upperBound < Int64.max { add("created-until", String(r.upperBound)) }
+        }
+        if let r = f.modified {
+            if r.lowerBound > 0 { add("modified-since", String(r.lowerBound)) }
+            if r.upperBound < Int64.max { add("modified-until", String(r.upperBound)) }
+        }
+        if let p = f.eventPeriod {
+            if p.lowerBound > 0 { add("from", String(p.lowerBound)) }
+            if p.upperBound < Int32.max { add("to", String(p.upperBound)) }
+        }
+        if f.withImage { add("with-image", "true") }
+        if !f.accessibility.isEmpty { add("accessible", f.accessibility.joined(separator: ",")) }
+        if !q.order.keys.isEmpty { add("sort", q.order.description) }
+        add("limit", String(q.limit))
+        if q.page != 1 { add("page", String(q.page)) }
+        if let c = q.cursor { add("cursor", c) }
+        if q.distance != .haversine { add("distance", q.distance.description) }
+        return out
+    }
+
+    /// Shortest text that reads back as the same Double.
+    private static func number(_ v: Double) -> String { "\(v)" }
+
+    /// The parse of one request: reads each parameter once, in the order the rules need.
+    private struct Reader {
+        let values: [String: [String]]
+
+        func one(_ name: String) -> String? { values[name]?.last }
+
+        func list(_ name: String) -> [String]? {
+            values[name].map { $0.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+        }
+
+        func number(_ name: String) throws(RequestError) -> Double? {
+            guard let s = one(name) else { return nil }
+            guard let v = Double(s.trimmingCharacters(in: .whitespaces)), v.isFinite else {
+                throw RequestError(parameter: name, reason: "\(RequestError.quoted(s)) is not a finite number")
+            }
+            return v
+        }
+
+        func integer(_ name: String) throws(RequestError) -> Int? {
+            guard let s = one(name) else { return nil }
+            guard let v = Int(s.trimmingCharacters(in: .whitespaces)) else {
+                throw RequestError(parameter: name, reason: "\(RequestError.quoted(s)) is not an integer")
+            }
+            return v
+        }
+
+        func flag(_ name: String) throws(RequestError) -> Bool {
+            guard let s = one(name) else { return false }
+            switch s.lowercased() {
+            case "", "true", "1", "yes": return true
+            case "false", "0", "no": return false
+            default: throw RequestError(parameter: name, reason: "\(RequestError.quoted(s)) is not true or false")
+            }
+        }
+
+        func query() throws(RequestError) -> PlaceQuery {
+            var q = PlaceQuery()
+            switch (try number("lat"), try number("lon")) {
+            case (nil, nil): break
+            case let (la?, lo?): q.center = Coordinate(lat: la, lon: lo)
+            case (nil, _): throw RequestError(parameter: "lat", reason: "missing: lat and lon go together")
+            case (_, nil): throw RequestError(parameter: "lon", reason: "missing: lat and lon go together")
+            }
+            let r = try number("radius")
+            if let k = try integer("knn") {
+                q.shape = .knn(k: k, maxDistance: r)
+            } else if let r {
+                q.shape = .radius(r)
+            }
+
+            var f = PlaceFilter()
+            if let bbox = one("bbox") {
+                guard let box = GeoBox(parsing: bbox) else {
+                    throw RequestError(parameter: "bbox", reason: "\(RequestError.quoted(bbox)) is not minLon,minLat,maxLon,maxLat with longitudes in -180…180, latitudes in -90…90 and minLat ≤ maxLat")
+                }
+                f.bbox = box
+            }
+            if let items = list("category") {
+                var ids = Set<Int>()
+                for item in items {
+                    guard let id = Int(item) else {
+                        throw RequestError(parameter: "category", reason: "\(RequestError.quoted(item)) is not a content type id (an integer such as 12 or 39)")
+                    }
+                    ids.insert(id)
+                }
+                guard !ids.isEmpty else { throw RequestError(parameter: "category", reason: "empty list") }
+                f.categories = ids
+            }
+            f.areacodes = list("areacode").map(Set.init)
+            f.sigungucodes = list("sigungucode").map(Set.init)
+            if let keyword = one("keyword"), !keyword.isEmpty { f.keyword = keyword }
+            f.created = try timestampRange("created")
+            f.modified = try timestampRange("modified")
+            f.eventPeriod = try eventPeriod()
+            f.withImage = try flag("with-image")
+            if let tags = list("accessible") { f.accessibility = tags }
+
+            if let arrange = one("arrange") {
+                guard one("sort") == nil else { throw RequestError(parameter: "arrange", reason: "arrange and sort both give the order; use one") }
+                guard let a = Arrange(rawValue: arrange.uppercased()) else {
+                    throw RequestError(parameter: "arrange", reason: "\(RequestError.quoted(arrange)) is not one of A, C, D, E, O, Q, R, S")
+                }
+                q.order = a.order
+                if a.requiresImage { f.withImage = true }
+            }
+            if let sort = one("sort") {
+                guard let o = PlaceOrder(parsing: sort) else {
+                    throw RequestError(parameter: "sort", reason: "\(RequestError.quoted(sort)) is not a list of distance, title, created, modified, category (each once, - for descending)")
+                }
+                q.order = o
+            }
+            q.filter = f
+            q.limit = try integer("limit") ?? QueryParameters.defaultLimit
+            q.page = try integer("page") ?? 1
+            if let cursor = one("cursor") {
+                guard one("page") == nil else { throw RequestError(parameter: "cursor", reason: "cursor and page both say where to start; use one") }
+                guard q.limit > 0 else { throw RequestError(parameter: "cursor", reason: "a cursor pages through a limited answer; give a limit above 0") }
+                q.cursor = cursor
+            }
+            if let distance = one("distance") {
+                do { q.distance = try DistanceModel(parsing: distance) } catch {
+                    throw RequestError(parameter: "distance", reason: "\(error)")
+                }
+            }
+            if let problem = q.problem { throw problem }
+            return q
+        }
+
+        private func timestampRange(_ stem: String) throws(RequestError) -> ClosedRange<Int64>? {
+            let since = one(stem + "-since"), until = one(stem + "-until")
+            guard since != nil || until != nil else { return nil }
+            func stamp(_ s: String?, _ name: String, endOfDay: Bool) throws(RequestError) -> Int64? {
+                guard let s else { return nil }
+                guard let v = DateBound.timestamp(s, endOfDay: endOfDay) else {
+                    throw RequestError(parameter: name, reason: "\(RequestError.quoted(s)) is not yyyyMMdd, yyyy-MM-dd or yyyyMMddHHmmss")
+                }
+                return v
+            }
+            let lo = try stamp(since, stem + "-since", endOfDay: false) ?? 0
+            let hi = try stamp(until, stem + "-until", endOfDay: true) ?? Int64.max
+            guard lo <= hi else { throw RequestError(parameter: stem + "-since", reason: "is after \(stem)-until") }
+            return lo...hi
+        }
+
+        private func eventPeriod() throws(RequestError) -> ClosedRange<Int32>? {
+            func day(_ s: String, _ name: String) throws(RequestError) -> Int32 {
+                guard let d = DateBound.day(s) else {
+                    throw RequestError(parameter: name, reason: "\(RequestError.quoted(s)) is not yyyyMMdd or yyyy-MM-dd")
+                }
+                return d
+            }
+            let date = one("date"), from = one("from"), to = one("to"), during = one("during")
+            var lo: Int32?, hi: Int32?
+            if let date {
+                guard from == nil && to == nil && during == nil else {
+                    throw RequestError(parameter: "date", reason: "one day; do not combine it with from, to or during")
+                }
+                lo = try day(date, "date"); hi = lo
+            } else if let during {
+                guard from == nil && to == nil else { throw RequestError(parameter: "during", reason: "is from,to; use one form") }
+                let parts = during.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+                guard parts.count == 2 else { throw RequestError(parameter: "during", reason: "\(RequestError.quoted(during)) is not from,to") }
+                lo = try day(parts[0], "during"); hi = try day(parts[1], "during")
+            } else {
+                if let from { lo = try day(from, "from") }
+                if let to { hi = try day(to, "to") }
+            }
+            guard lo != nil || hi != nil else { return nil }
+            let period = (lo ?? 0, hi ?? Int32.max)
+            guard period.0 <= period.1 else { throw RequestError(parameter: "to", reason: "the festival period ends before it starts") }
+            return period.0...period.1
+        }
+    }
+}
+
+/// A request that describes no query: which parameter, and why. Shells name the parameter their way
+/// (`nearby query: --radius: …`, HTTP `{"parameter":"radius",…}`).
+public struct RequestError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The parameter at fault, as `QueryParameters` names it; nil when no single one is.
+    public var parameter: String?
+    public var reason: String
+    /// The request was well formed but refers to a state that is gone (a cursor from before the cache
+    /// changed): HTTP's 409 rather than 400.
+    public var isStale: Bool
+
+    public init(parameter: String?, reason: String, isStale: Bool = false) {
+        self.parameter = parameter; self.reason = reason; self.isStale = isStale
+    }
+
+    /// `--radius: …` (with `prefix` "--"), or just the reason.
+    public func message(prefix: String = "") -> String {
+        parameter.map { "\(prefix)\($0): \(reason)" } ?? reason
+    }
+
+    public var description: String { message() }
+
+    /// Untrusted text for a message: quoted, control characters escaped, cut to 80 characters.
+    public static func quoted(_ s: String) -> String {
+        var out = "'"
+        for (n, u) in s.unicodeScalars.enumerated() {
+            if n == 80 { out += "…"; break }
+            switch u {
+            case "'": out += "\\'"
+            case "\\": out += "\\\\"
+            case _ where u.value < 0x20 || (0x7F...0x9F).contains(u.value):
+                out += "\\u{\(String(u.value, radix: 16))}"
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out + "'"
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+
+/// Seeded random places and queries of every shape, filter and sort (SplitMix64): the same seed gives
+/// the same sequence on every machine, so a failing property test or a benchmark run reproduces.
+/// Places cluster around four Korean cities, with duplicate coordinates, integer and text ids and every
+/// optional field sometimes missing: the cases the engines must agree on.
+public struct QuerySampler: Sendable {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    public mutating func int(_ range: ClosedRange<Int>) -> Int { range.lowerBound + Int(next() % UInt64(range.count)) }
+    public mutating func double(_ range: ClosedRange<Double>) -> Double {
+        range.lowerBound + Double(next() >> 11) / Double(1 << 53) * (range.upperBound - range.lowerBound)
+    }
+    public mutating func chance(_ p: Double) -> Bool { double(0...1) < p }
+    public mutating func pick<T>(_ xs: [T]) -> T { xs[int(0...xs.count - 1)] }
+
+    public static let syllables = Array("경복궁서울역해운대부산광안리카페공원박물관시장산사찰호텔한옥마을가나다라마바사").map(String.init)
+    public static let categories = [12, 14, 15, 25, 28, 32, 38, 39]
+    public static let centres = [(37.5665, 126.9780), (35.1796, 129.0756), (33.4996, 126.5312), (37.4563, 126.7052)]
+
+    public mutating func title() -> String {
+        var t = (0..<int(1...4)).map { _ in pick(Self.syllables) }.joined()
+        if chance(0.1) { t = pick(["Seoul ", "cafe ", "N서울타워 ", "63빌딩 "]) + t }
+        return t
+    }
+
+    public mutating func date() -> String {
+        String(format: "%04d%02d%02d%02d%02d%02d", int(2015...2025), int(1...12), int(1...28), int(0...23), int(0...59), int(0...59))
+    }
+
+    /// `n` places clustered around a few Korean cities, with some duplicates of one coordinate and
+    /// every optional field sometimes missing. Ids are integers, plus a few text ids.
+    public mutating func places(_ n: Int) -> [Place] {
+        (0..<n).map { i in
+            let c = pick(Self.centres)
+            var lat = c.0 + double(-0.15...0.15), lon = c.1 + double(-0.15...0.15)
+            if i % 17 == 0 { (lat, lon) = (37.5665, 126.9780) }  // many places at one point
+            let category = chance(0.05) ? 99 : pick(Self.categories)
+            let created = chance(0.9) ? date() : nil
+            var start: String?, end: String?
+            if category == 15 || chance(0.05) {
+                let s = int(2024...2025) * 10000 + int(1...12) * 100 + int(1...20)
+                start = String(s); end = chance(0.8) ? String(s + int(0...8)) : nil
+            }
+            let tags = Accessibility.tags.prefix(5).filter { _ in chance(0.3) }
+            return Place(
+                id: i % 50 == 49 ? "x\(next() % 1000)-\(i)" : String(int(1...9) * 100_000 + i),
+                title: title(), lat: lat, lon: lon, category: category,
+                created: created, modified: created.map { max($0, date()) },
+                areacode: chance(0.9) ? String(int(1...8)) : nil, sigungucode: chance(0.9) ? String(int(1...20)) : nil,
+                image: chance(0.5) ? "http://img/\(i).jpg" : (chance(0.1) ? "" : nil),
+                eventStart: start, eventEnd: end, accessibility: Array(tags))
+        }
+    }
+
+    /// A random filter: each condition set with some probability.
+    public mutating func filter() -> PlaceFilter {
+        var f = PlaceFilter()
+        if chance(0.3) { f.categories = Set((0..<int(1...3)).map { _ in pick(Self.categories) }) }
+        if chance(0.15) { f.areacodes = Set([String(int(1...8)), String(int(1...8))]) }
+        if chance(0.1) { f.sigungucodes = [String(int(1...20))] }
+        if chance(0.15) { f.keyword = pick(["경", "공원", "cafe", "서울", "ㄱㅂㄱ", "Seoul"]) }
+        if chance(0.15) { let a = Int64(int(2016...2024)) * 10_000_000_000 + 0101_000000; f.created = a...(a + 20_000_000_000) }
+        if chance(0.1) { let a = Int64(int(2016...2024)) * 10_000_000_000 + 0101_000000; f.modified = a...Int64(20251231235959) }
+        if chance(0.15) { let d = Int32(int(2024...2025) * 10000 + int(1...12) * 100 + int(1...28)); f.eventPeriod = d...(d + Int32(int(0...3))) }
+        if chance(0.2) { f.withImage = true }
+        if chance(0.15) { f.accessibility = Array(Accessibility.tags.prefix(4).filter { _ in chance(0.4) }) }
+        if chance(0.15) {
+            let c = pick(Self.centres)
+            f.bbox = GeoBox(minLon: c.1 - 0.1, minLat: c.0 - 0.1, maxLon: c.1 + double(0...0.2), maxLat: c.0 + 0.1)
+        }
+        return f
+    }
+
+    public mutating func order(hasCentre: Bool) -> PlaceOrder {
+        var fields = SortField.allCases.filter { hasCentre || $0 != .distance }
+        var keys: [SortKey] = []
+        for _ in 0..<int(0...3) where !fields.isEmpty {
+            let f = fields.remove(at: int(0...fields.count - 1))
+            keys.append(SortKey(f, descending: chance(0.4)))
+        }
+        return PlaceOrder(keys)
+    }
+
+    /// A random query of every shape, around the generated places.
+    public mutating func query(model: DistanceModel) -> PlaceQuery {
+        let c = pick(Self.centres)
+        var q = PlaceQuery(distance: model)
+        let hasCentre = chance(0.85)
+        if hasCentre { q.center = Coordinate(lat: c.0 + double(-0.1...0.1), lon: c.1 + double(-0.1...0.1)) }
+        switch hasCentre ? int(0...3) : 0 {
+        case 1, 2: q.shape = .radius(pick([0, 500, 3000, 8000, 20000, 500_000]))
+        case 3: q.shape = .knn(k: pick([1, 5, 30, 5000]), maxDistance: chance(0.5) ? nil : pick([1000.0, 10000]))
+        default: q.shape = .all
+        }
+        q.filter = chance(0.5) ? PlaceFilter() : filter()
+        q.order = chance(0.4) ? PlaceOrder([]) : order(hasCentre: hasCentre)
+        q.limit = pick([0, 1, 10, 30])
+        q.page = q.limit == 0 ? 1 : int(1...3)
+        return q
+    }
+}

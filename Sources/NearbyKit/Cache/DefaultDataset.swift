@@ -1,0 +1,78 @@
+import Foundation
+import NearbyCore
+
+/// The dataset Nearby answers from when no cache has been built yet: `PlaceGenerator` at a fixed
+/// count and seed around the real towns of `data/kr_points.tsv` (what is real and what is generated:
+/// data/README.md).
+///
+/// Where `data/` is, first match wins:
+/// 1. the `NEARBY_DATA` environment variable (a folder holding `kr_points.tsv`); when set, it is the
+///    only place looked at, so a wrong value is an error rather than a silent fallback;
+/// 2. the repository's `data/`, found from this source file's path (`#filePath`), for builds run
+///    from a checkout;
+/// 3. `data/` next to the executable, or `../share/nearby/data` from it, for installed copies.
+public enum DefaultDataset {
+    public static let count = 100_000
+    public static let seed: UInt64 = 2026
+    public static let townsFileName = "kr_points.tsv"
+    /// Bump when the generator's output changes, so a cache built from an older default can be rebuilt.
+    public static let version = 1
+    /// One line for humans and cache metadata.
+    public static let summary =
+        "default dataset v\(version): \(count) generated places (seed \(seed)) around the real towns of \(townsFileName)"
+
+    public struct NotFound: Error, CustomStringConvertible, Sendable {
+        public var searched: [String]
+        public var description: String {
+            "the default dataset's \(townsFileName) was not found; set NEARBY_DATA to the repository's data/ "
+                + "folder. Looked in: " + searched.joined(separator: ", ")
+        }
+    }
+
+    /// Candidate data folders in search order (see the type's documentation).
+    public static func candidateDirectories(
+        environment: [String: String] = ProcessInfo.processInfo.environment, sourceFile: String = #filePath
+    ) -> [String] {
+        if let env = environment["NEARBY_DATA"], !env.isEmpty { return [env] }
+        var dirs: [String] = []
+        // Sources/NearbyKit/Cache/DefaultDataset.swift → repository root.
+        var repo = URL(fileURLWithPath: sourceFile)
+        for _ in 0..<4 { repo = repo.deletingLastPathComponent() }
+        dirs.append(repo.appendingPathComponent("data").path)
+        if let exe = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent() {
+            dirs.append(exe.appendingPathComponent("data").path)
+            dirs.append(exe.deletingLastPathComponent().appendingPathComponent("share/nearby/data").path)
+        }
+        return dirs
+    }
+
+    /// The data folder: the first candidate that holds `kr_points.tsv`.
+    public static func directory() throws -> String {
+        let dirs = candidateDirectories()
+        for dir in dirs where FileManager.default.fileExists(atPath: dir + "/" + townsFileName) { return dir }
+        throw NotFound(searched: dirs)
+    }
+
+    /// Path of the real towns file.
+    public static func townsPath() throws -> String {
+        try directory() + "/" + townsFileName
+    }
+
+    public static func towns() throws -> [KoreanTown] {
+        try loadTowns(path: townsPath())
+    }
+
+    /// Loads and checks a towns file (columns code level sido sigungu emd ri lat lon area_km2).
+    public static func loadTowns(path: String) throws -> [KoreanTown] {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw KoreanTowns.FormatError(description: "\(path): cannot read: \(error.localizedDescription)")
+        }
+        return try KoreanTowns.parse(data, source: path)
+    }
+
+    /// The default places: `count` places from `PlaceGenerator` with `seed`. About a second in release.
+    public static func places() throws -> [Place] {
+        PlaceGenerator(towns: try towns(), seed: seed).places(count: count)
+    }
+}

@@ -1,0 +1,97 @@
+import NearbyCore
+import NearbyStore
+
+/// The one import path: files (or places already in memory) into the cache, in ONE transaction.
+///
+/// Records stream from the reader straight to the writer; nothing is collected, so an import's memory
+/// does not grow with its size (the input itself is mapped and given back as it is read, see
+/// `InputFile`). Every command that fills a cache — `nearby import`, the default cache, the bench's
+/// temporary cache — comes through here.
+public struct Importer {
+    /// Read every input as this format instead of detecting it.
+    public var format: ImportFormat?
+    /// Stop at the first bad record; nothing changes.
+    public var strict = false
+    /// Told about each bad record that was skipped (not in strict mode).
+    public var onRejected: (RecordError) -> Void = { _ in }
+    /// Told what is going on, for a progress line.
+    public var onProgress: (String) -> Void = { _ in }
+
+    public init(format: ImportFormat? = nil, strict: Bool = false) {
+        self.format = format; self.strict = strict
+    }
+
+    /// Imports `paths` (`-` is standard input) into `cache` in one transaction and says what it did.
+    /// Throws (and changes nothing) when an input cannot be read or is in no supported format, when
+    /// the cache is busy or fails, and in strict mode at the first bad record.
+    public func importFiles(_ paths: [String], into cache: PlaceCache) throws -> ImportSummary {
+        // Files are opened before the write begins, so a missing one changes nothing; standard input
+        // is read in its turn (a producer may still be writing it while earlier inputs are imported).
+        let opened = try paths.map { path throws(UnreadableInputError) in path == "-" ? nil : try InputFile(path: path) }
+        return try cache.write { writer in
+            var summary = ImportSummary()
+            for input in opened { summary.files.append(try importFile(try input ?? InputFile(path: "-"), into: writer)) }
+            onProgress("updating the spatial index and committing")
+            summary.counts = writer.counts
+            summary.counts.rejected = summary.files.reduce(0) { $0 + $1.rejected }
+            return summary
+        }
+    }
+
+    /// Writes `places` (already valid, e.g. generated) into `cache` in one transaction.
+    public func importPlaces<S: Sequence<Place>>(_ places: S, into cache: PlaceCache) throws -> WriteCounts {
+        try cache.write { writer in
+            for place in places { try writer.upsert(place) }
+            return writer.counts
+        }
+    }
+
+    private func importFile(_ input: InputFile, into writer: PlaceCacheWriter) throws -> ImportSummary.File {
+        var records = 0, rejected = 0
+        onProgress("\(input.name): reading")
+        let format = try PlaceParser.read(
+            input.bytes, file: input.name, format: format, strict: strict,
+            emit: { item in
+                switch item.record {
+                case .upsert(let place): try writer.upsert(place)
+                case .delete(let id): try writer.delete(id: id)
+                }
+                records += 1
+                if records % 100_000 == 0 { onProgress("\(input.name): \(records) records") }
+            },
+            reject: { error in rejected += 1; onRejected(error) },
+            consumed: { input.consumed(upTo: $0) })
+        return ImportSummary.File(name: input.name, format: format, records: records, rejected: rejected)
+    }
+}
+
+/// What one import did: the cache's counts and, per input, its format and records read and rejected.
+public struct ImportSummary: Sendable {
+    public struct File: Sendable {
+        public var name: String
+        public var format: ImportFormat
+        public var records: Int
+        public var rejected: Int
+    }
+
+    public var counts = WriteCounts()
+    public var files: [File] = []
+
+    /// The one JSON line `nearby import` prints.
+    public func json() -> String {
+        let c = counts
+        var out = Array("""
+            {"inserted":\(c.inserted),"updated":\(c.updated),"unchanged":\(c.unchanged),"older":\(c.older),\
+            "deleted":\(c.deleted),"rejected":\(c.rejected),"files":[
+            """.utf8)
+        for (i, file) in files.enumerated() {
+            out.append(contentsOf: (i == 0 ? "{\"file\":" : ",{\"file\":").utf8)
+            JSONWriter.appendString(file.name, to: &out)
+            out.append(contentsOf: """
+                ,"format":"\(file.format.rawValue)","records":\(file.records),"rejected":\(file.rejected)}
+                """.utf8)
+        }
+        out.append(contentsOf: "]}".utf8)
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,129 @@
+import NearbyCore
+
+/// The one output layer: query answers and exported places in every `OutputFormat`, appended to a
+/// byte sink in blocks (`StdoutBlocks`), without Foundation's JSON coders (the batch hot path).
+///
+/// Usage: `write` each answer (or `append` each place), then `finish` once.
+public struct PlaceWriter {
+    public let format: OutputFormat
+    public let fields: PlaceJSON.Selection
+    /// Write a meta line (total, page, limit, returned, nextCursor, tookMs) before each answer.
+    public let meta: Bool
+    private var out: StdoutBlocks
+    private var geoJSON: GeoJSONWriter
+    private var wroteHeader = false
+
+    public init(format: OutputFormat, fields: PlaceJSON.Selection = .all, meta: Bool = false, to out: StdoutBlocks = StdoutBlocks()) {
+        self.format = format; self.fields = fields; self.meta = meta; self.out = out
+        geoJSON = GeoJSONWriter(fields: fields)
+        if format == .geojson { geoJSON.begin(to: &self.out.bytes) }
+    }
+
+    /// Writes one answer; `qid` leads each line in batch mode.
+    public mutating func write(_ a: QueryAnswer, query: PlaceQuery, qid: JSONScalar? = nil, tookMs: Double) throws {
+        let leading = qid.map { [(key: "qid", value: $0)] } ?? []
+        switch format {
+        case .jsonl:
+            if meta { appendMeta(a, query, qid, tookMs); out.bytes.append(0x0A) }
+            for (p, d) in zip(a.rows, a.distances) {
+                PlaceJSON.append(p, leading: leading, distance: d, fields: fields, to: &out.bytes)
+                out.bytes.append(0x0A)
+                try out.flushIfFull()
+            }
+        case .json:
+            if meta { appendMeta(a, query, qid, tookMs); out.bytes.removeLast(); out.bytes.append(contentsOf: ",\"places\":".utf8) }
+            out.bytes.append(UInt8(ascii: "["))
+            for (n, (p, d)) in zip(a.rows, a.distances).enumerated() {
+                if n > 0 { out.bytes.append(UInt8(ascii: ",")) }
+                PlaceJSON.append(p, distance: d, fields: fields, to: &out.bytes)
+            }
+            out.bytes.append(UInt8(ascii: "]"))
+            if meta { out.bytes.append(UInt8(ascii: "}")) }
+            out.bytes.append(0x0A)
+        case .geojson:
+            for (p, d) in zip(a.rows, a.distances) { geoJSON.append(p, distance: d, to: &out.bytes); try out.flushIfFull() }
+        case .table:
+            out.bytes.append(contentsOf: PlaceTableText.render(a, hasCentre: query.center != nil, tookMs: tookMs).utf8)
+        case .tsv:
+            for (p, d) in zip(a.rows, a.distances) {
+                appendTSV(p, qid: qid, distance: d)
+                try out.flushIfFull()
+            }
+        }
+    }
+
+    /// Writes one place (export): all its fields, no distance.
+    public mutating func append(_ place: Place) throws {
+        switch format {
+        case .jsonl, .json:
+            if format == .json { out.bytes.append(contentsOf: (wroteHeader ? ",\n" : "[").utf8); wroteHeader = true }
+            PlaceJSON.append(place, fields: fields, to: &out.bytes)
+            if format == .jsonl { out.bytes.append(0x0A) }
+        case .geojson:
+            geoJSON.append(place, distance: nil, to: &out.bytes)
+        case .table, .tsv:
+            appendTSV(place, qid: nil, distance: nil)
+        }
+        try out.flushIfFull()
+    }
+
+    /// Ends the document (GeoJSON, a JSON export) and writes what is buffered.
+    public mutating func finish() throws {
+        if format == .geojson { geoJSON.end(to: &out.bytes) }
+        if format == .json && wroteHeader { out.bytes.append(contentsOf: "]\n".utf8) }
+        try out.flush()
+    }
+
+    private mutating func appendMeta(_ a: QueryAnswer, _ q: PlaceQuery, _ qid: JSONScalar?, _ tookMs: Double) {
+        out.bytes.append(UInt8(ascii: "{"))
+        if let qid { out.bytes.append(contentsOf: "\"qid\":".utf8); qid.append(to: &out.bytes); out.bytes.append(UInt8(ascii: ",")) }
+        out.bytes.append(contentsOf: "\"total\":".utf8); JSONNumber.append(a.total, to: &out.bytes)
+        out.bytes.append(contentsOf: ",\"page\":".utf8); JSONNumber.append(a.page, to: &out.bytes)
+        out.bytes.append(contentsOf: ",\"limit\":".utf8); JSONNumber.append(q.limit, to: &out.bytes)
+        out.bytes.append(contentsOf: ",\"returned\":".utf8); JSONNumber.append(a.rows.count, to: &out.bytes)
+        out.bytes.append(contentsOf: ",\"nextCursor\":".utf8)
+        (a.nextCursor.map(JSONScalar.string) ?? .null).append(to: &out.bytes)
+        out.bytes.append(contentsOf: ",\"tookMs\":".utf8); JSONNumber.append((tookMs * 1000).rounded() / 1000, to: &out.bytes)
+        out.bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// TSV: a header row first (qid when given, the selected fields in `PlaceField` order, distance),
+    /// then one place a line. `accessibility` is `;`-separated as the TSV importer reads it; a tab or
+    /// line break inside a value becomes a space (TSV has no quoting), so every line stays one record.
+    private mutating func appendTSV(_ p: Place, qid: JSONScalar?, distance: Double?) {
+        let columns = PlaceField.allCases.filter { fields.has($0) }
+        let withQid = qid != nil && fields.hasExtra("qid")
+        let withDistance = fields.hasDistance && distance != nil
+        if !wroteHeader {
+            wroteHeader = true
+            let names = (withQid ? ["qid"] : []) + columns.map(\.name) + (withDistance ? ["distance"] : [])
+            out.bytes.append(contentsOf: names.joined(separator: "\t").utf8)
+            out.bytes.append(0x0A)
+        }
+        var first = true
+        func separator() { if !first { out.bytes.append(0x09) }; first = false }
+        if withQid, let qid {
+            separator()
+            switch qid { case .string(let s): appendCell(s); default: qid.append(to: &out.bytes) }
+        }
+        for f in columns {
+            separator()
+            switch f {
+            case .lat: JSONNumber.append(p.lat, to: &out.bytes)
+            case .lon: JSONNumber.append(p.lon, to: &out.bytes)
+            case .category: JSONNumber.append(p.category, to: &out.bytes)
+            case .accessibility: appendCell(p.accessibility.joined(separator: ";"))
+            default: if let s = p[text: f] { appendCell(s) }
+            }
+        }
+        if withDistance {
+            separator()
+            if let distance { JSONNumber.append(distance, to: &out.bytes) }
+        }
+        out.bytes.append(0x0A)
+    }
+
+    private mutating func appendCell(_ s: String) {
+        for b in s.utf8 { out.bytes.append(b == 0x09 || b == 0x0A || b == 0x0D ? 0x20 : b) }
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+
+/// Bytes bound for stdout, written in blocks of about 1 MB: one `write(2)` per block instead of one
+/// per line is what keeps million-line outputs (export, generate, batch queries) fast.
+public struct StdoutBlocks {
+    public var bytes: [UInt8] = []
+    private static let blockSize = 1 << 20
+
+    public init() { bytes.reserveCapacity(Self.blockSize + 4096) }
+
+    /// Writes the block when it is full; call after each record.
+    public mutating func flushIfFull() throws { if bytes.count >= Self.blockSize { try flush() } }
+
+    /// Writes everything buffered, retrying short and interrupted writes.
+    public mutating func flush() throws {
+        try bytes.withUnsafeBytes { buf in
+            var done = 0
+            while done < buf.count {
+                let n = write(STDOUT_FILENO, buf.baseAddress! + done, buf.count - done)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { throw StdoutError(reason: String(cString: strerror(errno))) }
+                done += n
+            }
+        }
+        bytes.removeAll(keepingCapacity: true)
+    }
+}
+
+/// stdout refused the output (a full disk, a closed file): a runtime failure, exit code 1.
+public struct StdoutError: Error, CustomStringConvertible {
+    public var reason: String
+    public var description: String { "cannot write to stdout: \(reason)" }
+}

@@ -1,0 +1,90 @@
+import NearbyCore
+
+/// A batch of queries (`nearby query --queries FILE`, the bench's workload): JSON lines whose keys are
+/// `QueryParameters` names (plus `qid`), or the benchmark workload's TSV (`qid lat lon radius_m limit`).
+/// Every line goes through `QueryParameters.parse`, the same parser as the command line.
+public enum BatchQueries {
+    /// One query of a batch and its id (an integer qid stays a number in the output).
+    public struct Job: Sendable {
+        public var qid: JSONScalar?
+        public var query: PlaceQuery
+        public init(qid: JSONScalar?, query: PlaceQuery) { self.qid = qid; self.query = query }
+    }
+
+    /// Reads `bytes` (the whole file, named `file` in errors). `defaults` are the command line's
+    /// parameters: each applies to every line that does not set it. Throws `UsageError` naming
+    /// `file:line` at the first bad line.
+    public static func read(_ bytes: [UInt8], file: String, defaults: [(name: String, value: String)]) throws(UsageError) -> [Job] {
+        var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+        if lines.last?.isEmpty == true { lines.removeLast() }
+        let firstContent = lines.first { $0.contains { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D } }
+        let isJSON = firstContent?.first { $0 != 0x20 && $0 != 0x09 } == UInt8(ascii: "{")
+        var jobs: [Job] = []
+        for (n, raw) in lines.enumerated() {
+            var line = raw[...]
+            if line.last == 0x0D { line = line.dropLast() }
+            if !line.contains(where: { $0 != 0x20 && $0 != 0x09 }) || (!isJSON && n == 0) { continue }
+            do throws(UsageError) {
+                let (qid, pairs) = try isJSON ? jsonLine(Array(line)) : tsvLine(Array(line))
+                let merged = pairs + defaults.filter { d in !pairs.contains { sameName($0.name, d.name) } }
+                do { jobs.append(Job(qid: qid, query: try QueryParameters.parse(merged))) } catch {
+                    throw UsageError(error.message())
+                }
+            } catch {
+                throw UsageError("\(file):\(n + 1): \(error.description)")
+            }
+        }
+        return jobs
+    }
+
+    private static func sameName(_ a: String, _ b: String) -> Bool {
+        QueryParameters.parameter(named: a)?.name == QueryParameters.parameter(named: b)?.name
+    }
+
+    /// `qid lat lon radius_m limit`: a radius query (by distance unless the command line sorts otherwise).
+    private static func tsvLine(_ line: [UInt8]) throws(UsageError) -> (JSONScalar?, [(name: String, value: String)]) {
+        let cols = line.split(separator: 0x09, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        guard cols.count == 5 else {
+            throw UsageError("expected 5 tab-separated columns qid lat lon radius_m limit, found \(cols.count)")
+        }
+        return (scalar(cols[0]), [("lat", cols[1]), ("lon", cols[2]), ("radius", cols[3]), ("limit", cols[4])])
+    }
+
+    /// A JSON object: each member a parameter; lists (`"category":[12,39]`) are comma-joined.
+    private static func jsonLine(_ line: [UInt8]) throws(UsageError) -> (JSONScalar?, [(name: String, value: String)]) {
+        let value: JSONValue
+        switch line.withUnsafeBytes({ bytes in Result { () throws(JSONError) in try JSONValue.parse(bytes) } }) {
+        case .success(let v): value = v
+        case .failure(let error): throw UsageError("not valid JSON: \(error.reason)")
+        }
+        guard case .object(let object) = value else { throw UsageError("not a JSON object") }
+        var qid: JSONScalar?
+        var pairs: [(name: String, value: String)] = []
+        for member in object.members {
+            if member.key == "qid" {
+                switch member.value {
+                case .number(let s): qid = scalar(s)
+                case .string(let s): qid = .string(s)
+                default: throw UsageError("qid: expected a number or a string")
+                }
+                continue
+            }
+            switch member.value {
+            case .string(let s), .number(let s): pairs.append((member.key, s))
+            case .bool(let b): pairs.append((member.key, b ? "true" : "false"))
+            case .array(let items):
+                var texts: [String] = []
+                for item in items {
+                    guard let t = item.text else { throw UsageError("\(member.key): a list holds strings and numbers only") }
+                    texts.append(t)
+                }
+                pairs.append((member.key, texts.joined(separator: ",")))
+            case .null, .object: throw UsageError("\(member.key): expected a string, a number, true/false or a list")
+            }
+        }
+        return (qid, pairs)
+    }
+
+    /// An integer qid stays a number in the output, anything else is a string.
+    private static func scalar(_ s: String) -> JSONScalar { Int(s).map(JSONScalar.int) ?? .string(s) }
+}

@@ -1,0 +1,102 @@
+import Testing
+@testable import NearbyCore
+
+/// The one request parser: every parameter parses, renders back, and feeds the cursor fingerprint.
+@Suite struct QueryParametersTests {
+    /// A value for each parameter that makes a valid query on top of `base`, and a second one that
+    /// differs (the fingerprint must tell them apart).
+    static let base: [(name: String, value: String)] = [("lat", "37.5"), ("lon", "127")]
+    static let values: [String: (String, String)] = [
+        "lat": ("37.5", "37.6"), "lon": ("127", "127.1"), "radius": ("1000", "2000"), "knn": ("5", "6"),
+        "bbox": ("126,37,128,38", "126,37,128,38.5"), "category": ("12", "39"), "areacode": ("1", "2"),
+        "sigungucode": ("11", "12"), "keyword": ("경", "공원"), "created-since": ("20200101", "20210101"),
+        "created-until": ("20200101", "20210101"), "modified-since": ("20200101", "20210101"),
+        "modified-until": ("20200101", "20210101"), "date": ("20250505", "20250506"),
+        "from": ("20250505", "20250506"), "to": ("20250505", "20250506"), "during": ("20250501,20250505", "20250501,20250506"),
+        "with-image": ("true", "false"), "accessible": ("wheelchair", "restroom"), "sort": ("title", "-title"),
+        "arrange": ("A", "C"), "limit": ("10", "20"), "page": ("1", "2"), "cursor": ("x", "y"),
+        "distance": ("haversine", "geodesic"),
+    ]
+
+    @Test func everyParameterHasTestValues() {
+        #expect(Set(QueryParameters.all.map(\.name)) == Set(Self.values.keys))
+    }
+
+    @Test func changingAnyParameterChangesTheFingerprintButPageAndCursorDoNot() throws {
+        for p in QueryParameters.all where p.name != "cursor" {
+            let (a, b) = Self.values[p.name]!
+            func query(_ v: String) throws -> PlaceQuery {
+                var pairs = Self.base.filter { $0.name != p.name } + [(p.name, v)]
+                if p.name == "knn" || p.name == "radius" { pairs.append(p.name == "knn" ? ("radius", "5000") : ("knn", "3")) }
+                return try QueryParameters.parse(pairs)
+            }
+            let fa = PageCursor.fingerprint(of: try query(a), generation: 1)
+            let fb = PageCursor.fingerprint(of: try query(b), generation: 1)
+            if p.name == "page" { #expect(fa == fb, "page must not change the fingerprint") }
+            else { #expect(fa != fb, "changing \(p.name) must change the fingerprint") }
+        }
+        let q = try QueryParameters.parse(Self.base)
+        #expect(PageCursor.fingerprint(of: q, generation: 1) != PageCursor.fingerprint(of: q, generation: 2))
+    }
+
+    @Test func renderIsTheInverseOfParseOnSampledQueries() throws {
+        var sampler = QuerySampler(seed: 7)
+        for n in 0..<2000 {
+            let model: DistanceModel = n % 3 == 0 ? .geodesic : .haversine
+            let q = sampler.query(model: model)
+            let back = try QueryParameters.parse(QueryParameters.render(q))
+            #expect(back == q, "\(QueryParameters.render(q))")
+        }
+    }
+
+    @Test func listsAddUpAndOtherRepeatsAreRefused() throws {
+        let q = try QueryParameters.parse([("category", "12"), ("category", "39,14"), ("accessible", "wheelchair"), ("accessible", "restroom")])
+        #expect(q.filter.categories == [12, 14, 39])
+        #expect(q.filter.accessibility == ["wheelchair", "restroom"])
+        #expect(throws: RequestError(parameter: "limit", reason: "given twice")) {
+            try QueryParameters.parse([("limit", "1"), ("limit", "2")])
+        }
+    }
+
+    @Test func categoryListsParseAsEveryShellWritesThem() throws {
+        #expect(try QueryParameters.parse([("category", " 15 , 15 ")]).filter.categories == [15])
+        #expect(try QueryParameters.parse([("category", "12,,39")]).filter.categories == [12, 39])
+        #expect(try QueryParameters.parse([("category", "-1")]).filter.categories == [-1])
+        #expect(throws: RequestError.self) { try QueryParameters.parse([("category", "12,food")]) }
+        #expect(throws: RequestError.self) { try QueryParameters.parse([("category", "")]) }
+    }
+
+    @Test func camelCaseNamesAreTheSameParameters() throws {
+        let q = try QueryParameters.parse([("withImage", "true"), ("createdSince", "20200101")])
+        #expect(q.filter.withImage && q.filter.created?.lowerBound == 20200101_000000)
+    }
+
+    @Test func defaultPageSizeIsTourAPIs() throws {
+        #expect(try QueryParameters.parse([]).limit == QueryParameters.defaultLimit)
+        #expect(QueryParameters.defaultLimit == 10)
+        #expect(try QueryParameters.parse([("limit", "0")]).limit == 0)
+    }
+
+    @Test func errorsNameTheParameterAndQuoteTheValue() {
+        func reason(_ pairs: [(name: String, value: String)]) -> RequestError? {
+            do { _ = try QueryParameters.parse(pairs); return nil } catch { return error }
+        }
+        #expect(reason([("lat", "95"), ("lon", "0")])?.parameter == "lat")
+        #expect(reason([("lat", "1")])?.parameter == "lon")
+        #expect(reason([("radius", "100")])?.message(prefix: "--") == "--radius: needs a centre (lat and lon)")
+        #expect(reason([("lat", "1"), ("lon", "1"), ("radius", "-1")])?.parameter == "radius")
+        #expect(reason([("nope", "1")])?.parameter == "nope")
+        #expect(reason([("sort", "title"), ("arrange", "A")])?.parameter == "arrange")
+        #expect(reason([("page", "2"), ("cursor", "x")])?.parameter == "cursor")
+        #expect(reason([("page", "9223372036854775807")])?.parameter == "page")
+        #expect(reason([("keyword", "x"), ("limit", "a\u{1b}[31mb")])?.reason == "'a\\u{1b}[31mb' is not an integer")
+        let long = String(repeating: "9", count: 500) + "x"
+        #expect(reason([("limit", long)])!.reason.count < 120)
+    }
+
+    @Test func thirtiethOfFebruaryIsADayForFiltersAsForImport() throws {
+        #expect(TourDate.isDay("20250230") && TourDate.isDateTime("20250230120000"))
+        #expect(!TourDate.isDay("20251301") && !TourDate.isDay("20250132") && !TourDate.isDateTime("20250101240000"))
+        #expect(try QueryParameters.parse([("date", "2025-02-30")]).filter.eventPeriod == 20250230...20250230)
+    }
+}

@@ -110,7 +110,7 @@ public enum SharedWorkload {
     /// Bytes of lines being built, formatted as Python's f-strings format them.
     struct LineBuffer {
         var bytes: [UInt8] = []
-        /// Room for `snprintf` to write any finite Double with up to 7 decimals (at most 309 integer digits).
+        /// Room for printf to write any finite Double with up to 7 decimals (at most 309 integer digits).
         var scratch = [CChar](repeating: 0, count: 330)
 
         init(capacity: Int) { bytes.reserveCapacity(capacity) }
@@ -125,25 +125,44 @@ public enum SharedWorkload {
         mutating func append(_ s: String) { bytes.append(contentsOf: s.utf8) }
         mutating func append(_ b: [UInt8]) { bytes.append(contentsOf: b) }
 
-        /// `f"{n}"` for n ≥ 0.
-        mutating func append(_ n: Int) { append(n, width: 1) }
-
-        /// `f"{n:0{width}d}"` for n ≥ 0.
-        mutating func append(_ n: Int, width: Int) {
+        /// `f"{n:0{width}d}"` for n ≥ 0 (`f"{n}"` with the default width).
+        mutating func append(_ n: Int, width: Int = 1) {
             precondition(n >= 0)
-            var digits = 1, p = 10
-            while p <= n { digits += 1; p *= 10 }
-            for _ in digits..<max(width, digits) { bytes.append(0x30) }
-            let start = bytes.count
-            var v = n
-            for _ in 0..<digits { bytes.append(0x30 + UInt8(v % 10)); v /= 10 }
-            bytes[start...].reverse()
+            var digits = 1, v = n
+            while v >= 10 { v /= 10; digits += 1 }
+            let count = max(width, digits)
+            bytes.append(contentsOf: repeatElement(0x30, count: count))
+            var i = bytes.count
+            v = n
+            while v > 0 { i -= 1; bytes[i] = 0x30 + UInt8(v % 10); v /= 10 }
         }
 
-        /// `f"{x:.{decimals}f}"`. C's `%.*f` rounds the exact binary value correctly, ties to even, as
-        /// Python's (David Gay's dtoa, mode 3) does.
-        mutating func append(_ x: Double, decimals: Int) {
-            precondition((0...7).contains(decimals))
+        static let powersOfTen = [1, 10, 100, 1000, 10000, 100_000, 1_000_000, 10_000_000]
+
+        /// `f"{x:.{decimals}f}"`, 0 ≤ decimals ≤ 7: x's exact binary value rounded to `decimals` places,
+        /// ties to even, as Python's float formatting (David Gay's dtoa, mode 3) and C's printf do.
+        ///
+        /// While |x|·10^d < 2^52 (every coordinate), without printf: hi = fl(|x|·10^d) and
+        /// lo = fma(|x|, 10^d, −hi) are the exact product as an unevaluated sum (TwoProduct: T. J. Dekker,
+        /// "A floating-point technique for extending the available precision", Numer. Math. 18, 1971),
+        /// |lo| ≤ ulp(hi)/2 ≤ 1/4 and hi's fraction a multiple of ulp(hi), so hi's fraction against ½, and
+        /// on a tie the sign of lo, round the exact product. Larger or non-finite values use printf.
+        mutating func append(_ x: Double, decimals d: Int) {
+            precondition((0...7).contains(d))
+            let scale = Self.powersOfTen[d]
+            let hi = x.magnitude * Double(scale)
+            guard hi < 0x1p52 else { return appendPrintf(x, decimals: d) }
+            let lo = (-hi).addingProduct(x.magnitude, Double(scale))
+            let whole = hi.rounded(.down), fraction = hi - whole
+            var q = Int(whole)
+            if fraction > 0.5 || (fraction == 0.5 && (lo > 0 || (lo == 0 && q & 1 == 1))) { q += 1 }
+            if x.sign == .minus { bytes.append(0x2D) }
+            append(q / scale)
+            if d > 0 { bytes.append(0x2E); append(q % scale, width: d) }
+        }
+
+        /// `f"{x:.{decimals}f}"` by C's `%.*f`, which rounds the exact binary value, ties to even.
+        mutating func appendPrintf(_ x: Double, decimals: Int) {
             let count = Int(withVaList([Int32(decimals), x]) { vsnprintf(&scratch, scratch.count, "%.*f", $0) })
             precondition(count < scratch.count)
             for i in 0..<count { bytes.append(UInt8(bitPattern: scratch[i])) }

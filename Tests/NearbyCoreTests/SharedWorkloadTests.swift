@@ -84,6 +84,33 @@ import Testing
         #expect(huge.bytes.count == 301 + 8 && huge.bytes.starts(with: Array("10000000000000000525047602552044202487".utf8)))
     }
 
+    /// The printf-free path against C's printf on values of every kind it takes: coordinates, exact
+    /// ties (multiples of 2⁻⁸ are ties at 7 decimals, of 2⁻⁷ at 6), tiny and negative values, values
+    /// next to the 2⁵² limit where printf takes over.
+    @Test func decimalsMatchPrintf() {
+        var g = SplitMix64(seed: 11)
+        var values: [Double] = []
+        for _ in 0..<4_000 {
+            values.append(g.unit() * 200 - 20)
+            values.append(Double(g.below(1 << 20)) / 256 - 100)
+            values.append(Double(g.below(1 << 20)) / 128)
+            values.append((g.unit() - 0.5) * 1e-5)
+            values.append(g.unit() * 0x1p52 / 1e7)
+        }
+        values += [0, -0.0, 0.5e-7, 0x1p52 / 1e7, 0x1p52 / 1e6, (0x1p52 / 1e7).nextDown, .leastNonzeroMagnitude, -1e-300]
+        var mismatches: [String] = []
+        for x in values {
+            for d in [0, 1, 6, 7] {
+                var fast = SharedWorkload.LineBuffer(capacity: 0), printf = SharedWorkload.LineBuffer(capacity: 0)
+                fast.append(x, decimals: d); printf.appendPrintf(x, decimals: d)
+                if fast.bytes != printf.bytes, mismatches.count < 5 {
+                    mismatches.append("\(x) .\(d)f: \(String(decoding: fast.bytes, as: UTF8.self)) vs printf \(String(decoding: printf.bytes, as: UTF8.self))")
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches)")
+    }
+
     @Test func stampsAndPaddedIntegers() {
         var b = SharedWorkload.LineBuffer(capacity: 0)
         b.appendStamp(0); b.tab()

@@ -1,3 +1,5 @@
+import NearbyCore
+
 /// What a visible-index event came from (traced only when `Configuration.traceVisible` is set).
 public enum VisibleOrigin: String, Sendable {
     /// The user's swipe (`visible` or `offset` input).
@@ -40,40 +42,26 @@ public enum CarouselOutput: Equatable, Sendable {
         case .visible(let t, let i, let origin):
             return "{\"t\":\(t),\"visible\":\(i),\"origin\":\"\(origin.rawValue)\"}"
         case .selected(let t, let i, let id, let lat, let lon):
-            return "{\"t\":\(t),\"selected\":\(i),\"id\":\(JSONText.string(id)),\"camera\":{\"lat\":\(lat),\"lon\":\(lon)}}"
+            return "{\"t\":\(t),\"selected\":\(i),\"id\":\(quoted(id)),\"camera\":{\"lat\":\(lat),\"lon\":\(lon)}}"
         case .dropped(let t, let i, let reason):
-            return "{\"t\":\(t),\"dropped\":\(i),\"reason\":\(JSONText.string(reason))}"
+            return "{\"t\":\(t),\"dropped\":\(i),\"reason\":\(quoted(reason))}"
         case .query(let t, let lat, let lon, let moved, let results):
             let m = moved.map { ",\"moved\":\(($0 * 10).rounded() / 10)" } ?? ""
-            let ids = results.map(JSONText.string).joined(separator: ",")
+            let ids = results.map(quoted).joined(separator: ",")
             return "{\"t\":\(t),\"query\":{\"lat\":\(lat),\"lon\":\(lon)\(m)},\"results\":[\(ids)]}"
         case .queryFailed(let t, let lat, let lon, let message):
-            return "{\"t\":\(t),\"query\":{\"lat\":\(lat),\"lon\":\(lon)},\"error\":\(JSONText.string(message))}"
+            return "{\"t\":\(t),\"query\":{\"lat\":\(lat),\"lon\":\(lon)},\"error\":\(quoted(message))}"
         case .completed(let t):
             return "{\"t\":\(t),\"complete\":true}"
         case .failed(let t, let message):
-            return "{\"t\":\(t),\"error\":\(JSONText.string(message))}"
+            return "{\"t\":\(t),\"error\":\(quoted(message))}"
         }
     }
 }
 
-/// JSON string literals (RFC 8259 §7: quote, backslash and control characters escaped).
-enum JSONText {
-    static func string(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where u.value < 0x20:
-                let hex = String(u.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        return out + "\""
-    }
+/// A JSON string literal, escaped by the project's one escaper (`JSONWriter`).
+private func quoted(_ s: String) -> String {
+    var bytes: [UInt8] = []
+    JSONWriter.appendString(s, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
 }

@@ -25,6 +25,10 @@ public final class PlaceCache {
     public static let applicationID: Int64 = 0x4E52_4259
     /// The schema version this code reads and writes. Opening a file with a newer version is refused.
     public static let schemaVersion: Int64 = 1
+    /// SQLite page cache for reads (KiB): a whole-cache read of 1M places touches ~300 MB of pages.
+    static let readCacheKiB = 131_072
+    /// SQLite page cache while writing (KiB): enough for the id index's hot pages.
+    static let writeCacheKiB = 16_384
     /// How long a writer waits for another writer before reporting `busy`.
     static let busyTimeoutMilliseconds: Int32 = 250
 
@@ -45,7 +49,7 @@ public final class PlaceCache {
         connection.setBusyTimeout(milliseconds: Self.busyTimeoutMilliseconds)
         do {
             try checkSchema(readOnly: readOnly)
-            try connection.execute("PRAGMA synchronous=NORMAL; PRAGMA cache_size=-131072")
+            try connection.execute("PRAGMA synchronous=NORMAL; PRAGMA cache_size=-\(Self.readCacheKiB)")
         } catch let error as SQLiteError {
             throw PlaceCacheError(error, path: path)
         }

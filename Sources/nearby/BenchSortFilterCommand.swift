@@ -2,7 +2,7 @@ import ArgumentParser
 import NearbyBench
 import NearbyKit
 
-/// `nearby bench sortfilter`: the sorting and filtering workload of issue 5, items (a)–(f).
+/// `nearby bench sortfilter`: the sorting and filtering items (a)–(f) of BENCHMARKS.md.
 struct BenchSortFilterCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sortfilter",

@@ -150,24 +150,24 @@ struct CarouselCommand: ParsableCommand {
                 debounce: debounce, tapDuration: tapDuration, geometry: geometry, distanceFilter: distanceFilter,
                 traceVisible: format == .svg),
             query: query)
-        var out = Data()
-        /// JSON lines of the outputs so far, written out in 64 KiB pieces.
-        func drain() {
-            for o in sim.output { out.append(contentsOf: (o.jsonLine + "\n").utf8) }
+        var out = StdoutBlocks()
+        /// JSON lines of the outputs so far, written out in blocks.
+        func drain() throws {
+            for o in sim.output { out.bytes.append(contentsOf: (o.jsonLine + "\n").utf8) }
             sim.output.removeAll(keepingCapacity: true)
-            if out.count > 1 << 16 { FileHandle.standardOutput.write(out); out.removeAll(keepingCapacity: true) }
+            try out.flushIfFull()
         }
         if places != nil { try sim.feed(.places(initial), at: 0) }
         for e in timeline {
             try sim.feed(e.input, at: e.t)
-            if format == .jsonl { drain() }
+            if format == .jsonl { try drain() }
         }
         sim.finish()
         switch format {
-        case .jsonl: drain()
-        case .svg: out.append(contentsOf: TimelineSVG.render(sim.output, debounce: debounce).utf8)
+        case .jsonl: try drain()
+        case .svg: out.bytes.append(contentsOf: TimelineSVG.render(sim.output, debounce: debounce).utf8)
         }
-        FileHandle.standardOutput.write(out)
+        try out.flush()
     }
 
     /// The nearby query for a location: the memory engine over `places` with the query options.

@@ -19,8 +19,14 @@ struct GenerateCommand: ParsableCommand {
             TSV starts with the benchmark workload's columns (id lat lon category title created modified \
             areacode sigungucode) and adds the other fields; `nearby import` reads both formats.
 
+            --workload PREFIX writes the benchmark workload instead: PREFIX.places.tsv and \
+            PREFIX.queries.tsv byte for byte as the shared make_dataset.py writes them for the same \
+            --count, --queries and --seed (default 42), so other engines can be measured on the very \
+            same files (format: docs/workload.md).
+
             Examples:
               nearby generate --count 1000000 --seed 42 > /tmp/g1m.tsv
+              nearby generate --workload /tmp/w1m --count 1000000 --queries 10000
               nearby generate --count 100 --format jsonl | head -3
               nearby generate --count 50000 --towns my_points.tsv > places.tsv
             """
@@ -31,8 +37,14 @@ struct GenerateCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Number of places (ids 1...count).", valueName: "n"))
     var count: Int = DefaultDataset.count
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Seed of the generator: the same seed gives the same bytes.", valueName: "n"))
-    var seed: UInt64 = DefaultDataset.seed
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seed of the generator: the same seed gives the same bytes (default \(DefaultDataset.seed); \(SharedWorkload.defaultSeed) with --workload).", valueName: "n"))
+    var seed: UInt64?
+
+    @Option(help: ArgumentHelp("Write the benchmark workload's PREFIX.places.tsv and PREFIX.queries.tsv instead of stdout.", valueName: "prefix"))
+    var workload: String?
+
+    @Option(name: .customLong("queries"), parsing: .unconditional, help: ArgumentHelp("Queries in the workload's queries file (with --workload).", valueName: "n"))
+    var queryCount: Int = 10_000
 
     @Option(help: "Output format: tsv (with a header row) or jsonl (one place object per line).")
     var format: Format = .tsv
@@ -43,15 +55,15 @@ struct GenerateCommand: ParsableCommand {
 
     func validate() throws {
         guard count >= 0 else { throw ValidationError("--count must be 0 or more, got \(count)") }
+        guard queryCount >= 0 else { throw ValidationError("--queries must be 0 or more, got \(queryCount)") }
+        if workload == nil && queryCount != 10_000 { throw ValidationError("--queries goes with --workload") }
+        if workload != nil && seed.map({ $0 > UInt64(Int.max) }) == true { throw ValidationError("--seed must be below 2^63 with --workload") }
     }
 
     func run() throws {
-        let townList: [KoreanTown]
-        do { townList = try DefaultDataset.loadTowns(path: towns ?? DefaultDataset.townsPath()) } catch {
-            FileHandle.standardError.write(Data("nearby generate: \(error)\n".utf8))
-            throw ExitCode(1)
-        }
-        let generator = PlaceGenerator(towns: townList, seed: seed)
+        let townList = try DefaultDataset.loadTowns(path: towns ?? DefaultDataset.townsPath())
+        if let workload { return try writeWorkload(prefix: workload, towns: townList) }
+        let generator = PlaceGenerator(towns: townList, seed: seed ?? DefaultDataset.seed)
         var out = StdoutBlocks()
         if format == .tsv {
             out.bytes.append(contentsOf: PlaceGenerator.tsvColumns.joined(separator: "\t").utf8)
@@ -66,5 +78,27 @@ struct GenerateCommand: ParsableCommand {
             try out.flushIfFull()
         }
         try out.flush()
+    }
+
+    /// The shared benchmark workload's two files, written through temporary names so a failed run
+    /// leaves no half file under the final name.
+    private func writeWorkload(prefix: String, towns: [KoreanTown]) throws {
+        guard !towns.isEmpty else { throw UsageError("the towns file has no towns") }
+        let paths = [prefix + ".places.tsv", prefix + ".queries.tsv"]
+        let files = try paths.map { path -> FileHandle in
+            let partial = path + ".partial"
+            guard FileManager.default.createFile(atPath: partial, contents: nil) else {
+                throw UsageError("\(path): cannot create the file")
+            }
+            return try FileHandle(forWritingTo: URL(fileURLWithPath: partial))
+        }
+        try SharedWorkload.generate(
+            towns: towns, placeCount: count, queryCount: queryCount, seed: Int(seed ?? UInt64(SharedWorkload.defaultSeed)),
+            places: { try files[0].write(contentsOf: $0) }, queries: { try files[1].write(contentsOf: $0) })
+        for (file, path) in zip(files, paths) {
+            try file.close()
+            _ = try? FileManager.default.removeItem(atPath: path)
+            try FileManager.default.moveItem(atPath: path + ".partial", toPath: path)
+        }
     }
 }

@@ -50,4 +50,25 @@ import Testing
         let wrongEnv = try CLIRunner.run(["generate", "--count", "1"], environment: ["NEARBY_DATA": "/nonexistent"])
         #expect(wrongEnv.status == 1 && wrongEnv.stderr.contains("NEARBY_DATA"))
     }
+
+    /// `--workload` writes the shared workload byte for byte (fixtures from make_dataset.py, see
+    /// Tests/NearbyKitTests/Fixtures/README.md), so other engines can be run on the very same files.
+    @Test func workloadFilesEqualTheSharedGenerators() throws {
+        let dir = try TempFolder()
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("NearbyKitTests/Fixtures")
+        for (count, queries, seed) in [(300, 60, 42), (1000, 100, 7)] {
+            let prefix = dir.file("w\(count)")
+            var args = ["generate", "--workload", prefix, "--count", "\(count)", "--queries", "\(queries)"]
+            if seed != 42 { args += ["--seed", "\(seed)"] }
+            let r = try CLIRunner.run(args)
+            #expect(r.status == 0 && r.stdout.isEmpty, "\(r.stderr)")
+            for kind in ["places", "queries"] {
+                let expected = try Data(contentsOf: fixtures.appendingPathComponent("workload-\(count)-\(queries)-seed\(seed).\(kind).tsv"))
+                #expect(try Data(contentsOf: URL(fileURLWithPath: "\(prefix).\(kind).tsv")) == expected, "\(count) \(kind)")
+            }
+        }
+        let bad = try CLIRunner.run(["generate", "--queries", "5"])
+        #expect(bad.status == 2 && bad.stderr.contains("--queries goes with --workload"))
+    }
 }

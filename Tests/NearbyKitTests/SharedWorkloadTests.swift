@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NearbyCore
+import NearbyKit
 
 /// `SharedWorkload` against files written by ../shared/workload/make_dataset.py (Fixtures/README.md).
 @Suite struct SharedWorkloadTests {

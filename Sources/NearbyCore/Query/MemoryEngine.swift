@@ -139,8 +139,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
     private func execute<M: SpatialMetric>(_ q: PlaceQuery, space: Space<M>?, searchRadius: Double) throws -> QueryAnswer {
         let order = RowOrder(q.effectiveOrder, table: table)
         let filter = RowFilter(q.filter, table: table)
-        let fingerprint = { PageCursor.fingerprint(of: q, generation: self.generation) }
-        let after = try q.cursor.map { try resume(from: $0, fingerprint: fingerprint()) }
+        let after = try q.cursor.map { try resume(from: $0, fingerprint: PageCursor.fingerprint(of: q, generation: generation)) }
         // Best-first search gives rows in (distance, id) order: usable as is for a first page run.
         let bestFirst = after == nil && q.limit > 0 && order.isDistanceOnly && filter.passAll
         var total = 0
@@ -199,14 +198,14 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             for n in pageRows.indices { pageRows[n].dist = space.distance(pageRows[n].item, table) }
         }
 
-        var next: String?
+        var next: QueryAnswer.NextPage?
         if q.limit > 0, let last = pageRows.last, remaining > offset + pageRows.count {
-            next = PageCursor(fingerprint: fingerprint(), page: page, distance: last.dist,
-                              id: table.places[last.item].id).encoded
+            next = QueryAnswer.NextPage(query: q, generation: generation, page: page, distance: last.dist,
+                                        id: table.places[last.item].id)
         }
         return QueryAnswer(
             total: total, rows: PlaceRows(table: table, rows: pageRows.map { Int32($0.item) }),
-            distances: pageRows.map { space == nil ? nil : $0.dist }, page: page, nextCursor: next)
+            distances: pageRows.map { space == nil ? nil : $0.dist }, page: page, next: next)
     }
 
     /// The k nearest rows passing the filter, in (distance, id) order, then in the query's order.

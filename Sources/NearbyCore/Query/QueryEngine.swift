@@ -9,12 +9,32 @@ public struct QueryAnswer: Sendable, Hashable {
     public var distances: [Double?]
     /// 1-based page this answer is.
     public var page: Int
-    /// Resumes after the last row; nil on the last page or when the query has no limit.
-    public var nextCursor: String?
+    /// Where the next page starts; nil on the last page or when the query has no limit.
+    public var next: NextPage?
 
-    public init(total: Int, rows: PlaceRows, distances: [Double?], page: Int, nextCursor: String?) {
+    /// Resumes after the last row; nil on the last page or when the query has no limit. Encoded when
+    /// asked for: a caller that only reads rows (a benchmark, a batch) never pays for the fingerprint.
+    public var nextCursor: String? { next?.cursor }
+
+    public init(total: Int, rows: PlaceRows, distances: [Double?], page: Int, next: NextPage?) {
         self.total = total; self.rows = rows; self.distances = distances
-        self.page = page; self.nextCursor = nextCursor
+        self.page = page; self.next = next
+    }
+
+    /// What a next-page cursor holds, before encoding.
+    public struct NextPage: Sendable, Hashable {
+        public var query: PlaceQuery
+        public var generation: Int64
+        /// 1-based page the answer's rows are.
+        public var page: Int
+        /// Distance and id of the last row returned.
+        public var distance: Double
+        public var id: String
+
+        public var cursor: String {
+            PageCursor(fingerprint: PageCursor.fingerprint(of: query, generation: generation), page: page,
+                       distance: distance, id: id).encoded
+        }
     }
 }
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Regenerates every number and chart in BENCHMARKS.md, on this machine, in one go:
 #   scripts/bench-all.sh            (about 30 minutes on 2 cores; SKIP_MICRO=1 skips Benchmarks/)
-# Workloads are generated into $WORKLOAD_DIR (default /tmp) by the shared make_dataset.py if missing.
+# Workloads are generated into $WORKLOAD_DIR (default /tmp) by `nearby generate --workload` if missing
+# (byte for byte what the shared make_dataset.py writes, so other engines can run on the same files).
 # Results go to bench-results/ (JSON documents, answers TSVs, tables.md, import timings) and charts/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 W=${WORKLOAD_DIR:-/tmp}
-MAKE_DATASET=${MAKE_DATASET:-../shared/workload/make_dataset.py}  # the shared workload generator, beside the checkout
 OUT=${OUT:-bench-results}
 CHARTS=${CHARTS:-charts}
 mkdir -p "$OUT" "$CHARTS"
@@ -16,7 +16,7 @@ N=.build/release/nearby
 
 for spec in 10k:10000 100k:100000 1m:1000000 5m:5000000; do
     name=${spec%%:*} count=${spec##*:}
-    [ -f "$W/w$name.queries.tsv" ] || python3 "$MAKE_DATASET" "$count" 10000 "$W/w$name"
+    [ -f "$W/w$name.queries.tsv" ] || $N generate --workload "$W/w$name" --count "$count" --queries 10000
 done
 
 # Radius queries, both engines in the same run. The sqlite engine and the 5M workload answer only the

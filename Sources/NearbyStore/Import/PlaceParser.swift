@@ -94,7 +94,7 @@ public enum PlaceParser {
         if o["response"] != nil || o["resultCode"] != nil { return .tourapi }
         if o["type"] == .string("FeatureCollection") { return .geojson }
         if isPlaceLike(o) { return .jsonl }
-        let keys = o.members.prefix(8).map(\.key).joined(separator: ", ")
+        let keys = o.members.prefix(8).map { MessageText.oneLine($0.key, limit: MessageText.echoLimit) }.joined(separator: ", ")
         throw UnsupportedInputError(file: file, message: "not a supported format: a JSON object with none of the place fields (its keys: \(keys))")
     }
 }

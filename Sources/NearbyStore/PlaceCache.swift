@@ -37,8 +37,12 @@ public final class PlaceCache {
     /// a file that is not SQLite or is corrupted, a foreign SQLite file, or a newer schema version.
     public init(path: String, readOnly: Bool = false) throws {
         self.path = path
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            throw PlaceCacheError.cannotOpen(path: path, reason: "it is a folder; name a file, e.g. \(path)/places.sqlite")
+        }
         do {
-            connection = try SQLiteConnection(path: path, readOnly: readOnly, create: !readOnly)
+            connection = try Self.connect(path, readOnly: readOnly)
         } catch {
             throw PlaceCacheError.cannotOpen(path: path, reason: Self.missing(path, readOnly: readOnly) ?? error.message)
         }
@@ -47,8 +51,33 @@ public final class PlaceCache {
             try checkSchema(readOnly: readOnly)
             try connection.execute("PRAGMA synchronous=NORMAL; PRAGMA cache_size=-131072")
         } catch let error as SQLiteError {
+            if error.code & 0xff == SQLITE_READONLY, !readOnly {
+                throw PlaceCacheError.cannotOpen(path: path, reason: "the file or its folder is read-only; reading commands work, imports need write access to both")
+            }
             throw PlaceCacheError(error, path: path)
         }
+    }
+
+    /// Opens the connection. A WAL-mode file is read through its `-shm` index, which SQLite must create
+    /// when it is missing; in a folder this process cannot write it cannot, and every read fails with
+    /// "attempt to write a readonly database". Then, when nothing is waiting in a `-wal` file (every
+    /// commit checkpointed; the last connection to close does that), the file is opened `immutable`: no
+    /// process can be writing it, as a writer would need to create that `-wal` in the same folder.
+    private static func connect(_ path: String, readOnly: Bool) throws(SQLiteError) -> SQLiteConnection {
+        let connection = try SQLiteConnection(path: path, readOnly: readOnly, create: !readOnly)
+        guard readOnly, access(folder(of: path), W_OK) != 0, access(path + "-shm", F_OK) != 0 else { return connection }
+        var wal = stat()
+        if stat(path + "-wal", &wal) == 0, wal.st_size > 0 {
+            throw SQLiteError(path: path, code: SQLITE_CANTOPEN, message: "its folder is read-only and its last "
+                + "import is still in \(path)-wal; open it once with write access to the folder (any nearby command) "
+                + "or copy the cache with its -wal file to a writable folder")
+        }
+        return try SQLiteConnection(path: path, readOnly: true, create: false, immutable: true)
+    }
+
+    private static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// What is missing when a cache cannot be opened, in words SQLite does not have ("unable to open
@@ -63,9 +92,15 @@ public final class PlaceCache {
     /// Reads the header and the schema (which also catches a non-SQLite or corrupted first page), and
     /// creates the schema in an empty file.
     private func checkSchema(readOnly: Bool) throws {
-        let application = try connection.integer("PRAGMA application_id")
-        let version = try connection.integer("PRAGMA user_version")
-        let objects = try connection.integer("SELECT count(*) FROM sqlite_master")
+        // One statement, so one read snapshot: three separate reads could see a cache another process
+        // is creating half made (tables without application_id) and call it another application's file.
+        let header = try connection.prepare("""
+            SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version),
+                   (SELECT count(*) FROM sqlite_master)
+            """)
+        guard try header.step() else { throw PlaceCacheError.notACache(path: path, reason: "no header") }
+        let application = header.int64(0), version = header.int64(1), objects = header.int64(2)
+        header.reset()
         if application == 0 && version == 0 && objects == 0 {
             if readOnly { throw PlaceCacheError.notACache(path: path, reason: "the database is empty") }
             return try createSchema()

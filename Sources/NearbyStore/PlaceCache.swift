@@ -12,7 +12,9 @@ import NearbyCore
 ///   32-bit floats, so each point is stored as the box from the Float just below to the Float just above it:
 ///   the true point is always inside, and `candidates` returns a superset the caller refines exactly.
 /// - `meta(key, value)`: `generation`, bumped by every write that changes a row, so an in-memory index
-///   knows when to rebuild.
+///   knows when to rebuild; `cursorKey0`, `cursorKey1`: the secret 128-bit key that signs page cursors
+///   (`PageCursor`), random per cache, written with the schema (or by the first write to a cache made
+///   before cursors were signed).
 ///
 /// The file is in WAL mode with synchronous=NORMAL: readers never wait for an import, and a committed
 /// import survives a crash of the process (a power loss may lose the last commit, never corrupt the file).
@@ -132,6 +134,7 @@ public final class PlaceCache {
                 \(RTreeBulkLoader.createSQL);
                 CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
                 INSERT INTO meta VALUES('generation', 0);
+                \(Self.cursorKeySQL);
                 PRAGMA application_id=\(Self.applicationID);
                 PRAGMA user_version=\(Self.schemaVersion);
                 """)
@@ -249,6 +252,26 @@ public final class PlaceCache {
     /// generation g is current while `generation()` still returns g.
     public func generation() throws -> Int64 {
         do { return try connection.integer("SELECT value FROM meta WHERE key = 'generation'") } catch {
+            throw PlaceCacheError(error, path: path)
+        }
+    }
+
+    /// Inserts a random cursor key unless the cache has one.
+    static var cursorKeySQL: String {
+        let key = PageCursor.Key.random()
+        return """
+            INSERT OR IGNORE INTO meta VALUES('cursorKey0', \(Int64(bitPattern: key.k0))), ('cursorKey1', \(Int64(bitPattern: key.k1)))
+            """
+    }
+
+    /// The key that signs this cache's page cursors; `.unkeyed` for a cache made before cursors were
+    /// signed and not written since (its cursors are still strictly checked, but could be forged).
+    public func cursorKey() throws -> PageCursor.Key {
+        do {
+            let s = try connection.prepare("SELECT (SELECT value FROM meta WHERE key = 'cursorKey0'), (SELECT value FROM meta WHERE key = 'cursorKey1')")
+            guard try s.step(), !s.isNull(0), !s.isNull(1) else { return .unkeyed }
+            return PageCursor.Key(k0: UInt64(bitPattern: s.int64(0)), k1: UInt64(bitPattern: s.int64(1)))
+        } catch {
             throw PlaceCacheError(error, path: path)
         }
     }

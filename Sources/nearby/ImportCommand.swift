@@ -47,8 +47,8 @@ struct ImportCommand: ParsableCommand {
     static let shownErrors = 20
 
     func validate() throws {
-        for file in files where file != "-" && !FileManager.default.isReadableFile(atPath: file) {
-            throw ValidationError("\(file): no such readable file")
+        for file in files {
+            if let problem = InputFile.problem(file) { throw ValidationError("\(file): \(problem)") }
         }
     }
 
@@ -75,9 +75,7 @@ struct ImportCommand: ParsableCommand {
         for file in files {
             let name = file == "-" ? "<stdin>" : file
             StandardError.progress("\(name): reading")
-            let bytes = try file == "-"
-                ? [UInt8](FileHandle.standardInput.readDataToEndOfFile())
-                : [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
+            let bytes = try InputFile.read(file)
             StandardError.progress("\(name): parsing \(bytes.count) bytes")
             let parsed = try PlaceParser.parse(bytes, file: name, format: format, strict: strict)
             for error in parsed.errors {

@@ -166,16 +166,55 @@ public final class PlaceCache {
     static let placeColumns = PlaceField.allCases.map(\.name).joined(separator: ", ")
 
     /// Decodes the row at `statement`'s cursor, whose columns from `first` on are `placeColumns`.
-    static func place(from s: SQLiteStatement, first c: Int32 = 0) -> Place {
-        Place(
-            id: s.text(c) ?? "", title: s.text(c + 1) ?? "", lat: s.double(c + 2), lon: s.double(c + 3),
-            category: Int(s.int64(c + 4)), created: s.text(c + 5), modified: s.text(c + 6),
-            areacode: s.text(c + 7), sigungucode: s.text(c + 8), addr: s.text(c + 9), tel: s.text(c + 10),
-            image: s.text(c + 11), cat1: s.text(c + 12), cat2: s.text(c + 13), cat3: s.text(c + 14),
-            eventStart: s.text(c + 15), eventEnd: s.text(c + 16),
-            accessibility: s.text(c + 17).map(accessibilityTags) ?? [],
-            lDongRegnCd: s.text(c + 18), lDongSignguCd: s.text(c + 19),
-            lclsSystm1: s.text(c + 20), lclsSystm2: s.text(c + 21), lclsSystm3: s.text(c + 22))
+    ///
+    /// A damaged file (a flipped byte, another program's writes) must not turn into silently wrong
+    /// output, so what is read is checked, not coerced: every column has its type (TEXT, REAL, INTEGER;
+    /// NULL only where a field is optional), text is valid UTF-8 (reported, never replaced with U+FFFD),
+    /// and lat/lon are finite and in range. The schema has no STRICT/CHECK constraints (adding them would
+    /// need a schema version and a table rebuild); reading checks instead, and `nearby check` checks all.
+    static func place(from s: SQLiteStatement, first c: Int32 = 0) throws(DamagedRow) -> Place {
+        func text(_ field: PlaceField) throws(DamagedRow) -> String? {
+            let column = c + Int32(field.rawValue)
+            switch s.type(column) {
+            case SQLITE_NULL: return nil
+            case SQLITE_TEXT:
+                guard let t = s.validText(column) else { throw DamagedRow(field: field.name, reason: "invalid UTF-8") }
+                return t
+            default: throw DamagedRow(field: field.name, reason: "\(SQLiteStatement.typeName(s.type(column))) where text belongs")
+            }
+        }
+        func required(_ field: PlaceField) throws(DamagedRow) -> String {
+            guard let t = try text(field), !t.isEmpty else { throw DamagedRow(field: field.name, reason: "missing") }
+            return t
+        }
+        func coordinate(_ field: PlaceField, _ limit: Double) throws(DamagedRow) -> Double {
+            let column = c + Int32(field.rawValue)
+            guard s.type(column) == SQLITE_FLOAT || s.type(column) == SQLITE_INTEGER else {
+                throw DamagedRow(field: field.name, reason: "\(SQLiteStatement.typeName(s.type(column))) where a number belongs")
+            }
+            let v = s.double(column)
+            guard v.isFinite, abs(v) <= limit else { throw DamagedRow(field: field.name, reason: "\(v) is outside [-\(Int(limit)), \(Int(limit))]") }
+            return v
+        }
+        let categoryColumn = c + Int32(PlaceField.category.rawValue)
+        guard s.type(categoryColumn) == SQLITE_INTEGER else {
+            throw DamagedRow(field: "category", reason: "\(SQLiteStatement.typeName(s.type(categoryColumn))) where an integer belongs")
+        }
+        return Place(
+            id: try required(.id), title: try text(.title) ?? "", lat: try coordinate(.lat, 90), lon: try coordinate(.lon, 180),
+            category: Int(s.int64(categoryColumn)), created: try text(.created), modified: try text(.modified),
+            areacode: try text(.areacode), sigungucode: try text(.sigungucode), addr: try text(.addr), tel: try text(.tel),
+            image: try text(.image), cat1: try text(.cat1), cat2: try text(.cat2), cat3: try text(.cat3),
+            eventStart: try text(.eventStart), eventEnd: try text(.eventEnd),
+            accessibility: try text(.accessibility).map(accessibilityTags) ?? [],
+            lDongRegnCd: try text(.lDongRegnCd), lDongSignguCd: try text(.lDongSignguCd),
+            lclsSystm1: try text(.lclsSystm1), lclsSystm2: try text(.lclsSystm2), lclsSystm3: try text(.lclsSystm3))
+    }
+
+    /// A row whose stored value cannot be a `Place` field.
+    struct DamagedRow: Error {
+        var field: String
+        var reason: String
     }
 
     static func accessibilityText(_ tags: [String]) -> String? {
@@ -199,7 +238,13 @@ public final class PlaceCache {
                 statements[sql] = statement
             }
             try bind(statement)
-            while try statement.step() { try body(Self.place(from: statement)) }
+            while try statement.step() {
+                let place: Place
+                do { place = try Self.place(from: statement) } catch {
+                    throw PlaceCacheError.damaged(path: path, row: Self.rowName(statement), field: error.field, reason: error.reason)
+                }
+                try body(place)
+            }
         } catch let error as SQLiteError {
             throw PlaceCacheError(error, path: path)
         }
@@ -256,6 +301,12 @@ public final class PlaceCache {
         }
     }
 
+    /// How a damaged row is named in a message: its id when that is readable text, quoted and cut.
+    static func rowName(_ s: SQLiteStatement) -> String {
+        guard s.type(0) == SQLITE_TEXT, let id = s.validText(0) else { return "a row with an unreadable id" }
+        return "id " + MessageText.quoted(id)
+    }
+
     /// Inserts a random cursor key unless the cache has one.
     static var cursorKeySQL: String {
         let key = PageCursor.Key.random()
@@ -299,6 +350,8 @@ public enum PlaceCacheError: Error, CustomStringConvertible, Equatable {
     case newerSchema(path: String, version: Int64, supported: Int64)
     /// Another process is writing to the cache.
     case busy(path: String)
+    /// A row holds a value no import writes: the file was damaged (or written by another program).
+    case damaged(path: String, row: String, field: String, reason: String)
     case sqlite(path: String, message: String)
 
     init(_ error: SQLiteError, path: String) {
@@ -317,6 +370,8 @@ public enum PlaceCacheError: Error, CustomStringConvertible, Equatable {
             "\(path): the cache has schema version \(version), newer than this nearby understands "
                 + "(\(supported)); upgrade nearby or choose another file with --db"
         case let .busy(path): "\(path): the cache is busy: another import is writing to it; try again when it is done"
+        case let .damaged(path, row, field, reason):
+            "\(path): the cache is damaged: \(row): \(field): \(reason); run nearby check, then rebuild the cache from its sources"
         case let .sqlite(path, message): "\(path): \(message)"
         }
     }

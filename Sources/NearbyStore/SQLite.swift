@@ -174,6 +174,25 @@ final class SQLiteStatement {
     }
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    /// The column's storage class: SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB or SQLITE_NULL.
+    func type(_ column: Int32) -> Int32 { sqlite3_column_type(handle, column) }
+
+    static func typeName(_ type: Int32) -> String {
+        switch type {
+        case SQLITE_INTEGER: "an integer"
+        case SQLITE_FLOAT: "a number"
+        case SQLITE_TEXT: "text"
+        case SQLITE_BLOB: "a blob"
+        default: "NULL"
+        }
+    }
+
+    /// The column's text when it is valid UTF-8; nil for NULL or invalid bytes (never repaired).
+    func validText(_ column: Int32) -> String? {
+        guard let bytes = sqlite3_column_text(handle, column) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(validating: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
 

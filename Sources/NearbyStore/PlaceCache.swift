@@ -12,7 +12,9 @@ import NearbyCore
 ///   32-bit floats, so each point is stored as the box from the Float just below to the Float just above it:
 ///   the true point is always inside, and `candidates` returns a superset the caller refines exactly.
 /// - `meta(key, value)`: `generation`, bumped by every write that changes a row, so an in-memory index
-///   knows when to rebuild.
+///   knows when to rebuild; `cursorKey0`, `cursorKey1`: the secret 128-bit key that signs page cursors
+///   (`PageCursor`), random per cache, written with the schema (or by the first write to a cache made
+///   before cursors were signed).
 ///
 /// The file is in WAL mode with synchronous=NORMAL: readers never wait for an import, and a committed
 /// import survives a crash of the process (a power loss may lose the last commit, never corrupt the file).
@@ -41,8 +43,12 @@ public final class PlaceCache {
     /// a file that is not SQLite or is corrupted, a foreign SQLite file, or a newer schema version.
     public init(path: String, readOnly: Bool = false) throws {
         self.path = path
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            throw PlaceCacheError.cannotOpen(path: path, reason: "it is a folder; name a file, e.g. \(path)/places.sqlite")
+        }
         do {
-            connection = try SQLiteConnection(path: path, readOnly: readOnly, create: !readOnly)
+            connection = try Self.connect(path, readOnly: readOnly)
         } catch {
             throw PlaceCacheError.cannotOpen(path: path, reason: Self.missing(path, readOnly: readOnly) ?? error.message)
         }
@@ -51,8 +57,33 @@ public final class PlaceCache {
             try checkSchema(readOnly: readOnly)
             try connection.execute("PRAGMA synchronous=NORMAL; PRAGMA cache_size=-\(Self.readCacheKiB)")
         } catch let error as SQLiteError {
+            if error.code & 0xff == SQLITE_READONLY, !readOnly {
+                throw PlaceCacheError.cannotOpen(path: path, reason: "the file or its folder is read-only; reading commands work, imports need write access to both")
+            }
             throw PlaceCacheError(error, path: path)
         }
+    }
+
+    /// Opens the connection. A WAL-mode file is read through its `-shm` index, which SQLite must create
+    /// when it is missing; in a folder this process cannot write it cannot, and every read fails with
+    /// "attempt to write a readonly database". Then, when nothing is waiting in a `-wal` file (every
+    /// commit checkpointed; the last connection to close does that), the file is opened `immutable`: no
+    /// process can be writing it, as a writer would need to create that `-wal` in the same folder.
+    private static func connect(_ path: String, readOnly: Bool) throws(SQLiteError) -> SQLiteConnection {
+        let connection = try SQLiteConnection(path: path, readOnly: readOnly, create: !readOnly)
+        guard readOnly, access(folder(of: path), W_OK) != 0, access(path + "-shm", F_OK) != 0 else { return connection }
+        var wal = stat()
+        if stat(path + "-wal", &wal) == 0, wal.st_size > 0 {
+            throw SQLiteError(path: path, code: SQLITE_CANTOPEN, message: "its folder is read-only and its last "
+                + "import is still in \(path)-wal; open it once with write access to the folder (any nearby command) "
+                + "or copy the cache with its -wal file to a writable folder")
+        }
+        return try SQLiteConnection(path: path, readOnly: true, create: false, immutable: true)
+    }
+
+    private static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// What is missing when a cache cannot be opened, in words SQLite does not have ("unable to open
@@ -67,9 +98,15 @@ public final class PlaceCache {
     /// Reads the header and the schema (which also catches a non-SQLite or corrupted first page), and
     /// creates the schema in an empty file.
     private func checkSchema(readOnly: Bool) throws {
-        let application = try connection.integer("PRAGMA application_id")
-        let version = try connection.integer("PRAGMA user_version")
-        let objects = try connection.integer("SELECT count(*) FROM sqlite_master")
+        // One statement, so one read snapshot: three separate reads could see a cache another process
+        // is creating half made (tables without application_id) and call it another application's file.
+        let header = try connection.prepare("""
+            SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version),
+                   (SELECT count(*) FROM sqlite_master)
+            """)
+        guard try header.step() else { throw PlaceCacheError.notACache(path: path, reason: "no header") }
+        let application = header.int64(0), version = header.int64(1), objects = header.int64(2)
+        header.reset()
         if application == 0 && version == 0 && objects == 0 {
             if readOnly { throw PlaceCacheError.notACache(path: path, reason: "the database is empty") }
             return try createSchema()
@@ -101,6 +138,7 @@ public final class PlaceCache {
                 \(RTreeBulkLoader.createSQL);
                 CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
                 INSERT INTO meta VALUES('generation', 0);
+                \(Self.cursorKeySQL);
                 PRAGMA application_id=\(Self.applicationID);
                 PRAGMA user_version=\(Self.schemaVersion);
                 """)
@@ -132,16 +170,55 @@ public final class PlaceCache {
     static let placeColumns = PlaceField.allCases.map(\.name).joined(separator: ", ")
 
     /// Decodes the row at `statement`'s cursor, whose columns from `first` on are `placeColumns`.
-    static func place(from s: SQLiteStatement, first c: Int32 = 0) -> Place {
-        Place(
-            id: s.text(c) ?? "", title: s.text(c + 1) ?? "", lat: s.double(c + 2), lon: s.double(c + 3),
-            category: Int(s.int64(c + 4)), created: s.text(c + 5), modified: s.text(c + 6),
-            areacode: s.text(c + 7), sigungucode: s.text(c + 8), addr: s.text(c + 9), tel: s.text(c + 10),
-            image: s.text(c + 11), cat1: s.text(c + 12), cat2: s.text(c + 13), cat3: s.text(c + 14),
-            eventStart: s.text(c + 15), eventEnd: s.text(c + 16),
-            accessibility: s.text(c + 17).map(accessibilityTags) ?? [],
-            lDongRegnCd: s.text(c + 18), lDongSignguCd: s.text(c + 19),
-            lclsSystm1: s.text(c + 20), lclsSystm2: s.text(c + 21), lclsSystm3: s.text(c + 22))
+    ///
+    /// A damaged file (a flipped byte, another program's writes) must not turn into silently wrong
+    /// output, so what is read is checked, not coerced: every column has its type (TEXT, REAL, INTEGER;
+    /// NULL only where a field is optional), text is valid UTF-8 (reported, never replaced with U+FFFD),
+    /// and lat/lon are finite and in range. The schema has no STRICT/CHECK constraints (adding them would
+    /// need a schema version and a table rebuild); reading checks instead, and `nearby check` checks all.
+    static func place(from s: SQLiteStatement, first c: Int32 = 0) throws(DamagedRow) -> Place {
+        func text(_ field: PlaceField) throws(DamagedRow) -> String? {
+            let column = c + Int32(field.rawValue)
+            switch s.type(column) {
+            case SQLITE_NULL: return nil
+            case SQLITE_TEXT:
+                guard let t = s.validText(column) else { throw DamagedRow(field: field.name, reason: "invalid UTF-8") }
+                return t
+            default: throw DamagedRow(field: field.name, reason: "\(SQLiteStatement.typeName(s.type(column))) where text belongs")
+            }
+        }
+        func required(_ field: PlaceField) throws(DamagedRow) -> String {
+            guard let t = try text(field), !t.isEmpty else { throw DamagedRow(field: field.name, reason: "missing") }
+            return t
+        }
+        func coordinate(_ field: PlaceField, _ limit: Double) throws(DamagedRow) -> Double {
+            let column = c + Int32(field.rawValue)
+            guard s.type(column) == SQLITE_FLOAT || s.type(column) == SQLITE_INTEGER else {
+                throw DamagedRow(field: field.name, reason: "\(SQLiteStatement.typeName(s.type(column))) where a number belongs")
+            }
+            let v = s.double(column)
+            guard v.isFinite, abs(v) <= limit else { throw DamagedRow(field: field.name, reason: "\(v) is outside [-\(Int(limit)), \(Int(limit))]") }
+            return v
+        }
+        let categoryColumn = c + Int32(PlaceField.category.rawValue)
+        guard s.type(categoryColumn) == SQLITE_INTEGER else {
+            throw DamagedRow(field: "category", reason: "\(SQLiteStatement.typeName(s.type(categoryColumn))) where an integer belongs")
+        }
+        return Place(
+            id: try required(.id), title: try text(.title) ?? "", lat: try coordinate(.lat, 90), lon: try coordinate(.lon, 180),
+            category: Int(s.int64(categoryColumn)), created: try text(.created), modified: try text(.modified),
+            areacode: try text(.areacode), sigungucode: try text(.sigungucode), addr: try text(.addr), tel: try text(.tel),
+            image: try text(.image), cat1: try text(.cat1), cat2: try text(.cat2), cat3: try text(.cat3),
+            eventStart: try text(.eventStart), eventEnd: try text(.eventEnd),
+            accessibility: try text(.accessibility).map(accessibilityTags) ?? [],
+            lDongRegnCd: try text(.lDongRegnCd), lDongSignguCd: try text(.lDongSignguCd),
+            lclsSystm1: try text(.lclsSystm1), lclsSystm2: try text(.lclsSystm2), lclsSystm3: try text(.lclsSystm3))
+    }
+
+    /// A row whose stored value cannot be a `Place` field.
+    struct DamagedRow: Error {
+        var field: String
+        var reason: String
     }
 
     static func accessibilityText(_ tags: [String]) -> String? {
@@ -165,7 +242,13 @@ public final class PlaceCache {
                 statements[sql] = statement
             }
             try bind(statement)
-            while try statement.step() { try body(Self.place(from: statement)) }
+            while try statement.step() {
+                let place: Place
+                do { place = try Self.place(from: statement) } catch {
+                    throw PlaceCacheError.damaged(path: path, row: Self.rowName(statement), field: error.field, reason: error.reason)
+                }
+                try body(place)
+            }
         } catch let error as SQLiteError {
             throw PlaceCacheError(error, path: path)
         }
@@ -222,6 +305,32 @@ public final class PlaceCache {
         }
     }
 
+    /// How a damaged row is named in a message: its id when that is readable text, quoted and cut.
+    static func rowName(_ s: SQLiteStatement) -> String {
+        guard s.type(0) == SQLITE_TEXT, let id = s.validText(0) else { return "a row with an unreadable id" }
+        return "id " + MessageText.quoted(id)
+    }
+
+    /// Inserts a random cursor key unless the cache has one.
+    static var cursorKeySQL: String {
+        let key = PageCursor.Key.random()
+        return """
+            INSERT OR IGNORE INTO meta VALUES('cursorKey0', \(Int64(bitPattern: key.k0))), ('cursorKey1', \(Int64(bitPattern: key.k1)))
+            """
+    }
+
+    /// The key that signs this cache's page cursors; `.unkeyed` for a cache made before cursors were
+    /// signed and not written since (its cursors are still strictly checked, but could be forged).
+    public func cursorKey() throws -> PageCursor.Key {
+        do {
+            let s = try connection.prepare("SELECT (SELECT value FROM meta WHERE key = 'cursorKey0'), (SELECT value FROM meta WHERE key = 'cursorKey1')")
+            guard try s.step(), !s.isNull(0), !s.isNull(1) else { return .unkeyed }
+            return PageCursor.Key(k0: UInt64(bitPattern: s.int64(0)), k1: UInt64(bitPattern: s.int64(1)))
+        } catch {
+            throw PlaceCacheError(error, path: path)
+        }
+    }
+
     /// `PRAGMA integrity_check`: "ok", or SQLite's list of problems.
     public func integrityCheck() throws -> String {
         do {
@@ -245,6 +354,8 @@ public enum PlaceCacheError: Error, CustomStringConvertible, Equatable {
     case newerSchema(path: String, version: Int64, supported: Int64)
     /// Another process is writing to the cache.
     case busy(path: String)
+    /// A row holds a value no import writes: the file was damaged (or written by another program).
+    case damaged(path: String, row: String, field: String, reason: String)
     case sqlite(path: String, message: String)
 
     init(_ error: SQLiteError, path: String) {
@@ -263,6 +374,8 @@ public enum PlaceCacheError: Error, CustomStringConvertible, Equatable {
             "\(path): the cache has schema version \(version), newer than this nearby understands "
                 + "(\(supported)); upgrade nearby or choose another file with --db"
         case let .busy(path): "\(path): the cache is busy: another import is writing to it; try again when it is done"
+        case let .damaged(path, row, field, reason):
+            "\(path): the cache is damaged: \(row): \(field): \(reason); run nearby check, then rebuild the cache from its sources"
         case let .sqlite(path, message): "\(path): \(message)"
         }
     }

@@ -36,6 +36,7 @@ extension PlaceCache {
             if writer.counts.changedRows {
                 try connection.execute("UPDATE meta SET value = value + 1 WHERE key = 'generation'")
             }
+            try connection.execute(Self.cursorKeySQL)
             return result
         }
     }

@@ -22,11 +22,14 @@ final class SQLiteConnection {
     let path: String
     let handle: OpaquePointer
 
-    /// Opens `path`; creates the file when `create` is true (and `readOnly` is false).
-    init(path: String, readOnly: Bool, create: Bool) throws(SQLiteError) {
+    /// Opens `path`; creates the file when `create` is true (and `readOnly` is false). `immutable` (read-only
+    /// only) tells SQLite the file cannot change while open, so it takes no locks and needs no `-shm`
+    /// file: the one way to read a WAL-mode file in a folder this process cannot write.
+    init(path: String, readOnly: Bool, create: Bool, immutable: Bool = false) throws(SQLiteError) {
         var db: OpaquePointer?
         let flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
-        let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
+        let name = immutable ? "file:" + Self.uriPath(path) + "?immutable=1" : path
+        let rc = sqlite3_open_v2(name, &db, flags | SQLITE_OPEN_NOMUTEX | (immutable ? SQLITE_OPEN_URI : 0), nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
             sqlite3_close_v2(db)
@@ -38,6 +41,20 @@ final class SQLiteConnection {
     }
 
     deinit { sqlite3_close_v2(handle) }
+
+    /// `path` for a `file:` URI: `%`, `?` and `#` percent-encoded (RFC 3986), relative paths kept relative.
+    static func uriPath(_ path: String) -> String {
+        var out = ""
+        for u in path.unicodeScalars {
+            switch u {
+            case "%": out += "%25"
+            case "?": out += "%3F"
+            case "#": out += "%23"
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out
+    }
 
     /// How long a statement waits for another connection's lock before failing with SQLITE_BUSY.
     func setBusyTimeout(milliseconds: Int32) { sqlite3_busy_timeout(handle, milliseconds) }
@@ -157,6 +174,25 @@ final class SQLiteStatement {
     }
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    /// The column's storage class: SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB or SQLITE_NULL.
+    func type(_ column: Int32) -> Int32 { sqlite3_column_type(handle, column) }
+
+    static func typeName(_ type: Int32) -> String {
+        switch type {
+        case SQLITE_INTEGER: "an integer"
+        case SQLITE_FLOAT: "a number"
+        case SQLITE_TEXT: "text"
+        case SQLITE_BLOB: "a blob"
+        default: "NULL"
+        }
+    }
+
+    /// The column's text when it is valid UTF-8; nil for NULL or invalid bytes (never repaired).
+    func validText(_ column: Int32) -> String? {
+        guard let bytes = sqlite3_column_text(handle, column) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(validating: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
 

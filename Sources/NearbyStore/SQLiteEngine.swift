@@ -11,8 +11,14 @@ import NearbyCore
 /// until one holds k matches.
 public final class SQLiteEngine: QueryEngine {
     public let cache: PlaceCache
+    /// Signs and checks cursors: pass `cache.cursorKey()`, as the `MemoryEngine` over the same cache
+    /// gets, so both engines' cursors stay interchangeable.
+    public let cursorKey: PageCursor.Key
 
-    public init(cache: PlaceCache) { self.cache = cache }
+    public init(cache: PlaceCache, cursorKey: PageCursor.Key = .unkeyed) {
+        self.cache = cache
+        self.cursorKey = cursorKey
+    }
 
     public func run(_ q: PlaceQuery) throws -> QueryAnswer {
         if let problem = q.problem { throw problem }
@@ -26,7 +32,7 @@ public final class SQLiteEngine: QueryEngine {
             } else {
                 places = try cache.allPlaces()
             }
-            return try MemoryEngine(places: places, generation: generation, indexed: false).run(q)
+            return try MemoryEngine(places: places, generation: generation, cursorKey: cursorKey, indexed: false).run(q)
         }
         switch q.shape {
         case .all: return try answer(within: nil)
@@ -37,7 +43,7 @@ public final class SQLiteEngine: QueryEngine {
             while true {
                 let a = try MemoryEngine(
                     places: try candidates(in: Self.searchBoxes(around: q.center!, radius: radius)),
-                    generation: generation, indexed: false
+                    generation: generation, cursorKey: cursorKey, indexed: false
                 ).run(q, searchRadius: radius)
                 if a.total >= k || radius >= (maxDistance ?? .infinity) || radius > Self.halfCircumference {
                     return a

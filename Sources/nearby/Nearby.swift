@@ -22,6 +22,7 @@ struct Nearby: ParsableCommand {
             CarouselCommand.self,
             QueryCommand.self,
             GenerateCommand.self,
+            CheckCommand.self,
         ]
     )
 

@@ -20,8 +20,9 @@ import Testing
         let places = g.places(1200)
         let (cache, dir) = try Self.cache(places)
         defer { withExtendedLifetime(dir) {} }
-        let memory = MemoryEngine(places: try cache.allPlaces(), generation: try cache.generation())
-        let sqlite = SQLiteEngine(cache: cache)
+        let key = try cache.cursorKey()
+        let memory = MemoryEngine(places: try cache.allPlaces(), generation: try cache.generation(), cursorKey: key)
+        let sqlite = SQLiteEngine(cache: cache, cursorKey: key)
         for n in 0..<60 {
             let q = g.query(model: model)
             let m = try memory.run(q), s = try sqlite.run(q)

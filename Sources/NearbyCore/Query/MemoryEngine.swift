@@ -29,10 +29,14 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         let treeRows: [Int32]?
     }
 
-    public init(places: [Place], generation: Int64 = 0, indexed: Bool = true) {
+    /// Signs and checks this engine's cursors (`PlaceCache.cursorKey()` for a cache's places).
+    public let cursorKey: PageCursor.Key
+
+    public init(places: [Place], generation: Int64 = 0, cursorKey: PageCursor.Key = .unkeyed, indexed: Bool = true) {
         let table = PlaceTable(places)
         self.table = table
         self.generation = generation
+        self.cursorKey = cursorKey
         tree = indexed ? PackedRTree(xs: table.column { $0.lon }, ys: table.column { $0.lat }) : nil
     }
 
@@ -200,8 +204,8 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
 
         var next: QueryAnswer.NextPage?
         if q.limit > 0, let last = pageRows.last, remaining > offset + pageRows.count {
-            next = QueryAnswer.NextPage(query: q, generation: generation, page: page, distance: last.dist,
-                                        id: table.places[last.item].id)
+            next = QueryAnswer.NextPage(query: q, generation: generation, key: cursorKey, page: page,
+                                        distance: last.dist, id: table.places[last.item].id)
         }
         return QueryAnswer(
             total: total, rows: PlaceRows(table: table, rows: pageRows.map { Int32($0.item) }),
@@ -217,7 +221,9 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
 
     /// The row a cursor points after, refusing cursors of another query or cache generation.
     private func resume(from text: String, fingerprint: UInt64) throws -> (row: Row, page: Int) {
-        guard let c = PageCursor(decoding: text) else { throw RequestError(parameter: "cursor", reason: "malformed cursor") }
+        guard let c = PageCursor(decoding: text, key: cursorKey) else {
+            throw RequestError(parameter: "cursor", reason: "malformed cursor (not one this cache issued, or changed since)")
+        }
         guard c.fingerprint == fingerprint, let row = table.row(ofId: c.id) else {
             throw RequestError(parameter: "cursor", reason: "the cursor belongs to another query or the cache changed since; start again from page 1", isStale: true)
         }

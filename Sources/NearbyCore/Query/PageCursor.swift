@@ -2,11 +2,35 @@ import Foundation
 
 /// The opaque `nextCursor` of an answer: where the next page starts.
 ///
-/// Text form: base64url of `1|<fingerprint>|<page>|<distance bits>|<id>`. The fingerprint hashes
-/// the query (everything but page and cursor) with the cache generation, so a cursor is refused when
-/// used with another query or after the cache changed (instead of silently skipping or repeating rows).
-/// The last row's other sort-key values are read back from its row, found by id.
+/// Text form: base64url (no padding) of `2|<fingerprint>|<page>|<distance bits>|<mac>|<id>`, numbers in
+/// lowercase hex except the decimal page. The fingerprint hashes the query (everything but page and
+/// cursor) with the cache generation, so a cursor is refused when used with another query or after the
+/// cache changed (instead of silently skipping or repeating rows). The last row's other sort-key values
+/// are read back from its row, found by id.
+///
+/// Tamper-evident: `mac` is SipHash-2-4, under the cache's secret `Key`, of everything before it and
+/// the id, so a cursor is either one this cache issued or refused (an edited page, distance or id, e.g.
+/// page 2⁶³−1 or a NaN distance, cannot be made valid without the key). Decoding is strict on top: the
+/// page is in 1...`maxPage`, the distance finite and ≥ 0, the id non-empty UTF-8, and the text must be
+/// exactly the one `encoded(key:)` makes of the decoded fields.
 public struct PageCursor: Sendable, Hashable {
+    /// The secret a cache keeps (`PlaceCache.cursorKey`) to sign its cursors.
+    public struct Key: Sendable, Hashable {
+        public var k0: UInt64, k1: UInt64
+        public init(k0: UInt64, k1: UInt64) { self.k0 = k0; self.k1 = k1 }
+        /// For engines with no cache behind them (benchmarks, tests): cursors are still checked for
+        /// corruption, but anyone can forge one.
+        public static let unkeyed = Key(k0: 0, k1: 0)
+        public static func random() -> Key {
+            var g = SystemRandomNumberGenerator()
+            return Key(k0: g.next(), k1: g.next())
+        }
+    }
+
+    /// The deepest page a cursor may name: far beyond any real paging, small enough that page
+    /// arithmetic (`page + 1`, `page × limit` for limits up to 2³¹) cannot overflow.
+    public static let maxPage = Int(Int32.max)
+
     public var fingerprint: UInt64
     /// 1-based page the cursor's rows are.
     public var page: Int
@@ -19,23 +43,33 @@ public struct PageCursor: Sendable, Hashable {
         self.fingerprint = fingerprint; self.page = page; self.distance = distance; self.id = id
     }
 
-    public var encoded: String {
-        let text = "1|\(String(fingerprint, radix: 16))|\(page)|\(String(distance.bitPattern, radix: 16))|\(id)"
-        return Data(text.utf8).base64EncodedString()
+    public func encoded(key: Key) -> String {
+        let head = "2|\(String(fingerprint, radix: 16))|\(page)|\(String(distance.bitPattern, radix: 16))|"
+        let mac = SipHash24.mac(Array((head + "|" + id).utf8), k0: key.k0, k1: key.k1)
+        return Data((head + String(mac, radix: 16) + "|" + id).utf8).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
 
-    public init?(decoding text: String) {
+    /// The cursor `text` encodes, or nil when it is not exactly a cursor made with `key`.
+    public init?(decoding text: String, key: Key) {
+        guard text.utf8.count <= 4096, text.utf8.allSatisfy({ Self.base64url.contains($0) }) else { return nil }
         var b64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         b64 += String(repeating: "=", count: (4 - b64.count % 4) % 4)
-        guard let data = Data(base64Encoded: b64), let s = String(data: data, encoding: .utf8) else { return nil }
-        let parts = s.split(separator: "|", maxSplits: 4, omittingEmptySubsequences: false)
-        guard parts.count == 5, parts[0] == "1", let fp = UInt64(parts[1], radix: 16),
-              let page = Int(parts[2]), page >= 1, let bits = UInt64(parts[3], radix: 16), !parts[4].isEmpty
+        guard let data = Data(base64Encoded: b64), let s = String(validating: Array(data), as: UTF8.self) else { return nil }
+        let parts = s.split(separator: "|", maxSplits: 5, omittingEmptySubsequences: false)
+        guard parts.count == 6, parts[0] == "2", let fp = UInt64(parts[1], radix: 16),
+              let page = Int(parts[2]), (1...Self.maxPage).contains(page),
+              let bits = UInt64(parts[3], radix: 16), UInt64(parts[4], radix: 16) != nil, !parts[5].isEmpty
         else { return nil }
-        self.init(fingerprint: fp, page: page, distance: Double(bitPattern: bits), id: String(parts[4]))
+        let distance = Double(bitPattern: bits)
+        guard distance.isFinite, distance >= 0 else { return nil }
+        self.init(fingerprint: fp, page: page, distance: distance, id: String(parts[5]))
+        // Canonical text and a valid MAC: one cursor, one text, and only the key's holder makes them.
+        guard encoded(key: key) == text else { return nil }
     }
+
+    private static let base64url = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// FNV-1a 64 over the query's parameters as `QueryParameters.render` writes them (page and cursor
     /// left out: they say where, not what) and the cache generation. The request parser's field list is

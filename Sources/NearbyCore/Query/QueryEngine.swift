@@ -25,6 +25,8 @@ public struct QueryAnswer: Sendable, Hashable {
     public struct NextPage: Sendable, Hashable {
         public var query: PlaceQuery
         public var generation: Int64
+        /// The key that signs the cursor (the cache's).
+        public var key: PageCursor.Key
         /// 1-based page the answer's rows are.
         public var page: Int
         /// Distance and id of the last row returned.
@@ -33,7 +35,7 @@ public struct QueryAnswer: Sendable, Hashable {
 
         public var cursor: String {
             PageCursor(fingerprint: PageCursor.fingerprint(of: query, generation: generation), page: page,
-                       distance: distance, id: id).encoded
+                       distance: distance, id: id).encoded(key: key)
         }
     }
 }

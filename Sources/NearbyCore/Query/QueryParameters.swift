@@ -310,19 +310,6 @@ public struct RequestError: Error, Sendable, Equatable, CustomStringConvertible 
 
     public var description: String { message() }
 
-    /// Untrusted text for a message: quoted, control characters escaped, cut to 80 characters.
-    public static func quoted(_ s: String) -> String {
-        var out = "'"
-        for (n, u) in s.unicodeScalars.enumerated() {
-            if n == 80 { out += "…"; break }
-            switch u {
-            case "'": out += "\\'"
-            case "\\": out += "\\\\"
-            case _ where u.value < 0x20 || (0x7F...0x9F).contains(u.value):
-                out += "\\u{\(String(u.value, radix: 16))}"
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        return out + "'"
-    }
+    /// Untrusted text for a message: quoted, control characters escaped, cut (`MessageText`).
+    public static func quoted(_ s: String) -> String { MessageText.quoted(s) }
 }

@@ -22,7 +22,7 @@ final class InputFile {
         guard fstat(fd, &info) == 0 else { throw UnreadableInputError(name: name, reason: Self.reason(errno)) }
         switch info.st_mode & S_IFMT {
         case S_IFDIR:
-            throw UnreadableInputError(name: name, reason: "is a folder; name the files in it (e.g. \(path)/*.json)")
+            throw UnreadableInputError(name: name, reason: "is a folder, not a file; name the files in it (\(path)/*.json)")
         case S_IFREG where info.st_size > 0:
             count = Int(info.st_size)
             guard let p = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else {

@@ -82,7 +82,7 @@ enum DelimitedReader {
         }
         let missing: [PlaceField] = [.id, .title, .lat, .lon, .category].filter { !columns.contains($0) }
         guard missing.isEmpty else {
-            let shown = names.prefix(12).joined(separator: ", ")
+            let shown = names.prefix(12).map { MessageText.oneLine($0, limit: MessageText.echoLimit) }.joined(separator: ", ")
             throw UnsupportedInputError(file: file, message: "not a supported format: the header row lacks \(missing.map(\.name).joined(separator: ", ")) (CSV/TSV need a header naming at least \(requiredColumns); found: \(shown))")
         }
         return columns

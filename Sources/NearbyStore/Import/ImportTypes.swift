@@ -28,7 +28,9 @@ public struct RecordError: Error, Equatable, Sendable, CustomStringConvertible {
         self.file = file; self.line = line; self.field = field; self.reason = reason
     }
 
-    public var description: String { "\(file):\(line): \(field): \(reason)" }
+    /// One line whatever the parts hold (`MessageText.oneLine`): echoed values are quoted and cut where
+    /// they are made, and a control character that slipped through is escaped here.
+    public var description: String { MessageText.oneLine("\(file):\(line): \(field): \(reason)") }
 }
 
 /// One thing an input asks of the cache.
@@ -62,5 +64,5 @@ public struct UnsupportedInputError: Error, Equatable, Sendable, CustomStringCon
     public var file: String
     public var message: String
     public init(file: String, message: String) { self.file = file; self.message = message }
-    public var description: String { "\(file): \(message)" }
+    public var description: String { MessageText.oneLine("\(file): \(message)") }
 }

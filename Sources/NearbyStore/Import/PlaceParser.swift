@@ -6,7 +6,8 @@ import NearbyCore
 /// Format detection looks at the content, never the file name: a first JSON value holding `response` (or a
 /// bare `resultCode`) is TourAPI, one with `"type": "FeatureCollection"` is GeoJSON, one with place fields
 /// is JSON lines; otherwise the first line is a header, tab-separated (TSV) or comma-separated (CSV).
-/// A UTF-8 byte order mark is skipped. An empty input is JSON lines with no records.
+/// A UTF-8 byte order mark is skipped. An empty input is JSON lines with no records. Lines end with LF
+/// or CRLF, or with CR alone in a file that has no LF.
 public enum PlaceParser {
     /// Parses `bytes` (the whole file) into a list of records: `read` collecting what it streams, for
     /// tests and small inputs.
@@ -32,6 +33,12 @@ public enum PlaceParser {
         emit: @escaping (LineRecord) throws -> Void, reject: @escaping (RecordError) -> Void,
         consumed: @escaping (Int) -> Void = { _ in }
     ) throws -> ImportFormat {
+        // Lines ended by CR alone (old Mac and Excel exports) would otherwise read as one long line:
+        // a file with no LF at all has them read as LFs, so no line of it is silently lost.
+        if let base = all.baseAddress, memchr(base, 0x0A, all.count) == nil, memchr(base, 0x0D, all.count) != nil {
+            let lf = all.map { $0 == 0x0D ? 0x0A : $0 }
+            return try lf.withUnsafeBytes { try read($0, file: file, format: format, strict: strict, emit: emit, reject: reject) }
+        }
         var input = all
         let bom = input.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         input = UnsafeRawBufferPointer(rebasing: input[bom...])
@@ -48,6 +55,10 @@ public enum PlaceParser {
     }
 
     /// The format of `input`, judged from its first JSON value or its header line.
+    ///
+    /// JSON lines whose first lines are broken (truncated, not JSON, or JSON objects that are not places)
+    /// are still JSON lines when any line of the file is a place object: detection does not depend on where
+    /// the first good line falls, and the reader then reports every bad line and keeps the rest.
     public static func detect(_ input: UnsafeRawBufferPointer, file: String) throws(UnsupportedInputError) -> ImportFormat {
         var scanner = JSONScanner(input)
         let refuse = { (message: String) in UnsupportedInputError(file: file, message: message) }
@@ -56,17 +67,16 @@ public enum PlaceParser {
             return .jsonl
         case UInt8(ascii: "{"):
             let firstLine = Lines.first(input)
-            if case .object(let o)? = try? JSONValue.parse(firstLine) { return try classify(o, file: file) }
-            switch Result(catching: { () throws(JSONError) in try scanner.readValue() }) {
+            if case .object(let o)? = try? JSONValue.parse(firstLine), let format = try? classify(o, file: file) {
+                return format
+            }
+            let first = Result { () throws(JSONError) in try scanner.readValue() }
+            if case .success(.object(let o)) = first, let format = try? classify(o, file: file) { return format }
+            if hasPlaceLine(input) { return .jsonl }
+            switch first {
             case .success(.object(let o)): return try classify(o, file: file)
             case .success: throw refuse("not a supported format")
-            case .failure(let e):
-                // A JSON-lines file whose first line is broken still has place lines after it.
-                if Lines.someLine(input, limit: 10, where: { line in
-                    if case .object(let o)? = try? JSONValue.parse(line) { return isPlaceLike(o) }
-                    return false
-                }) { return .jsonl }
-                throw refuse("not valid JSON: \(e.reason) at line \(Lines.lineNumber(input, at: e.offset))")
+            case .failure(let e): throw refuse("not valid JSON: \(e.reason) at line \(Lines.lineNumber(input, at: e.offset))")
             }
         case UInt8(ascii: "["):
             throw refuse("a JSON array is not a supported format; expected JSON lines (one place object per line), a TourAPI response or a GeoJSON FeatureCollection")
@@ -74,10 +84,23 @@ public enum PlaceParser {
             throw refuse(TourAPIReader.xmlErrorMessage(input)
                 ?? "XML is not a supported format; expected JSON lines, a TourAPI JSON response (_type=json), GeoJSON, CSV or TSV")
         default:
+            if hasPlaceLine(input) { return .jsonl }
             let header = Lines.first(input)
             if header.contains(0x09) { return .tsv }
             if header.contains(UInt8(ascii: ",")) { return .csv }
             throw refuse("not a supported format: expected JSON lines, a TourAPI response, GeoJSON, or CSV/TSV with a header row naming \(DelimitedReader.requiredColumns)")
+        }
+    }
+
+    /// True when some line of `input` is a JSON object with place fields. Lines not starting with `{`
+    /// are passed over at the cost of finding their end, so a CSV/TSV costs one `memchr` pass.
+    private static func hasPlaceLine(_ input: UnsafeRawBufferPointer) -> Bool {
+        Lines.someLine(input) { line in
+            guard let start = line.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }), line[start] == UInt8(ascii: "{") else {
+                return false
+            }
+            if case .object(let o)? = try? JSONValue.parse(line) { return isPlaceLike(o) }
+            return false
         }
     }
 
@@ -89,7 +112,7 @@ public enum PlaceParser {
         if o["response"] != nil || o["resultCode"] != nil { return .tourapi }
         if o["type"] == .string("FeatureCollection") { return .geojson }
         if isPlaceLike(o) { return .jsonl }
-        let keys = o.members.prefix(8).map(\.key).joined(separator: ", ")
+        let keys = o.members.prefix(8).map { MessageText.oneLine($0.key, limit: MessageText.echoLimit) }.joined(separator: ", ")
         throw UnsupportedInputError(file: file, message: "not a supported format: a JSON object with none of the place fields (its keys: \(keys))")
     }
 }
@@ -170,10 +193,10 @@ enum Lines {
         return UnsafeRawPointer(hit) - base
     }
 
-    /// True when one of the first `limit` lines satisfies `test`.
-    static func someLine(_ input: UnsafeRawBufferPointer, limit: Int, where test: (UnsafeRawBufferPointer) -> Bool) -> Bool {
+    /// True when some line of `input` satisfies `test`.
+    static func someLine(_ input: UnsafeRawBufferPointer, where test: (UnsafeRawBufferPointer) -> Bool) -> Bool {
         var start = 0
-        for _ in 0..<limit where start < input.count {
+        while start < input.count {
             let end = memchrIndex(input, from: start) ?? input.count
             if test(trimCR(UnsafeRawBufferPointer(rebasing: input[start..<end]))) { return true }
             start = end + 1

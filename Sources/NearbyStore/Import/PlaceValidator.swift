@@ -50,10 +50,8 @@ enum PlaceValidator {
 
     @inline(__always) private static func nfc(_ s: inout String?) { s = s.map(TextNormalization.nfc) }
 
-    /// A value quoted for a message, cut short when long.
-    static func quoted(_ s: String) -> String {
-        "\"" + (s.count > 40 ? s.prefix(40) + "…" : Substring(s)) + "\""
-    }
+    /// A value quoted for a message: cut short when long, control characters visible (`MessageText`).
+    static func quoted(_ s: String) -> String { MessageText.quoted(s) }
 }
 
 /// One record's fields as an input spells them, turned into a `Place` by the rules all text-valued

@@ -50,8 +50,9 @@ enum TourAPIReader {
         let header = value["response"]?["header"] ?? value
         let code = header["resultCode"]?.text
         guard code == "0000" || (code == nil && value["response"] != nil) else {
-            let message = header["resultMsg"]?.text ?? "no resultMsg"
-            throw UnsupportedInputError(file: sink.file, message: "TourAPI error envelope: resultCode \(code ?? "missing"): \(message)")
+            let message = MessageText.oneLine(header["resultMsg"]?.text ?? "no resultMsg", limit: MessageText.echoLimit)
+            let shownCode = code.map { MessageText.oneLine($0, limit: MessageText.echoLimit) } ?? "missing"
+            throw UnsupportedInputError(file: sink.file, message: "TourAPI error envelope: resultCode \(shownCode): \(message)")
         }
         guard let body = value["response"]?["body"] else {
             throw UnsupportedInputError(file: sink.file, message: "TourAPI response without response.body")
@@ -114,7 +115,7 @@ enum TourAPIReader {
         guard text.contains("OpenAPI_ServiceResponse") || text.contains("cmmMsgHeader") else { return nil }
         func tag(_ name: String) -> String? {
             guard let open = text.range(of: "<\(name)>"), let close = text.range(of: "</\(name)>", range: open.upperBound..<text.endIndex) else { return nil }
-            return String(text[open.upperBound..<close.lowerBound])
+            return MessageText.oneLine(String(text[open.upperBound..<close.lowerBound]), limit: MessageText.echoLimit)
         }
         let message = [tag("returnAuthMsg"), tag("errMsg"), tag("returnReasonCode").map { "returnReasonCode \($0)" }]
             .compactMap { $0 }.joined(separator: ", ")

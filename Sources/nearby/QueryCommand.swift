@@ -83,7 +83,9 @@ struct QueryCommand: ParsableCommand {
         for job in jobs {
             let start = DispatchTime.now().uptimeNanoseconds
             let answer: QueryAnswer
-            do { answer = try engine.run(job.query) } catch let e as RequestError { throw UsageError(e) }
+            do { answer = try engine.run(job.query) } catch let e as RequestError {
+                throw UsageError(job.source.map { "\($0): \(e.message())" } ?? UsageError(e).description)
+            }
             let tookMs = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
             try out.write(answer, query: job.query, qid: job.qid, tookMs: tookMs)
         }

@@ -191,4 +191,25 @@ import Testing
         let plain = try CLIRunner.run(["query", "--db", db, "--format", "table"]).output.split(separator: "\n")
         #expect(plain[1].hasPrefix("cat  ") && plain.count == 6, "\(plain)")
     }
+
+    /// Batch lines get the same messages as flags, always with `file:line`, whatever the line's fault.
+    @Test func badBatchLinesNameTheirLine() throws {
+        let dir = try TempFolder()
+        let cases: [(String, String)] = [
+            (#"{"qid":1,"lat":NaN,"lon":127}"#, "not valid JSON"),
+            (#"{"qid":1,"lat":1e999,"lon":127}"#, #"lat: "1e999" is not a finite number"#),
+            ("{\"qid\":\"a\u{FF}b\",\"lat\":37.5,\"lon\":127}", "invalid UTF-8"),
+            (#"{"qid":1,"page":99999999,"limit":100}"#, "page: page × limit is too large"),
+            (#"{"qid":1,"lat":37.5,"lon":127,"radius":2000,"limit":5,"cursor":"bm9wZQ"}"#, "cursor: malformed cursor"),
+        ]
+        for (n, (line, message)) in cases.enumerated() {
+            var bytes = Array("{\"qid\":0,\"lat\":37.5,\"lon\":127,\"radius\":100}\n".utf8)
+            bytes += line == cases[2].0 ? Array(#"{"qid":"a"#.utf8) + [0xFF] + Array(#"b","lat":37.5,"lon":127}"#.utf8) : Array(line.utf8)
+            let file = dir.file("bad\(n).jsonl")
+            FileManager.default.createFile(atPath: file, contents: Data(bytes))
+            let r = try query(["--queries", file])
+            #expect(r.status == 2 && r.stderr.contains("\(file):2: ") && r.stderr.contains(message), "\(line): \(r.stderr)")
+            #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+        }
+    }
 }

@@ -50,7 +50,7 @@ import Testing
         ]
         for text in forgeries where text != next {
             resumed.cursor = text
-            #expect(throws: QueryError.self, "\(text)") { try engine.run(resumed) }
+            #expect(throws: RequestError.self, "\(text)") { try engine.run(resumed) }
         }
         // Field ranges: even correctly signed, a page beyond maxPage or a NaN distance is not a cursor.
         for bad in [PageCursor(fingerprint: 1, page: PageCursor.maxPage + 1, distance: 0, id: "x"),

@@ -8,7 +8,11 @@ public enum BatchQueries {
     public struct Job: Sendable {
         public var qid: JSONScalar?
         public var query: PlaceQuery
-        public init(qid: JSONScalar?, query: PlaceQuery) { self.qid = qid; self.query = query }
+        /// Where the query came from (`file:line`), for errors found when it runs (a stale cursor).
+        public var source: String?
+        public init(qid: JSONScalar?, query: PlaceQuery, source: String? = nil) {
+            self.qid = qid; self.query = query; self.source = source
+        }
     }
 
     /// Reads `bytes` (the whole file, named `file` in errors). `defaults` are the command line's
@@ -27,7 +31,7 @@ public enum BatchQueries {
             do throws(UsageError) {
                 let (qid, pairs) = try isJSON ? jsonLine(Array(line)) : tsvLine(Array(line))
                 let merged = pairs + defaults.filter { d in !pairs.contains { sameName($0.name, d.name) } }
-                do { jobs.append(Job(qid: qid, query: try QueryParameters.parse(merged))) } catch {
+                do { jobs.append(Job(qid: qid, query: try QueryParameters.parse(merged), source: "\(file):\(n + 1)")) } catch {
                     throw UsageError(error.message())
                 }
             } catch {

@@ -1,7 +1,7 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// Dependency direction: NearbyCore ← NearbyStore ← nearby (CLI). NearbyCarousel depends on NearbyCore only.
+// Dependency direction: NearbyCore ← NearbyStore ← nearby (CLI). NearbyCarousel and NearbyRegions depend on NearbyCore only.
 let package = Package(
     name: "Nearby",
     platforms: [.macOS(.v13)],
@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "NearbyCore", targets: ["NearbyCore"]),
         .library(name: "NearbyStore", targets: ["NearbyStore"]),
         .library(name: "NearbyCarousel", targets: ["NearbyCarousel"]),
+        .library(name: "NearbyRegions", targets: ["NearbyRegions"]),
         .executable(name: "nearby", targets: ["nearby"]),
     ],
     dependencies: [
@@ -25,10 +26,11 @@ let package = Package(
         ),
         .target(name: "NearbyStore", dependencies: ["NearbyCore", "CSQLite"]),
         .target(name: "NearbyCarousel", dependencies: ["NearbyCore"]),
+        .target(name: "NearbyRegions", dependencies: ["NearbyCore"]),
         .executableTarget(
             name: "nearby",
             dependencies: [
-                "NearbyCore", "NearbyStore", "NearbyCarousel",
+                "NearbyCore", "NearbyStore", "NearbyCarousel", "NearbyRegions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -36,6 +38,10 @@ let package = Package(
         .target(name: "NearbyTestSupport", path: "Tests/NearbyTestSupport"),
         .testTarget(name: "NearbyStoreTests", dependencies: ["NearbyStore", "NearbyCore", "NearbyTestSupport"]),
         .testTarget(name: "NearbyCarouselTests", dependencies: ["NearbyCarousel", "NearbyCore"]),
+        .testTarget(
+            name: "NearbyRegionsTests", dependencies: ["NearbyRegions", "NearbyCore"],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(name: "NearbyCLITests", dependencies: ["nearby", "NearbyTestSupport"]),
     ]
 )

@@ -19,6 +19,7 @@ struct Nearby: ParsableCommand {
             CarouselCommand.self,
             QueryCommand.self,
             GenerateCommand.self,
+            WhereCommand.self,
         ]
     )
 

@@ -1,0 +1,285 @@
+import Foundation
+
+/// Exact point-in-polygon for one layer of regions (a set of polygons with holes, islands and
+/// multipolygons), touching only the edges of one grid cell per lookup.
+///
+/// Method: every cell of a regular grid over the layer knows which regions hold its centre c (found
+/// once at build by a scanline along each row's centre line) and the edges that meet it. A point q in
+/// the cell lies in region R exactly when c does, XOR the segment c→q crosses R's boundary an odd
+/// number of times (the Jordan curve theorem; the crossing-number test of Shimrat 1962 / Haines,
+/// "Point in Polygon Strategies", Graphics Gems IV, 1994, with the ray cut at c). Only edges that meet
+/// the cell can cross c→q, since both ends lie in the cell, which is convex. Coordinates are integers
+/// of 1/scale degree; c sits at half units, so it never coincides with a vertex. Ties (q on an edge's
+/// line, a vertex on c→q) go to the same side every time (orientation ≤ 0), which keeps the parity
+/// of each ring consistent: a point on a shared border lands in one of the two neighbours.
+struct PolygonGrid: Sendable {
+    /// One edge as a region sees it: points[point] → points[point + 1], bounding `region`.
+    struct EdgeRef: Sendable {
+        var point: Int32
+        var region: Int32
+    }
+
+    let points: [SIMD2<Int32>]
+    let originX: Double, originY: Double
+    let cellWidth: Double, cellHeight: Double
+    let columns: Int, rows: Int
+    /// Cell k's edges are edges[edgeStart[k] ..< edgeStart[k + 1]].
+    private let edgeStart: [Int32]
+    private let edges: [EdgeRef]
+    /// Cell k's centre lies in centreRegions[centreStart[k] ..< centreStart[k + 1]] (usually 0 or 1).
+    private let centreStart: [Int32]
+    private let centreRegions: [Int32]
+    /// Per region: (minX, minY, maxX, maxY) in units.
+    let boxes: [SIMD4<Int32>]
+
+    /// `regions[r]` lists the arc references of region r (any order: parity needs no ring order).
+    init(points: [SIMD2<Int32>], arcStart: [Int32], regions: [[Int32]], cellSize: Int32) {
+        self.points = points
+        var lo = SIMD2<Int32>(repeating: .max), hi = SIMD2<Int32>(repeating: .min)
+        for p in points {
+            lo = pointwiseMin(lo, p)
+            hi = pointwiseMax(hi, p)
+        }
+        if points.isEmpty { (lo, hi) = (.zero, .zero) }
+        let originX = Double(lo.x) - 1, originY = Double(lo.y) - 1
+        let cellWidth = Double(cellSize), cellHeight = Double(cellSize)
+        let columns = Int((Double(hi.x) + 1 - originX) / cellWidth) + 1
+        let rows = Int((Double(hi.y) + 1 - originY) / cellHeight) + 1
+        (self.originX, self.originY, self.cellWidth, self.cellHeight) = (originX, originY, cellWidth, cellHeight)
+        (self.columns, self.rows) = (columns, rows)
+        func centreX(column: Int) -> Double { originX + (Double(column) + 0.5) * cellWidth + 0.5 }
+        func centreY(row: Int) -> Double { originY + (Double(row) + 0.5) * cellHeight + 0.5 }
+
+        // Region edges as (first point, region), and each region's box.
+        var refs: [EdgeRef] = []
+        var boxes: [SIMD4<Int32>] = []
+        boxes.reserveCapacity(regions.count)
+        for (r, arcRefs) in regions.enumerated() {
+            var box = SIMD4<Int32>(.max, .max, .min, .min)
+            for ref in arcRefs {
+                let arc = Int(ref >= 0 ? ref : ~ref)
+                let start = arcStart[arc], end = arcStart[arc + 1]
+                for i in start..<end - 1 { refs.append(EdgeRef(point: i, region: Int32(r))) }
+                for i in Int(start)..<Int(end) {
+                    let p = points[i]
+                    box = SIMD4(min(box.x, p.x), min(box.y, p.y), max(box.z, p.x), max(box.w, p.y))
+                }
+            }
+            boxes.append(box)
+        }
+        self.boxes = boxes
+
+        // Edges into the cells their bounding boxes meet (counting sort: count, prefix sum, fill).
+        let cellCount = columns * rows
+        var start = [Int32](repeating: 0, count: cellCount + 1)
+        func cellRange(_ e: EdgeRef) -> (Int, Int, Int, Int) {
+            let a = points[Int(e.point)], b = points[Int(e.point) + 1]
+            let c0 = Int((Double(min(a.x, b.x)) - originX) / cellWidth), c1 = Int((Double(max(a.x, b.x)) - originX) / cellWidth)
+            let r0 = Int((Double(min(a.y, b.y)) - originY) / cellHeight), r1 = Int((Double(max(a.y, b.y)) - originY) / cellHeight)
+            return (c0, c1, r0, r1)
+        }
+        for e in refs {
+            let (c0, c1, r0, r1) = cellRange(e)
+            for r in r0...r1 { for c in c0...c1 { start[r * columns + c + 1] += 1 } }
+        }
+        for k in 0..<cellCount { start[k + 1] += start[k] }
+        var fill = start
+        var edges = [EdgeRef](repeating: EdgeRef(point: 0, region: 0), count: Int(start[cellCount]))
+        for e in refs {
+            let (c0, c1, r0, r1) = cellRange(e)
+            for r in r0...r1 {
+                for c in c0...c1 {
+                    let k = r * columns + c
+                    edges[Int(fill[k])] = e
+                    fill[k] += 1
+                }
+            }
+        }
+        edgeStart = start
+        self.edges = edges
+
+        // Scanline along each row's centre line: where it crosses a region's edges, sorted by x,
+        // consecutive pairs bound the stretches inside the region; the cell centres there are inside.
+        struct Crossing { var row: Int32; var region: Int32; var x: Double }
+        var crossings: [Crossing] = []
+        for e in refs {
+            let a = points[Int(e.point)], b = points[Int(e.point) + 1]
+            if a.y == b.y { continue }
+            let (_, _, r0, r1) = cellRange(e)
+            for r in r0...r1 {
+                let y = centreY(row: r)
+                let ay = Double(a.y), by = Double(b.y)
+                guard (ay <= y) != (by <= y) else { continue }
+                let x = Double(a.x) + (y - ay) * Double(b.x - a.x) / (by - ay)
+                crossings.append(Crossing(row: Int32(r), region: e.region, x: x))
+            }
+        }
+        crossings.sort { ($0.row, $0.region, $0.x) < ($1.row, $1.region, $1.x) }
+        var inside: [(cell: Int32, region: Int32)] = []
+        var i = 0
+        while i + 1 < crossings.count {
+            let a = crossings[i], b = crossings[i + 1]
+            guard a.row == b.row, a.region == b.region else { i += 1; continue }  // odd count: a broken ring
+            let firstColumn = max(0, Int(((a.x - 0.5 - originX) / cellWidth - 0.5).rounded(.up)))
+            var c = firstColumn
+            while c < columns, centreX(column: c) < b.x {
+                if centreX(column: c) >= a.x { inside.append((Int32(Int(a.row) * columns + c), a.region)) }
+                c += 1
+            }
+            i += 2
+        }
+        inside.sort { ($0.cell, $0.region) < ($1.cell, $1.region) }
+        var cStart = [Int32](repeating: 0, count: cellCount + 1)
+        for entry in inside { cStart[Int(entry.cell) + 1] += 1 }
+        for k in 0..<cellCount { cStart[k + 1] += cStart[k] }
+        centreStart = cStart
+        centreRegions = inside.map(\.region)
+    }
+
+    @inline(__always) func centreX(column: Int) -> Double { originX + (Double(column) + 0.5) * cellWidth + 0.5 }
+    @inline(__always) func centreY(row: Int) -> Double { originY + (Double(row) + 0.5) * cellHeight + 0.5 }
+
+    /// The region holding (x, y) (units of 1/scale degree), or nil. Where source polygons overlap,
+    /// the one with the smallest index.
+    func region(x: Double, y: Double) -> Int32? {
+        let cx = (x - originX) / cellWidth, cy = (y - originY) / cellHeight
+        guard cx >= 0, cy >= 0, cx < Double(columns), cy < Double(rows) else { return nil }
+        let column = Int(cx), row = Int(cy)
+        let cell = row * columns + column
+        let centre = SIMD2(centreX(column: column), centreY(row: row))
+        let e0 = Int(edgeStart[cell]), e1 = Int(edgeStart[cell + 1])
+        let c0 = Int(centreStart[cell]), c1 = Int(centreStart[cell + 1])
+        if e0 == e1 { return c0 == c1 ? nil : centreRegions[c0] }
+        let q = SIMD2(x, y)
+        let lowY = min(centre.y, y), highY = max(centre.y, y)
+        // Regions met so far with their parity (true: q inside); a cell meets few regions.
+        return withUnsafeTemporaryAllocation(of: (Int32, Bool).self, capacity: (c1 - c0) + (e1 - e0)) { seen in
+            var count = 0
+            for k in c0..<c1 {
+                seen[count] = (centreRegions[k], true)
+                count += 1
+            }
+            edges.withUnsafeBufferPointer { edges in
+                points.withUnsafeBufferPointer { points in
+                    for k in e0..<e1 {
+                        let e = edges[k]
+                        let a = points[Int(e.point)], b = points[Int(e.point) + 1]
+                        let ay = Double(a.y), by = Double(b.y)
+                        if (ay < lowY && by < lowY) || (ay > highY && by > highY) { continue }
+                        let pa = SIMD2(Double(a.x), ay), pb = SIMD2(Double(b.x), by)
+                        guard Self.positive(pa, pb, centre) != Self.positive(pa, pb, q),
+                              Self.positive(centre, q, pa) != Self.positive(centre, q, pb)
+                        else { continue }
+                        var j = 0
+                        while j < count, seen[j].0 != e.region { j += 1 }
+                        if j == count {
+                            seen[count] = (e.region, true)
+                            count += 1
+                        } else {
+                            seen[j].1.toggle()
+                        }
+                    }
+                }
+            }
+            var best: Int32?
+            for j in 0..<count where seen[j].1 {
+                if best == nil || seen[j].0 < best! { best = seen[j].0 }
+            }
+            return best
+        }
+    }
+
+    /// True when p is strictly left of a→b (the tie rule: on the line counts as right).
+    @inline(__always) private static func positive(_ a: SIMD2<Double>, _ b: SIMD2<Double>, _ p: SIMD2<Double>) -> Bool {
+        (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x) > 0
+    }
+
+    /// The region whose boundary passes nearest to (x, y), and that boundary point, searching the
+    /// cells in growing square rings around the point (clamped into the grid) until the ring is
+    /// farther than the best edge so far. Distances are planar in metres per unit `metresX`, `metresY`.
+    func nearestBoundary(x: Double, y: Double, metresX: Double, metresY: Double) -> (region: Int32, point: SIMD2<Double>)? {
+        guard !edges.isEmpty else { return nil }
+        let column = min(max(Int(((x - originX) / cellWidth).rounded(.down)), 0), columns - 1)
+        let row = min(max(Int(((y - originY) / cellHeight).rounded(.down)), 0), rows - 1)
+        let ringStep = min(cellWidth * metresX, cellHeight * metresY)
+        var best: (distance: Double, region: Int32, point: SIMD2<Double>)?
+        var ring = 0
+        while ring <= max(columns, rows) {
+            if let b = best, Double(ring - 1) * ringStep > b.distance { break }
+            for r in (row - ring)...(row + ring) where r >= 0 && r < rows {
+                let onEdgeRow = r == row - ring || r == row + ring
+                let step = onEdgeRow ? 1 : max(1, 2 * ring)
+                var c = column - ring
+                while c <= column + ring {
+                    if c >= 0 && c < columns {
+                        let cell = r * columns + c
+                        for k in Int(edgeStart[cell])..<Int(edgeStart[cell + 1]) {
+                            let e = edges[k]
+                            let a = points[Int(e.point)], b = points[Int(e.point) + 1]
+                            let (d, p) = Self.closest(x, y, a, b, metresX, metresY)
+                            if best == nil || d < best!.distance || (d == best!.distance && e.region < best!.region) {
+                                best = (d, e.region, p)
+                            }
+                        }
+                    }
+                    c += step
+                }
+            }
+            ring += 1
+        }
+        return best.map { ($0.region, $0.point) }
+    }
+
+    /// The points of the layer that are outermost in their grid column or row: they trace the
+    /// layer's outline to within a cell (a vertex of the convex hull is either among them or within
+    /// a cell of one), so they stand in for the layer when seen from far away.
+    func outerPoints() -> [SIMD2<Int32>] {
+        var low = [SIMD2<Int32>?](repeating: nil, count: columns), high = low
+        var left = [SIMD2<Int32>?](repeating: nil, count: rows), right = left
+        for p in points {
+            let c = Int((Double(p.x) - originX) / cellWidth), r = Int((Double(p.y) - originY) / cellHeight)
+            if low[c] == nil || p.y < low[c]!.y { low[c] = p }
+            if high[c] == nil || p.y > high[c]!.y { high[c] = p }
+            if left[r] == nil || p.x < left[r]!.x { left[r] = p }
+            if right[r] == nil || p.x > right[r]!.x { right[r] = p }
+        }
+        return (low + high + left + right).compactMap { $0 }
+    }
+
+    /// Among the edges of the cells within `radius` cells of `p`, the vertex for which `distance`
+    /// is least, with its region.
+    func nearestVertex(around p: SIMD2<Int32>, radius: Int, distance: (SIMD2<Int32>) -> Double)
+        -> (region: Int32, point: SIMD2<Int32>, distance: Double)?
+    {
+        let column = Int((Double(p.x) - originX) / cellWidth), row = Int((Double(p.y) - originY) / cellHeight)
+        var best: (region: Int32, point: SIMD2<Int32>, distance: Double)?
+        for r in max(0, row - radius)...min(rows - 1, row + radius) {
+            for c in max(0, column - radius)...min(columns - 1, column + radius) {
+                let cell = r * columns + c
+                for k in Int(edgeStart[cell])..<Int(edgeStart[cell + 1]) {
+                    let e = edges[k]
+                    for v in [points[Int(e.point)], points[Int(e.point) + 1]] {
+                        let d = distance(v)
+                        if best == nil || d < best!.distance || (d == best!.distance && e.region < best!.region) {
+                            best = (e.region, v, d)
+                        }
+                    }
+                }
+            }
+        }
+        return best
+    }
+
+    /// Distance in metres from (x, y) to segment a-b, and the closest point (units).
+    private static func closest(
+        _ x: Double, _ y: Double, _ a: SIMD2<Int32>, _ b: SIMD2<Int32>, _ mx: Double, _ my: Double
+    ) -> (Double, SIMD2<Double>) {
+        let ax = Double(a.x), ay = Double(a.y), bx = Double(b.x), by = Double(b.y)
+        let dx = (bx - ax) * mx, dy = (by - ay) * my
+        let px = (x - ax) * mx, py = (y - ay) * my
+        let length2 = dx * dx + dy * dy
+        let t = length2 == 0 ? 0 : min(max((px * dx + py * dy) / length2, 0), 1)
+        let ex = px - t * dx, ey = py - t * dy
+        return ((ex * ex + ey * ey).squareRoot(), SIMD2(ax + t * (bx - ax), ay + t * (by - ay)))
+    }
+}

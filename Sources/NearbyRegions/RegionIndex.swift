@@ -53,7 +53,7 @@ public final class RegionIndex: Sendable {
         townShapes = file.towns
         villageShapes = file.villages
         let sources = file.towns.regions + file.villages.regions
-        let applied = sources.map { changes.apply(to: $0.code) }
+        let applied = changes.apply(toAll: sources.map(\.code))
 
         // 시도 names: the rows' renames win, else the most common source name under the code.
         var sidoVotes: [String: [String: Int]] = [:]
@@ -76,7 +76,7 @@ public final class RegionIndex: Sendable {
             if let space = sigunguName.firstIndex(of: " "), sigunguName[..<space].hasSuffix("시") {
                 let cityName = String(sigunguName[..<space])
                 city = builder.region(.sigungu, String(result.sigungu.prefix(4)) + "0", name: cityName,
-                                      path: [sidoName, cityName], former: result.former)
+                                      path: [sidoName, cityName], former: [])
                 sigunguPath = [sidoName, cityName, String(sigunguName[sigunguName.index(after: space)...])]
             }
             let sigungu = builder.region(.sigungu, result.sigungu, name: sigunguName, path: sigunguPath, former: result.former)
@@ -86,7 +86,7 @@ public final class RegionIndex: Sendable {
             var ri: Int32 = -1
             if result.code.count == 10 {
                 ri = builder.region(.ri, result.code, name: source.names[3],
-                                    path: sigunguPath + [source.names[2], source.names[3]], former: [])
+                                    path: sigunguPath + [source.names[2], source.names[3]], former: result.former)
             }
             faces.append(FaceRegions(sido: sido, city: city, sigungu: sigungu, emd: emd, ri: ri))
         }
@@ -94,9 +94,11 @@ public final class RegionIndex: Sendable {
         regions = builder.regions()
         byCode = builder.byCode
 
-        func refs(_ layer: RegionFile.Layer) -> [[Int32]] { layer.regions.map { $0.polygons.flatMap { $0.flatMap { $0 } } } }
-        towns = PolygonGrid(points: file.towns.points, arcStart: file.towns.arcStart, regions: refs(file.towns), cellSize: Self.cellSize)
-        villages = PolygonGrid(points: file.villages.points, arcStart: file.villages.arcStart, regions: refs(file.villages), cellSize: Self.cellSize)
+        func grid(_ layer: RegionFile.Layer) -> PolygonGrid {
+            PolygonGrid(points: layer.points, arcStart: layer.arcStart, refs: layer.refs, refStart: layer.regionRefStart, cellSize: Self.cellSize)
+        }
+        towns = grid(file.towns)
+        villages = grid(file.villages)
 
         var regionFaces = [[Int32]](repeating: [], count: regions.count)
         var boxes = [SIMD4<Int32>](repeating: SIMD4(.max, .max, .min, .min), count: regions.count)
@@ -124,9 +126,20 @@ public final class RegionIndex: Sendable {
 
     // MARK: Lookup
 
+    /// Towns and villages, each one polygon of the boundary file.
+    var faceCount: Int { faces.count }
+    func isVillage(face f: Int) -> Bool { f >= townShapes.regions.count }
+    func faceIndex(lat: Double, lon: Double) -> Int? { face(lat: lat, lon: lon) }
+    /// The town layer's answer alone.
+    func townPath(lat: Double, lon: Double) -> RegionPath? {
+        towns.region(x: Self.wrapped(lon) * scale, y: lat * scale).map { path(face: Int($0)) }
+    }
+
     /// The face (town index, or towns.count + village index) holding the point, or nil.
     @inline(__always) private func face(lat: Double, lon: Double) -> Int? {
-        let x = Self.wrapped(lon) * scale, y = lat * scale
+        // The nudge (under 1e-9°, 0.1 mm) settles points exactly on a border or vertex: they go to
+        // the neighbour north-east of it, consistently, instead of falling between the two.
+        let x = Self.wrapped(lon) * scale + 0.000_731, y = lat * scale + 0.000_419
         if let v = villages.region(x: x, y: y) { return townShapes.regions.count + Int(v) }
         if let t = towns.region(x: x, y: y) { return Int(t) }
         return nil
@@ -141,8 +154,15 @@ public final class RegionIndex: Sendable {
     /// (points outside Korea, at the poles or across the antimeridian are `unknown`).
     public func locate(lat: Double, lon: Double) -> RegionLocation {
         if let f = face(lat: lat, lon: lon) { return .inside(path(face: f)) }
-        return nearest(lat: lat, lon: lon)
+        let answer = nearest(lat: lat, lon: lon)
+        // A point on a boundary that borders no other region (a coast, a gap in the source) belongs
+        // to the region it bounds.
+        if case .unknown(let path, let distance) = answer, distance < Self.onBoundary { return .inside(path) }
+        return answer
     }
+
+    /// Closer than this (metres) to a boundary counts as on it.
+    static let onBoundary = 0.01
 
     /// Just the deepest region's id, or nil: the allocation-free call for hot loops.
     public func deepestRegion(lat: Double, lon: Double) -> Int? {
@@ -193,6 +213,37 @@ public final class RegionIndex: Sendable {
         }
         guard let best else { preconditionFailure("a region index without boundaries") }
         return .unknown(nearest: path(face: best.face), distance: best.distance)
+    }
+
+    // MARK: Measuring
+
+    /// The box around every boundary, in degrees.
+    public var bounds: RegionBox { outerBox }
+
+    /// Edges a lookup at the point tests at most: those of its grid cell in the village layer, plus
+    /// the town layer's when no village holds the point.
+    public func edgesTested(lat: Double, lon: Double) -> Int {
+        let x = Self.wrapped(lon) * scale, y = lat * scale
+        let village = villages.edgeCount(x: x, y: y)
+        return villages.region(x: x, y: y) == nil ? village + towns.edgeCount(x: x, y: y) : village
+    }
+
+    /// `count` points along the boundaries (uniform over the village and town edges), each moved by
+    /// up to `jitter` metres in a random direction: the hard case for lookups. Deterministic per seed.
+    public func boundaryPoints(count: Int, jitter: Double, seed: UInt64) -> [(lat: Double, lon: Double)] {
+        var rng = SplitMix64(seed: seed)
+        let total = villages.edgeRefCount + towns.edgeRefCount
+        guard total > 0 else { return [] }
+        return (0..<count).map { _ in
+            let k = Int(rng.next() % UInt64(total))
+            let t = Double(rng.next() >> 11) / Double(1 << 53)
+            let p = k < villages.edgeRefCount ? villages.point(onEdge: k, at: t) : towns.point(onEdge: k - villages.edgeRefCount, at: t)
+            let angle = Double(rng.next() >> 11) / Double(1 << 53) * 2 * .pi
+            let r = Double(rng.next() >> 11) / Double(1 << 53) * jitter
+            let lat = p.y / scale + r * sin(angle) / 111_195
+            let lon = p.x / scale + r * cos(angle) / (111_195 * cos(lat * .pi / 180))
+            return (lat, lon)
+        }
     }
 
     // MARK: Membership
@@ -259,7 +310,7 @@ public final class RegionIndex: Sendable {
     /// The rings of a face: polygons → rings → (lon, lat) degrees, closed.
     func rings(face f: Int) -> [[[SIMD2<Double>]]] {
         let (layer, index) = f < townShapes.regions.count ? (townShapes, f) : (villageShapes, f - townShapes.regions.count)
-        return layer.regions[index].polygons.map { polygon in
+        return layer.polygons(region: index).map { polygon in
             polygon.map { ring in
                 var out: [SIMD2<Double>] = []
                 for ref in ring {
@@ -305,11 +356,11 @@ private struct RegionTableBuilder {
     }
 
     var entries: [Entry] = []
-    var ids: [String: Int32] = [:]
+    var ids: [Int: Int32] = [:]
     var byCode: [String: [Int]] = [:]
 
     mutating func region(_ level: RegionLevel, _ code: String, name: String, path: [String], former: Set<String>) -> Int32 {
-        let key = "\(level.rawValue):\(code)"
+        let key = level.rawValue << 40 | Int(code)!  // codes are at most 10 digits (< 2^34)
         let id: Int32
         if let existing = ids[key] {
             id = existing

@@ -20,6 +20,7 @@ struct Nearby: ParsableCommand {
             QueryCommand.self,
             GenerateCommand.self,
             WhereCommand.self,
+            RegionCommand.self,
         ]
     )
 

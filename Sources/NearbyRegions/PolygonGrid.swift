@@ -41,6 +41,9 @@ struct PolygonGrid: Sendable {
     private let centreRegions: [Int32]
     /// Per region: (minX, minY, maxX, maxY) in units.
     let boxes: [SIMD4<Int32>]
+    /// The arc-box corners outermost in their grid column or row: they trace the layer's outline to
+    /// within a cell, so they stand in for the layer when seen from far away.
+    let outerPoints: [SIMD2<Int32>]
 
     /// `refs[refStart[r] ..< refStart[r + 1]]` are the arc references of region r (any order:
     /// parity needs no ring order).
@@ -69,6 +72,18 @@ struct PolygonGrid: Sendable {
         func centreX(column: Int) -> Double { originX + (Double(column) + 0.5) * cellWidth + Self.centreOffset.x }
         func centreY(row: Int) -> Double { originY + (Double(row) + 0.5) * cellHeight + Self.centreOffset.y }
 
+        var low = [SIMD2<Int32>?](repeating: nil, count: columns), high = low
+        var left = [SIMD2<Int32>?](repeating: nil, count: rows), right = left
+        for box in arcBoxes {
+            let c0 = Int((Double(box.x) - originX) / cellWidth), c1 = Int((Double(box.z) - originX) / cellWidth)
+            let r0 = Int((Double(box.y) - originY) / cellHeight), r1 = Int((Double(box.w) - originY) / cellHeight)
+            if low[c0] == nil || box.y < low[c0]!.y { low[c0] = SIMD2(box.x, box.y) }
+            if high[c1] == nil || box.w > high[c1]!.y { high[c1] = SIMD2(box.z, box.w) }
+            if left[r0] == nil || box.x < left[r0]!.x { left[r0] = SIMD2(box.x, box.y) }
+            if right[r1] == nil || box.z > right[r1]!.x { right[r1] = SIMD2(box.z, box.w) }
+        }
+        outerPoints = (low + high + left + right).compactMap { $0 }
+
         // Regions per arc (count, prefix sum, fill), and each region's box from its arcs' boxes.
         var aStart = [Int32](repeating: 0, count: arcCount + 1)
         for ref in refs { aStart[Int(ref >= 0 ? ref : ~ref) + 1] += 1 }
@@ -94,21 +109,29 @@ struct PolygonGrid: Sendable {
 
         // Edges of arcs that bound some region into the cells their boxes meet.
         let cellCount = columns * rows
+        // Cell coordinates in integers (the grid's origin and cell side are whole units).
+        let ox = Int(lo.x) - 1, oy = Int(lo.y) - 1, side = Int(cellSize)
         @inline(__always) func cellRange(_ i: Int) -> (Int, Int, Int, Int) {
             let a = points[i], b = points[i + 1]
-            let c0 = Int((Double(min(a.x, b.x)) - originX) / cellWidth), c1 = Int((Double(max(a.x, b.x)) - originX) / cellWidth)
-            let r0 = Int((Double(min(a.y, b.y)) - originY) / cellHeight), r1 = Int((Double(max(a.y, b.y)) - originY) / cellHeight)
-            return (c0, c1, r0, r1)
+            return ((Int(min(a.x, b.x)) - ox) / side, (Int(max(a.x, b.x)) - ox) / side,
+                    (Int(min(a.y, b.y)) - oy) / side, (Int(max(a.y, b.y)) - oy) / side)
         }
         func forEachEdge(_ body: (_ point: Int, _ arc: Int) -> Void) {
             for a in 0..<arcCount where aStart[a] < aStart[a + 1] {
                 for i in Int(arcStart[a])..<Int(arcStart[a + 1]) - 1 { body(i, a) }
             }
         }
+        // Most edges lie in one cell: remember it (-1 for the others) so the fill pass need not redo it.
+        var singleCell = [Int32](repeating: -1, count: points.count)
         var start = [Int32](repeating: 0, count: cellCount + 1)
         forEachEdge { i, _ in
             let (c0, c1, r0, r1) = cellRange(i)
-            for r in r0...r1 { for c in c0...c1 { start[r * columns + c + 1] += 1 } }
+            if c0 == c1 && r0 == r1 {
+                singleCell[i] = Int32(r0 * columns + c0)
+                start[r0 * columns + c0 + 1] += 1
+            } else {
+                for r in r0...r1 { for c in c0...c1 { start[r * columns + c + 1] += 1 } }
+            }
         }
         for k in 0..<cellCount { start[k + 1] += start[k] }
         var fill = start
@@ -117,21 +140,32 @@ struct PolygonGrid: Sendable {
         // consecutive pairs bound the stretches inside the region; the cell centres there are inside.
         struct Crossing { var row: Int32; var region: Int32; var x: Double }
         var crossings: [Crossing] = []
+        @inline(__always) func crossRow(_ r: Int, _ i: Int, _ arc: Int) {
+            let a = points[i], b = points[i + 1]
+            let y = centreY(row: r), ay = Double(a.y), by = Double(b.y)
+            guard (ay <= y) != (by <= y) else { return }
+            let x = Double(a.x) + (y - ay) * Double(b.x - a.x) / (by - ay)
+            for k in Int(aStart[arc])..<Int(aStart[arc + 1]) {
+                crossings.append(Crossing(row: Int32(r), region: arcRegions[k], x: x))
+            }
+        }
         forEachEdge { i, arc in
+            let edge = EdgeRef(point: Int32(i), arc: Int32(arc))
+            let k = Int(singleCell[i])
+            if k >= 0 {
+                edges[Int(fill[k])] = edge
+                fill[k] += 1
+                crossRow(k / columns, i, arc)
+                return
+            }
             let (c0, c1, r0, r1) = cellRange(i)
             for r in r0...r1 {
                 for c in c0...c1 {
                     let k = r * columns + c
-                    edges[Int(fill[k])] = EdgeRef(point: Int32(i), arc: Int32(arc))
+                    edges[Int(fill[k])] = edge
                     fill[k] += 1
                 }
-                let a = points[i], b = points[i + 1]
-                let y = centreY(row: r), ay = Double(a.y), by = Double(b.y)
-                guard (ay <= y) != (by <= y) else { continue }
-                let x = Double(a.x) + (y - ay) * Double(b.x - a.x) / (by - ay)
-                for k in Int(aStart[arc])..<Int(aStart[arc + 1]) {
-                    crossings.append(Crossing(row: Int32(r), region: arcRegions[k], x: x))
-                }
+                crossRow(r, i, arc)
             }
         }
         edgeStart = start
@@ -279,22 +313,6 @@ struct PolygonGrid: Sendable {
     func point(onEdge k: Int, at t: Double) -> SIMD2<Double> {
         let a = points[Int(edges[k].point)], b = points[Int(edges[k].point) + 1]
         return SIMD2(Double(a.x) + t * Double(b.x - a.x), Double(a.y) + t * Double(b.y - a.y))
-    }
-
-    /// The points of the layer that are outermost in their grid column or row: they trace the
-    /// layer's outline to within a cell (a vertex of the convex hull is either among them or within
-    /// a cell of one), so they stand in for the layer when seen from far away.
-    func outerPoints() -> [SIMD2<Int32>] {
-        var low = [SIMD2<Int32>?](repeating: nil, count: columns), high = low
-        var left = [SIMD2<Int32>?](repeating: nil, count: rows), right = left
-        for p in points {
-            let c = Int((Double(p.x) - originX) / cellWidth), r = Int((Double(p.y) - originY) / cellHeight)
-            if low[c] == nil || p.y < low[c]!.y { low[c] = p }
-            if high[c] == nil || p.y > high[c]!.y { high[c] = p }
-            if left[r] == nil || p.x < left[r]!.x { left[r] = p }
-            if right[r] == nil || p.x > right[r]!.x { right[r] = p }
-        }
-        return (low + high + left + right).compactMap { $0 }
     }
 
     /// Among the edges of the cells within `radius` cells of `p`, the vertex for which `distance`

@@ -25,8 +25,12 @@ struct RegionCodeChanges: Sendable {
     /// Rows grouped by date, dates ascending.
     private(set) var dates: [[Change]] = []
 
+    /// Every `from`: a code none of whose prefixes is here is never changed.
+    private var froms: Set<Substring> = []
+
     init(changes: [Change]) {
         dates = Dictionary(grouping: changes, by: \.date).sorted { $0.key < $1.key }.map(\.value)
+        froms = Set(changes.map { Substring($0.from) })
     }
 
     init(contentsOf path: String) throws {
@@ -96,6 +100,7 @@ struct RegionCodeChanges: Sendable {
 
     func apply(to sourceCode: String) -> Result {
         var result = Result(code: sourceCode, sigungu: String(sourceCode.prefix(5)), former: [])
+        guard [2, 5, 8].contains(where: { froms.contains(sourceCode.prefix($0)) }) else { return result }
         for changes in dates {
             // Within one date the longest matching `from` wins (a town-level row beats its 시군구 row).
             var best: Change?

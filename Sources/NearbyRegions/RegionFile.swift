@@ -77,18 +77,22 @@ struct RegionFile {
             var strings: [String] = []
             strings.reserveCapacity(stringCount)
             for _ in 0..<stringCount { strings.append(String(decoding: try reader.bytes(try reader.varint()), as: UTF8.self)) }
-            towns = try Self.layer(&reader, strings: strings)
-            villages = try Self.layer(&reader, strings: strings)
+            // Every point takes at least 2 bytes and every reference 1: capacities that never
+            // need to grow (pages never written cost no memory).
+            towns = try Self.layer(&reader, strings: strings, capacity: data.count)
+            villages = try Self.layer(&reader, strings: strings, capacity: data.count)
             guard reader.atEnd else { throw ByteReader.Failure("bytes left after the village layer") }
         } catch let failure as ByteReader.Failure {
             throw FormatError(path: path, message: failure.message)
         }
     }
 
-    private static func layer(_ reader: inout ByteReader, strings: [String]) throws -> Layer {
+    private static func layer(_ reader: inout ByteReader, strings: [String], capacity: Int) throws -> Layer {
         var layer = Layer()
         let arcCount = try reader.varint()
         layer.arcStart.reserveCapacity(arcCount + 1)
+        layer.points.reserveCapacity(capacity / 4)
+        layer.refs.reserveCapacity(capacity / 8)
         var x: Int64 = 0, y: Int64 = 0
         for _ in 0..<arcCount {
             let count = try reader.varint()
@@ -158,7 +162,23 @@ private struct ByteReader {
         return UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16 | UInt32(b[3]) << 24
     }
 
-    mutating func varint() throws -> Int {
+    @inline(__always) mutating func varint() throws -> Int {
+        if offset + 1 < bytes.count {
+            let b0 = bytes[offset]
+            if b0 < 0x80 {
+                offset += 1
+                return Int(b0)
+            }
+            let b1 = bytes[offset + 1]
+            if b1 < 0x80 {
+                offset += 2
+                return Int(b0 & 0x7F) | Int(b1) << 7
+            }
+        }
+        return try longVarint()
+    }
+
+    private mutating func longVarint() throws -> Int {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -174,7 +194,7 @@ private struct ByteReader {
         return Int(value)
     }
 
-    mutating func zigzag() throws -> Int64 {
+    @inline(__always) mutating func zigzag() throws -> Int64 {
         let raw = UInt64(try varint())
         return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
     }

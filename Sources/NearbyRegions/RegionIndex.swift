@@ -52,53 +52,18 @@ public final class RegionIndex: Sendable {
         scale = file.scale
         townShapes = file.towns
         villageShapes = file.villages
-        let sources = file.towns.regions + file.villages.regions
-        let applied = changes.apply(toAll: sources.map(\.code))
-
-        // 시도 names: the rows' renames win, else the most common source name under the code.
-        var sidoVotes: [String: [String: Int]] = [:]
-        for (source, result) in zip(sources, applied) {
-            sidoVotes[String(result.code.prefix(2)), default: [:]][result.sidoName ?? source.names[0], default: 0] += 1
-        }
-        let sidoNames = sidoVotes.mapValues { votes in votes.max { ($0.value, $1.key) < ($1.value, $0.key) }!.key }
-
-        var builder = RegionTableBuilder()
-        var faces: [FaceRegions] = []
-        faces.reserveCapacity(sources.count)
-        for (source, result) in zip(sources, applied) {
-            let sidoCode = String(result.code.prefix(2))
-            let sidoName = sidoNames[sidoCode]!
-            let sido = builder.region(.sido, sidoCode, name: sidoName, path: [sidoName], former: result.former)
-            var sigunguName = result.sigunguName ?? source.names[1]
-            if sigunguName.isEmpty { sigunguName = sidoName }  // 세종특별자치시 has no 시군구 of its own
-            var city: Int32 = -1
-            var sigunguPath = sigunguName == sidoName ? [sidoName] : [sidoName, sigunguName]
-            if let space = sigunguName.firstIndex(of: " "), sigunguName[..<space].hasSuffix("시") {
-                let cityName = String(sigunguName[..<space])
-                city = builder.region(.sigungu, String(result.sigungu.prefix(4)) + "0", name: cityName,
-                                      path: [sidoName, cityName], former: [])
-                sigunguPath = [sidoName, cityName, String(sigunguName[sigunguName.index(after: space)...])]
-            }
-            let sigungu = builder.region(.sigungu, result.sigungu, name: sigunguName, path: sigunguPath, former: result.former)
-            if city >= 0 { builder.addPart(sigungu, to: city) }
-            let emdCode = String(result.code.prefix(8))
-            let emd = builder.region(.emd, emdCode, name: source.names[2], path: sigunguPath + [source.names[2]], former: result.former)
-            var ri: Int32 = -1
-            if result.code.count == 10 {
-                ri = builder.region(.ri, result.code, name: source.names[3],
-                                    path: sigunguPath + [source.names[2], source.names[3]], former: result.former)
-            }
-            faces.append(FaceRegions(sido: sido, city: city, sigungu: sigungu, emd: emd, ri: ri))
-        }
-        self.faces = faces
-        regions = builder.regions()
-        byCode = builder.byCode
-
-        func grid(_ layer: RegionFile.Layer) -> PolygonGrid {
+        @Sendable func grid(_ layer: RegionFile.Layer) -> PolygonGrid {
             PolygonGrid(points: layer.points, arcStart: layer.arcStart, refs: layer.refs, refStart: layer.regionRefStart, cellSize: Self.cellSize)
         }
-        towns = grid(file.towns)
-        villages = grid(file.villages)
+        // Village grid on one core; town grid, then the region table, on the other.
+        let (villageGrid, (townGrid, table)) = Concurrently.run(
+            { grid(file.villages) },
+            { (grid(file.towns), RegionTable(towns: file.towns.regions, villages: file.villages.regions, changes: changes)) }
+        )
+        (towns, villages) = (townGrid, villageGrid)
+        faces = table.faces
+        regions = table.regions
+        byCode = table.byCode
 
         var regionFaces = [[Int32]](repeating: [], count: regions.count)
         var boxes = [SIMD4<Int32>](repeating: SIMD4(.max, .max, .min, .min), count: regions.count)
@@ -112,8 +77,8 @@ public final class RegionIndex: Sendable {
             }
         }
         self.regionFaces = regionFaces
-        outerTownPoints = towns.outerPoints()
-        outerVillagePoints = villages.outerPoints()
+        outerTownPoints = towns.outerPoints
+        outerVillagePoints = villages.outerPoints
         let s = file.scale
         self.boxes = boxes.map {
             RegionBox(minLat: Double($0.y) / s, minLon: Double($0.x) / s, maxLat: Double($0.w) / s, maxLon: Double($0.z) / s)
@@ -335,6 +300,58 @@ public final class RegionIndex: Sendable {
     }
 }
 
+/// Regions and each face's regions at every level, from the faces' source codes and names with the
+/// code changes applied.
+private struct RegionTable: Sendable {
+    let faces: [RegionIndex.FaceRegions]
+    let regions: [Region]
+    let byCode: [String: [Int]]
+
+    init(towns: [RegionFile.SourceRegion], villages: [RegionFile.SourceRegion], changes: RegionCodeChanges) {
+        let sources = towns + villages
+        let applied = changes.apply(toAll: sources.map(\.code))
+
+        // 시도 names: the rows' renames win, else the most common source name under the code.
+        var sidoVotes: [String: [String: Int]] = [:]
+        for (source, result) in zip(sources, applied) {
+            sidoVotes[String(result.code.prefix(2)), default: [:]][result.sidoName ?? source.names[0], default: 0] += 1
+        }
+        let sidoNames = sidoVotes.mapValues { votes in votes.max { ($0.value, $1.key) < ($1.value, $0.key) }!.key }
+
+        var builder = RegionTableBuilder()
+        var faces: [RegionIndex.FaceRegions] = []
+        faces.reserveCapacity(sources.count)
+        for (source, result) in zip(sources, applied) {
+            let sidoCode = String(result.code.prefix(2))
+            let sidoName = sidoNames[sidoCode]!
+            let sido = builder.region(.sido, sidoCode, name: sidoName, path: [sidoName], former: result.former)
+            var sigunguName = result.sigunguName ?? source.names[1]
+            if sigunguName.isEmpty { sigunguName = sidoName }  // 세종특별자치시 has no 시군구 of its own
+            var city: Int32 = -1
+            var sigunguPath = sigunguName == sidoName ? [sidoName] : [sidoName, sigunguName]
+            if let space = sigunguName.firstIndex(of: " "), sigunguName[..<space].hasSuffix("시") {
+                let cityName = String(sigunguName[..<space])
+                city = builder.region(.sigungu, String(result.sigungu.prefix(4)) + "0", name: cityName,
+                                      path: [sidoName, cityName], former: [])
+                sigunguPath = [sidoName, cityName, String(sigunguName[sigunguName.index(after: space)...])]
+            }
+            let sigungu = builder.region(.sigungu, result.sigungu, name: sigunguName, path: sigunguPath, former: result.former)
+            if city >= 0 { builder.addPart(sigungu, to: city) }
+            let emdCode = String(result.code.prefix(8))
+            let emd = builder.region(.emd, emdCode, name: source.names[2], path: sigunguPath + [source.names[2]], former: result.former)
+            var ri: Int32 = -1
+            if result.code.count == 10 {
+                ri = builder.region(.ri, result.code, name: source.names[3],
+                                    path: sigunguPath + [source.names[2], source.names[3]], former: result.former)
+            }
+            faces.append(RegionIndex.FaceRegions(sido: sido, city: city, sigungu: sigungu, emd: emd, ri: ri))
+        }
+        self.faces = faces
+        regions = builder.regions()
+        byCode = builder.byCode
+    }
+}
+
 /// A latitude/longitude box in degrees.
 public struct RegionBox: Sendable, Equatable {
     public var minLat, minLon, maxLat, maxLon: Double
@@ -359,7 +376,10 @@ private struct RegionTableBuilder {
     var ids: [Int: Int32] = [:]
     var byCode: [String: [Int]] = [:]
 
-    mutating func region(_ level: RegionLevel, _ code: String, name: String, path: [String], former: Set<String>) -> Int32 {
+    mutating func region(
+        _ level: RegionLevel, _ code: String, name: @autoclosure () -> String, path: @autoclosure () -> [String],
+        former: Set<String>
+    ) -> Int32 {
         let key = level.rawValue << 40 | Int(code)!  // codes are at most 10 digits (< 2^34)
         let id: Int32
         if let existing = ids[key] {
@@ -367,10 +387,12 @@ private struct RegionTableBuilder {
         } else {
             id = Int32(entries.count)
             ids[key] = id
-            entries.append(Entry(level: level, code: code, name: name, path: path.filter { !$0.isEmpty }))
+            entries.append(Entry(level: level, code: code, name: name(), path: path().filter { !$0.isEmpty }))
         }
-        let length = code.count
-        entries[Int(id)].former.formUnion(former.filter { $0.count == length && $0 != code })
+        if !former.isEmpty {
+            let length = code.count
+            entries[Int(id)].former.formUnion(former.filter { $0.count == length && $0 != code })
+        }
         return id
     }
 

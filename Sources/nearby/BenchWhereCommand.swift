@@ -15,7 +15,9 @@ struct BenchWhereCommand: ParsableCommand {
             lookups on one thread over two point sets, --repetitions times each (medians): random \
             points inside Korea (uniform over the boundaries' box, kept when they land in a region) \
             and points along boundaries (a random boundary edge, a random point on it, moved up to \
-            --jitter metres). Prints one JSON document; every lookup's answer is summed into a \
+            --jitter metres). Rates are per wall-clock second and per second of the thread's CPU \
+            time (what one core does when the machine is shared). Prints one JSON document; every \
+            lookup's answer is summed into a \
             checksum so none can be skipped.
 
             Examples:
@@ -74,13 +76,19 @@ struct BenchWhereCommand: ParsableCommand {
         }
         let boundary = index.boundaryPoints(count: points, jitter: jitter, seed: seed &+ 1)
 
-        func measure(_ set: [(lat: Double, lon: Double)]) -> (perSecond: [Double], checksum: Int, found: Int, edges: Double) {
-            var rates: [Double] = []
+        func threadCPUSeconds() -> Double {
+            var t = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+            return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+        }
+        typealias Measured = (perSecond: [Double], perCPUSecond: [Double], checksum: Int, found: Int, edges: Double)
+        func measure(_ set: [(lat: Double, lon: Double)]) -> Measured {
+            var rates: [Double] = [], cpuRates: [Double] = []
             var checksum = 0, found = 0
             for _ in 0..<repetitions {
                 checksum = 0
                 found = 0
-                let start = DispatchTime.now().uptimeNanoseconds
+                let start = DispatchTime.now().uptimeNanoseconds, cpu = threadCPUSeconds()
                 for p in set {
                     if let r = index.deepestRegion(lat: p.lat, lon: p.lon) {
                         checksum &+= r
@@ -88,9 +96,10 @@ struct BenchWhereCommand: ParsableCommand {
                     }
                 }
                 rates.append(Double(set.count) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9))
+                cpuRates.append(Double(set.count) / (threadCPUSeconds() - cpu))
             }
             let edges = set.prefix(100_000).reduce(0) { $0 + index.edgesTested(lat: $1.lat, lon: $1.lon) }
-            return (rates, checksum, found, Double(edges) / Double(min(set.count, 100_000)))
+            return (rates, cpuRates, checksum, found, Double(edges) / Double(min(set.count, 100_000)))
         }
         let a = measure(inside), b = measure(boundary)
 
@@ -98,8 +107,9 @@ struct BenchWhereCommand: ParsableCommand {
             let s = values.sorted()
             return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
         }
-        func set(_ name: String, _ m: (perSecond: [Double], checksum: Int, found: Int, edges: Double)) -> String {
+        func set(_ name: String, _ m: Measured) -> String {
             "\"\(name)\":{\"points\":\(points),\"found\":\(m.found),\"lookupsPerSecond\":\(median(m.perSecond).rounded()),"
+                + "\"lookupsPerCPUSecond\":\(median(m.perCPUSecond).rounded()),"
                 + "\"runs\":[\(m.perSecond.map { "\($0.rounded())" }.joined(separator: ","))],"
                 + "\"meanEdgesInCell\":\((m.edges * 10).rounded() / 10),\"checksum\":\(m.checksum)}"
         }

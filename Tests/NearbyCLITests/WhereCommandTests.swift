@@ -47,6 +47,16 @@ import Testing
         #expect(pole["region"] as? String == "unknown" && pole["lat"] as? Double == 90)
     }
 
+    @Test func readmeExampleIsTheRealOutput() throws {
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md")
+        let lines = try String(contentsOf: readme, encoding: .utf8).split(separator: "\n").map(String.init)
+        let at = try #require(lines.firstIndex(of: "$ nearby where 37.5796 126.9770"))
+        let r = try CLIRunner.run(["where", "37.5796", "126.9770"])
+        #expect(r.status == 0)
+        #expect(r.lines == [lines[at + 1]])
+    }
+
     @Test func argumentsAsTextAndFromAFile() throws {
         let text = try CLIRunner.run(["where", "--format", "text", "37.5796", "126.9770", "37.5", "129.5"])
         #expect(text.status == 0 && text.stderr.isEmpty)

@@ -19,10 +19,12 @@ What it does, in order:
    `성북구`, 세종's `세종시` → empty, as it has no 시군구); codes are kept as the source has them —
    the move to today's codes is data/region-code-changes.tsv, applied when the file is loaded;
 4. orients every polygon (shells counter-clockwise, holes clockwise), quantizes coordinates to
-   1e-6 degree (rounding moves a vertex by at most 8 cm) and splits each layer's rings into arcs at junctions (vertices with more or
-   fewer than two distinct neighbours), so an edge shared by two regions is stored once;
+   1e-6 degree (rounding moves a vertex by at most 8 cm) and splits each layer's rings into arcs
+   at junctions (vertices with more or fewer than two distinct neighbours), so an edge shared by
+   two regions is stored once;
 5. simplifies every arc once with Douglas-Peucker at TOLERANCE_M metres (local equirectangular
-   metres, at most 0.1 % off at these latitudes; arc ends are kept), so neighbours keep sharing the
+   metres at the arc's mean latitude: about 1 % off at worst, on arcs a degree tall; arc ends are
+   kept; 4.5 m × 1.01 + 8 cm rounding stays under the stated 5 m), so neighbours keep sharing the
    same simplified edge: no gap or overlap appears between them (only where two different arcs
    come within the tolerance of each other can they now touch or cross by at most the tolerance);
    every closed ring keeps at least three distinct vertices;

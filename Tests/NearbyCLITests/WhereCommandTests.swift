@@ -113,6 +113,23 @@ import Testing
         #expect(missing.status == 2 && missing.stderr == "nearby region: no region is named or coded '없는구'\n")
     }
 
+    @Test func benchWhereReportsEveryMeasure() throws {
+        let r = try CLIRunner.run(["bench", "where", "--points", "2000", "--repetitions", "1", "--loads", "1"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let doc = try object(r.output)
+        #expect(doc["benchmark"] as? String == "where")
+        let inside = try #require(doc["inside"] as? [String: Any]), boundary = try #require(doc["boundary"] as? [String: Any])
+        #expect(inside["found"] as? Int == 2000)  // inside points are kept only when they land in a region
+        let nearBorder = try #require(boundary["found"] as? Int)
+        #expect(nearBorder > 1000 && nearBorder <= 2000)
+        for set in [inside, boundary] {
+            #expect((set["lookupsPerSecond"] as? Double ?? 0) > 0 && (set["meanEdgesInCell"] as? Double ?? 0) > 0)
+        }
+        #expect((doc["loadMillis"] as? [String: Any])?["median"] is Double)
+        let bad = try CLIRunner.run(["bench", "where", "--points", "0"])
+        #expect(bad.status == 2)
+    }
+
     /// The same check as HelpTests for the region commands: examples survive 80-column wrapping.
     @Test(arguments: [["where"], ["region"], ["bench", "where"]])
     func helpExamplesAreWholeLines(command: [String]) throws {

@@ -116,7 +116,8 @@ public final class RegionIndex: Sendable {
     }
 
     /// Where the point is. Latitude and longitude in WGS84 degrees; any finite value is accepted
-    /// (points outside Korea, at the poles or across the antimeridian are `unknown`).
+    /// (points outside Korea, at the poles or across the antimeridian are `unknown`); NaN or infinite
+    /// input gives `unknown` with a NaN distance.
     public func locate(lat: Double, lon: Double) -> RegionLocation {
         if let f = face(lat: lat, lon: lon) { return .inside(path(face: f)) }
         let answer = nearest(lat: lat, lon: lon)
@@ -152,8 +153,9 @@ public final class RegionIndex: Sendable {
         let lon = Self.wrapped(rawLon)
         let x = lon * scale, y = lat * scale
         let box = outerBox
-        if lat < box.minLat - Self.nearDegrees || lat > box.maxLat + Self.nearDegrees
-            || lon < box.minLon - Self.nearDegrees || lon > box.maxLon + Self.nearDegrees
+        // Written as "not near" so that NaN takes the far path too (and gets a NaN distance, not a trap).
+        if !(lat >= box.minLat - Self.nearDegrees && lat <= box.maxLat + Self.nearDegrees
+            && lon >= box.minLon - Self.nearDegrees && lon <= box.maxLon + Self.nearDegrees)
         {
             let metres = { (p: SIMD2<Int32>) in
                 Haversine.distance(lat1: lat, lon1: lon, lat2: Double(p.y) / self.scale, lon2: Double(p.x) / self.scale)

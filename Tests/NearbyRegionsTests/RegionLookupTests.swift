@@ -100,6 +100,15 @@ import Testing
             #expect(nearest.sido.code == c.nearestSido, "\(c.lat) \(c.lon): nearest \(nearest.deepest)")
             #expect(distance >= c.minKm * 1000 && distance <= c.maxKm * 1000, "\(c.lat) \(c.lon): \(distance) m")
         }
+        // Not a number: unknown, never a trap.
+        for (lat, lon) in [(Double.nan, 127.0), (37.5, Double.nan), (Double.infinity, 0)] {
+            guard case .unknown(_, let distance) = index.locate(lat: lat, lon: lon) else {
+                Issue.record("\(lat) \(lon) should be unknown")
+                continue
+            }
+            #expect(distance.isNaN || distance.isInfinite || distance > 0)
+            #expect(!index.contains(try SharedIndex.region("11"), lat: lat, lon: lon))
+        }
         // Longitudes outside [-180, 180] wrap.
         #expect(index.locate(lat: 37.5796, lon: 126.977 + 360).path?.emd?.name == "세종로")
         #expect(index.locate(lat: 37.5796, lon: 126.977 - 720).path?.emd?.name == "세종로")

@@ -116,21 +116,19 @@ struct PolygonGrid: Sendable {
             return ((Int(min(a.x, b.x)) - ox) / side, (Int(max(a.x, b.x)) - ox) / side,
                     (Int(min(a.y, b.y)) - oy) / side, (Int(max(a.y, b.y)) - oy) / side)
         }
-        func forEachEdge(_ body: (_ point: Int, _ arc: Int) -> Void) {
-            for a in 0..<arcCount where aStart[a] < aStart[a + 1] {
-                for i in Int(arcStart[a])..<Int(arcStart[a + 1]) - 1 { body(i, a) }
-            }
-        }
+        // Plain loops below, no closures: captured `var`s would be boxed and access-checked.
         // Most edges lie in one cell: remember it (-1 for the others) so the fill pass need not redo it.
         var singleCell = [Int32](repeating: -1, count: points.count)
         var start = [Int32](repeating: 0, count: cellCount + 1)
-        forEachEdge { i, _ in
-            let (c0, c1, r0, r1) = cellRange(i)
-            if c0 == c1 && r0 == r1 {
-                singleCell[i] = Int32(r0 * columns + c0)
-                start[r0 * columns + c0 + 1] += 1
-            } else {
-                for r in r0...r1 { for c in c0...c1 { start[r * columns + c + 1] += 1 } }
+        for a in 0..<arcCount where aStart[a] < aStart[a + 1] {
+            for i in Int(arcStart[a])..<Int(arcStart[a + 1]) - 1 {
+                let (c0, c1, r0, r1) = cellRange(i)
+                if c0 == c1 && r0 == r1 {
+                    singleCell[i] = Int32(r0 * columns + c0)
+                    start[r0 * columns + c0 + 1] += 1
+                } else {
+                    for r in r0...r1 { for c in c0...c1 { start[r * columns + c + 1] += 1 } }
+                }
             }
         }
         for k in 0..<cellCount { start[k + 1] += start[k] }
@@ -140,59 +138,66 @@ struct PolygonGrid: Sendable {
         // consecutive pairs bound the stretches inside the region; the cell centres there are inside.
         struct Crossing { var row: Int32; var region: Int32; var x: Double }
         var crossings: [Crossing] = []
-        @inline(__always) func crossRow(_ r: Int, _ i: Int, _ arc: Int) {
-            let a = points[i], b = points[i + 1]
-            let y = centreY(row: r), ay = Double(a.y), by = Double(b.y)
-            guard (ay <= y) != (by <= y) else { return }
-            let x = Double(a.x) + (y - ay) * Double(b.x - a.x) / (by - ay)
-            for k in Int(aStart[arc])..<Int(aStart[arc + 1]) {
-                crossings.append(Crossing(row: Int32(r), region: arcRegions[k], x: x))
-            }
-        }
-        forEachEdge { i, arc in
-            let edge = EdgeRef(point: Int32(i), arc: Int32(arc))
-            let k = Int(singleCell[i])
-            if k >= 0 {
-                edges[Int(fill[k])] = edge
-                fill[k] += 1
-                crossRow(k / columns, i, arc)
-                return
-            }
-            let (c0, c1, r0, r1) = cellRange(i)
-            for r in r0...r1 {
-                for c in c0...c1 {
-                    let k = r * columns + c
+        for arc in 0..<arcCount where aStart[arc] < aStart[arc + 1] {
+            for i in Int(arcStart[arc])..<Int(arcStart[arc + 1]) - 1 {
+                let edge = EdgeRef(point: Int32(i), arc: Int32(arc))
+                let rows: ClosedRange<Int>
+                if singleCell[i] >= 0 {
+                    let k = Int(singleCell[i])
                     edges[Int(fill[k])] = edge
                     fill[k] += 1
+                    rows = (k / columns)...(k / columns)
+                } else {
+                    let (c0, c1, r0, r1) = cellRange(i)
+                    for r in r0...r1 {
+                        for c in c0...c1 {
+                            let k = r * columns + c
+                            edges[Int(fill[k])] = edge
+                            fill[k] += 1
+                        }
+                    }
+                    rows = r0...r1
                 }
-                crossRow(r, i, arc)
+                let a = points[i], b = points[i + 1]
+                let ay = Double(a.y), by = Double(b.y)
+                for r in rows {
+                    let y = centreY(row: r)
+                    guard (ay <= y) != (by <= y) else { continue }
+                    let x = Double(a.x) + (y - ay) * Double(b.x - a.x) / (by - ay)
+                    for k in Int(aStart[arc])..<Int(aStart[arc + 1]) {
+                        crossings.append(Crossing(row: Int32(r), region: arcRegions[k], x: x))
+                    }
+                }
             }
         }
         edgeStart = start
         self.edges = edges
         crossings.sort { ($0.row, $0.region, $0.x) < ($1.row, $1.region, $1.x) }
-        // Pairs of crossings → (cell, region) entries, bucketed by cell (count, prefix sum, fill).
-        func insideStretches(_ body: (_ cell: Int, _ region: Int32) -> Void) {
-            var i = 0
-            while i + 1 < crossings.count {
-                let a = crossings[i], b = crossings[i + 1]
-                guard a.row == b.row, a.region == b.region else { i += 1; continue }  // odd count: a broken ring
-                var c = max(0, Int(((a.x - Self.centreOffset.x - originX) / cellWidth - 0.5).rounded(.up)))
-                while c < columns, centreX(column: c) < b.x {
-                    if centreX(column: c) >= a.x { body(Int(a.row) * columns + c, a.region) }
-                    c += 1
-                }
-                i += 2
-            }
+        // Pairs of crossings → stretches of cells (row, first column, end column, region), then
+        // (cell, region) entries bucketed by cell (count, prefix sum, fill).
+        var stretches: [(row: Int, first: Int, end: Int, region: Int32)] = []
+        var i = 0
+        while i + 1 < crossings.count {
+            let a = crossings[i], b = crossings[i + 1]
+            guard a.row == b.row, a.region == b.region else { i += 1; continue }  // odd count: a broken ring
+            var first = max(0, Int(((a.x - Self.centreOffset.x - originX) / cellWidth - 0.5).rounded(.up)))
+            while first < columns, centreX(column: first) < a.x { first += 1 }
+            var end = first
+            while end < columns, centreX(column: end) < b.x { end += 1 }
+            if end > first { stretches.append((Int(a.row), first, end, a.region)) }
+            i += 2
         }
         var cStart = [Int32](repeating: 0, count: cellCount + 1)
-        insideStretches { cell, _ in cStart[cell + 1] += 1 }
+        for s in stretches { for c in s.first..<s.end { cStart[s.row * columns + c + 1] += 1 } }
         for k in 0..<cellCount { cStart[k + 1] += cStart[k] }
         var cFill = cStart
         var centreRegions = [Int32](repeating: 0, count: Int(cStart[cellCount]))
-        insideStretches { cell, region in
-            centreRegions[Int(cFill[cell])] = region
-            cFill[cell] += 1
+        for s in stretches {
+            for c in s.first..<s.end {
+                let cell = s.row * columns + c
+                centreRegions[Int(cFill[cell])] = s.region
+                cFill[cell] += 1
+            }
         }
         centreStart = cStart
         self.centreRegions = centreRegions

@@ -23,6 +23,8 @@ struct Nearby: ParsableCommand {
             QueryCommand.self,
             GenerateCommand.self,
             CheckCommand.self,
+            WhereCommand.self,
+            RegionCommand.self,
         ]
     )
 

@@ -33,7 +33,14 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         let table = PlaceTable(places)
         self.table = table
         self.generation = generation
-        tree = indexed ? PackedRTree(xs: table.column { $0.lon }, ys: table.column { $0.lat }) : nil
+        tree = indexed ? PackedRTree(xs: Array(table.lon), ys: Array(table.lat)) : nil
+    }
+
+    /// An engine over a table and a lon/lat tree made elsewhere: mapped from an index snapshot.
+    init(table: PlaceTable, tree: PackedRTree, generation: Int64) {
+        self.table = table
+        self.tree = tree
+        self.generation = generation
     }
 
     /// Bytes of the index and of the columns queries touch (not of the `Place` records, which only
@@ -79,7 +86,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         if let p = planar[epsg] { return p }
         let projection = try Projection(epsg: epsg)
-        let (xs, ys) = projection.forward(lats: table.column { $0.lat }, lons: table.column { $0.lon })
+        let (xs, ys) = projection.forward(lats: Array(table.lat), lons: Array(table.lon))
         var treeRows: [Int32]?, tree: PackedRTree?
         if self.tree != nil {
             let finite = xs.indices.filter { xs[$0].isFinite && ys[$0].isFinite }
@@ -108,7 +115,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
                 let d = metric.distance(x: xy.xs[row], y: xy.ys[row])
                 return d.isNaN ? .infinity : d
             }
-            return metric.distance(x: table.places[row].lon, y: table.places[row].lat)
+            return metric.distance(x: table.lon[row], y: table.lat[row])
         }
 
         @inline(__always)
@@ -202,10 +209,10 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         var next: String?
         if q.limit > 0, let last = pageRows.last, remaining > offset + pageRows.count {
             next = PageCursor(fingerprint: fingerprint(), page: page, distance: last.dist,
-                              id: table.places[last.item].id).encoded
+                              id: table.id(last.item)).encoded
         }
         return QueryAnswer(
-            total: total, rows: PlaceRows(table: table, rows: pageRows.map { Int32($0.item) }),
+            total: total, rows: try table.answerRows(pageRows.map { Int32($0.item) }),
             distances: pageRows.map { space == nil ? nil : $0.dist }, page: page, nextCursor: next)
     }
 

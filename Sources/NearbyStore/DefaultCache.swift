@@ -32,6 +32,7 @@ public enum DefaultCache {
                     for place in places { try writer.upsert(place) }
                 }
                 try files.moveItem(atPath: partial, toPath: path)
+                CacheSnapshot.update(try PlaceCache(path: path, readOnly: true))
             }
         }
         return try PlaceCache(path: path, readOnly: readOnly)

@@ -12,7 +12,8 @@ import NearbyCore
 ///   32-bit floats, so each point is stored as the box from the Float just below to the Float just above it:
 ///   the true point is always inside, and `candidates` returns a superset the caller refines exactly.
 /// - `meta(key, value)`: `generation`, bumped by every write that changes a row, so an in-memory index
-///   knows when to rebuild.
+///   knows when to rebuild; `identity`, a random number drawn when the file is created, so an index
+///   snapshot of a deleted and re-created cache is not taken for this one's (older files have none: 0).
 ///
 /// The file is in WAL mode with synchronous=NORMAL: readers never wait for an import, and a committed
 /// import survives a crash of the process (a power loss may lose the last commit, never corrupt the file).
@@ -97,6 +98,7 @@ public final class PlaceCache {
                 \(RTreeBulkLoader.createSQL);
                 CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
                 INSERT INTO meta VALUES('generation', 0);
+                INSERT INTO meta VALUES('identity', random());
                 PRAGMA application_id=\(Self.applicationID);
                 PRAGMA user_version=\(Self.schemaVersion);
                 """)
@@ -214,6 +216,13 @@ public final class PlaceCache {
     /// generation g is current while `generation()` still returns g.
     public func generation() throws -> Int64 {
         do { return try connection.integer("SELECT value FROM meta WHERE key = 'generation'") } catch {
+            throw PlaceCacheError(error, path: path)
+        }
+    }
+
+    /// The random number drawn when the cache file was created (0 for caches made before it existed).
+    public func identity() throws -> Int64 {
+        do { return try connection.integer("SELECT coalesce((SELECT value FROM meta WHERE key = 'identity'), 0)") } catch {
             throw PlaceCacheError(error, path: path)
         }
     }

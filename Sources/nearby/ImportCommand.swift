@@ -57,6 +57,7 @@ struct ImportCommand: ParsableCommand {
         do {
             let cache = try cache.open(readOnly: false)
             summary = try cache.write { writer in try importAll(into: writer) }
+            CacheSnapshot.update(cache) { StandardError.write("nearby import: \($0)") }
             StandardError.progress("")
         } catch {
             StandardError.write("nearby import: \(error)")

@@ -48,8 +48,8 @@ struct QueryCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Answer every query of this file (benchmark TSV or JSON lines, see above).", valueName: "file"))
     var queries: String?
 
-    @Option(help: "memory (load the cache and index it) or sqlite (straight from the cache's R*Tree).")
-    var engine: EngineKind = .memory
+    @Option(help: "snapshot (the index file beside the cache, mapped), memory (load the cache and index it) or sqlite (straight from the cache's R*Tree).")
+    var engine: EngineKind = .snapshot
 
     @Option(help: "jsonl, json (one array, or one object with --meta), geojson or table (for humans).")
     var format: QueryFormat = .jsonl
@@ -63,7 +63,7 @@ struct QueryCommand: ParsableCommand {
     @Flag(help: .hidden)
     var timings = false
 
-    enum EngineKind: String, ExpressibleByArgument, CaseIterable { case memory, sqlite }
+    enum EngineKind: String, ExpressibleByArgument, CaseIterable { case snapshot, memory, sqlite }
     enum QueryFormat: String, ExpressibleByArgument, CaseIterable { case jsonl, json, geojson, table }
 
     func run() throws {
@@ -99,6 +99,7 @@ struct QueryCommand: ParsableCommand {
     private func makeEngine() throws -> any QueryEngine {
         let cache = try cache.open(readOnly: true)
         switch engine {
+        case .snapshot: return try CacheSnapshot.engine(for: cache) { StandardError.write("nearby query: \($0)") }
         case .sqlite: return SQLiteEngine(cache: cache)
         case .memory:
             let t0 = DispatchTime.now().uptimeNanoseconds

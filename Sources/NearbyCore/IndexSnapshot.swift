@@ -173,7 +173,7 @@ public enum IndexSnapshot {
         var offset = align(tableEnd + 8)
         for i in sections.indices {
             sections[i].offset = offset
-            offset = align(offset + sections[i].bytes.count)
+            offset = align(offset + sections[i].byteCount)
         }
         var out = [UInt8](repeating: 0, count: offset)
         func put<T: FixedWidthInteger>(_ v: T, at o: Int) {
@@ -187,11 +187,7 @@ public enum IndexSnapshot {
             let e = headerSize + entrySize * i
             out.replaceSubrange(e..<e + 4, with: s.tag)
             put(UInt32(s.elementSize), at: e + 4); put(UInt64(s.offset), at: e + 8); put(UInt64(s.count), at: e + 16)
-            s.bytes.withUnsafeBytes { src in
-                out.withUnsafeMutableBytes { dst in
-                    if let from = src.baseAddress { (dst.baseAddress! + s.offset).copyMemory(from: from, byteCount: src.count) }
-                }
-            }
+            out.withUnsafeMutableBytes { s.copy($0.baseAddress! + s.offset) }
         }
         put(out.withUnsafeBytes { bodyChecksum(UnsafeRawBufferPointer(rebasing: $0[(tableEnd + 8)...])) }, at: 56)
         put(out.withUnsafeBytes { SnapshotHash.of(UnsafeRawBufferPointer(rebasing: $0[0..<tableEnd])) }, at: tableEnd)
@@ -207,19 +203,23 @@ public enum IndexSnapshot {
         return values
     }
 
-    /// One section to write: its tag and the bytes of a column.
+    /// One section to write: its tag and a column, copied straight into the file's buffer.
     struct Section {
         let tag: [UInt8]
         let elementSize: Int
         let count: Int
-        let bytes: [UInt8]
+        let byteCount: Int
+        let copy: (UnsafeMutableRawPointer) -> Void
         var offset = 0
 
         init<T: BitwiseCopyable>(_ tag: String, _ column: Column<T>) {
             self.tag = Array(tag.utf8)
             elementSize = MemoryLayout<T>.stride
             count = column.count
-            bytes = column.withUnsafeBufferPointer { Array(UnsafeRawBufferPointer($0)) }
+            byteCount = column.byteCount
+            copy = { dst in
+                column.withUnsafeBufferPointer { if let b = $0.baseAddress { dst.copyMemory(from: b, byteCount: column.byteCount) } }
+            }
         }
     }
 

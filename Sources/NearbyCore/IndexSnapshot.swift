@@ -149,9 +149,12 @@ public enum IndexSnapshot {
 
     /// The whole file in memory, sections laid out as the format says.
     static func encode(_ places: [Place], stamp: Stamp) throws -> [UInt8] {
+        // Title ranks are the costliest part (a sort of a million collation keys): computed on a
+        // second thread while this one builds the rest.
         let table = PlaceTable(places)
+        let ranks = Background { Column(KoreanCollation.ranks(of: table.places.map(\.title))) }
         let tree = PackedRTree(xs: Array(table.lon), ys: Array(table.lat))
-        let folded = table.foldedTitles()
+        let folded = FoldedTitles(table.places.lazy.map(\.title))
         let ids = StringColumn((0..<table.count).lazy.map { table.id($0) })
         guard ids.bytes.count < Int(UInt32.max), folded.units.count < Int(UInt32.max) else {
             throw Problem.damaged("more than 4 GiB of ids or titles")
@@ -165,7 +168,7 @@ public enum IndexSnapshot {
             Section("SIGU", table.sigungucode.codes), Section("ARDO", areas.offsets), Section("ARDB", areas.bytes),
             Section("SGDO", sigungus.offsets), Section("SGDB", sigungus.bytes),
             Section("CRTD", table.created), Section("MODF", table.modified), Section("EVST", table.eventStart),
-            Section("EVEN", table.eventEnd), Section("FLAG", table.flags), Section("RANK", table.titleRanks()),
+            Section("EVEN", table.eventEnd), Section("FLAG", table.flags), Section("RANK", ranks.value),
             Section("FTUN", folded.units), Section("FTEN", folded.ends),
             Section("IDOF", ids.offsets), Section("IDBY", ids.bytes),
         ]
@@ -360,6 +363,25 @@ private func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
             done += n
         }
         return true
+    }
+}
+
+/// A value computed on another thread, read (waiting for it) through `value`.
+private final class Background<T>: @unchecked Sendable {
+    private var result: T?
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ work: @escaping @Sendable () -> T) {
+        Thread.detachNewThread { [self] in
+            result = work()
+            done.signal()
+        }
+    }
+
+    var value: T {
+        done.wait()
+        done.signal()
+        return result!
     }
 }
 

@@ -80,7 +80,7 @@ import Testing
     /// Writes `bytes` as a snapshot file and opens it: the problem, or nil when it opened.
     static func problem(_ bytes: [UInt8], _ name: String) -> IndexSnapshot.Problem? {
         let path = folder + "/" + name
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
         defer { try? FileManager.default.removeItem(atPath: path) }
         do { _ = try open(path); return nil } catch { return error }
     }

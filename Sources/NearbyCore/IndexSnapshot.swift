@@ -152,8 +152,9 @@ public enum IndexSnapshot {
         // Title ranks are the costliest part (a sort of a million collation keys): computed on a
         // second thread while this one builds the rest.
         let table = PlaceTable(places)
+        let lats = table.lats(), lons = table.lons()
         let ranks = Background { Column(KoreanCollation.ranks(of: table.places.map(\.title))) }
-        let tree = PackedRTree(xs: Array(table.lon), ys: Array(table.lat))
+        let tree = PackedRTree(xs: lons, ys: lats)
         let folded = FoldedTitles(table.places.lazy.map(\.title))
         let ids = StringColumn((0..<table.count).lazy.map { table.id($0) })
         guard ids.bytes.count < Int(UInt32.max), folded.units.count < Int(UInt32.max) else {
@@ -163,7 +164,7 @@ public enum IndexSnapshot {
         let sigungus = StringColumn(dictionaryValues(table.sigungucode))
         var sections: [Section] = [
             Section("TPTS", tree.points), Section("TITM", tree.items), Section("TBOX", tree.boxes),
-            Section("TLVL", tree.levels), Section("LAT ", table.lat), Section("LON ", table.lon),
+            Section("TLVL", tree.levels), Section("LAT ", Column(lats)), Section("LON ", Column(lons)),
             Section("CATG", table.category), Section("AREA", table.areacode.codes),
             Section("SIGU", table.sigungucode.codes), Section("ARDO", areas.offsets), Section("ARDB", areas.bytes),
             Section("SGDO", sigungus.offsets), Section("SGDB", sigungus.bytes),

@@ -27,6 +27,8 @@ public final class MappedFile: @unchecked Sendable {
         if size == 0 { base = nil; return }
         let p = mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0)
         guard let p, p != MAP_FAILED else { throw Failure(errno: errno) }
+        // Queries touch a few scattered pages: no read-ahead, no mapping of neighbouring pages.
+        madvise(p, size, MADV_RANDOM)
         base = UnsafeRawPointer(p)
     }
 

@@ -33,7 +33,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         let table = PlaceTable(places)
         self.table = table
         self.generation = generation
-        tree = indexed ? PackedRTree(xs: Array(table.lon), ys: Array(table.lat)) : nil
+        tree = indexed ? PackedRTree(xs: table.lons(), ys: table.lats()) : nil
     }
 
     /// An engine over a table and a lon/lat tree made elsewhere: mapped from an index snapshot.
@@ -86,7 +86,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         if let p = planar[epsg] { return p }
         let projection = try Projection(epsg: epsg)
-        let (xs, ys) = projection.forward(lats: Array(table.lat), lons: Array(table.lon))
+        let (xs, ys) = projection.forward(lats: table.lats(), lons: table.lons())
         var treeRows: [Int32]?, tree: PackedRTree?
         if self.tree != nil {
             let finite = xs.indices.filter { xs[$0].isFinite && ys[$0].isFinite }
@@ -115,7 +115,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
                 let d = metric.distance(x: xy.xs[row], y: xy.ys[row])
                 return d.isNaN ? .infinity : d
             }
-            return metric.distance(x: table.lon[row], y: table.lat[row])
+            return metric.distance(x: table.lon(row), y: table.lat(row))
         }
 
         @inline(__always)

@@ -161,7 +161,7 @@ struct RowFilter {
         }
         if let areacodes, !Self.has(t.areacode, row, areacodes, t.places.isEmpty ? nil : t.places[row].areacode) { return false }
         if let sigungucodes, !Self.has(t.sigungucode, row, sigungucodes, t.places.isEmpty ? nil : t.places[row].sigungucode) { return false }
-        if let bbox, !bbox.contains(lat: t.lat[row], lon: t.lon[row]) { return false }
+        if let bbox, !bbox.contains(lat: t.lat(row), lon: t.lon(row)) { return false }
         if let keyword, !keyword.titles.matches(keyword.matcher, at: row) { return false }
         return true
     }

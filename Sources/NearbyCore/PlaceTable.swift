@@ -9,9 +9,8 @@ import Foundation
 ///
 /// Memory per place for the columns: category 4 B, areacode and sigungucode 2 B each (dictionary
 /// codes), created and modified 8 B each (`yyyyMMddHHmmss`, 0 when missing), event start/end 4 B each
-/// (`yyyyMMdd`, 0 when missing), accessibility mask with the has-image bit 4 B: 36 B (52 B with latitude and longitude). Title ranks (4 B)
-/// are built on the first title sort, folded titles on the first keyword filter. Latitude and
-/// longitude are columns too, for distances and boxes without touching the records.
+/// (`yyyyMMdd`, 0 when missing), accessibility mask with the has-image bit 4 B: 36 B. Title ranks (4 B)
+/// are built on the first title sort, folded titles on the first keyword filter.
 ///
 /// The columns are `Column`s, so the same table (and every engine line that reads it) works over
 /// arrays or over an index snapshot mapped from disk (`IndexSnapshot`).
@@ -20,8 +19,9 @@ public final class PlaceTable: @unchecked Sendable {
     /// snapshot, whose answer rows are fetched by id (`fetch`).
     public let places: [Place]
     public let count: Int
-    let lat: Column<Double>
-    let lon: Column<Double>
+    /// Latitude and longitude of a mapped table (a table in memory reads them from `places`).
+    private let latColumn: Column<Double>?
+    private let lonColumn: Column<Double>?
     let category: Column<Int32>
     let areacode: CodeColumn
     let sigungucode: CodeColumn
@@ -49,15 +49,12 @@ public final class PlaceTable: @unchecked Sendable {
         count = n
         // One pass, reading fields in place: `for p in places` or key-path maps would copy every
         // record (a retain per text field), which was most of the build time on a million rows.
-        var lat = [Double](), lon = [Double](), category = [Int32](), created = [Int64](), modified = [Int64](),
+        var category = [Int32](), created = [Int64](), modified = [Int64](),
             eventStart = [Int32](), eventEnd = [Int32](), flags = [UInt32]()
-        lat.reserveCapacity(n); lon.reserveCapacity(n)
         category.reserveCapacity(n); created.reserveCapacity(n); modified.reserveCapacity(n)
         eventStart.reserveCapacity(n); eventEnd.reserveCapacity(n); flags.reserveCapacity(n)
         var areacode = CodeColumn.Builder(capacity: n), sigungucode = CodeColumn.Builder(capacity: n)
         for i in 0..<n {
-            lat.append(places[i].lat)
-            lon.append(places[i].lon)
             category.append(Int32(truncatingIfNeeded: places[i].category))
             created.append(Self.timestamp(places[i].created))
             modified.append(Self.timestamp(places[i].modified))
@@ -71,7 +68,7 @@ public final class PlaceTable: @unchecked Sendable {
             areacode.append(places[i].areacode)
             sigungucode.append(places[i].sigungucode)
         }
-        self.lat = Column(lat); self.lon = Column(lon)
+        latColumn = nil; lonColumn = nil
         self.category = Column(category); self.created = Column(created); self.modified = Column(modified)
         self.eventStart = Column(eventStart); self.eventEnd = Column(eventEnd); self.flags = Column(flags)
         self.areacode = areacode.column; self.sigungucode = sigungucode.column
@@ -85,10 +82,27 @@ public final class PlaceTable: @unchecked Sendable {
          ids: StringColumn, fetch: @escaping ([String]) throws -> [Place]) {
         places = []
         self.count = count
-        self.lat = lat; self.lon = lon; self.category = category; self.areacode = areacode
+        latColumn = lat; lonColumn = lon; self.category = category; self.areacode = areacode
         self.sigungucode = sigungucode; self.created = created; self.modified = modified
         self.eventStart = eventStart; self.eventEnd = eventEnd; self.flags = flags
         self.ranks = ranks; self.folded = folded; self.ids = ids; self.fetch = fetch
+    }
+
+    @inline(__always) func lat(_ row: Int) -> Double { latColumn?[row] ?? places[row].lat }
+    @inline(__always) func lon(_ row: Int) -> Double { lonColumn?[row] ?? places[row].lon }
+
+    /// Every row's latitude, longitude.
+    func lats() -> [Double] { latColumn.map(Array.init) ?? column { $0.lat } }
+    func lons() -> [Double] { lonColumn.map(Array.init) ?? column { $0.lon } }
+
+    /// One value per row, read in place (no copy of the records).
+    private func column<T>(_ value: (borrowing Place) -> T) -> [T] {
+        places.withUnsafeBufferPointer { rows in
+            [T](unsafeUninitializedCapacity: rows.count) { out, n in
+                for i in 0..<rows.count { (out.baseAddress! + i).initialize(to: value(rows[i])) }
+                n = rows.count
+            }
+        }
     }
 
     /// Id of a row.
@@ -117,7 +131,7 @@ public final class PlaceTable: @unchecked Sendable {
     /// Bytes of the columns (not of the `Place` records), title ranks and folded titles once built.
     public var byteCount: Int {
         lock.lock(); defer { lock.unlock() }
-        return lat.byteCount + lon.byteCount + category.byteCount + areacode.codes.byteCount
+        return (latColumn?.byteCount ?? 0) + (lonColumn?.byteCount ?? 0) + category.byteCount + areacode.codes.byteCount
             + sigungucode.codes.byteCount + created.byteCount + modified.byteCount + eventStart.byteCount
             + eventEnd.byteCount + flags.byteCount + (ranks?.byteCount ?? 0) + (folded?.byteCount ?? 0)
     }

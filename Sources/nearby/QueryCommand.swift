@@ -74,7 +74,7 @@ struct QueryCommand: ParsableCommand {
             guard let bytes = FileManager.default.contents(atPath: queries) else { throw UsageError("\(queries): cannot read the file") }
             jobs = try BatchQueries.read([UInt8](bytes), file: queries, defaults: options.parameters)
         } else {
-            do { jobs = [BatchQueries.Job(qid: nil, query: try QueryParameters.parse(options.parameters))] } catch {
+            do { jobs = [BatchQueries.Job(qid: nil, query: try QueryParameters.parse(options.parameters, areas: RegionAreas.shared))] } catch {
                 throw UsageError(error)
             }
         }

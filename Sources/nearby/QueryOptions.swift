@@ -14,6 +14,7 @@ struct QueryOptions: ParsableArguments {
     @Option(parsing: .unconditionalSingleValue, help: help("category")) var category: [String] = []
     @Option(help: help("areacode")) var areacode: [String] = []
     @Option(help: help("sigungucode")) var sigungucode: [String] = []
+    @Option(help: help("region")) var region: [String] = []
     @Option(parsing: .unconditional, help: help("keyword")) var keyword: String?
     @Option(name: .customLong("created-since"), help: help("created-since")) var createdSince: String?
     @Option(name: .customLong("created-until"), help: help("created-until")) var createdUntil: String?
@@ -45,6 +46,7 @@ struct QueryOptions: ParsableArguments {
         for c in category { add("category", c) }
         for a in areacode { add("areacode", a) }
         for s in sigungucode { add("sigungucode", s) }
+        for r in region { add("region", r) }
         add("keyword", keyword)
         add("created-since", createdSince); add("created-until", createdUntil)
         add("modified-since", modifiedSince); add("modified-until", modifiedUntil)

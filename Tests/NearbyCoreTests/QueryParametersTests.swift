@@ -15,8 +15,21 @@ import Testing
         "from": ("20250505", "20250506"), "to": ("20250505", "20250506"), "during": ("20250501,20250505", "20250501,20250506"),
         "with-image": ("true", "false"), "accessible": ("wheelchair", "restroom"), "sort": ("title", "-title"),
         "arrange": ("A", "C"), "limit": ("10", "20"), "page": ("1", "2"), "cursor": ("x", "y"),
-        "distance": ("haversine", "geodesic"),
+        "distance": ("haversine", "geodesic"), "region": ("11110", "11140"),
     ]
+
+    /// Areas for `region` by code: boxes, enough to check the parser's side (the real polygons are
+    /// tested with the region index in NearbyKitTests).
+    struct BoxAreas: AreaResolver {
+        func area(_ text: String) throws(RequestError) -> AreaFilter {
+            guard let n = Double(text) else { throw RequestError(parameter: "region", reason: "unknown") }
+            let box = GeoBox(minLon: 126 + n / 1e6, minLat: 37, maxLon: 127, maxLat: 38)
+            return AreaFilter(codes: [text], box: box) { lat, lon in box.contains(lat: lat, lon: lon) }
+        }
+        func union(_ areas: [AreaFilter]) -> AreaFilter {
+            AreaFilter(codes: areas.flatMap(\.codes), box: areas[0].box) { lat, lon in areas.contains { $0.contains(lat: lat, lon: lon) } }
+        }
+    }
 
     @Test func everyParameterHasTestValues() {
         #expect(Set(QueryParameters.all.map(\.name)) == Set(Self.values.keys))
@@ -28,7 +41,7 @@ import Testing
             func query(_ v: String) throws -> PlaceQuery {
                 var pairs = Self.base.filter { $0.name != p.name } + [(p.name, v)]
                 if p.name == "knn" || p.name == "radius" { pairs.append(p.name == "knn" ? ("radius", "5000") : ("knn", "3")) }
-                return try QueryParameters.parse(pairs)
+                return try QueryParameters.parse(pairs, areas: BoxAreas())
             }
             let fa = PageCursor.fingerprint(of: try query(a), generation: 1)
             let fb = PageCursor.fingerprint(of: try query(b), generation: 1)
@@ -43,8 +56,9 @@ import Testing
         var sampler = QuerySampler(seed: 7)
         for n in 0..<2000 {
             let model: DistanceModel = n % 3 == 0 ? .geodesic : .haversine
-            let q = sampler.query(model: model)
-            let back = try QueryParameters.parse(QueryParameters.render(q))
+            var q = sampler.query(model: model)
+            if n % 5 == 0 { q.filter.region = try BoxAreas().area(String(11110 + n)) }
+            let back = try QueryParameters.parse(QueryParameters.render(q), areas: BoxAreas())
             #expect(back == q, "\(QueryParameters.render(q))")
         }
     }

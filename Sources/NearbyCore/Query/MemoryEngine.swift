@@ -185,7 +185,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
                     let d = measure?.distance(i, table) ?? 0
                     if d.isFinite { rows.append(Row(item: i, dist: d)) }
                 }
-                if let box = q.filter.bbox, let tree {
+                if let box = q.filter.bbox ?? q.filter.region?.box, let tree {
                     tree.searchLonLat(minLon: box.minLon, minLat: box.minLat, maxLon: box.maxLon, maxLat: box.maxLat) { add(Int($0)) }
                 } else {
                     for i in 0..<table.count { add(i) }

@@ -28,6 +28,8 @@ public struct PlaceFilter: Sendable, Hashable {
     public var accessibility: [String]
     /// Box the place must lie in.
     public var bbox: GeoBox?
+    /// Administrative area the place must lie in (`--region`), by polygon membership.
+    public var region: AreaFilter?
 
     public init(
         categories: Set<Int>? = nil, areacodes: Set<String>? = nil, sigungucodes: Set<String>? = nil,
@@ -44,7 +46,7 @@ public struct PlaceFilter: Sendable, Hashable {
     /// True when no condition is set: every place matches (lets the engine count whole subtrees).
     public var isEmpty: Bool {
         categories == nil && areacodes == nil && sigungucodes == nil && keyword == nil && created == nil
-            && modified == nil && eventPeriod == nil && !withImage && accessibility.isEmpty && bbox == nil
+            && modified == nil && eventPeriod == nil && !withImage && accessibility.isEmpty && bbox == nil && region == nil
     }
 }
 
@@ -118,6 +120,7 @@ struct RowFilter {
     private let eventPeriod: ClosedRange<Int32>?
     private let requiredFlags: UInt32
     private let bbox: GeoBox?
+    private let region: AreaFilter?
 
     init(_ f: PlaceFilter, table: PlaceTable) {
         self.table = table
@@ -129,6 +132,7 @@ struct RowFilter {
         created = f.created; modified = f.modified; eventPeriod = f.eventPeriod
         requiredFlags = (Accessibility.mask(f.accessibility) ?? 0) | (f.withImage ? PlaceTable.imageBit : 0)
         bbox = f.bbox
+        region = f.region
     }
 
     @inline(__always)
@@ -146,6 +150,7 @@ struct RowFilter {
         if let areacodes, !Self.has(t.areacode, row, areacodes, t.places.isEmpty ? nil : t.places[row].areacode) { return false }
         if let sigungucodes, !Self.has(t.sigungucode, row, sigungucodes, t.places.isEmpty ? nil : t.places[row].sigungucode) { return false }
         if let bbox, !bbox.contains(lat: t.lat(row), lon: t.lon(row)) { return false }
+        if let region, !region.contains(lat: t.lat(row), lon: t.lon(row)) { return false }
         if let keyword, !keyword.titles.matches(keyword.matcher, at: row) { return false }
         return true
     }

@@ -46,6 +46,7 @@ public enum QueryParameters {
         Parameter("category", "ids", "Content type ids, e.g. 12,39 (12 tourist spot, 14 culture, 15 festival, 25 course, 28 leisure, 32 lodging, 38 shopping, 39 food); repeats add up.", list: true, negative: true),
         Parameter("areacode", "codes", "TourAPI area codes (areaCode), comma-separated; repeats add up.", list: true),
         Parameter("sigungucode", "codes", "TourAPI sigungu codes, comma-separated; repeats add up.", list: true),
+        Parameter("region", "name|code", "Only places inside this administrative region, by its boundary: 종로구, '서울 종로구', 11110 (시군구), 11 (시도); old codes too. Repeats add up.", list: true),
         Parameter("keyword", "text", "Text the title contains: case-insensitive, Unicode-normalised; initial consonants match syllables (ㄱㅂㄱ finds 경복궁).", negative: true),
         Parameter("created-since", "date", "Created on or after (yyyyMMdd, yyyy-MM-dd or yyyyMMddHHmmss)."),
         Parameter("created-until", "date", "Created on or before (a day includes all of it)."),
@@ -79,7 +80,8 @@ public enum QueryParameters {
 
     /// Parses `(name, value)` pairs (names as in `all`, or camelCase). Lists add up; any other
     /// parameter given twice, an unknown name, or a bad value is a `RequestError` naming the parameter.
-    public static func parse(_ pairs: [(name: String, value: String)]) throws(RequestError) -> PlaceQuery {
+    /// `areas` resolves `region` (NearbyKit passes the region index's); without it `region` is refused.
+    public static func parse(_ pairs: [(name: String, value: String)], areas: (any AreaResolver)? = nil) throws(RequestError) -> PlaceQuery {
         var values: [String: [String]] = [:]
         for (rawName, value) in pairs {
             guard let p = parameter(named: rawName) else {
@@ -90,7 +92,7 @@ public enum QueryParameters {
             }
             values[p.name, default: []].append(value)
         }
-        return try Reader(values: values).query()
+        return try Reader(values: values, areas: areas).query()
     }
 
     /// `q` as parameters, canonical: the inverse of `parse` (page and cursor included when set).
@@ -108,6 +110,7 @@ public enum QueryParameters {
         if let c = f.categories { add("category", c.sorted().map(String.init).joined(separator: ",")) }
         if let a = f.areacodes { add("areacode", a.sorted().joined(separator: ",")) }
         if let s = f.sigungucodes { add("sigungucode", s.sorted().joined(separator: ",")) }
+        if let r = f.region { add("region", r.codes.joined(separator: ",")) }
         if let k = f.keyword { add("keyword", k) }
         if let r = f.created {
             if r.lowerBound > 0 { add("created-since", String(r.lowerBound)) }
@@ -137,6 +140,7 @@ public enum QueryParameters {
     /// The parse of one request: reads each parameter once, in the order the rules need.
     private struct Reader {
         let values: [String: [String]]
+        let areas: (any AreaResolver)?
 
         func one(_ name: String) -> String? { values[name]?.last }
 
@@ -204,6 +208,15 @@ public enum QueryParameters {
             }
             f.areacodes = list("areacode").map(Set.init)
             f.sigungucodes = list("sigungucode").map(Set.init)
+            if let names = values["region"] {
+                guard let areas else { throw RequestError(parameter: "region", reason: "needs the region index (NearbyKit's RegionAreas)") }
+                // A name may hold spaces (서울 종로구); commas separate several.
+                let items = names.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                guard !items.isEmpty else { throw RequestError(parameter: "region", reason: "empty") }
+                var found: [AreaFilter] = []
+                for item in items { found.append(try areas.area(item)) }
+                f.region = found.count == 1 ? found[0] : areas.union(found)
+            }
             if let keyword = one("keyword"), !keyword.isEmpty { f.keyword = keyword }
             f.created = try timestampRange("created")
             f.modified = try timestampRange("modified")

@@ -18,7 +18,8 @@ public enum BatchQueries {
     /// Reads `bytes` (the whole file, named `file` in errors). `defaults` are the command line's
     /// parameters: each applies to every line that does not set it. Throws `UsageError` naming
     /// `file:line` at the first bad line.
-    public static func read(_ bytes: [UInt8], file: String, defaults: [(name: String, value: String)]) throws(UsageError) -> [Job] {
+    public static func read(_ bytes: [UInt8], file: String, defaults: [(name: String, value: String)],
+                            areas: (any AreaResolver)? = RegionAreas.shared) throws(UsageError) -> [Job] {
         var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
         if lines.last?.isEmpty == true { lines.removeLast() }
         let firstContent = lines.first { $0.contains { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D } }
@@ -31,7 +32,7 @@ public enum BatchQueries {
             do throws(UsageError) {
                 let (qid, pairs) = try isJSON ? jsonLine(Array(line)) : tsvLine(Array(line))
                 let merged = pairs + defaults.filter { d in !pairs.contains { sameName($0.name, d.name) } }
-                do { jobs.append(Job(qid: qid, query: try QueryParameters.parse(merged), source: "\(file):\(n + 1)")) } catch {
+                do { jobs.append(Job(qid: qid, query: try QueryParameters.parse(merged, areas: areas), source: "\(file):\(n + 1)")) } catch {
                     throw UsageError(error.message())
                 }
             } catch {

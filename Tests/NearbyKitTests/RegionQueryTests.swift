@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+import NearbyKit
+import NearbyTestSupport
+
+/// `--region`: polygon membership on the real boundaries, combined with every other filter and sort,
+/// the same on every engine, and names that are ambiguous refused with their candidates.
+@Suite struct RegionQueryTests {
+    static let areas = RegionAreas.shared
+
+    /// Places around Seoul's 종로구/중구 and Busan, generated deterministically.
+    static let places: [Place] = {
+        var g = SplitMix64(seed: 5)
+        return (0..<3000).map { n in
+            let (lat, lon) = n % 3 == 0 ? (35.10, 129.03) : (37.57, 126.98)
+            return Place(id: String(n + 1), title: "장소 \(n % 97)", lat: lat + (g.unit() - 0.5) * 0.08,
+                         lon: lon + (g.unit() - 0.5) * 0.1, category: [12, 39, 14][n % 3],
+                         created: "20\(10 + n % 15)0101000000", modified: "2024010\(1 + n % 9)000000")
+        }
+    }()
+
+    @Test func regionQueriesEqualTheBruteForceOnEveryEngine() throws {
+        let index = try Self.areas.index()
+        let dir = try TempFolder()
+        let cache = try PlaceCache(path: dir.file("r.sqlite"))
+        _ = try Importer().importPlaces(Self.places, into: cache)
+        CacheSnapshot.update(cache)
+        let engines = try EngineKind.allCases.map { try $0.open(cache) }
+        let jongno = try #require({ if case .found(let r) = index.resolve("종로구") { return r } else { return nil } }())
+        for extra: [(name: String, value: String)] in [
+            [], [("category", "39")], [("sort", "title"), ("limit", "30")], [("lat", "37.57"), ("lon", "126.98"), ("radius", "3000")],
+            [("keyword", "장소 1"), ("sort", "-created")], [("lat", "37.57"), ("lon", "126.98"), ("knn", "7")],
+        ] {
+            let pairs = [("region", "서울 종로구")] + (extra.contains { $0.name == "limit" } ? [] : [("limit", "0")]) + extra
+            let q = try QueryParameters.parse(pairs, areas: Self.areas)
+            let answers = try engines.map { try $0.run(q) }
+            #expect(answers.allSatisfy { $0 == answers[0] }, "\(extra)")
+            let inside = answers[0].places.filter { index.contains(any: jongno, lat: $0.lat, lon: $0.lon) }
+            #expect(inside.count == answers[0].places.count && !answers[0].places.isEmpty, "\(extra)")
+            if extra.isEmpty {
+                let expected = Self.places.filter { index.contains(any: jongno, lat: $0.lat, lon: $0.lon) }.count
+                #expect(answers[0].total == expected && expected > 50)
+            }
+        }
+    }
+
+    @Test func namesCodesAndAmbiguity() throws {
+        let byName = try QueryParameters.parse([("region", "종로구")], areas: Self.areas)
+        let byCode = try QueryParameters.parse([("region", "11110")], areas: Self.areas)
+        #expect(byName.filter.region == byCode.filter.region && byName.filter.region?.codes == ["11110"])
+        do {
+            _ = try QueryParameters.parse([("region", "중구")], areas: Self.areas)
+            Issue.record("중구 is ambiguous")
+        } catch {
+            #expect(error.parameter == "region" && error.reason.contains("ambiguous") && error.reason.contains("서울특별시 중구"))
+        }
+        #expect(throws: RequestError.self) { try QueryParameters.parse([("region", "아틀란티스")], areas: Self.areas) }
+        // The region renders to its codes, so a cursor's fingerprint covers it.
+        #expect(QueryParameters.render(byName).contains { $0.name == "region" && $0.value == "11110" })
+        let two = try QueryParameters.parse([("region", "종로구"), ("region", "부산 중구")], areas: Self.areas)
+        #expect(two.filter.region?.codes.count == 2)
+    }
+}

@@ -73,7 +73,7 @@ struct DistanceCommand: ParsableCommand {
                     }
                     print(try measure.line(try Pair(values)))
                 } catch let error as PairError {
-                    printError("argument \(start + 1): \(error.message)")
+                    printError("nearby distance: argument \(start + 1): \(error.message)")
                     failed = true
                 }
             }
@@ -85,7 +85,7 @@ struct DistanceCommand: ParsableCommand {
                     guard let pair = try Pair(line: line) else { continue }
                     print(try measure.line(pair))
                 } catch let error as PairError {
-                    printError("line \(number): \(error.message)")
+                    printError("nearby distance: line \(number): \(error.message)")
                     failed = true
                 }
             }

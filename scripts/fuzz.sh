@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing (libFuzzer, `swiftc -sanitize=fuzzer,address`) of the parsers a user's bytes reach.
+#
+#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     default: 20 s, every target in Fuzz/Targets
+#   FUZZ_RUNS=1000000 scripts/fuzz.sh 900 FuzzJSON        stop at a million executions (or 900 s)
+#
+# Builds NearbyCore and NearbyStore with coverage and AddressSanitizer into .build/fuzz (checked
+# arithmetic: -O, not -Ounchecked), then runs each target for the given time starting from its committed
+# seeds (Fuzz/Corpus/<target>; new inputs go to .build/fuzz/corpus/<target>, not to git). A crash, a
+# failed invariant, a leak or a hang (-timeout) stops the target: its input is saved under
+# .build/fuzz/crashes/ and the script exits 1. Keep a crash input as a regression seed in
+# Fuzz/Regressions/ (scripts/fuzz.sh replays those first) and fix the bug.
+# Execution counts and rates: the last `#N DONE` line of each target's log in .build/fuzz/logs/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_PER_TARGET=${1:-20}
+shift || true
+OUT=.build/fuzz
+mkdir -p "$OUT/modules" "$OUT/bin" "$OUT/logs" "$OUT/crashes"
+FLAGS=(-sanitize=fuzzer,address -O -parse-as-library -g)
+
+
+stamp=$(find Sources/NearbyCore Sources/NearbyStore Fuzz/Targets -name '*.swift' -newer "$OUT/built" 2>/dev/null | head -1 || true)
+if [[ ! -f $OUT/built || -n $stamp ]]; then
+    echo "fuzz: building the libraries with coverage (a few minutes)" >&2
+    # From a snapshot of the sources, so editing them meanwhile cannot break the build.
+    rm -rf "$OUT/src" && mkdir -p "$OUT/src" && cp -R Sources/NearbyCore Sources/NearbyStore "$OUT/src/"
+    swiftc "${FLAGS[@]}" -wmo -emit-library -static -emit-module -module-name NearbyCore \
+        -emit-module-path "$OUT/modules/NearbyCore.swiftmodule" -o "$OUT/modules/libNearbyCore.a" \
+        -I Sources/CPROJ $(find "$OUT/src/NearbyCore" -name '*.swift')
+    swiftc "${FLAGS[@]}" -wmo -emit-library -static -emit-module -module-name NearbyStore \
+        -emit-module-path "$OUT/modules/NearbyStore.swiftmodule" -o "$OUT/modules/libNearbyStore.a" \
+        -I "$OUT/modules" -I Sources/CPROJ -I Sources/CSQLite $(find "$OUT/src/NearbyStore" -name '*.swift')
+    for src in Fuzz/Targets/Fuzz*.swift; do
+        [[ $(basename "$src") == FuzzCheck.swift ]] && continue
+        t=$(basename "$src" .swift)
+        swiftc "${FLAGS[@]}" -I "$OUT/modules" -I Sources/CPROJ -I Sources/CSQLite \
+            "$src" Fuzz/Targets/FuzzCheck.swift -o "$OUT/bin/$t" \
+            -L "$OUT/modules" -lNearbyStore -lNearbyCore -lsqlite3 -lproj 2>"$OUT/logs/link-$t.log" \
+            || { cat "$OUT/logs/link-$t.log" >&2; exit 1; }
+    done
+    touch "$OUT/built"
+fi
+
+targets=("$@")
+if [[ ${#targets[@]} -eq 0 ]]; then
+    for src in Fuzz/Targets/Fuzz*.swift; do
+        t=$(basename "$src" .swift); [[ $t == FuzzCheck ]] || targets+=("$t")
+    done
+fi
+
+status=0
+for t in "${targets[@]}"; do
+    mkdir -p "$OUT/corpus/$t" "Fuzz/Corpus/$t"
+    seeds=("Fuzz/Corpus/$t")
+    [[ -d Fuzz/Regressions/$t ]] && seeds+=("Fuzz/Regressions/$t")
+    # Regression inputs first: each must pass on its own.
+    if [[ -d Fuzz/Regressions/$t ]] && ls Fuzz/Regressions/$t/* >/dev/null 2>&1; then
+        ASAN_OPTIONS=detect_leaks=0 "$OUT/bin/$t" Fuzz/Regressions/$t/* >"$OUT/logs/$t.regressions.log" 2>&1 \
+            || { echo "fuzz: $t: a regression input fails again (log: $OUT/logs/$t.regressions.log)" >&2; status=1; continue; }
+    fi
+    if ASAN_OPTIONS=detect_leaks=0 "$OUT/bin/$t" -max_total_time="$SECONDS_PER_TARGET" ${FUZZ_RUNS:+-runs=$FUZZ_RUNS} -max_len=4096 -timeout=10 \
+        -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$OUT/crashes/$t-" \
+        "$OUT/corpus/$t" "${seeds[@]}" >"$OUT/logs/$t.log" 2>&1; then
+        runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$OUT/logs/$t.log" | grep -o '[0-9]*$' || echo '?')
+        took=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$OUT/logs/$t.log" | grep -o 'in [0-9]*' | grep -o '[0-9]*' || echo "$SECONDS_PER_TARGET")
+        echo "fuzz: $t: $runs executions in $took s, no crash"
+    else
+        echo "fuzz: $t: FAILED (log: $OUT/logs/$t.log; input in $OUT/crashes/)" >&2
+        status=1
+    fi
+done
+exit $status

@@ -13,10 +13,15 @@ let package = Package(
         .library(name: "NearbyStore", targets: ["NearbyStore"]),
         .library(name: "NearbyKit", targets: ["NearbyKit"]),
         .library(name: "NearbyCarousel", targets: ["NearbyCarousel"]),
+        .library(name: "NearbyServer", targets: ["NearbyServer"]),
         .executable(name: "nearby", targets: ["nearby"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -26,10 +31,20 @@ let package = Package(
         .target(name: "NearbyKit", dependencies: ["NearbyCore", "NearbyStore"]),
         .target(name: "NearbyCarousel", dependencies: ["NearbyCore"]),
         .target(name: "NearbyBench", dependencies: ["NearbyKit", "NearbyCarousel"]),
+        .target(
+            name: "NearbyServer",
+            dependencies: [
+                "NearbyKit",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         .executableTarget(
             name: "nearby",
             dependencies: [
-                "NearbyKit", "NearbyBench", "NearbyCarousel",
+                "NearbyKit", "NearbyBench", "NearbyCarousel", "NearbyServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -39,6 +54,7 @@ let package = Package(
         .testTarget(name: "NearbyKitTests", dependencies: ["NearbyKit", "NearbyCore", "NearbyTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "NearbyBenchTests", dependencies: ["NearbyBench"]),
         .testTarget(name: "NearbyCarouselTests", dependencies: ["NearbyCarousel", "NearbyCore"]),
+        .testTarget(name: "NearbyServerTests", dependencies: ["NearbyServer", "NearbyKit", "NearbyTestSupport"]),
         .testTarget(name: "NearbyCLITests", dependencies: ["nearby", "NearbyBench", "NearbyTestSupport"]),
     ]
 )

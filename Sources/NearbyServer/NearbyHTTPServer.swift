@@ -24,6 +24,19 @@ public struct ServerOptions: Sendable {
 /// The HTTP server: Nearby's API (`/v1/…`), TourAPI's (`/B551011/KorService2/…`), `/healthz`, on
 /// Hummingbird, reloading the engine when the cache changes.
 public enum NearbyHTTPServer {
+    /// Every path the server answers (`{id}` one path segment); `/openapi.json` documents each.
+    public static let paths = ["/v1/places", "/v1/places/{id}", "/v1/distance", "/healthz", "/openapi.json"]
+        + TourAPI.operations.map { TourAPI.prefix + $0 }
+
+    /// Whether `path` is one of `paths` (so a router 404 there means a wrong method).
+    static func isKnown(_ path: Substring) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        return paths.contains { template in
+            let t = template.split(separator: "/", omittingEmptySubsequences: false)
+            return t.count == parts.count && zip(t, parts).allSatisfy { $0 == $1 || ($0.hasPrefix("{") && !$1.isEmpty) }
+        }
+    }
+
     /// The application and its reload service, for a `ServiceGroup` (the CLI's or a test's).
     public static func services(
         engine: LiveEngine, options: ServerOptions, logger: Logger,
@@ -34,10 +47,7 @@ public enum NearbyHTTPServer {
         let tour = TourAPI(engine: engine, options: options, api: api)
         router.add(middleware: ServerMiddleware(
             maxURLLength: options.maxURLLength,
-            isKnownPath: { path in
-                ["/v1/places", "/v1/distance", "/healthz"].contains(path) || (path.hasPrefix("/v1/places/") && path.dropFirst(11).allSatisfy { $0 != "/" })
-                    || TourAPI.operations.contains { path == TourAPI.prefix + $0 }
-            },
+            isKnownPath: isKnown,
             errorResponse: { path, error in
                 path.hasPrefix(TourAPI.prefix) ? TourAPI.errorResponse(error) : error.response()
             }
@@ -48,6 +58,7 @@ public enum NearbyHTTPServer {
         }
         router.get("/v1/distance") { request, _ in try api.distance(request) }
         router.get("/healthz") { _, _ in api.health() }
+        router.get("/openapi.json") { _, _ in PlacesAPI.json(OpenAPIDocument.json) }
         for operation in TourAPI.operations {
             router.get(RouterPath(TourAPI.prefix + operation)) { request, _ in
                 try tour.answer(operation, request)

@@ -3,7 +3,7 @@ import PackageDescription
 
 // Dependencies point one way (ARCHITECTURE.md):
 //   NearbyCore ← NearbyStore ← NearbyKit ← NearbyBench ← nearby
-//   NearbyCore ← NearbyCarousel ← NearbyBench
+//   NearbyCore ← NearbyRegions ← NearbyKit;  NearbyCore ← NearbyCarousel ← NearbyBench
 // No target carries unsafe flags, so the products can be used with `.package(url:…, from:)`.
 let package = Package(
     name: "Nearby",
@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "NearbyCore", targets: ["NearbyCore"]),
         .library(name: "NearbyStore", targets: ["NearbyStore"]),
         .library(name: "NearbyKit", targets: ["NearbyKit"]),
+        .library(name: "NearbyRegions", targets: ["NearbyRegions"]),
         .library(name: "NearbyCarousel", targets: ["NearbyCarousel"]),
         .library(name: "NearbyServer", targets: ["NearbyServer"]),
         .executable(name: "nearby", targets: ["nearby"]),
@@ -28,8 +29,9 @@ let package = Package(
         .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev"])]),
         .target(name: "NearbyCore", dependencies: ["CPROJ"]),
         .target(name: "NearbyStore", dependencies: ["NearbyCore", "CSQLite"]),
-        .target(name: "NearbyKit", dependencies: ["NearbyCore", "NearbyStore"]),
+        .target(name: "NearbyKit", dependencies: ["NearbyCore", "NearbyStore", "NearbyRegions"]),
         .target(name: "NearbyCarousel", dependencies: ["NearbyCore"]),
+        .target(name: "NearbyRegions", dependencies: ["NearbyCore"]),
         .target(name: "NearbyBench", dependencies: ["NearbyKit", "NearbyCarousel"]),
         .target(
             name: "NearbyServer",
@@ -55,6 +57,7 @@ let package = Package(
         .testTarget(name: "NearbyBenchTests", dependencies: ["NearbyBench"]),
         .testTarget(name: "NearbyCarouselTests", dependencies: ["NearbyCarousel", "NearbyCore"]),
         .testTarget(name: "NearbyServerTests", dependencies: ["NearbyServer", "NearbyKit", "NearbyTestSupport"]),
+        .testTarget(name: "NearbyRegionsTests", dependencies: ["NearbyRegions", "NearbyKit"], exclude: ["Fixtures"]),
         .testTarget(name: "NearbyCLITests", dependencies: ["nearby", "NearbyBench", "NearbyTestSupport"]),
     ]
 )

@@ -12,10 +12,11 @@ public struct EngineProvider: Sendable {
         self.isConcurrent = isConcurrent; self.open = open
     }
 
-    /// An `EngineKind`: the memory engine is read-only once built; the SQLite engine owns one connection.
+    /// An `EngineKind`: the memory engine is read-only once built; the snapshot and SQLite engines read
+    /// rows through one SQLite connection, so their queries run one at a time.
     public static func kind(_ kind: EngineKind) -> EngineProvider {
         EngineProvider(isConcurrent: kind == .memory) { try kind.open($0) }
     }
 
-    public static let `default` = EngineProvider.kind(.memory)
+    public static let `default` = EngineProvider.kind(.snapshot)
 }

@@ -14,7 +14,8 @@ import NearbyCore
 /// - `meta(key, value)`: `generation`, bumped by every write that changes a row, so an in-memory index
 ///   knows when to rebuild; `cursorKey0`, `cursorKey1`: the secret 128-bit key that signs page cursors
 ///   (`PageCursor`), random per cache, written with the schema (or by the first write to a cache made
-///   before cursors were signed).
+///   before cursors were signed); `identity`, a random number drawn when the file is created, so an
+///   index snapshot of a deleted and re-created cache is not taken for this one's (older files: 0).
 ///
 /// The file is in WAL mode with synchronous=NORMAL: readers never wait for an import, and a committed
 /// import survives a crash of the process (a power loss may lose the last commit, never corrupt the file).
@@ -139,6 +140,7 @@ public final class PlaceCache {
                 CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
                 INSERT INTO meta VALUES('generation', 0);
                 \(Self.cursorKeySQL);
+                INSERT INTO meta VALUES('identity', random());
                 PRAGMA application_id=\(Self.applicationID);
                 PRAGMA user_version=\(Self.schemaVersion);
                 """)
@@ -327,6 +329,13 @@ public final class PlaceCache {
             guard try s.step(), !s.isNull(0), !s.isNull(1) else { return .unkeyed }
             return PageCursor.Key(k0: UInt64(bitPattern: s.int64(0)), k1: UInt64(bitPattern: s.int64(1)))
         } catch {
+            throw PlaceCacheError(error, path: path)
+        }
+    }
+
+    /// The random number drawn when the cache file was created (0 for caches made before it existed).
+    public func identity() throws -> Int64 {
+        do { return try connection.integer("SELECT coalesce((SELECT value FROM meta WHERE key = 'identity'), 0)") } catch {
             throw PlaceCacheError(error, path: path)
         }
     }

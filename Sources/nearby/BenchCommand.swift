@@ -26,6 +26,7 @@ struct BenchCommand: ParsableCommand {
         subcommands: [
             BenchRadiusCommand.self, BenchKNNCommand.self, BenchBBoxCommand.self,
             BenchSortFilterCommand.self, BenchCarouselCommand.self, BenchReportCommand.self,
+            BenchWhereCommand.self,
         ]
     )
 }

@@ -52,6 +52,7 @@ struct ImportCommand: ParsableCommand {
             shown += 1
         }
         importer.onProgress = StandardError.progress
+        importer.onWarning = { StandardError.write("nearby import: \($0)") }
         let summary: ImportSummary
         do {
             summary = try importer.importFiles(files, into: try cache.open(readOnly: false))

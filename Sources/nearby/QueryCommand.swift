@@ -47,8 +47,8 @@ struct QueryCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Answer every query of this file (benchmark TSV or JSON lines, see above).", valueName: "file"))
     var queries: String?
 
-    @Option(help: "memory (load the cache and index it) or sqlite (straight from the cache's R*Tree).")
-    var engine: EngineKind = .memory
+    @Option(help: "snapshot (the index file beside the cache, mapped), memory (load the cache and index it) or sqlite (straight from the cache's R*Tree).")
+    var engine: EngineKind = .snapshot
 
     @Option(help: "jsonl, json (one array, or one object with --meta), geojson, tsv or table (for humans).")
     var format: OutputFormat = .jsonl
@@ -78,7 +78,7 @@ struct QueryCommand: ParsableCommand {
                 throw UsageError(error)
             }
         }
-        let engine = try engine.open(try cache.open(readOnly: true))
+        let engine = try engine.open(try cache.open(readOnly: true)) { StandardError.write("nearby query: \($0)") }
         var out = PlaceWriter(format: format, fields: selection, meta: meta)
         for job in jobs {
             let start = DispatchTime.now().uptimeNanoseconds

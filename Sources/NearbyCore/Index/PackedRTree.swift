@@ -2,7 +2,8 @@
 ///
 /// Modelled on mourner's flatbush (github.com/mourner/flatbush, ISC): points are sorted along a
 /// Hilbert curve (`hilbertIndex`) and packed `nodeSize` at a time into leaves, leaves into parents, and
-/// so on up to one root. Everything lives in four flat arrays, with no object per node:
+/// so on up to one root. Everything lives in four flat arrays (`Column`s: in memory, or mapped from
+/// an index snapshot), with no object per node:
 /// - `points`: the item coordinates (x, y interleaved) copied into curve order, so a leaf's points
 ///   sit in one or two cache lines;
 /// - `items`: the item index (position in the `xs`/`ys` given to `init`) of each point, as `Int32`;
@@ -26,12 +27,12 @@ public struct PackedRTree: Sendable {
     public let count: Int
     /// Maximum number of children per node.
     public let nodeSize: Int
-    @usableFromInline let points: [Double]
-    @usableFromInline let items: [Int32]
-    @usableFromInline let boxes: [Double]
+    @usableFromInline let points: Column<Double>
+    @usableFromInline let items: Column<Int32>
+    @usableFromInline let boxes: Column<Double>
     /// Three `Int`s per level L = 0 … top: first box of the level (in boxes, unused for L = 0),
     /// number of entries, points covered by a full node (nodeSizeᴸ).
-    @usableFromInline let levels: [Int]
+    @usableFromInline let levels: Column<Int>
 
     /// Builds the tree over points `(xs[i], ys[i])`; item `i` is reported as `Int32(i)`.
     ///
@@ -71,17 +72,38 @@ public struct PackedRTree: Sendable {
             boxes += level
             lower = level
         }
-        self.points = points
-        self.items = order
-        self.boxes = boxes
-        self.levels = levels
+        self.points = Column(points)
+        self.items = Column(order)
+        self.boxes = Column(boxes)
+        self.levels = Column(levels)
     }
 
-    /// Bytes held by the tree's arrays (their capacities), for memory budgets and benchmarks.
-    public var byteCount: Int {
-        points.capacity * MemoryLayout<Double>.stride + items.capacity * MemoryLayout<Int32>.stride
-            + boxes.capacity * MemoryLayout<Double>.stride + levels.capacity * MemoryLayout<Int>.stride
+    /// A tree over arrays built elsewhere (mapped from an index snapshot), or nil when they do not
+    /// form the tree `init(xs:ys:nodeSize:)` builds: level table, array lengths and every item index
+    /// are checked, so queries on a damaged snapshot cannot read outside its arrays.
+    init?(count: Int, nodeSize: Int, points: Column<Double>, items: Column<Int32>, boxes: Column<Double>,
+          levels: Column<Int>) {
+        guard count >= 0, count < Int(Int32.max), (2...65536).contains(nodeSize),
+              points.count == 2 * count, items.count == count else { return nil }
+        var expected = [0, count, 1]
+        var entries = count, span = 1, first = 0
+        if count > 0 {
+            repeat {
+                entries = (entries + nodeSize - 1) / nodeSize
+                span = span.multipliedReportingOverflow(by: nodeSize).overflow ? Int.max : span * nodeSize
+                expected += [first, entries, span]
+                first += entries
+            } while entries > 1
+        }
+        guard expected.count < 3 * 255, levels.elementsEqual(expected), boxes.count == 4 * first,
+              items.withUnsafeBufferPointer({ $0.allSatisfy { $0 >= 0 && Int($0) < count } })
+        else { return nil }
+        self.count = count; self.nodeSize = nodeSize
+        self.points = points; self.items = items; self.boxes = boxes; self.levels = levels
     }
+
+    /// Bytes held by the tree's arrays, for memory budgets and benchmarks.
+    public var byteCount: Int { points.byteCount + items.byteCount + boxes.byteCount + levels.byteCount }
 
     /// Boxes of the parents of consecutive runs of `nodeSize` entries of `src`: points (x, y) with
     /// `stride` 2 and `far` 0, or boxes (minX, minY, maxX, maxY) with `stride` 4 and `far` 2.
@@ -182,16 +204,10 @@ extension PackedRTree {
 
     @inlinable
     func withView<R>(_ body: (View) -> R) -> R {
-        points.withUnsafeBufferPointer { p in
-            items.withUnsafeBufferPointer { i in
-                boxes.withUnsafeBufferPointer { b in
-                    levels.withUnsafeBufferPointer { l in
-                        body(View(
-                            points: p.baseAddress!, items: i.baseAddress!, boxes: b.baseAddress!,
-                            levels: l.baseAddress!, count: count, nodeSize: nodeSize, top: l.count / 3 - 1))
-                    }
-                }
-            }
+        withExtendedLifetime((points.owner, items.owner, boxes.owner, levels.owner)) {
+            body(View(
+                points: points.base, items: items.base, boxes: boxes.base,
+                levels: levels.base, count: count, nodeSize: nodeSize, top: levels.count / 3 - 1))
         }
     }
 

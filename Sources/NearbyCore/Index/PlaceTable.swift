@@ -11,35 +11,46 @@ import Foundation
 /// codes), created and modified 8 B each (`yyyyMMddHHmmss`, 0 when missing), event start/end 4 B each
 /// (`yyyyMMdd`, 0 when missing), accessibility mask with the has-image bit 4 B: 36 B. Title ranks (4 B)
 /// are built on the first title sort, folded titles on the first keyword filter.
+///
+/// The columns are `Column`s, so the same table (and every engine line that reads it) works over
+/// arrays or over an index snapshot mapped from disk (`IndexSnapshot`).
 public final class PlaceTable: @unchecked Sendable {
-    /// Full records, for output. Row i is `places[i]`.
+    /// Full records, for output. Row i is `places[i]`. Empty in a table mapped from an index
+    /// snapshot, whose answer rows are fetched by id (`fetch`).
     public let places: [Place]
-    let category: [Int32]
+    public let count: Int
+    /// Latitude and longitude of a mapped table (a table in memory reads them from `places`).
+    private let latColumn: Column<Double>?
+    private let lonColumn: Column<Double>?
+    let category: Column<Int32>
     let areacode: CodeColumn
     let sigungucode: CodeColumn
-    let created: [Int64]
-    let modified: [Int64]
-    let eventStart: [Int32]
-    let eventEnd: [Int32]
+    let created: Column<Int64>
+    let modified: Column<Int64>
+    let eventStart: Column<Int32>
+    let eventEnd: Column<Int32>
     /// Accessibility bits (`Accessibility.bit`) with `imageBit` set when the place has an image.
-    let flags: [UInt32]
+    let flags: Column<UInt32>
     static let imageBit: UInt32 = 1 << 31
+    /// Ids of a mapped table (nil: read from `places`).
+    private let ids: StringColumn?
+    /// Records of the given ids, in that order, for a mapped table's answer rows.
+    private let fetch: (([String]) throws -> [Place])?
 
     private let lock = NSLock()
-    private var ranks: [UInt32]?
+    private var ranks: Column<UInt32>?
     private var folded: FoldedTitles?
-
-    public var count: Int { places.count }
 
     /// Takes places in any order; duplicate ids are kept (the cache never has them).
     public init(_ input: [Place]) {
         let places = Self.sortedById(input)
         self.places = places
         let n = places.count
+        count = n
         // One pass, reading fields in place: `for p in places` or key-path maps would copy every
         // record (a retain per text field), which was most of the build time on a million rows.
-        var category = [Int32](), created = [Int64](), modified = [Int64](), eventStart = [Int32](),
-            eventEnd = [Int32](), flags = [UInt32]()
+        var category = [Int32](), created = [Int64](), modified = [Int64](),
+            eventStart = [Int32](), eventEnd = [Int32](), flags = [UInt32]()
         category.reserveCapacity(n); created.reserveCapacity(n); modified.reserveCapacity(n)
         eventStart.reserveCapacity(n); eventEnd.reserveCapacity(n); flags.reserveCapacity(n)
         var areacode = CodeColumn.Builder(capacity: n), sigungucode = CodeColumn.Builder(capacity: n)
@@ -57,36 +68,72 @@ public final class PlaceTable: @unchecked Sendable {
             areacode.append(places[i].areacode)
             sigungucode.append(places[i].sigungucode)
         }
-        self.category = category; self.created = created; self.modified = modified
-        self.eventStart = eventStart; self.eventEnd = eventEnd; self.flags = flags
+        latColumn = nil; lonColumn = nil
+        self.category = Column(category); self.created = Column(created); self.modified = Column(modified)
+        self.eventStart = Column(eventStart); self.eventEnd = Column(eventEnd); self.flags = Column(flags)
         self.areacode = areacode.column; self.sigungucode = sigungucode.column
+        ids = nil; fetch = nil
     }
 
-    /// Korean-collation rank of each row's title (equal titles share a rank), built on first use.
-    func titleRanks() -> [UInt32] {
-        lock.lock(); defer { lock.unlock() }
-        if let ranks { return ranks }
-        let r = KoreanCollation.ranks(of: places.map(\.title))
-        ranks = r
-        return r
+    /// A table over columns mapped from an index snapshot (`IndexSnapshot`), rows in id order.
+    init(count: Int, lat: Column<Double>, lon: Column<Double>, category: Column<Int32>, areacode: CodeColumn,
+         sigungucode: CodeColumn, created: Column<Int64>, modified: Column<Int64>, eventStart: Column<Int32>,
+         eventEnd: Column<Int32>, flags: Column<UInt32>, ranks: Column<UInt32>, folded: FoldedTitles,
+         ids: StringColumn, fetch: @escaping ([String]) throws -> [Place]) {
+        places = []
+        self.count = count
+        latColumn = lat; lonColumn = lon; self.category = category; self.areacode = areacode
+        self.sigungucode = sigungucode; self.created = created; self.modified = modified
+        self.eventStart = eventStart; self.eventEnd = eventEnd; self.flags = flags
+        self.ranks = ranks; self.folded = folded; self.ids = ids; self.fetch = fetch
     }
 
-    /// Bytes of the columns (not of the `Place` records), title ranks included once built.
-    public var byteCount: Int {
-        lock.lock(); defer { lock.unlock() }
-        return category.capacity * 4 + (areacode.codes.capacity + sigungucode.codes.capacity) * 2
-            + (created.capacity + modified.capacity) * 8 + (eventStart.capacity + eventEnd.capacity) * 4
-            + flags.capacity * 4 + (ranks?.capacity ?? 0) * 4
-    }
+    @inline(__always) func lat(_ row: Int) -> Double { latColumn?[row] ?? places[row].lat }
+    @inline(__always) func lon(_ row: Int) -> Double { lonColumn?[row] ?? places[row].lon }
+
+    /// Every row's latitude, longitude.
+    func lats() -> [Double] { latColumn.map(Array.init) ?? column { $0.lat } }
+    func lons() -> [Double] { lonColumn.map(Array.init) ?? column { $0.lon } }
 
     /// One value per row, read in place (no copy of the records).
-    func column<T>(_ value: (borrowing Place) -> T) -> [T] {
+    private func column<T>(_ value: (borrowing Place) -> T) -> [T] {
         places.withUnsafeBufferPointer { rows in
             [T](unsafeUninitializedCapacity: rows.count) { out, n in
                 for i in 0..<rows.count { (out.baseAddress! + i).initialize(to: value(rows[i])) }
                 n = rows.count
             }
         }
+    }
+
+    /// Id of a row.
+    func id(_ row: Int) -> String { ids?[row] ?? places[row].id }
+
+    /// The answer rows: read in place from `places`, or fetched by id for a mapped table.
+    func answerRows(_ rows: [Int32]) throws -> PlaceRows {
+        guard let fetch else { return PlaceRows(table: self, rows: rows) }
+        let ids = rows.map { id(Int($0)) }
+        let found = try fetch(ids)
+        guard found.count == ids.count, zip(found, ids).allSatisfy({ $0.id == $1 }) else {
+            throw RequestError(parameter: nil, reason: "the cache changed while answering; run the query again", isStale: true)
+        }
+        return PlaceRows(places: found)
+    }
+
+    /// Korean-collation rank of each row's title (equal titles share a rank), built on first use.
+    func titleRanks() -> Column<UInt32> {
+        lock.lock(); defer { lock.unlock() }
+        if let ranks { return ranks }
+        let r = Column(KoreanCollation.ranks(of: places.map(\.title)))
+        ranks = r
+        return r
+    }
+
+    /// Bytes of the columns (not of the `Place` records), title ranks and folded titles once built.
+    public var byteCount: Int {
+        lock.lock(); defer { lock.unlock() }
+        return (latColumn?.byteCount ?? 0) + (lonColumn?.byteCount ?? 0) + category.byteCount + areacode.codes.byteCount
+            + sigungucode.codes.byteCount + created.byteCount + modified.byteCount + eventStart.byteCount
+            + eventEnd.byteCount + flags.byteCount + (ranks?.byteCount ?? 0) + (folded?.byteCount ?? 0)
     }
 
     /// Every row's title folded for keyword search (`KeywordMatcher.fold`), built on the first keyword query.
@@ -100,12 +147,12 @@ public final class PlaceTable: @unchecked Sendable {
 
     /// Row of an id, by binary search; nil when absent.
     public func row(ofId id: String) -> Int? {
-        var lo = 0, hi = places.count
+        var lo = 0, hi = count
         while lo < hi {
             let mid = (lo + hi) / 2
-            if Self.idPrecedes(places[mid].id, id) { lo = mid + 1 } else { hi = mid }
+            if Self.idPrecedes(self.id(mid), id) { lo = mid + 1 } else { hi = mid }
         }
-        return lo < places.count && places[lo].id == id ? lo : nil
+        return lo < count && self.id(lo) == id ? lo : nil
     }
 
     /// The id order described on the type.
@@ -166,7 +213,7 @@ public final class PlaceTable: @unchecked Sendable {
 
 /// A text column stored as small dictionary codes (0 = missing), for equality filters.
 struct CodeColumn: Sendable {
-    let codes: [UInt16]
+    let codes: Column<UInt16>
     let dictionary: [String: UInt16]
 
     /// Builds a column value by value. More than 65,534 distinct values keep the first ones coded;
@@ -185,7 +232,7 @@ struct CodeColumn: Sendable {
             codes.append(c)
         }
 
-        var column: CodeColumn { CodeColumn(codes: codes, dictionary: dictionary) }
+        var column: CodeColumn { CodeColumn(codes: Column(codes), dictionary: dictionary) }
     }
 
     /// Codes of the wanted values (unknown values match nothing).

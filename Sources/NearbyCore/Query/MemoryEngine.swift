@@ -37,7 +37,15 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         self.table = table
         self.generation = generation
         self.cursorKey = cursorKey
-        tree = indexed ? PackedRTree(xs: table.column { $0.lon }, ys: table.column { $0.lat }) : nil
+        tree = indexed ? PackedRTree(xs: table.lons(), ys: table.lats()) : nil
+    }
+
+    /// An engine over a table and a lon/lat tree made elsewhere: mapped from an index snapshot.
+    init(table: PlaceTable, tree: PackedRTree, generation: Int64, cursorKey: PageCursor.Key) {
+        self.table = table
+        self.tree = tree
+        self.generation = generation
+        self.cursorKey = cursorKey
     }
 
     /// Bytes of the index and of the columns queries touch (not of the `Place` records, which only
@@ -83,7 +91,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         if let p = planar[epsg] { return p }
         let projection = try Projection(epsg: epsg)
-        let (xs, ys) = projection.forward(lats: table.column { $0.lat }, lons: table.column { $0.lon })
+        let (xs, ys) = projection.forward(lats: table.lats(), lons: table.lons())
         var treeRows: [Int32]?, tree: PackedRTree?
         if self.tree != nil {
             let finite = xs.indices.filter { xs[$0].isFinite && ys[$0].isFinite }
@@ -112,7 +120,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
                 let d = metric.distance(x: xy.xs[row], y: xy.ys[row])
                 return d.isNaN ? .infinity : d
             }
-            return metric.distance(x: table.places[row].lon, y: table.places[row].lat)
+            return metric.distance(x: table.lon(row), y: table.lat(row))
         }
 
         @inline(__always)
@@ -205,10 +213,10 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         var next: QueryAnswer.NextPage?
         if q.limit > 0, let last = pageRows.last, remaining > offset + pageRows.count {
             next = QueryAnswer.NextPage(query: q, generation: generation, key: cursorKey, page: page,
-                                        distance: last.dist, id: table.places[last.item].id)
+                                        distance: last.dist, id: table.id(last.item))
         }
         return QueryAnswer(
-            total: total, rows: PlaceRows(table: table, rows: pageRows.map { Int32($0.item) }),
+            total: total, rows: try table.answerRows(pageRows.map { Int32($0.item) }),
             distances: pageRows.map { space == nil ? nil : $0.dist }, page: page, next: next)
     }
 

@@ -143,9 +143,9 @@ struct RowFilter {
             let start = t.eventStart[row]
             if start == 0 || start > eventPeriod.upperBound || t.eventEnd[row] < eventPeriod.lowerBound { return false }
         }
-        if let areacodes, !Self.has(t.areacode, row, areacodes, t.places[row].areacode) { return false }
-        if let sigungucodes, !Self.has(t.sigungucode, row, sigungucodes, t.places[row].sigungucode) { return false }
-        if let bbox, !bbox.contains(lat: t.places[row].lat, lon: t.places[row].lon) { return false }
+        if let areacodes, !Self.has(t.areacode, row, areacodes, t.places.isEmpty ? nil : t.places[row].areacode) { return false }
+        if let sigungucodes, !Self.has(t.sigungucode, row, sigungucodes, t.places.isEmpty ? nil : t.places[row].sigungucode) { return false }
+        if let bbox, !bbox.contains(lat: t.lat(row), lon: t.lon(row)) { return false }
         if let keyword, !keyword.titles.matches(keyword.matcher, at: row) { return false }
         return true
     }

@@ -47,16 +47,21 @@ public protocol QueryEngine {
 
 /// The places of an answer, read in place from the engine's table: an answer of a hundred rows
 /// copies no records (a `Place` is some 350 bytes and a dozen reference counts).
+/// An engine over a mapped index snapshot has no records in memory: its rows are the fetched places.
 public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
-    let table: PlaceTable
+    let table: PlaceTable?
     let rows: [Int32]
+    let fetched: [Place]
 
-    init(table: PlaceTable, rows: [Int32]) { self.table = table; self.rows = rows }
+    init(table: PlaceTable, rows: [Int32]) { self.table = table; self.rows = rows; fetched = [] }
+    init(places: [Place]) { table = nil; rows = []; fetched = places }
 
     public var startIndex: Int { 0 }
-    public var endIndex: Int { rows.count }
+    public var endIndex: Int { table == nil ? fetched.count : rows.count }
     public subscript(i: Int) -> Place {
-        _read { yield table.places[Int(rows[i])] }
+        _read {
+            if let table { yield table.places[Int(rows[i])] } else { yield fetched[i] }
+        }
     }
 
     public static func == (a: PlaceRows, b: PlaceRows) -> Bool { a.elementsEqual(b) }

@@ -9,12 +9,12 @@ struct Row: Equatable {
 struct RowOrder {
     private let keys: [SortKey]
     private let table: PlaceTable
-    private let ranks: [UInt32]
+    private let ranks: Column<UInt32>
 
     init(_ order: PlaceOrder, table: PlaceTable) {
         keys = order.keys
         self.table = table
-        ranks = order.usesTitle ? table.titleRanks() : []
+        ranks = order.usesTitle ? table.titleRanks() : Column([])
     }
 
     /// True when the order is plain ascending distance, the order of best-first nearest search.

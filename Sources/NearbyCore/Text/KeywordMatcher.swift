@@ -105,25 +105,33 @@ public struct KeywordMatcher: Sendable, Hashable {
 /// The folded titles of many places in one flat buffer, so a keyword filter over a million titles
 /// scans contiguous memory: `matches(keyword, at: i)` tests the i-th title.
 public struct FoldedTitles: Sendable {
-    var units: [UInt16] = []
+    let units: Column<UInt16>
     /// `ends[i]` is where title i's units end (start: `ends[i-1]`, or 0).
-    var ends: [UInt32] = []
+    let ends: Column<UInt32>
 
     public init(_ titles: some Sequence<String>) {
-        for t in titles { append(t) }
+        var units: [UInt16] = [], ends: [UInt32] = []
+        for t in titles {
+            units.append(contentsOf: KeywordMatcher.fold(t))
+            ends.append(UInt32(units.count))
+        }
+        self.init(units: Column(units), ends: Column(ends))
     }
 
-    public mutating func append(_ title: String) {
-        units.append(contentsOf: KeywordMatcher.fold(title))
-        ends.append(UInt32(units.count))
-    }
+    /// Titles already folded, e.g. mapped from an index snapshot.
+    init(units: Column<UInt16>, ends: Column<UInt32>) { self.units = units; self.ends = ends }
 
     public var count: Int { ends.count }
 
+    /// Bytes of the folded units and the ends.
+    public var byteCount: Int { units.byteCount + ends.byteCount }
+
     public func matches(_ keyword: KeywordMatcher, at i: Int) -> Bool {
-        let start = i == 0 ? 0 : Int(ends[i - 1])
+        let start = i == 0 ? 0 : Int(ends[i - 1]), end = Int(ends[i])
+        // A damaged snapshot could hold ends out of order: such a title matches nothing.
+        guard start <= end, end <= units.count else { return false }
         return units.withUnsafeBufferPointer {
-            keyword.matches(folded: UnsafeBufferPointer(rebasing: $0[start..<Int(ends[i])]))
+            keyword.matches(folded: UnsafeBufferPointer(rebasing: $0[start..<end]))
         }
     }
 }

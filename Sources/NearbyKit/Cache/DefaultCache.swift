@@ -41,6 +41,7 @@ public enum DefaultCache {
                 // Closed (WAL checkpointed and removed) at the end of this scope, before the rename.
                 _ = try Importer().importPlaces(places, into: PlaceCache(path: partial))
                 try files.moveItem(atPath: partial, toPath: path)
+                CacheSnapshot.update(try PlaceCache(path: path, readOnly: true))
             }
         }
         return try PlaceCache(path: path, readOnly: readOnly)

@@ -3,16 +3,21 @@ import NearbyStore
 
 /// The engines a query can run on; they give identical answers (the tests hold them to it).
 public enum EngineKind: String, CaseIterable, Sendable {
+    /// The cache's index snapshot, mapped (the default): no load, no build, microseconds a query from a
+    /// cold process. Rebuilt when missing or stale; from memory when it cannot be written.
+    case snapshot
     /// Loads the cache into flat columns and a packed Hilbert R-tree: microseconds a query once built.
     case memory
     /// Straight from the cache's R*Tree: no load, for one-shot queries on huge caches.
     case sqlite
 
-    /// This engine over `cache`.
-    public func open(_ cache: PlaceCache) throws -> any QueryEngine {
+    /// This engine over `cache`; `report` hears, once, when the snapshot is rebuilt or cannot be used.
+    public func open(_ cache: PlaceCache, report: (String) -> Void = { _ in }) throws -> any QueryEngine {
         switch self {
-        case .sqlite: return SQLiteEngine(cache: cache)
-        case .memory: return MemoryEngine(places: try cache.allPlaces(), generation: try cache.generation())
+        case .snapshot: return try CacheSnapshot.engine(for: cache, report: report)
+        case .sqlite: return SQLiteEngine(cache: cache, cursorKey: try cache.cursorKey())
+        case .memory:
+            return MemoryEngine(places: try cache.allPlaces(), generation: try cache.generation(), cursorKey: try cache.cursorKey())
         }
     }
 }

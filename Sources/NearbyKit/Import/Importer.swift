@@ -16,6 +16,8 @@ public struct Importer {
     public var onRejected: (RecordError) -> Void = { _ in }
     /// Told what is going on, for a progress line.
     public var onProgress: (String) -> Void = { _ in }
+    /// Told, once, when the index snapshot could not be brought up to date (the import still counts).
+    public var onWarning: (String) -> Void = { _ in }
 
     public init(format: ImportFormat? = nil, strict: Bool = false) {
         self.format = format; self.strict = strict
@@ -28,7 +30,7 @@ public struct Importer {
         // Files are opened before the write begins, so a missing one changes nothing; standard input
         // is read in its turn (a producer may still be writing it while earlier inputs are imported).
         let opened = try paths.map { path throws(UnreadableInputError) in path == "-" ? nil : try InputFile(path: path) }
-        return try cache.write { writer in
+        let summary = try cache.write { writer in
             var summary = ImportSummary()
             for input in opened { summary.files.append(try importFile(try input ?? InputFile(path: "-"), into: writer)) }
             onProgress("updating the spatial index and committing")
@@ -36,6 +38,9 @@ public struct Importer {
             summary.counts.rejected = summary.files.reduce(0) { $0 + $1.rejected }
             return summary
         }
+        onProgress("writing the index snapshot")
+        CacheSnapshot.update(cache, report: onWarning)
+        return summary
     }
 
     /// Writes `places` (already valid, e.g. generated) into `cache` in one transaction.

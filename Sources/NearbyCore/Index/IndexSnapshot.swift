@@ -1,0 +1,443 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+import Foundation
+
+/// The index snapshot: everything a query reads, as flat arrays in one file that an engine maps and
+/// uses in place (no parsing, no copying), so a one-shot `nearby query` answers in milliseconds
+/// (flatbush's `Flatbush.from(buffer)` is the model).
+///
+/// ## Format, version 1 (every integer little-endian)
+///
+/// Header, 64 bytes:
+///
+/// | offset | size | field |
+/// |---:|---:|---|
+/// | 0 | 8 | magic `NRBYSNAP` |
+/// | 8 | 4 | format version (1) |
+/// | 12 | 4 | number of sections k |
+/// | 16 | 8 | identity of the cache the snapshot was made from (`meta.identity`, random per cache file) |
+/// | 24 | 8 | cache generation it was made at (`meta.generation`) |
+/// | 32 | 8 | number of places n |
+/// | 40 | 8 | file length in bytes |
+/// | 48 | 4 | tree node size |
+/// | 52 | 4 | zero |
+/// | 56 | 8 | body checksum |
+///
+/// Then the section table, k entries of 24 bytes: tag (4 ASCII bytes), element size in bytes
+/// (UInt32), offset from the start of the file (UInt64, a multiple of 64), element count (UInt64).
+/// Then the header checksum (8 bytes): `SnapshotHash` of bytes 0 ..< 64 + 24k. The body is
+/// everything after it: the sections, each at a multiple of 64, and zero padding between them.
+///
+/// Readers find sections by tag and ignore tags they do not know, so later versions can add
+/// sections (sort orders, statistics) without breaking older readers; a change to an existing
+/// section's meaning bumps the format version, and readers refuse versions they do not know.
+///
+/// Sections of version 1 (rows are in id order, `PlaceTable`'s order, so the row index is the id
+/// rank that breaks every tie and no separate id-rank column is stored):
+///
+/// | tag | type | count | what |
+/// |---|---|---|---|
+/// | `TPTS` | Float64 | 2n | tree points (lon, lat) in Hilbert order (`PackedRTree`) |
+/// | `TITM` | Int32 | n | tree items: the row of each point |
+/// | `TBOX` | Float64 | 4·nodes | tree node boxes, level 1 first, root last |
+/// | `TLVL` | Int64 | 3·levels | tree level table (first box, entries, span) |
+/// | `LAT `, `LON ` | Float64 | n | latitude, longitude per row |
+/// | `CATG` | Int32 | n | category (content type id) |
+/// | `AREA`, `SIGU` | UInt16 | n | area and sigungu codes (0 = none; code c is dictionary entry c − 1) |
+/// | `ARDO`, `SGDO` | UInt32 | d + 1 | dictionary offsets into `ARDB`, `SGDB` (UTF-8 bytes) |
+/// | `CRTD`, `MODF` | Int64 | n | created, modified as `yyyyMMddHHmmss` (0 = none) |
+/// | `EVST`, `EVEN` | Int32 | n | festival start, end as `yyyyMMdd` (0 = none) |
+/// | `FLAG` | UInt32 | n | accessibility bits and the has-image bit |
+/// | `RANK` | UInt32 | n | Korean-collation rank of the title (`KoreanCollation.ranks`) |
+/// | `FTUN`, `FTEN` | UInt16, UInt32 | units, n | folded titles for the keyword filter (`FoldedTitles`) |
+/// | `IDOF`, `IDBY` | UInt32, UInt8 | n + 1, bytes | ids (UTF-8), for cursors and for fetching a page's records |
+///
+/// Output records are not in the snapshot: the engine fetches a page's rows from the cache by id.
+///
+/// ## Checks
+/// A snapshot is used only when the magic, version, file length, header checksum, cache identity
+/// and generation, body checksum and every section's length and the tree's structure check out
+/// (`IndexSnapshot.engine`). The body checksum is cheap: `SnapshotHash` of the whole body when it is at
+/// most 8 MiB, else of 256 bytes at every 256 KiB of it and its last 256 bytes, so opening a 1M-place
+/// snapshot reads about 450 small pieces (with `pread`, so they are not mapped into the process), not
+/// 114 MB. It catches truncation, torn or foreign content and
+/// damaged blocks; a single flipped bit inside an unsampled block of a large snapshot is not caught.
+/// Writes are atomic (temporary file, fsync, rename, fsync of the folder), so a crash leaves the old
+/// snapshot or the new one, and the generation stamp tells a snapshot older than the cache.
+public enum IndexSnapshot {
+    static let magic = Array("NRBYSNAP".utf8)
+    public static let formatVersion: UInt32 = 1
+    static let headerSize = 64
+    static let entrySize = 24
+    static let alignment = 64
+    static let fullHashLimit = 8 << 20
+    static let sampleStride = 256 << 10
+    static let sampleSize = 256
+
+    /// What the header says: enough to decide whether a snapshot belongs to a cache state.
+    public struct Stamp: Equatable, Sendable {
+        public var identity: Int64
+        public var generation: Int64
+        public init(identity: Int64, generation: Int64) { self.identity = identity; self.generation = generation }
+    }
+
+    /// Why a snapshot cannot be used. Every case means "rebuild it" (or answer without it).
+    public enum Problem: Error, CustomStringConvertible, Equatable {
+        case missing
+        case unreadable(String)
+        case foreign
+        case version(UInt32)
+        case truncated
+        case damaged(String)
+        case stale(found: Stamp, wanted: Stamp)
+
+        public var description: String {
+            switch self {
+            case .missing: "no snapshot"
+            case .unreadable(let why): "cannot read it (\(why))"
+            case .foreign: "not a Nearby index snapshot"
+            case .version(let v): "format version \(v), this nearby reads \(IndexSnapshot.formatVersion)"
+            case .truncated: "truncated"
+            case .damaged(let what): "damaged (\(what))"
+            case let .stale(found, wanted):
+                found.identity != wanted.identity
+                    ? "made from another cache file"
+                    : "made at cache generation \(found.generation), the cache is at \(wanted.generation)"
+            }
+        }
+    }
+
+    // MARK: Writing
+
+    /// Writes the snapshot of `places` (any order) for the cache state `stamp` to `path`, atomically:
+    /// into `path.tmp-PID` (created first, so a folder that cannot be written fails before any work),
+    /// fsync, rename over `path`, fsync of the folder. Throws `Problem.unreadable` with the system's
+    /// reason when the file cannot be written. Temporary files of writers that died are removed.
+    public static func write(_ places: [Place], stamp: Stamp, to path: String) throws {
+        removeAbandonedTemporaries(of: path)
+        let temporary = "\(path).tmp-\(getpid())"
+        let fd = openFile(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw Problem.unreadable("\(temporary): \(String(cString: strerror(errno)))") }
+        var renamed = false
+        defer {
+            close(fd)
+            if !renamed { unlink(temporary) }
+        }
+        let bytes = try encode(places, stamp: stamp)
+        guard writeAll(fd, bytes) else { throw Problem.unreadable("\(temporary): \(String(cString: strerror(errno)))") }
+        guard fsync(fd) == 0, rename(temporary, path) == 0 else {
+            throw Problem.unreadable("\(path): \(String(cString: strerror(errno)))")
+        }
+        renamed = true
+        let folder = openFile((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent, O_RDONLY | O_CLOEXEC)
+        if folder >= 0 { fsync(folder); close(folder) }
+    }
+
+    /// Removes `path.tmp-PID` files whose process is gone (killed mid-write).
+    private static func removeAbandonedTemporaries(of path: String) {
+        let folder = (path as NSString).deletingLastPathComponent
+        let prefix = (path as NSString).lastPathComponent + ".tmp-"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            guard let pid = Int32(name.dropFirst(prefix.count)), pid != getpid(),
+                  kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            unlink(folder.isEmpty ? name : folder + "/" + name)
+        }
+    }
+
+    /// The whole file in memory, sections laid out as the format says.
+    static func encode(_ places: [Place], stamp: Stamp) throws -> [UInt8] {
+        // Title ranks are the costliest part (a sort of a million collation keys): computed on a
+        // second thread while this one builds the rest.
+        let table = PlaceTable(places)
+        let lats = table.lats(), lons = table.lons()
+        let ranks = Background { Column(KoreanCollation.ranks(of: table.places.map(\.title))) }
+        let tree = PackedRTree(xs: lons, ys: lats)
+        let folded = FoldedTitles(table.places.lazy.map(\.title))
+        let ids = StringColumn((0..<table.count).lazy.map { table.id($0) })
+        guard ids.bytes.count < Int(UInt32.max), folded.units.count < Int(UInt32.max) else {
+            throw Problem.damaged("more than 4 GiB of ids or titles")
+        }
+        let areas = StringColumn(dictionaryValues(table.areacode))
+        let sigungus = StringColumn(dictionaryValues(table.sigungucode))
+        var sections: [Section] = [
+            Section("TPTS", tree.points), Section("TITM", tree.items), Section("TBOX", tree.boxes),
+            Section("TLVL", tree.levels), Section("LAT ", Column(lats)), Section("LON ", Column(lons)),
+            Section("CATG", table.category), Section("AREA", table.areacode.codes),
+            Section("SIGU", table.sigungucode.codes), Section("ARDO", areas.offsets), Section("ARDB", areas.bytes),
+            Section("SGDO", sigungus.offsets), Section("SGDB", sigungus.bytes),
+            Section("CRTD", table.created), Section("MODF", table.modified), Section("EVST", table.eventStart),
+            Section("EVEN", table.eventEnd), Section("FLAG", table.flags), Section("RANK", ranks.value),
+            Section("FTUN", folded.units), Section("FTEN", folded.ends),
+            Section("IDOF", ids.offsets), Section("IDBY", ids.bytes),
+        ]
+        let tableEnd = headerSize + entrySize * sections.count
+        var offset = align(tableEnd + 8)
+        for i in sections.indices {
+            sections[i].offset = offset
+            offset = align(offset + sections[i].byteCount)
+        }
+        var out = [UInt8](repeating: 0, count: offset)
+        func put<T: FixedWidthInteger>(_ v: T, at o: Int) {
+            withUnsafeBytes(of: v.littleEndian) { for (k, b) in $0.enumerated() { out[o + k] = b } }
+        }
+        out.replaceSubrange(0..<8, with: magic)
+        put(formatVersion, at: 8); put(UInt32(sections.count), at: 12)
+        put(stamp.identity, at: 16); put(stamp.generation, at: 24)
+        put(UInt64(table.count), at: 32); put(UInt64(out.count), at: 40); put(UInt32(tree.nodeSize), at: 48)
+        for (i, s) in sections.enumerated() {
+            let e = headerSize + entrySize * i
+            out.replaceSubrange(e..<e + 4, with: s.tag)
+            put(UInt32(s.elementSize), at: e + 4); put(UInt64(s.offset), at: e + 8); put(UInt64(s.count), at: e + 16)
+            out.withUnsafeMutableBytes { s.copy($0.baseAddress! + s.offset) }
+        }
+        let body = out.withUnsafeBytes { all in
+            bodyChecksum(count: all.count - tableEnd - 8) { start, count, add in
+                add(UnsafeRawBufferPointer(rebasing: all[tableEnd + 8 + start ..< tableEnd + 8 + start + count]))
+                return true
+            }
+        }
+        put(body!, at: 56)
+        put(out.withUnsafeBytes { SnapshotHash.of(UnsafeRawBufferPointer(rebasing: $0[0..<tableEnd])) }, at: tableEnd)
+        return out
+    }
+
+    private static func align(_ n: Int) -> Int { (n + alignment - 1) / alignment * alignment }
+
+    /// A code column's dictionary as a list: entry c − 1 is the value of code c.
+    private static func dictionaryValues(_ column: CodeColumn) -> [String] {
+        var values = [String](repeating: "", count: column.dictionary.count)
+        for (value, code) in column.dictionary { values[Int(code) - 1] = value }
+        return values
+    }
+
+    /// One section to write: its tag and a column, copied straight into the file's buffer.
+    struct Section {
+        let tag: [UInt8]
+        let elementSize: Int
+        let count: Int
+        let byteCount: Int
+        let copy: (UnsafeMutableRawPointer) -> Void
+        var offset = 0
+
+        init<T: BitwiseCopyable>(_ tag: String, _ column: Column<T>) {
+            self.tag = Array(tag.utf8)
+            elementSize = MemoryLayout<T>.stride
+            count = column.count
+            byteCount = column.byteCount
+            copy = { dst in
+                column.withUnsafeBufferPointer { if let b = $0.baseAddress { dst.copyMemory(from: b, byteCount: column.byteCount) } }
+            }
+        }
+    }
+
+    /// The cheap body checksum described on the type, of a body of `count` bytes whose parts
+    /// `read(start, count, add)` passes to `add` (false when it cannot: then nil).
+    static func bodyChecksum(
+        count: Int, read: (Int, Int, (UnsafeRawBufferPointer) -> Void) -> Bool
+    ) -> UInt64? {
+        var h = SnapshotHash(seed: UInt64(count))
+        let parts = count <= fullHashLimit
+            ? [(0, count)]
+            : stride(from: 0, to: count, by: sampleStride).map { ($0, min(sampleSize, count - $0)) }
+                + [(count - sampleSize, sampleSize)]
+        for (start, n) in parts {
+            guard read(start, n, { h.add($0) }) else { return nil }
+        }
+        return h.value
+    }
+
+    // MARK: Reading
+
+    /// The stamp of the snapshot at `path`, after checking its header (magic, version, length,
+    /// header checksum) but not its body: enough to tell whether it is current without mapping it.
+    public static func stamp(at path: String) throws(Problem) -> Stamp {
+        let file = try mapFile(path)
+        return try header(of: file).stamp
+    }
+
+    /// Maps the snapshot at `path` and returns an engine that answers from it in place, after every
+    /// check described on the type; `wanted` is the cache state it must have been made from. Answer
+    /// rows are fetched with `fetch` (ids → the places in that order).
+    public static func engine(
+        _ path: String, wanted: Stamp, cursorKey: PageCursor.Key = .unkeyed, fetch: @escaping ([String]) throws -> [Place]
+    ) throws(Problem) -> MemoryEngine {
+        let file = try mapFile(path)
+        let h = try header(of: file)
+        guard h.stamp == wanted else { throw Problem.stale(found: h.stamp, wanted: wanted) }
+        let body = bodyChecksum(count: file.size - h.bodyStart) { start, count, add in
+            file.withCopy(at: h.bodyStart + start, count: count, add)
+        }
+        guard body == h.bodyChecksum else { throw Problem.damaged("body checksum") }
+        let n = h.count
+        func column<T: BitwiseCopyable>(_ tag: String, _: T.Type, count: Int? = nil) throws(Problem) -> Column<T> {
+            guard let s = h.sections[tag] else { throw Problem.damaged("no section \(tag)") }
+            guard s.elementSize == MemoryLayout<T>.stride, count.map({ $0 == s.count }) ?? true,
+                  let c = file.column(T.self, at: s.offset, count: s.count)
+            else { throw Problem.damaged("section \(tag)") }
+            return c
+        }
+        func strings(_ offsets: String, _ bytes: String, count: Int? = nil) throws(Problem) -> StringColumn {
+            let o = try column(offsets, UInt32.self, count: count.map { $0 + 1 })
+            guard o.count >= 1 else { throw Problem.damaged("section \(offsets)") }
+            return StringColumn(offsets: o, bytes: try column(bytes, UInt8.self))
+        }
+        func codes(_ codes: String, _ offsets: String, _ bytes: String) throws(Problem) -> CodeColumn {
+            let values = try strings(offsets, bytes)
+            guard values.count < Int(UInt16.max) - 1 else { throw Problem.damaged("dictionary \(offsets)") }
+            var dictionary: [String: UInt16] = [:]
+            for c in 0..<values.count { dictionary[values[c]] = UInt16(c + 1) }
+            return CodeColumn(codes: try column(codes, UInt16.self, count: n), dictionary: dictionary)
+        }
+        guard let tree = PackedRTree(
+            count: n, nodeSize: h.nodeSize, points: try column("TPTS", Double.self, count: 2 * n),
+            items: try column("TITM", Int32.self, count: n), boxes: try column("TBOX", Double.self),
+            levels: try column("TLVL", Int.self))
+        else { throw Problem.damaged("tree structure") }
+        let table = PlaceTable(
+            count: n, lat: try column("LAT ", Double.self, count: n), lon: try column("LON ", Double.self, count: n),
+            category: try column("CATG", Int32.self, count: n), areacode: try codes("AREA", "ARDO", "ARDB"),
+            sigungucode: try codes("SIGU", "SGDO", "SGDB"), created: try column("CRTD", Int64.self, count: n),
+            modified: try column("MODF", Int64.self, count: n), eventStart: try column("EVST", Int32.self, count: n),
+            eventEnd: try column("EVEN", Int32.self, count: n), flags: try column("FLAG", UInt32.self, count: n),
+            ranks: try column("RANK", UInt32.self, count: n),
+            folded: FoldedTitles(units: try column("FTUN", UInt16.self), ends: try column("FTEN", UInt32.self, count: n)),
+            ids: try strings("IDOF", "IDBY", count: n), fetch: fetch)
+        return MemoryEngine(table: table, tree: tree, generation: wanted.generation, cursorKey: cursorKey)
+    }
+
+    private static func mapFile(_ path: String) throws(Problem) -> MappedFile {
+        #if _endian(big)
+        throw Problem.unreadable("snapshots are little-endian; this machine is big-endian")
+        #else
+        do { return try MappedFile(path: path) } catch {
+            if let f = error as? MappedFile.Failure, f.errno == ENOENT { throw Problem.missing }
+            throw Problem.unreadable("\(error)")
+        }
+        #endif
+    }
+
+    struct Header {
+        var stamp: Stamp
+        var count: Int
+        var nodeSize: Int
+        var bodyChecksum: UInt64
+        var bodyStart: Int
+        var sections: [String: (elementSize: Int, offset: Int, count: Int)] = [:]
+    }
+
+    static func header(of file: MappedFile) throws(Problem) -> Header {
+        guard let start = file.bytes(at: 0, count: 8) else {
+            throw file.size == 0 ? Problem.truncated : Problem.foreign
+        }
+        guard start.elementsEqual(magic) else { throw Problem.foreign }
+        guard let version = file.load(UInt32.self, at: 8), let k = file.load(UInt32.self, at: 12),
+              let identity = file.load(Int64.self, at: 16), let generation = file.load(Int64.self, at: 24),
+              let count = file.load(UInt64.self, at: 32), let length = file.load(UInt64.self, at: 40),
+              let nodeSize = file.load(UInt32.self, at: 48), let body = file.load(UInt64.self, at: 56)
+        else { throw Problem.truncated }
+        guard version == formatVersion else { throw Problem.version(version) }
+        guard length == UInt64(file.size) else { throw length > UInt64(file.size) ? Problem.truncated : Problem.damaged("file length") }
+        let tableEnd = headerSize + entrySize * Int(k)
+        guard k < 4096, let headerBytes = file.bytes(at: 0, count: tableEnd),
+              let checksum = file.load(UInt64.self, at: tableEnd)
+        else { throw Problem.truncated }
+        guard SnapshotHash.of(headerBytes) == checksum else { throw Problem.damaged("header checksum") }
+        guard count < UInt64(Int32.max) else { throw Problem.damaged("place count") }
+        var h = Header(stamp: Stamp(identity: identity, generation: generation), count: Int(count),
+                       nodeSize: Int(nodeSize), bodyChecksum: body, bodyStart: tableEnd + 8)
+        for i in 0..<Int(k) {
+            let e = headerSize + entrySize * i
+            let tag = String(decoding: file.bytes(at: e, count: 4)!, as: UTF8.self)
+            let size = file.load(UInt32.self, at: e + 4)!, offset = file.load(UInt64.self, at: e + 8)!,
+                n = file.load(UInt64.self, at: e + 16)!
+            guard offset < UInt64(Int.max), n < UInt64(Int32.max) * 8 else { throw Problem.damaged("section \(tag)") }
+            h.sections[tag] = (Int(size), Int(offset), Int(n))
+        }
+        guard h.bodyStart <= file.size else { throw Problem.truncated }
+        return h
+    }
+}
+
+private func openFile(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 { open(path, flags, mode) }
+
+/// Writes every byte (retrying short writes and interruptions); false with `errno` set on failure.
+private func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    bytes.withUnsafeBytes { raw in
+        var done = 0
+        while done < raw.count {
+            let n = write(fd, raw.baseAddress! + done, raw.count - done)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return false }
+            done += n
+        }
+        return true
+    }
+}
+
+/// A value computed on another thread, read (waiting for it) through `value`.
+private final class Background<T>: @unchecked Sendable {
+    private var result: T?
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ work: @escaping @Sendable () -> T) {
+        Thread.detachNewThread { [self] in
+            result = work()
+            done.signal()
+        }
+    }
+
+    var value: T {
+        done.wait()
+        done.signal()
+        return result!
+    }
+}
+
+/// A fast 64-bit checksum over little-endian 8-byte words (the last word zero-padded): each word
+/// goes through xxHash64's round, `acc = rotl(acc + w·P2, 31)·P1`, and the result through its final
+/// avalanche (Yann Collet, xxHash specification, github.com/Cyan4973/xxHash/blob/dev/doc/xxhash_spec.md).
+/// One lane, so it is not xxHash64's value; it detects damage, not tampering.
+struct SnapshotHash {
+    static let p1: UInt64 = 0x9E37_79B1_85EB_CA87
+    static let p2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
+    static let p3: UInt64 = 0x1656_67B1_9E37_79F9
+    private(set) var acc: UInt64
+
+    init(seed: UInt64) { acc = seed &+ Self.p1 }
+
+    static func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var h = SnapshotHash(seed: UInt64(bytes.count))
+        h.add(bytes)
+        return h.value
+    }
+
+    mutating func add(_ bytes: UnsafeRawBufferPointer) {
+        var i = 0
+        while i + 8 <= bytes.count {
+            round(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
+            i += 8
+        }
+        if i < bytes.count {
+            var w: UInt64 = 0
+            for (k, b) in bytes[i...].enumerated() { w |= UInt64(b) << (8 * UInt64(k)) }
+            round(w)
+        }
+    }
+
+    private mutating func round(_ w: UInt64) {
+        acc = (acc &+ w &* Self.p2)
+        acc = (acc << 31 | acc >> 33) &* Self.p1
+    }
+
+    var value: UInt64 {
+        var h = acc
+        h ^= h >> 33; h = h &* Self.p2
+        h ^= h >> 29; h = h &* Self.p3
+        h ^= h >> 32
+        return h
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+import NearbyRegions
+
+/// Where the region files are: the same data folder as the default dataset's towns file
+/// (`DefaultDataset.candidateDirectories`: NEARBY_DATA, the checkout's data/, or data/ beside the
+/// executable).
+public enum RegionData {
+    public static let fileName = "kr_regions.bin"
+
+    public struct NotFound: Error, CustomStringConvertible, Sendable {
+        public var searched: [String]
+        public var description: String {
+            "the region boundaries \(fileName) were not found; set NEARBY_DATA to the repository's data/ folder. "
+                + "Looked in: " + searched.joined(separator: ", ")
+        }
+    }
+
+    /// Path of the boundary file: the first candidate folder that holds it.
+    public static func path() throws -> String {
+        let dirs = DefaultDataset.candidateDirectories()
+        for dir in dirs where FileManager.default.fileExists(atPath: dir + "/" + fileName) { return dir + "/" + fileName }
+        throw NotFound(searched: dirs)
+    }
+
+    /// The index from the default data folder.
+    public static func index() throws -> RegionIndex { try RegionIndex(contentsOf: path()) }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import NearbyCore
+
+/// The index snapshot beside a cache (`places.sqlite` → `places.sqlite.nearby-index`, format in
+/// `IndexSnapshot`): written after every write to the cache, mapped by `nearby query`.
+///
+/// A snapshot is used only when it was made from this cache file at its current generation and
+/// passes `IndexSnapshot`'s checks. Otherwise `engine(for:)` rebuilds it (saying so once), or, when
+/// the folder cannot be written, answers from memory (saying why): no path answers from a snapshot
+/// that does not match the cache. A crash between the cache's commit and the snapshot's rename
+/// leaves an older generation on disk, which the next query notices and rebuilds.
+public enum CacheSnapshot {
+    /// Where the snapshot of the cache at `cachePath` lives.
+    public static func path(ofCache cachePath: String) -> String { cachePath + ".nearby-index" }
+
+    /// Brings the snapshot of `cache` up to date: writes it unless the one on disk already holds the
+    /// cache's current state (checked from its header). Call it after every write to the cache.
+    /// Never throws: the cache write has committed, and a missing snapshot only costs the next
+    /// query a rebuild; problems are passed to `report` (one line, without a trailing newline).
+    public static func update(_ cache: PlaceCache, report: (String) -> Void = { _ in }) {
+        let path = path(ofCache: cache.path)
+        do {
+            try beginRead(cache)
+            defer { endRead(cache) }
+            let wanted = try stamp(of: cache)
+            if (try? IndexSnapshot.stamp(at: path)) == wanted { return }
+            try write(cache, wanted, to: path)
+        } catch {
+            report("could not write the index snapshot \(path): \(error); queries will rebuild it")
+        }
+    }
+
+    /// The engine `nearby query` uses by default: the cache's snapshot, mapped and used in place.
+    ///
+    /// The engine holds a read transaction on `cache` for the rest of the connection's life, so the
+    /// rows it fetches for an answer are those of the generation the snapshot was made at, even
+    /// while an import commits (WAL: the import is not blocked). A snapshot that cannot be used is
+    /// rebuilt from that same read (`report` says so once); when it cannot be written, the answer
+    /// comes from an in-memory engine built from the cache, and `report` says why.
+    public static func engine(for cache: PlaceCache, report: (String) -> Void) throws -> any QueryEngine {
+        let path = path(ofCache: cache.path)
+        var problem = IndexSnapshot.Problem.missing
+        // Two tries: an import that commits and writes its snapshot between our read's start and our
+        // look at the file leaves a newer snapshot, which a fresh read then matches.
+        let key = try cache.cursorKey()
+        for attempt in 0..<2 {
+            try beginRead(cache)
+            let wanted = try stamp(of: cache)
+            do throws(IndexSnapshot.Problem) {
+                return try IndexSnapshot.engine(path, wanted: wanted, cursorKey: key) { try fetch($0, from: cache) }
+            } catch {
+                problem = error
+            }
+            guard attempt == 0, case .stale(let found, let wanted) = problem, found.identity == wanted.identity,
+                  found.generation > wanted.generation else { break }
+            endRead(cache)
+        }
+        let wanted = try stamp(of: cache)
+        do {
+            report("index snapshot \(path): \(problem); rebuilding it")
+            try write(cache, wanted, to: path)
+            return try IndexSnapshot.engine(path, wanted: wanted, cursorKey: key) { try fetch($0, from: cache) }
+        } catch let error as IndexSnapshot.Problem {
+            report("cannot use the index snapshot \(path): \(error); answering from memory (slower)")
+            return MemoryEngine(places: try cache.allPlaces(), generation: wanted.generation, cursorKey: key)
+        }
+    }
+
+    private static func stamp(of cache: PlaceCache) throws -> IndexSnapshot.Stamp {
+        IndexSnapshot.Stamp(identity: try cache.identity(), generation: try cache.generation())
+    }
+
+    private static func beginRead(_ cache: PlaceCache) throws {
+        do { try cache.connection.execute("BEGIN") } catch { throw PlaceCacheError(error, path: cache.path) }
+    }
+
+    private static func endRead(_ cache: PlaceCache) { try? cache.connection.execute("COMMIT") }
+
+    /// Writes the snapshot of what `cache` holds in the current read, stamped `stamp`.
+    private static func write(_ cache: PlaceCache, _ stamp: IndexSnapshot.Stamp, to path: String) throws {
+        try IndexSnapshot.write(try indexedFields(of: cache), stamp: stamp, to: path)
+    }
+
+    /// Every place with only the fields the snapshot holds (output fields are fetched per page):
+    /// about half the time of `allPlaces` on a million rows.
+    private static func indexedFields(of cache: PlaceCache) throws -> [Place] {
+        do {
+            var places: [Place] = []
+            places.reserveCapacity(try cache.count())
+            let s = try cache.connection.prepare("""
+                SELECT id, title, lat, lon, category, created, modified, areacode, sigungucode, image,
+                       eventStart, eventEnd, accessibility FROM places
+                """)
+            while try s.step() {
+                places.append(Place(
+                    id: s.text(0) ?? "", title: s.text(1) ?? "", lat: s.double(2), lon: s.double(3),
+                    category: Int(s.int64(4)), created: s.text(5), modified: s.text(6), areacode: s.text(7),
+                    sigungucode: s.text(8), image: s.text(9), eventStart: s.text(10), eventEnd: s.text(11),
+                    accessibility: s.text(12).map(PlaceCache.accessibilityTags) ?? []))
+            }
+            return places
+        } catch let error as SQLiteError {
+            throw PlaceCacheError(error, path: cache.path)
+        }
+    }
+
+    /// The places with these ids, in that order (missing ones left out; the engine then refuses).
+    private static func fetch(_ ids: [String], from cache: PlaceCache) throws -> [Place] {
+        try ids.compactMap { try cache.place(id: $0) }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+@testable import NearbyCore
+
+/// The engine mapped from an index snapshot file against `QueryBruteForce` and the in-memory engine,
+/// and every kind of bad snapshot refused.
+@Suite struct IndexSnapshotTests {
+    static let places: [Place] = { var g = QuerySampler(seed: 7); return g.places(1500) }()
+    static let byId = Dictionary(uniqueKeysWithValues: places.map { ($0.id, $0) })
+    static let stamp = IndexSnapshot.Stamp(identity: 0x5EED, generation: 3)
+    static let reference = QueryBruteForce(places)
+    static let folder: String = {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("nearby-snapshot-\(getpid())").path
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }()
+    static let file: String = {
+        let path = folder + "/good.nearby-index"
+        try! IndexSnapshot.write(places.shuffled(), stamp: stamp, to: path)
+        return path
+    }()
+    static let mapped = try! open(file)
+    static let memory = MemoryEngine(places: places, generation: stamp.generation)
+
+    static func open(_ path: String, wanted: IndexSnapshot.Stamp = stamp) throws(IndexSnapshot.Problem) -> MemoryEngine {
+        try IndexSnapshot.engine(path, wanted: wanted) { ids in ids.compactMap { byId[$0] } }
+    }
+
+    static func answer(_ a: QueryAnswer) -> QueryBruteForce.Answer {
+        QueryBruteForce.Answer(total: a.total, ids: a.places.map(\.id), distances: a.distances)
+    }
+
+    @Test(arguments: [DistanceModel.haversine, .geodesic, .projected(.korea2000)])
+    func randomQueriesMatchBruteForceAndTheMemoryEngine(model: DistanceModel) throws {
+        var g = QuerySampler(seed: 4000 + UInt64(model.description.utf8.count))
+        for n in 0..<100 {
+            let q = g.query(model: model)
+            let got = try Self.mapped.run(q), memory = try Self.memory.run(q)
+            #expect(Self.answer(got) == Self.reference.page(q), "query \(n): \(q)")
+            #expect(got == memory && got.nextCursor == memory.nextCursor, "query \(n): \(q)")
+            if got != memory { return }
+        }
+    }
+
+    @Test func cursorPagesConcatenateToTheFullAnswer() throws {
+        var g = QuerySampler(seed: 78)
+        for _ in 0..<20 {
+            var q = g.query(model: .haversine)
+            let full = Self.reference.all(q)
+            q.limit = max(1, full.total / g.pick([2, 5, 20])); q.page = 1
+            var answer = try Self.mapped.run(q)
+            var ids = answer.places.map(\.id)
+            while let next = answer.nextCursor, ids.count <= full.total {
+                var resumed = q; resumed.cursor = next
+                answer = try Self.mapped.run(resumed)
+                ids += answer.places.map(\.id)
+            }
+            #expect(ids == full.ids, "cursor pages of \(q)")
+        }
+    }
+
+    @Test func anEmptySnapshotAnswersNothing() throws {
+        let path = Self.folder + "/empty.nearby-index"
+        try IndexSnapshot.write([], stamp: Self.stamp, to: path)
+        let engine = try Self.open(path)
+        let a = try engine.run(PlaceQuery(center: Coordinate(lat: 37.5, lon: 127), shape: .knn(k: 5, maxDistance: nil)))
+        #expect(a.total == 0 && a.places.isEmpty)
+        #expect(try engine.run(PlaceQuery()).total == 0)
+    }
+
+    @Test func aSnapshotOfAnotherStateIsStale() throws {
+        _ = Self.file
+        let newer = IndexSnapshot.Stamp(identity: Self.stamp.identity, generation: 4)
+        #expect(throws: IndexSnapshot.Problem.stale(found: Self.stamp, wanted: newer)) { try Self.open(Self.file, wanted: newer) }
+        let other = IndexSnapshot.Stamp(identity: 1, generation: Self.stamp.generation)
+        #expect(throws: IndexSnapshot.Problem.stale(found: Self.stamp, wanted: other)) { try Self.open(Self.file, wanted: other) }
+        #expect(try IndexSnapshot.stamp(at: Self.file) == Self.stamp)
+    }
+
+    /// Writes `bytes` as a snapshot file and opens it: the problem, or nil when it opened.
+    static func problem(_ bytes: [UInt8], _ name: String) -> IndexSnapshot.Problem? {
+        let path = folder + "/" + name
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do { _ = try open(path); return nil } catch { return error }
+    }
+
+    @Test func everyFlippedByteIsCaught() throws {
+        let good = [UInt8](FileManager.default.contents(atPath: Self.file)!)
+        #expect(Self.problem(good, "copy") == nil)
+        // Every byte of the header and section table, then a spread of body bytes.
+        var g = QuerySampler(seed: 9)
+        let positions = Array(0..<700) + (0..<300).map { _ in g.int(700...good.count - 1) }
+        for pos in positions {
+            var bad = good
+            bad[pos] ^= UInt8(1 << g.int(0...7))
+            #expect(Self.problem(bad, "flipped") != nil, "flipped bit at byte \(pos) not caught")
+        }
+    }
+
+    @Test func truncatedForeignAndOtherVersionsAreRefused() throws {
+        let good = [UInt8](FileManager.default.contents(atPath: Self.file)!)
+        for length in [0, 7, 8, 40, 63, 64, 100, 600, good.count / 2, good.count - 1] {
+            #expect(Self.problem(Array(good[..<length]), "short") != nil, "\(length) bytes")
+        }
+        #expect(Self.problem(Array(good[..<(good.count / 2)]), "short") == .truncated)
+        #expect(Self.problem(good + [0], "long") == .damaged("file length"))
+        #expect(Self.problem(Array("SQLite format 3\0 and more bytes than a magic".utf8), "foreign") == .foreign)
+        #expect(Self.problem(Array(repeating: 0, count: 4096), "zeros") == .foreign)
+        var v2 = good
+        v2[8] = 2
+        #expect(Self.problem(v2, "v2") == .version(2))
+        #expect(throws: IndexSnapshot.Problem.missing) { try Self.open(Self.folder + "/absent") }
+    }
+
+    @Test func theSnapshotStaysWithinItsByteBudget() throws {
+        let size = try FileManager.default.attributesOfItem(atPath: Self.file)[.size] as! Int
+        let folded = Self.mapped.table.foldedTitles().byteCount
+        let ids = Self.places.reduce(0) { $0 + $1.id.utf8.count + 4 }
+        // Index and query columns (tree, lat/lon, filter and sort columns, title ranks), per place,
+        // plus the folded titles and ids; small fixed parts (header, dictionaries, padding) aside.
+        let perPlace = Double(size - folded - ids) / Double(Self.places.count)
+        #expect(perPlace < 82, "\(perPlace) bytes per place")
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import NearbyTestSupport
+import NearbyCore
+import Testing
+@testable import NearbyStore
+
+/// The snapshot engine on real cache files: the same answers as the memory and SQLite engines, and
+/// every snapshot that does not match the cache rebuilt (or, when it cannot be written, bypassed).
+@Suite struct CacheSnapshotTests {
+    static func cache(_ places: [Place], in dir: TempFolder, name: String = "cache.sqlite") throws -> PlaceCache {
+        let cache = try PlaceCache(path: dir.file(name))
+        try cache.write { w in for p in places { try w.upsert(p) } }
+        CacheSnapshot.update(cache) { Issue.record("update: \($0)") }
+        return try PlaceCache(path: dir.file(name), readOnly: true)
+    }
+
+    /// The snapshot engine for `cache`, with what it reported.
+    static func engine(_ cache: PlaceCache) throws -> (any QueryEngine, [String]) {
+        var notes: [String] = []
+        let engine = try CacheSnapshot.engine(for: cache) { notes.append($0) }
+        return (engine, notes)
+    }
+
+    @Test(arguments: [DistanceModel.haversine, .geodesic, .projected(.korea2000), .projected(.utm)])
+    func sameAnswersAsTheMemoryAndSQLiteEngines(model: DistanceModel) throws {
+        var g = QuerySampler(seed: 123)
+        let dir = try TempFolder()
+        let cache = try Self.cache(g.places(1200), in: dir)
+        let (mapped, notes) = try Self.engine(cache)
+        #expect(notes.isEmpty && mapped is MemoryEngine)
+        let other = try PlaceCache(path: cache.path, readOnly: true)
+        let memory = MemoryEngine(places: try other.allPlaces(), generation: try other.generation(), cursorKey: try other.cursorKey())
+        let sqlite = SQLiteEngine(cache: other, cursorKey: try other.cursorKey())
+        for n in 0..<60 {
+            let q = g.query(model: model)
+            let a = try mapped.run(q), m = try memory.run(q)
+            #expect(a == m, "query \(n): \(q)")
+            #expect(a == (try sqlite.run(q)), "query \(n): \(q)")
+            if a != m { return }
+            if let next = a.nextCursor {  // cursors are interchangeable between engines
+                var resumed = q; resumed.cursor = next
+                #expect(try mapped.run(resumed) == memory.run(resumed))
+            }
+        }
+    }
+
+    @Test func aWriteWithoutUpdateLeavesAStaleSnapshotThatIsRebuiltOnce() throws {
+        var g = QuerySampler(seed: 5)
+        let dir = try TempFolder()
+        let places = g.places(300)
+        _ = try Self.cache(places, in: dir)
+        // Another write, as if the process died between the commit and the snapshot.
+        let writable = try PlaceCache(path: dir.file("cache.sqlite"))
+        try writable.write { w in for p in places.prefix(40) { try w.delete(id: p.id) } }
+        let cache = try PlaceCache(path: dir.file("cache.sqlite"), readOnly: true)
+        let (engine, notes) = try Self.engine(cache)
+        #expect(notes.count == 1 && notes[0].contains("made at cache generation 1, the cache is at 2; rebuilding it"), "\(notes)")
+        let q = PlaceQuery()
+        #expect(try engine.run(q).total == 260)
+        #expect(try engine.run(q) == SQLiteEngine(cache: writable).run(q))
+        let (_, again) = try Self.engine(try PlaceCache(path: dir.file("cache.sqlite"), readOnly: true))
+        #expect(again.isEmpty, "\(again)")
+    }
+
+    @Test func damagedOrForeignSnapshotsAreRebuilt() throws {
+        var g = QuerySampler(seed: 6)
+        let dir = try TempFolder()
+        let cache = try Self.cache(g.places(200), in: dir)
+        let path = CacheSnapshot.path(ofCache: cache.path)
+        let good = FileManager.default.contents(atPath: path)!
+        var flipped = good
+        flipped[good.count / 2] ^= 0x10
+        let q = PlaceQuery(center: Coordinate(lat: 37.5, lon: 127), shape: .radius(30_000), limit: 7)
+        let expected = try SQLiteEngine(cache: cache, cursorKey: try cache.cursorKey()).run(q)
+        for (bytes, reason) in [(flipped, "damaged (body checksum)"), (good.prefix(good.count - 9), "truncated"),
+                                (Data("hello".utf8), "not a Nearby index snapshot"), (Data(), "truncated")] {
+            try bytes.write(to: URL(fileURLWithPath: path))
+            let (engine, notes) = try Self.engine(try PlaceCache(path: cache.path, readOnly: true))
+            #expect(notes == ["index snapshot \(path): \(reason); rebuilding it"])
+            #expect(try engine.run(q) == expected)
+            #expect(FileManager.default.contents(atPath: path) == good, "rebuilt byte for byte")
+        }
+    }
+
+    @Test func aSnapshotOfAnotherCacheFileIsNotUsed() throws {
+        var g = QuerySampler(seed: 8)
+        let dir = try TempFolder()
+        _ = try Self.cache(g.places(100), in: dir)
+        let old = FileManager.default.contents(atPath: CacheSnapshot.path(ofCache: dir.file("cache.sqlite")))!
+        // The cache deleted and made again from other places: same generation (1), another identity.
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: dir.file("cache.sqlite" + suffix)) }
+        let cache = try Self.cache(g.places(100), in: dir)
+        try old.write(to: URL(fileURLWithPath: CacheSnapshot.path(ofCache: cache.path)))
+        #expect(try cache.generation() == 1)
+        let (engine, notes) = try Self.engine(cache)
+        #expect(notes.count == 1 && notes[0].contains("made from another cache file"), "\(notes)")
+        #expect(try engine.run(PlaceQuery()) == SQLiteEngine(cache: cache).run(PlaceQuery()))
+    }
+
+    @Test func whenTheSnapshotCannotBeWrittenTheAnswerComesFromMemory() throws {
+        var g = QuerySampler(seed: 9)
+        let dir = try TempFolder()
+        let cache = try Self.cache(g.places(150), in: dir)
+        let path = CacheSnapshot.path(ofCache: cache.path)
+        try FileManager.default.removeItem(atPath: path)
+        // A folder where the temporary file would go: no write can succeed, not even as root.
+        try FileManager.default.createDirectory(atPath: "\(path).tmp-\(getpid())", withIntermediateDirectories: false)
+        let (engine, notes) = try Self.engine(cache)
+        #expect(notes.count == 2 && notes[1].contains("answering from memory"), "\(notes)")
+        #expect(!FileManager.default.fileExists(atPath: path))
+        let q = PlaceQuery(center: Coordinate(lat: 36, lon: 128), shape: .knn(k: 9, maxDistance: nil))
+        #expect(try engine.run(q) == SQLiteEngine(cache: cache).run(q))
+    }
+
+    @Test func updateWritesOnlyWhenTheCacheChanged() throws {
+        var g = QuerySampler(seed: 10)
+        let dir = try TempFolder()
+        let cache = try Self.cache(g.places(50), in: dir)
+        let path = CacheSnapshot.path(ofCache: cache.path)
+        let before = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as! Int
+        CacheSnapshot.update(cache)
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as! Int == before)
+        #expect(try IndexSnapshot.stamp(at: path) == IndexSnapshot.Stamp(identity: cache.identity(), generation: 1))
+    }
+}

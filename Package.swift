@@ -14,10 +14,15 @@ let package = Package(
         .library(name: "NearbyKit", targets: ["NearbyKit"]),
         .library(name: "NearbyRegions", targets: ["NearbyRegions"]),
         .library(name: "NearbyCarousel", targets: ["NearbyCarousel"]),
+        .library(name: "NearbyServer", targets: ["NearbyServer"]),
         .executable(name: "nearby", targets: ["nearby"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -28,10 +33,20 @@ let package = Package(
         .target(name: "NearbyCarousel", dependencies: ["NearbyCore"]),
         .target(name: "NearbyRegions", dependencies: ["NearbyCore"]),
         .target(name: "NearbyBench", dependencies: ["NearbyKit", "NearbyCarousel"]),
+        .target(
+            name: "NearbyServer",
+            dependencies: [
+                "NearbyKit",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         .executableTarget(
             name: "nearby",
             dependencies: [
-                "NearbyKit", "NearbyBench", "NearbyCarousel",
+                "NearbyKit", "NearbyBench", "NearbyCarousel", "NearbyServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -41,6 +56,7 @@ let package = Package(
         .testTarget(name: "NearbyKitTests", dependencies: ["NearbyKit", "NearbyCore", "NearbyTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "NearbyBenchTests", dependencies: ["NearbyBench"]),
         .testTarget(name: "NearbyCarouselTests", dependencies: ["NearbyCarousel", "NearbyCore"]),
+        .testTarget(name: "NearbyServerTests", dependencies: ["NearbyServer", "NearbyKit", "NearbyTestSupport"]),
         .testTarget(name: "NearbyRegionsTests", dependencies: ["NearbyRegions", "NearbyKit"], exclude: ["Fixtures"]),
         .testTarget(name: "NearbyCLITests", dependencies: ["nearby", "NearbyBench", "NearbyTestSupport"]),
     ]

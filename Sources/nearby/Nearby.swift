@@ -23,6 +23,7 @@ struct Nearby: ParsableCommand {
             QueryCommand.self,
             GenerateCommand.self,
             CheckCommand.self,
+            ServeCommand.self,
             WhereCommand.self,
             RegionCommand.self,
         ]

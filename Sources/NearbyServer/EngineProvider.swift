@@ -1,0 +1,22 @@
+import NearbyKit
+
+/// How the server opens an engine over the cache, at start and at each reload. The engine is chosen
+/// here and nowhere else: `EngineProvider.default` is the one line to change for another engine.
+public struct EngineProvider: Sendable {
+    /// Opens an engine over `cache` (the provider may keep `cache` for the engine's lifetime).
+    public let open: @Sendable (PlaceCache) throws -> any QueryEngine
+    /// The engine answers from many threads at once; otherwise the server runs its queries one at a time.
+    public let isConcurrent: Bool
+
+    public init(isConcurrent: Bool, open: @escaping @Sendable (PlaceCache) throws -> any QueryEngine) {
+        self.isConcurrent = isConcurrent; self.open = open
+    }
+
+    /// An `EngineKind`: the memory engine is read-only once built; the snapshot and SQLite engines read
+    /// rows through one SQLite connection, so their queries run one at a time.
+    public static func kind(_ kind: EngineKind) -> EngineProvider {
+        EngineProvider(isConcurrent: kind == .memory) { try kind.open($0) }
+    }
+
+    public static let `default` = EngineProvider.kind(.snapshot)
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Hummingbird
+import Logging
+import NearbyKit
+import ServiceLifecycle
+
+/// What `nearby serve` is told.
+public struct ServerOptions: Sendable {
+    public var host = "127.0.0.1"
+    /// 0 picks a free port (tests); `onRunning` learns which.
+    public var port = 8080
+    /// Rows a page at most (`limit`, TourAPI's `numOfRows`).
+    public var maxLimit = 100_000
+    /// Longer request URLs get 414.
+    public var maxURLLength = 8_192
+    /// When set, TourAPI requests must carry this `serviceKey`.
+    public var serviceKey: String?
+    /// How often the cache's generation is checked for another process's import.
+    public var reloadInterval: Duration = .milliseconds(500)
+
+    public init() {}
+}
+
+/// The HTTP server: Nearby's API (`/v1/…`), TourAPI's (`/B551011/KorService2/…`), `/healthz`, on
+/// Hummingbird, reloading the engine when the cache changes.
+public enum NearbyHTTPServer {
+    /// Every path the server answers (`{id}` one path segment); `/openapi.json` documents each.
+    public static let paths = ["/v1/places", "/v1/places/{id}", "/v1/distance", "/healthz", "/openapi.json"]
+        + TourAPI.operations.map { TourAPI.prefix + $0 }
+
+    /// Whether `path` is one of `paths` (so a router 404 there means a wrong method).
+    static func isKnown(_ path: Substring) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        return paths.contains { template in
+            let t = template.split(separator: "/", omittingEmptySubsequences: false)
+            return t.count == parts.count && zip(t, parts).allSatisfy { $0 == $1 || ($0.hasPrefix("{") && !$1.isEmpty) }
+        }
+    }
+
+    /// The application and its reload service, for a `ServiceGroup` (the CLI's or a test's).
+    public static func services(
+        engine: LiveEngine, options: ServerOptions, logger: Logger,
+        onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> [any Service] {
+        let router = Router(context: BasicRequestContext.self)
+        let api = PlacesAPI(engine: engine, options: options)
+        let tour = TourAPI(engine: engine, options: options, api: api)
+        router.add(middleware: ServerMiddleware(
+            maxURLLength: options.maxURLLength,
+            isKnownPath: isKnown,
+            errorResponse: { path, error in
+                path.hasPrefix(TourAPI.prefix) ? TourAPI.errorResponse(error) : error.response()
+            }
+        ))
+        router.get("/v1/places") { request, _ in try api.places(request) }
+        router.get("/v1/places/:id") { request, context in
+            try api.place(request, id: context.parameters.get("id") ?? "")
+        }
+        router.get("/v1/distance") { request, _ in try api.distance(request) }
+        router.get("/healthz") { _, _ in api.health() }
+        router.get("/openapi.json") { _, _ in PlacesAPI.json(OpenAPIDocument.json) }
+        for operation in TourAPI.operations {
+            router.get(RouterPath(TourAPI.prefix + operation)) { request, _ in
+                try tour.answer(operation, request)
+            }
+        }
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(options.host, port: options.port), serverName: "nearby"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? options.port) },
+            logger: logger
+        )
+        let reload = ReloadService(engine: engine, interval: options.reloadInterval, logger: logger)
+        return [app, reload]
+    }
+
+    /// Serves the cache at `path` until SIGINT or SIGTERM, then finishes the requests in flight.
+    public static func run(path: String, options: ServerOptions, logger: Logger) async throws {
+        let engine = try LiveEngine(path: path)
+        let services = services(engine: engine, options: options, logger: logger) { port in
+            logger.info("listening", metadata: ["host": "\(options.host)", "port": "\(port)", "generation": "\(engine.current.generation)"])
+        }
+        let group = ServiceGroup(configuration: .init(
+            services: services.map { .init(service: $0) },
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        ))
+        try await group.run()
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import NearbyKit
+
+/// The OpenAPI 3.1 document served at `/openapi.json`. The `/v1/places` parameters come from
+/// `QueryParameters.all`, so they cannot drift from the parser; a test asks every documented path.
+enum OpenAPIDocument {
+    static let json: [UInt8] = {
+        let data = try! JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
+        return Array(data) + [0x0A]
+    }()
+
+    static var document: [String: Any] {
+        func parameter(_ name: String, _ description: String, required: Bool = false, type: String = "string", in location: String = "query") -> [String: Any] {
+            ["name": name, "in": location, "required": required, "description": description, "schema": ["type": type]]
+        }
+        func response(_ description: String, _ type: String = "application/json") -> [String: Any] {
+            ["description": description, "content": [type: ["schema": ["type": "object"]]]]
+        }
+        let errors: [String: Any] = [
+            "400": response("Bad input: {status, parameter, error} naming the parameter"),
+            "409": response("A cursor from an older cache generation"),
+        ]
+        let query = QueryParameters.all.map { p in
+            parameter(p.name, p.help, type: p.isFlag ? "boolean" : "string")
+        } + [
+            parameter("format", "json (default; {total, page, next, places}), jsonl (also Accept: application/x-ndjson) or geojson."),
+            parameter("fields", "Output fields, comma-separated (default: all)."),
+        ]
+        var paths: [String: Any] = [
+            "/v1/places": ["get": [
+                "summary": "Places near a point, in a box or everywhere: filtered, sorted, paged (nearby query's parameters).",
+                "parameters": query,
+                "responses": errors.merging(["200": [
+                    "description": "One page; X-Total-Count, X-Next-Cursor and X-Cache-Generation headers.",
+                    "content": ["application/json": ["schema": ["type": "object"]], "application/x-ndjson": ["schema": ["type": "string"]],
+                                "application/geo+json": ["schema": ["type": "object"]]],
+                ]]) { a, _ in a },
+            ]],
+            "/v1/places/{id}": ["get": [
+                "summary": "One place by id.",
+                "parameters": [parameter("id", "The place's id.", required: true, in: "path"), parameter("fields", "Output fields (default: all).")],
+                "responses": ["200": response("The place"), "404": response("No such id")],
+            ]],
+            "/v1/distance": ["get": [
+                "summary": "Distance in metres between two points under a distance model.",
+                "parameters": ["lat1", "lon1", "lat2", "lon2"].map { parameter($0, "WGS84 degrees.", required: true, type: "number") }
+                    + [parameter("distance", "haversine (default), geodesic, projected, projected:EPSG:nnnn or projected:utm.")],
+                "responses": ["200": response("{distance, model}"), "400": response("Bad input naming the parameter")],
+            ]],
+            "/healthz": ["get": ["summary": "Liveness: {status, generation, places}.", "responses": ["200": response("ok")]]],
+            "/openapi.json": ["get": ["summary": "This document.", "responses": ["200": response("OpenAPI 3.1")]]],
+        ]
+        for operation in TourAPI.operations {
+            let names = TourAPI.mapped.keys.sorted() + ["contentId", "serviceKey", "MobileOS", "MobileApp", "_type"]
+            paths[TourAPI.prefix + operation] = ["get": [
+                "summary": "TourAPI KorService2 \(operation), answered from the cache (docs/tourapi-compat.md).",
+                "parameters": names.map { parameter($0, TourAPI.mapped[$0].map { "As Nearby's \($0)." } ?? "See docs/tourapi-compat.md.") },
+                "responses": ["200": response("TourAPI's envelope, resultCode 0000"), "400": response("TourAPI's error envelope")],
+            ]]
+        }
+        return [
+            "openapi": "3.1.0",
+            "info": ["title": "Nearby", "version": NearbyVersion.current,
+                     "description": "Nearby-search over a local cache of places; TourAPI-compatible list operations."],
+            "paths": paths,
+        ]
+    }
+}

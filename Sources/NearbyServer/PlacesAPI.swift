@@ -1,0 +1,190 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NearbyKit
+
+/// Nearby's own API, `/v1/…`: the parameters and rules of `nearby query`, through the one request
+/// parser (`QueryParameters`), written by the one output layer (`PlaceWriter`).
+struct PlacesAPI: Sendable {
+    let engine: LiveEngine
+    let options: ServerOptions
+
+    /// Answers with more rows than this stream from a writer thread; smaller ones are written at once.
+    static let streamAbove = 2_000
+
+    /// `GET /v1/places`: `{"total","page","next","places":[…]}`, JSON lines (`format=jsonl` or
+    /// `Accept: application/x-ndjson`, total and next in `X-Total-Count`/`X-Next-Cursor`) or GeoJSON.
+    func places(_ request: Request) throws -> Response {
+        var pairs = try Self.pairs(request)
+        var format: OutputFormat = request.headers[.accept].map { $0.contains("application/x-ndjson") } == true ? .jsonl : .json
+        var fields = PlaceJSON.Selection.all
+        var seen: Set<String> = []
+        for (name, value) in pairs where name == "format" || name == "fields" {
+            guard seen.insert(name).inserted else { throw APIError(.badRequest, parameter: name, "given twice") }
+            if name == "format" {
+                switch value {
+                case "json": format = .json
+                case "jsonl", "ndjson": format = .jsonl
+                case "geojson": format = .geojson
+                default: throw APIError(.badRequest, parameter: "format", "\(RequestError.quoted(value)) is not json, jsonl or geojson")
+                }
+            } else {
+                do { fields = try PlaceJSON.Selection(names: value.split(separator: ",").map(String.init)) } catch {
+                    throw APIError(.badRequest, parameter: "fields", "\(error)")
+                }
+            }
+        }
+        pairs.removeAll { $0.name == "format" || $0.name == "fields" }
+        let query = try parse(pairs)
+        let snapshot = engine.current
+        let answer: QueryAnswer
+        do { answer = try snapshot.run(query) } catch let e as RequestError { throw APIError(e) }
+
+        var headers: HTTPFields = [:]
+        headers[.contentType] = switch format {
+        case .jsonl: "application/x-ndjson"
+        case .geojson: "application/geo+json"
+        default: "application/json; charset=utf-8"
+        }
+        headers[HTTPField.Name("X-Total-Count")!] = String(answer.total)
+        headers[HTTPField.Name("X-Cache-Generation")!] = String(snapshot.generation)
+        let next = answer.nextCursor
+        let (chosenFormat, chosenFields) = (format, fields)
+        if let next { headers[HTTPField.Name("X-Next-Cursor")!] = next }
+
+        let write: @Sendable (StdoutBlocks) throws -> Void = { blocks in
+            var blocks = blocks
+            if chosenFormat == .json {
+                blocks.bytes.append(contentsOf: "{\"total\":".utf8); JSONNumber.append(answer.total, to: &blocks.bytes)
+                blocks.bytes.append(contentsOf: ",\"page\":".utf8); JSONNumber.append(answer.page, to: &blocks.bytes)
+                blocks.bytes.append(contentsOf: ",\"next\":".utf8); (next.map(JSONScalar.string) ?? .null).append(to: &blocks.bytes)
+                blocks.bytes.append(contentsOf: ",\"places\":".utf8)
+                try blocks.flush()
+            }
+            var writer = PlaceWriter(format: chosenFormat, fields: chosenFields, to: blocks)
+            try writer.write(answer, query: query, tookMs: 0)
+            try writer.finish()
+            if chosenFormat == .json { try blocks.sink("}\n") }
+        }
+        return Self.response(headers: headers, rows: answer.rows.count, write: write)
+    }
+
+    /// `GET /v1/places/{id}`: the place, all its fields (or `fields=`).
+    func place(_ request: Request, id: String) throws -> Response {
+        var fields = PlaceJSON.Selection.all
+        for (name, value) in try Self.pairs(request) {
+            guard name == "fields" else { throw APIError(.badRequest, parameter: name, "unknown parameter (known: fields)") }
+            do { fields = try PlaceJSON.Selection(names: value.split(separator: ",").map(String.init)) } catch {
+                throw APIError(.badRequest, parameter: "fields", "\(error)")
+            }
+        }
+        guard let place = try engine.current.place(id: id) else {
+            throw APIError(.notFound, parameter: "id", "no place has the id \(RequestError.quoted(id))")
+        }
+        var out: [UInt8] = []
+        PlaceJSON.append(place, fields: fields, to: &out)
+        out.append(0x0A)
+        return Self.json(out)
+    }
+
+    /// `GET /v1/distance?lat1=&lon1=&lat2=&lon2=&distance=`: `{"distance":metres,"model":"…"}`.
+    func distance(_ request: Request) throws -> Response {
+        var values: [String: String] = [:]
+        let names = ["lat1", "lon1", "lat2", "lon2", "distance"]
+        for (name, value) in try Self.pairs(request) {
+            guard names.contains(name) else { throw APIError(.badRequest, parameter: name, "unknown parameter (known: \(names.joined(separator: ", ")))") }
+            guard values.updateValue(value, forKey: name) == nil else { throw APIError(.badRequest, parameter: name, "given twice") }
+        }
+        var coordinates: [Double] = []
+        for name in names.prefix(4) {
+            guard let text = values[name] else { throw APIError(.badRequest, parameter: name, "missing") }
+            let limit = name.hasPrefix("lat") ? 90.0 : 180.0
+            guard let v = Double(text), v.isFinite, abs(v) <= limit else {
+                throw APIError(.badRequest, parameter: name, "\(RequestError.quoted(text)) is not a number in -\(Int(limit))…\(Int(limit))")
+            }
+            coordinates.append(v)
+        }
+        let model: DistanceModel
+        do { model = try DistanceModel(parsing: values["distance"] ?? "haversine") } catch {
+            throw APIError(.badRequest, parameter: "distance", "\(error)")
+        }
+        let d: Double
+        do { d = try model.distance(lat1: coordinates[0], lon1: coordinates[1], lat2: coordinates[2], lon2: coordinates[3]) } catch {
+            throw APIError(.badRequest, parameter: "distance", "\(error)")
+        }
+        var out: [UInt8] = Array("{\"distance\":".utf8)
+        JSONNumber.append(d, to: &out)
+        out.append(contentsOf: ",\"model\":".utf8)
+        JSONWriter.appendString(model.description, to: &out)
+        out.append(contentsOf: "}\n".utf8)
+        return Self.json(out)
+    }
+
+    /// `GET /healthz`: `{"status":"ok","generation":g,"places":n}`.
+    func health() -> Response {
+        let s = engine.current
+        return Self.json(Array("{\"status\":\"ok\",\"generation\":\(s.generation),\"places\":\(s.count)}\n".utf8))
+    }
+
+    /// The request parser, with the server's page-size limit: 1…maxLimit rows a page.
+    func parse(_ pairs: [(name: String, value: String)]) throws -> PlaceQuery {
+        let query: PlaceQuery
+        do { query = try QueryParameters.parse(pairs) } catch { throw APIError(error) }
+        guard query.limit >= 1 && query.limit <= options.maxLimit else {
+            throw APIError(.badRequest, parameter: "limit", "\(query.limit) is outside 1…\(options.maxLimit) (this server's page size limit; page with next)")
+        }
+        return query
+    }
+
+    static func pairs(_ request: Request) throws -> [(name: String, value: String)] {
+        do { return try QueryString.pairs(request.uri.query.map { Substring($0) }) } catch {
+            throw APIError(.badRequest, parameter: error.parameter, "bad %-escape or not UTF-8")
+        }
+    }
+
+    static func json(_ bytes: [UInt8]) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// A 200 whose body `write` produces through a `StdoutBlocks`: at once for small answers, else
+    /// streamed from a writer thread in 64 KiB blocks as the client reads them.
+    static func response(headers: HTTPFields, rows: Int, write: @escaping @Sendable (StdoutBlocks) throws -> Void) -> Response {
+        if rows <= streamAbove {
+            final class Collected: @unchecked Sendable { var bytes: [UInt8] = [] }
+            let collected = Collected()
+            do {
+                try write(StdoutBlocks(blockSize: 1 << 16) { collected.bytes.append(contentsOf: $0) })
+            } catch {
+                return APIError(.internalServerError, "cannot write the answer").response()
+            }
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: collected.bytes)))
+        }
+        let channel = BlockChannel()
+        let thread = Thread {
+            do {
+                try write(StdoutBlocks(blockSize: 1 << 16) { try channel.put($0) })
+                channel.finish()
+            } catch {
+                channel.finish(error)
+            }
+        }
+        thread.start()
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            do {
+                while let block = try await channel.next() { try await writer.write(ByteBuffer(bytes: block)) }
+            } catch {
+                channel.cancel()
+                throw error
+            }
+            try await writer.finish(nil)
+        })
+    }
+}
+
+extension StdoutBlocks {
+    /// Sends `text` through the blocks (after what is buffered).
+    mutating func sink(_ text: String) throws {
+        bytes.append(contentsOf: text.utf8)
+        try flush()
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Hummingbird
+import NearbyKit
+
+/// TourAPI 4.0's KorService2 list operations, answered from the cache: TourAPI's parameter names
+/// mapped onto `QueryParameters`, TourAPI's JSON envelope with every item value a string.
+/// Where this differs from the public service: docs/tourapi-compat.md.
+struct TourAPI: Sendable {
+    let engine: LiveEngine
+    let options: ServerOptions
+    let api: PlacesAPI
+
+    static let prefix = "/B551011/KorService2/"
+    static let operations = ["locationBasedList2", "areaBasedList2", "searchKeyword2", "searchFestival2", "detailCommon2"]
+
+    /// TourAPI name → `QueryParameters` name.
+    static let mapped: [String: String] = [
+        "mapX": "lon", "mapY": "lat", "radius": "radius", "arrange": "arrange", "contentTypeId": "category",
+        "areaCode": "areacode", "sigunguCode": "sigungucode", "keyword": "keyword",
+        "eventStartDate": "from", "eventEndDate": "to", "numOfRows": "limit", "pageNo": "page",
+    ]
+    /// Filters TourAPI has and the cache's query engine does not (yet): refused when given a value.
+    static let unsupported: Set<String> = ["lDongRegnCd", "lDongSignguCd", "lclsSystm1", "lclsSystm2", "lclsSystm3", "cat1", "cat2", "cat3"]
+    /// Accepted and ignored (the app's identity; `serviceKey` is checked only with `--service-key`).
+    static let ignored: Set<String> = ["MobileOS", "MobileApp", "serviceKey", "_type", "listYN", "showflag"]
+
+    func answer(_ operation: String, _ request: Request) throws -> Response {
+        var pairs: [(name: String, value: String)] = []
+        var given: [String: String] = [:]
+        for (name, value) in try PlacesAPI.pairs(request) {
+            guard given.updateValue(value, forKey: name) == nil else { throw APIError(.badRequest, parameter: name, "given twice") }
+            if Self.unsupported.contains(name) {
+                if !value.isEmpty { throw APIError(.badRequest, parameter: name, "this filter is not supported by the local server (docs/tourapi-compat.md)") }
+            } else if let nearby = Self.mapped[name], !value.isEmpty {
+                pairs.append((nearby, value))
+            }
+        }
+        if let key = options.serviceKey {
+            let sent = given["serviceKey"]
+            guard sent == key || sent.flatMap({ QueryString.decode(Substring($0)) }) == key else {
+                throw APIError(.unauthorized, parameter: "serviceKey", sent == nil ? "missing" : "not registered")
+            }
+        }
+        if let type = given["_type"], type.lowercased() != "json" {
+            throw APIError(.badRequest, parameter: "_type", "only _type=json is served")
+        }
+        func require(_ names: String...) throws {
+            for name in names where (given[name] ?? "").isEmpty {
+                throw APIError(.badRequest, parameter: name, "missing (required by \(operation))")
+            }
+        }
+        func defaultOrder(_ code: String) { if given["arrange"] == nil { pairs.append(("arrange", code)) } }
+        switch operation {
+        case "locationBasedList2":
+            try require("mapX", "mapY", "radius")
+            if let r = given["radius"].flatMap(Double.init), r > 20_000 {
+                throw APIError(.badRequest, parameter: "radius", "at most 20000 metres, as TourAPI")
+            }
+            defaultOrder("E")
+        case "searchKeyword2":
+            try require("keyword"); defaultOrder("C")
+        case "searchFestival2":
+            try require("eventStartDate")
+            pairs.removeAll { $0.name == "category" }
+            pairs.append(("category", "15"))
+            defaultOrder("C")
+        case "detailCommon2":
+            try require("contentId")
+            return try detail(given["contentId"]!)
+        default:
+            defaultOrder("C")
+        }
+        let query: PlaceQuery
+        do { query = try api.parse(pairs) } catch let e as APIError {
+            var e = e
+            e.parameter = e.parameter.map { p in Self.mapped.first { $0.value == p }?.key ?? p }
+            throw e
+        }
+        let answer: QueryAnswer
+        do { answer = try engine.current.run(query) } catch let e as RequestError { throw APIError(e) }
+        let withDistance = operation == "locationBasedList2"
+        let eventDates = operation == "searchFestival2"
+        var out = Self.header
+        Self.appendItems(zip(answer.rows, answer.distances).map { ($0, withDistance ? $1 : nil) }, eventDates: eventDates, to: &out)
+        out.append(contentsOf: ",\"numOfRows\":\(query.limit),\"pageNo\":\(answer.page),\"totalCount\":\(answer.total)}}}\n".utf8)
+        return PlacesAPI.json(out)
+    }
+
+    private func detail(_ id: String) throws -> Response {
+        let place = try engine.current.place(id: id)
+        var out = Self.header
+        Self.appendItems(place.map { [($0, nil)] } ?? [], eventDates: place?.category == 15, to: &out)
+        out.append(contentsOf: ",\"numOfRows\":1,\"pageNo\":1,\"totalCount\":\(place == nil ? 0 : 1)}}}\n".utf8)
+        return PlacesAPI.json(out)
+    }
+
+    private static let header = Array("{\"response\":{\"header\":{\"resultCode\":\"0000\",\"resultMsg\":\"OK\"},\"body\":{\"items\":".utf8)
+
+    /// `{"item":[…]}`, or `""` for none, as TourAPI writes an empty page.
+    static func appendItems(_ items: [(Place, Double?)], eventDates: Bool, to out: inout [UInt8]) {
+        guard !items.isEmpty else { out.append(contentsOf: "\"\"".utf8); return }
+        out.append(contentsOf: "{\"item\":[".utf8)
+        for (n, (p, dist)) in items.enumerated() {
+            if n > 0 { out.append(UInt8(ascii: ",")) }
+            var fields: [(String, String)] = [
+                ("addr1", p.addr ?? ""), ("addr2", ""), ("areacode", p.areacode ?? ""),
+                ("cat1", p.cat1 ?? ""), ("cat2", p.cat2 ?? ""), ("cat3", p.cat3 ?? ""),
+                ("contentid", p.id), ("contenttypeid", String(p.category)),
+                ("createdtime", p.created ?? ""), ("firstimage", p.image ?? ""), ("firstimage2", ""),
+                ("cpyrhtDivCd", ""), ("mapx", "\(p.lon)"), ("mapy", "\(p.lat)"), ("mlevel", ""),
+                ("modifiedtime", p.modified ?? ""), ("sigungucode", p.sigungucode ?? ""), ("tel", p.tel ?? ""),
+                ("title", p.title), ("zipcode", ""),
+                ("lDongRegnCd", p.lDongRegnCd ?? ""), ("lDongSignguCd", p.lDongSignguCd ?? ""),
+                ("lclsSystm1", p.lclsSystm1 ?? ""), ("lclsSystm2", p.lclsSystm2 ?? ""), ("lclsSystm3", p.lclsSystm3 ?? ""),
+            ]
+            if let dist { fields.append(("dist", "\(dist)")) }
+            if eventDates { fields += [("eventstartdate", p.eventStart ?? ""), ("eventenddate", p.eventEnd ?? "")] }
+            out.append(UInt8(ascii: "{"))
+            for (i, (k, v)) in fields.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                JSONWriter.appendString(k, to: &out); out.append(UInt8(ascii: ":")); JSONWriter.appendString(v, to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+        out.append(contentsOf: "]}".utf8)
+    }
+
+    /// TourAPI's error envelope: `resultCode` 10 (a bad value), 11 (a required one missing), 30 (the
+    /// service key), 04 (HTTP: unknown path, wrong method), 99 (anything else); `resultMsg` the code's
+    /// name, then the parameter and why.
+    static func errorResponse(_ error: APIError) -> Response {
+        let (code, name): (String, String) = switch error.status {
+        case .unauthorized: ("30", "SERVICE_KEY_IS_NOT_REGISTERED_ERROR")
+        case .badRequest, .conflict: error.reason.hasPrefix("missing") ? ("11", "NO_MANDATORY_REQUEST_PARAMETERS_ERROR") : ("10", "INVALID_REQUEST_PARAMETER_ERROR")
+        case .notFound, .methodNotAllowed, .uriTooLong: ("04", "HTTP_ERROR")
+        default: ("99", "UNKNOWN_ERROR")
+        }
+        var out: [UInt8] = Array("{\"response\":{\"header\":{\"resultCode\":\"\(code)\",\"resultMsg\":".utf8)
+        JSONWriter.appendString(name + ": " + (error.parameter.map { "\($0): " } ?? "") + error.reason, to: &out)
+        out.append(contentsOf: "}}}\n".utf8)
+        return Response(status: error.status, headers: [.contentType: "application/json; charset=utf-8"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: out)))
+    }
+}

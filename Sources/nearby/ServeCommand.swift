@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NearbyKit
+import NearbyServer
+
+/// `nearby serve`: the cache over HTTP, until SIGINT or SIGTERM.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Answer queries over HTTP: Nearby's API and TourAPI's.",
+        discussion: """
+            Endpoints: GET /v1/places (the parameters of nearby query; JSON, \
+            JSON lines with format=jsonl or Accept: application/x-ndjson, or \
+            format=geojson), /v1/places/{id}, /v1/distance, /healthz, and \
+            TourAPI's /B551011/KorService2/locationBasedList2, areaBasedList2, \
+            searchKeyword2, searchFestival2, detailCommon2 (docs/tourapi-compat.md).
+
+            When another process imports into the cache, the server reloads \
+            within a second; a cursor from before gets 409. SIGINT or SIGTERM \
+            stop it after the requests in flight. Access logs go to stderr.
+
+            Examples:
+              nearby serve --db /tmp/places.sqlite --port 8080
+              curl 'localhost:8080/v1/places?lat=37.5665&lon=126.978&radius=2000'
+            """
+    )
+
+    @OptionGroup var cache: CacheOptions
+
+    @Option(help: "Address to listen on (loopback unless told otherwise).")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on; 0 picks a free one.")
+    var port = 8080
+
+    @Option(help: ArgumentHelp("Rows a page at most (limit, numOfRows).", valueName: "n"))
+    var maxLimit = 100_000
+
+    @Option(help: ArgumentHelp("Require this TourAPI serviceKey (default: any).", valueName: "key"))
+    var serviceKey: String?
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be in 0…65535") }
+        guard maxLimit >= 1 else { throw ValidationError("--max-limit must be at least 1") }
+    }
+
+    func run() throws {
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        var logger = Logger(label: "nearby.serve")
+        logger.logLevel = .info
+        let path = try cache.open(readOnly: true).path
+        var options = ServerOptions()
+        options.host = host; options.port = port; options.maxLimit = maxLimit; options.serviceKey = serviceKey
+        let done = DispatchSemaphore(value: 0)
+        final class Outcome: @unchecked Sendable { var error: (any Error)? }
+        let outcome = Outcome()
+        Task {
+            do { try await NearbyHTTPServer.run(path: path, options: options, logger: logger) } catch { outcome.error = error }
+            done.signal()
+        }
+        done.wait()
+        if let error = outcome.error { throw error }
+    }
+}

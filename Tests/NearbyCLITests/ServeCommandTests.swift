@@ -1,0 +1,44 @@
+import Foundation
+import NearbyTestSupport
+import XCTest
+
+/// `nearby serve` as a real process: it answers, logs each request on stderr (never stdout), and
+/// stops cleanly (exit 0) on SIGTERM and SIGINT.
+final class ServeCommandTests: XCTestCase {
+    func testServeAnswersLogsAndStopsOnSignals() throws {
+        let folder = try TempFolder()
+        let db = folder.file("places.sqlite")
+        let input = try folder.write("places.jsonl", """
+            {"id":"1","title":"경복궁","lat":37.5796,"lon":126.977,"category":12}
+            {"id":"2","title":"덕수궁","lat":37.5658,"lon":126.9751,"category":12}
+
+            """)
+        XCTAssertEqual(try CLIRunner.run(["import", input, "--db", db]).status, 0)
+        for signal in [SIGTERM, SIGINT] {
+            let port = try LoopbackHTTP.freePort()
+            let run = try CLIRunner.start(["serve", "--db", db, "--port", String(port)])
+            let http = LoopbackHTTP(port: port)
+            let deadline = Date().addingTimeInterval(60)
+            while !http.isListening() && Date() < deadline && run.process.isRunning { Thread.sleep(forTimeInterval: 0.05) }
+            let r = try http.get("/v1/places?lat=37.5665&lon=126.978&radius=2000&fields=id")
+            XCTAssertEqual(r.status, 200, r.text)
+            XCTAssertEqual((r.json["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String }, ["2", "1"])
+            kill(run.process.processIdentifier, signal)
+            let result = try run.finish()
+            XCTAssertEqual(result.status, 0, result.stderr)
+            XCTAssertFalse(result.killedBySignal)
+            XCTAssertEqual(result.output, "", "nothing on stdout")
+            XCTAssertTrue(result.stderr.contains("listening"), result.stderr)
+            XCTAssertTrue(result.stderr.contains("path=/v1/places") && result.stderr.contains("status=200"), result.stderr)
+        }
+    }
+
+    func testServeRefusesAMissingCacheAndABadPort() throws {
+        let folder = try TempFolder()
+        let missing = try CLIRunner.run(["serve", "--db", folder.file("none.sqlite"), "--port", "0"])
+        XCTAssertEqual(missing.status, 1, missing.stderr)
+        XCTAssertTrue(missing.stderr.hasPrefix("nearby serve: "), missing.stderr)
+        let bad = try CLIRunner.run(["serve", "--port", "70000"])
+        XCTAssertEqual(bad.status, 2, bad.stderr)
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Logging
+import NearbyKit
+import NearbyServer
+import NearbyTestSupport
+import ServiceLifecycle
+import XCTest
+
+/// The real server on an ephemeral loopback port, over a real cache file, run by a real `ServiceGroup`.
+final class RunningServer: @unchecked Sendable {
+    let port: Int
+    let engine: LiveEngine
+    let http: LoopbackHTTP
+    private let group: ServiceGroup
+    private let done: DispatchSemaphore
+
+    init(path: String, options: ServerOptions = RunningServer.options()) throws {
+        engine = try LiveEngine(path: path)
+        var logger = Logger(label: "nearby.test")
+        logger.logLevel = .warning
+        final class Port: @unchecked Sendable { var value = 0 }
+        let box = Port(), ready = DispatchSemaphore(value: 0)
+        let services = NearbyHTTPServer.services(engine: engine, options: options, logger: logger) { port in
+            box.value = port; ready.signal()
+        }
+        let group = ServiceGroup(configuration: .init(services: services.map { .init(service: $0) }, logger: logger))
+        self.group = group
+        let done = DispatchSemaphore(value: 0)
+        self.done = done
+        final class Failure: @unchecked Sendable { var error: (any Error)? }
+        let failure = Failure()
+        Task {
+            do { try await group.run() } catch { failure.error = error }
+            done.signal()
+        }
+        guard ready.wait(timeout: .now() + 60) == .success else {
+            throw LoopbackHTTP.Failure(description: "the server did not start: \(failure.error.map { "\($0)" } ?? "no error")")
+        }
+        port = box.value
+        http = LoopbackHTTP(port: port)
+    }
+
+    static func options(_ edit: (inout ServerOptions) -> Void = { _ in }) -> ServerOptions {
+        var o = ServerOptions()
+        o.host = "127.0.0.1"; o.port = 0; o.reloadInterval = .milliseconds(100)
+        edit(&o)
+        return o
+    }
+
+    /// Graceful shutdown; returns when the group has finished.
+    func stop() {
+        let group = self.group
+        Task { await group.triggerGracefulShutdown() }
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success, "the server did not shut down")
+    }
+}
+
+/// A cache of `count` places on a grid over central Seoul (ids 1…count), some festivals and named sights.
+enum Fixture {
+    static let seoul = (lat: 37.5665, lon: 126.9780)
+
+    static func places(_ count: Int, idOffset: Int = 0) -> [Place] {
+        let categories = [12, 14, 15, 39, 32]
+        return (0..<count).map { i in
+            let n = i + 1 + idOffset
+            let row = Double(i / 80), col = Double(i % 80)
+            let category = categories[i % categories.count]
+            let title = i == 0 ? "경복궁" : i == 1 ? "덕수궁" : "장소 \(n)"
+            return Place(
+                id: String(n), title: title,
+                lat: 37.50 + row * 0.0015, lon: 126.90 + col * 0.002, category: category,
+                created: String(format: "2024%02d%02d120000", 1 + i % 12, 1 + i % 28),
+                modified: String(format: "2025%02d%02d093000", 1 + i % 12, 1 + i % 28),
+                areacode: "1", sigungucode: String(1 + i % 25), addr: "서울 \(n)", tel: i % 7 == 0 ? "02-000-\(n)" : nil,
+                cat1: "A01", eventStart: category == 15 ? "2025050\(1 + i % 5)" : nil,
+                eventEnd: category == 15 ? "2025051\(i % 10)" : nil
+            )
+        }
+    }
+
+    static func cache(in folder: TempFolder, count: Int = 6_000) throws -> String {
+        let path = folder.file("places.sqlite")
+        _ = try Importer().importPlaces(places(count), into: PlaceCache(path: path))
+        return path
+    }
+
+    /// Ids within `radius` metres of the point by haversine, by (distance, integer id): the brute force.
+    static func within(_ places: [Place], lat: Double, lon: Double, radius: Double) -> [(id: String, distance: Double)] {
+        places.map { (id: $0.id, distance: Haversine.distance(lat1: lat, lon1: lon, lat2: $0.lat, lon2: $0.lon)) }
+            .filter { $0.distance <= radius }
+            .sorted { ($0.distance, Int($0.id)!) < ($1.distance, Int($1.id)!) }
+    }
+}

@@ -129,7 +129,7 @@ struct PlacesAPI: Sendable {
     /// The request parser, with the server's page-size limit: 1…maxLimit rows a page.
     func parse(_ pairs: [(name: String, value: String)]) throws -> PlaceQuery {
         let query: PlaceQuery
-        do { query = try QueryParameters.parse(pairs) } catch { throw APIError(error) }
+        do { query = try QueryParameters.parse(pairs, areas: RegionAreas.shared) } catch { throw APIError(error) }
         guard query.limit >= 1 && query.limit <= options.maxLimit else {
             throw APIError(.badRequest, parameter: "limit", "\(query.limit) is outside 1…\(options.maxLimit) (this server's page size limit; page with next)")
         }

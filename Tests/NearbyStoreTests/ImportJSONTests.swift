@@ -90,7 +90,7 @@ import NearbyKit
     }
 
     @Test func unsupportedInputsGetOneError() {
-        #expect(refusal("hello world\nthis is not data\n", name: "a.txt") == "a.txt: not a supported format: expected JSON lines, a TourAPI response, GeoJSON, or CSV/TSV with a header row naming id, title, lat, lon, category")
+        #expect(refusal("hello world\nthis is not data\n", name: "a.txt") == "a.txt: not a supported format: expected JSON lines, a TourAPI response, GeoJSON, or CSV/TSV with a header row naming id, title, lat, lon, category (or TourAPI's contentid, title, mapy, mapx, contenttypeid)")
         #expect(refusal(#"[{"id":"1"}]"#, name: "b.json") == "b.json: \(PlaceParser.noPlace) (a JSON array; Nearby's own place objects go one per line, as JSON lines)")
         #expect(refusal(#"{"name":"x","value":3}"#, name: "c.json") == "c.json: \(PlaceParser.noPlace) (its keys: name, value)")
         #expect(refusal("{\n  \"type\": \"FeatureCollection\",\n  \"features\": [\n", name: "d.geojson") == "d.geojson: not valid JSON: unexpected end of input at line 4")

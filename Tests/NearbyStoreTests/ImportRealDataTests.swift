@@ -10,9 +10,9 @@ import Testing
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/RealData")
 
-    static func fixture(_ name: String, format: ImportFormat? = nil) throws -> ParsedInput {
+    static func fixture(_ name: String, format: ImportFormat? = nil, encoding: TextEncoding? = nil) throws -> ParsedInput {
         let bytes = try Data(contentsOf: folder.appendingPathComponent(name))
-        return try PlaceParser.parse(Array(bytes), file: name, format: format)
+        return try PlaceParser.parse(Array(bytes), file: name, format: format, encoding: encoding)
     }
 
     @Test func bareArrayOfKorService2Items() throws {
@@ -137,5 +137,60 @@ import Testing
         #expect(parsed.errors.isEmpty && parsed.places.map(\.lon) == [127.1])
         #expect(try parseFile(#"{"contentid":"1","contenttypeid":12,"title":{"ko":"a"},"mapx":127.1,"mapy":37.2}"#, name: "t.jsonl").messages
             == ["t.jsonl:1: title: expected a string"])
+    }
+
+    @Test func tourAPIColumnsInACSVWithBOMCRLFQuotesAndSpreadsheetDamage() throws {
+        let parsed = try Self.fixture("tourapi-export.csv")
+        #expect(parsed.format == .csv)
+        let p = parsed.places
+        #expect(p.map(\.id) == ["126508", "2750143", "3100002"])
+        #expect(parsed.lines == [2, 4, 5])
+        #expect(p[0].lon == 126.9767376 && p[0].lat == 37.5760837 && p[0].category == 12)
+        #expect(p[0].created == "20071106090000" && p[0].modified == "20250115143012")  // trailing spaces
+        #expect(p[0].lDongSignguCd == "110" && p[0].lclsSystm3 == "HS010100" && p[0].image != nil)
+        #expect(p[1].created == "20210101000000" && p[1].modified == "20250101000000")  // rounded times
+        #expect(p[1].addr == "부산광역시 해운대구 달맞이길 30 2층, 바다 쪽")
+        #expect(p[2].title == "해운대 모래축제" && p[2].category == 15 && p[2].areacode == nil)
+        #expect(p[2].eventStart == "20250523" && p[2].eventEnd == "20250526" && p[2].modified == nil)
+        #expect(parsed.messages == [#"tourapi-export.csv:6: mapy: "북위 37도" is not a number"#])
+    }
+
+    @Test func tourAPIColumnsInATSV() throws {
+        let parsed = try Self.fixture("tourapi-export.tsv")
+        #expect(parsed.format == .tsv && parsed.errors.isEmpty)
+        #expect(parsed.places.map(\.modified) == ["20240823110255", nil])
+        #expect(parsed.places.map(\.lclsSystm2) == ["NA04", "NA04"])
+    }
+
+    @Test func cp949IsDetectedAndDecoded() throws {
+        let parsed = try Self.fixture("tourapi-export-cp949.csv")
+        #expect(parsed.errors.isEmpty)
+        #expect(parsed.places.map(\.title) == ["똠양꿍 식당", "남산서울타워"])
+        #expect(parsed.places[0].addr == "서울특별시 용산구 이태원로 200")
+        // Forced: the same bytes read as UTF-8 are never garbled text, they are errors.
+        let forced = try Self.fixture("tourapi-export-cp949.csv", encoding: .utf8)
+        #expect(forced.places.isEmpty)
+        #expect(forced.messages == ["tourapi-export-cp949.csv:2: title: invalid UTF-8", "tourapi-export-cp949.csv:3: title: invalid UTF-8"])
+    }
+
+    @Test func utf8IsNotMistakenForCP949AndEUCKRNamesWork() throws {
+        #expect(try Self.fixture("tourapi-export.csv", encoding: .utf8).places.count == 3)
+        #expect(TextEncoding(name: "EUC-KR") == .cp949 && TextEncoding(name: "utf8") == .utf8 && TextEncoding(name: "latin1") == nil)
+    }
+
+    @Test func utf16IsRefused() {
+        #expect(throws: UnsupportedInputError(file: "utf16-export.txt", message: "UTF-16 text (a spreadsheet's \"Unicode text\"); save it as UTF-8 (or CP949) CSV")) {
+            try Self.fixture("utf16-export.txt")
+        }
+    }
+
+    @Test func spreadsheetRepairOnlyTouchesRoundedTimes() {
+        func repaired(_ s: String?) -> String? { var v = s; SpreadsheetRepair.dateTime(&v); return v }
+        #expect(repaired("2.02501E+13") == "20250101000000")
+        #expect(repaired("20251200000000") == "20251201000000")
+        #expect(repaired("20250115143012") == "20250115143012")
+        #expect(repaired("20251399000000") == "20251399000000")  // not rounding: left for the validator
+        #expect(repaired("2.5E+3") == "2.5E+3")
+        #expect(repaired(nil) == nil)
     }
 }

@@ -12,10 +12,11 @@ import NearbyCore
 public enum PlaceParser {
     /// Parses `bytes` (the whole file) into a list of records: `read` collecting what it streams, for
     /// tests and small inputs.
-    public static func parse(_ bytes: [UInt8], file: String, format: ImportFormat? = nil, strict: Bool = false) throws -> ParsedInput {
+    public static func parse(_ bytes: [UInt8], file: String, format: ImportFormat? = nil, encoding: TextEncoding? = nil,
+                             strict: Bool = false) throws -> ParsedInput {
         var records: [LineRecord] = [], errors: [RecordError] = []
         let format = try bytes.withUnsafeBytes { input in
-            try read(input, file: file, format: format, strict: strict,
+            try read(input, file: file, format: format, encoding: encoding, strict: strict,
                      emit: { records.append($0) }, reject: { errors.append($0) })
         }
         return ParsedInput(file: file, format: format, records: records, errors: errors)
@@ -23,22 +24,38 @@ public enum PlaceParser {
 
     /// Streams the records of `input` (one whole file) to `emit` as they are read, and bad records to
     /// `reject`; nothing is collected, so memory does not grow with the input. Detects the format
-    /// unless `format` is given, and returns it.
+    /// unless `format` is given, and returns it. The text encoding is `encoding`, else detected
+    /// (`TextEncoding.detect`): CP949 input is converted to UTF-8 first; input in neither is refused.
     ///
     /// With `strict` the first bad record is thrown as a `RecordError` instead. Throws
     /// `UnsupportedInputError` when the input is in no supported format or is a TourAPI error envelope,
     /// and whatever `emit` throws. `consumed(offset)` is told, now and then, that the bytes before
     /// `offset` will not be read again (a mapped file can give their pages back).
     public static func read(
-        _ all: UnsafeRawBufferPointer, file: String, format: ImportFormat? = nil, strict: Bool = false,
+        _ all: UnsafeRawBufferPointer, file: String, format: ImportFormat? = nil, encoding: TextEncoding? = nil,
+        strict: Bool = false,
         emit: @escaping (LineRecord) throws -> Void, reject: @escaping (RecordError) -> Void,
         consumed: @escaping (Int) -> Void = { _ in }
     ) throws -> ImportFormat {
+        switch encoding ?? TextEncoding.detect(all) {
+        case .utf8?: break
+        case .cp949?:
+            guard let utf8 = CP949.decode(all) else {
+                throw UnsupportedInputError(file: file, message: "not CP949 (EUC-KR) text; try --encoding utf-8")
+            }
+            return try utf8.withUnsafeBytes {
+                try read($0, file: file, format: format, encoding: .utf8, strict: strict, emit: emit, reject: reject)
+            }
+        case nil:
+            throw UnsupportedInputError(file: file, message: "UTF-16 text (a spreadsheet's \"Unicode text\"); save it as UTF-8 (or CP949) CSV")
+        }
         // Lines ended by CR alone (old Mac and Excel exports) would otherwise read as one long line:
         // a file with no LF at all has them read as LFs, so no line of it is silently lost.
         if let base = all.baseAddress, memchr(base, 0x0A, all.count) == nil, memchr(base, 0x0D, all.count) != nil {
             let lf = all.map { $0 == 0x0D ? 0x0A : $0 }
-            return try lf.withUnsafeBytes { try read($0, file: file, format: format, strict: strict, emit: emit, reject: reject) }
+            return try lf.withUnsafeBytes {
+                try read($0, file: file, format: format, encoding: .utf8, strict: strict, emit: emit, reject: reject)
+            }
         }
         var input = all
         let bom = input.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0

@@ -122,7 +122,7 @@ private func objects(_ jsonl: String) throws -> [[String: Any]] {
         // Repeated list flags add up, as in nearby query.
         #expect(try results(["--category", "39", "--category", "14"]) == (try results(["--category", "39"])))
         #expect(try results(["--category", "14"]) == [])
-        for (bad, word) in [(["--category", "12,x"], "--category: 'x'"), (["--radius", "-5"], "--radius"), (["--limit", "-1"], "--limit")] {
+        for (bad, word) in [(["--category", "12,x"], #"--category: "x""#), (["--radius", "-5"], "--radius"), (["--limit", "-1"], "--limit")] {
             let r = try nearby(["carousel", "--events", "-", "--places", f.file("places.jsonl")] + bad, stdin: move)
             #expect(r.status == 2 && r.err.contains(word) && r.out.isEmpty, "\(bad): \(r.err)")
             // Also with nothing to query: a bad option never passes silently.

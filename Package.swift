@@ -52,8 +52,9 @@ let package = Package(
         ),
         .target(name: "NearbyTestSupport", path: "Tests/NearbyTestSupport"),
         .testTarget(name: "NearbyCoreTests", dependencies: ["NearbyCore"]),
-        .testTarget(name: "NearbyStoreTests", dependencies: ["NearbyStore", "NearbyKit", "NearbyTestSupport"]),
-        .testTarget(name: "NearbyKitTests", dependencies: ["NearbyKit", "NearbyCore", "NearbyTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "NearbyStoreTests", dependencies: ["NearbyStore", "NearbyKit", "NearbyTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "NearbyKitTests", dependencies: ["NearbyKit", "NearbyCore", "NearbyTestSupport"], exclude: ["Fixtures"],
+                    linkerSettings: [.linkedLibrary("_FoundationICU")]),  // ICU's ko collation, the reference for --sort title
         .testTarget(name: "NearbyBenchTests", dependencies: ["NearbyBench"]),
         .testTarget(name: "NearbyCarouselTests", dependencies: ["NearbyCarousel", "NearbyCore"]),
         .testTarget(name: "NearbyServerTests", dependencies: ["NearbyServer", "NearbyKit", "NearbyTestSupport"]),

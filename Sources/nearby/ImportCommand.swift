@@ -6,9 +6,11 @@ struct ImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Add, update and remove cached places from files.",
         discussion: """
-            Reads canonical JSON lines, raw TourAPI responses (KorService1/KorService2 list, search, \
-            festival and sync lists), CSV/TSV with a header row, and GeoJSON FeatureCollections of Points. \
-            The format is detected from each file's content; --format forces one for every input.
+            Reads canonical JSON lines, TourAPI items wherever they sit in JSON (responses, bare \
+            arrays, collector and capture wrappers, one item per line), Kakao Local search responses, \
+            CSV/TSV with a header row, and GeoJSON FeatureCollections of Points. \
+            The format is detected from each file's content; --format forces one for every input. \
+            Text is UTF-8, or CP949 (EUC-KR, Korean Excel's CSV) when it is not; --encoding forces one.
 
             A record replaces the cached place with the same id only when its `modified` is not older \
             (a record without `modified` counts as the oldest). A TourAPI sync-list item with showflag 0 \
@@ -35,6 +37,13 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "Read every input as this format instead of detecting it.")
     var format: ImportFormat?
 
+    @Option(help: ArgumentHelp("Text encoding of every input: utf-8 or cp949 (also euc-kr); detected by default.", valueName: "name"),
+            transform: { name in
+                guard let e = TextEncoding(name: name) else { throw ValidationError("unknown encoding '\(name)' (use utf-8 or cp949)") }
+                return e
+            })
+    var encoding: TextEncoding?
+
     @Flag(help: "Stop at the first bad record and change nothing.")
     var strict = false
 
@@ -46,6 +55,7 @@ struct ImportCommand: ParsableCommand {
 
     func run() throws {
         var importer = Importer(format: format, strict: strict)
+        importer.encoding = encoding
         var shown = 0
         importer.onRejected = { error in
             if shown < Self.shownErrors { StandardError.write(error.description) }
@@ -66,6 +76,10 @@ struct ImportCommand: ParsableCommand {
         }
         if shown > Self.shownErrors { StandardError.write("nearby import: ... and \(shown - Self.shownErrors) more bad records") }
         print(summary.json())
+        if summary.counts.rejected > 0, summary.files.allSatisfy({ $0.records == 0 }) {
+            StandardError.write("nearby import: every record was rejected; nothing was imported")
+            throw ExitCode.failure
+        }
     }
 }
 

@@ -14,12 +14,30 @@ import Testing
         let expected = [
             "",
             " 공원",  // whitespace first
-            "(주)한국관광",  // ASCII punctuation
+            "(주)한국관광",  // ASCII punctuation (ICU sorts punctuation by DUCET, not code point: see the doc)
             "·중앙시장",  // other punctuation (U+00B7) after ASCII punctuation
             "10월 축제",  // digits by value, digit by digit, before Hangul
             "1박2일 펜션",
             "2층 카페",
-            "apple 카페",  // Latin, case-insensitive: lowercase first on a tie
+            "ㄱ",  // a lone initial right before the syllables it begins
+            "가",
+            "가나",
+            "각",
+            "가A",  // Latin after every jamo, a final too (ko: [reorder Hang Hani])
+            "경복궁",
+            "경복궁 야간",  // shorter first; then a space before any syllable
+            "경복궁1",
+            "경복궁가",
+            "경복궁A",
+            "깋",
+            "ㄲ",  // the double initial after every ㄱ syllable
+            "까치",
+            "나비",
+            "힣",
+            "ㅏ",  // lone vowels, then final-only clusters, after all syllables
+            "ㄳ",
+            "景福宮",  // Han after Hangul
+            "apple 카페",  // Latin after Hangul and Han, case-insensitive: lowercase first on a tie
             "Apple 카페",
             "BTS 거리",
             "cafe",
@@ -27,23 +45,6 @@ import Testing
             "café",  // accents outrank case: cafe < Cafe < café
             "Zoo",
             "Ωmega",  // other scripts after Latin
-            "ㄱ",  // a lone initial right before the syllables it begins
-            "가",
-            "가나",
-            "각",
-            "경복궁",
-            "경복궁 야간",  // shorter first; then a space before any syllable
-            "경복궁1",
-            "경복궁A",
-            "경복궁가",
-            "깋",
-            "ㄲ",  // the double initial after every ㄱ syllable
-            "까치",
-            "나비",
-            "힣",
-            "ㅏ",  // lone vowels and final-only clusters after all syllables
-            "ㄳ",
-            "景福宮",  // Han after Hangul
         ]
         var shuffled = expected
         var rng = SplitMix64(seed: 7)

@@ -105,7 +105,7 @@ import Testing
     }
 
     @Test func headerWithoutRequiredColumnsIsOneError() {
-        #expect(refusal("id\tname\tlatitude\n1\tx\t2\n", name: "h.tsv") == "h.tsv: not a supported format: the header row lacks title, lat, lon, category (CSV/TSV need a header naming at least id, title, lat, lon, category; found: id, name, latitude)")
+        #expect(refusal("id\tname\tlatitude\n1\tx\t2\n", name: "h.tsv") == "h.tsv: not a supported format: the header row lacks title, lat, lon, category (CSV/TSV need a header naming at least id, title, lat, lon, category (or TourAPI's contentid, title, mapy, mapx, contenttypeid); found: id, name, latitude)")
         #expect(refusal("id,lat,lat,lon,title,category\n", name: "d.csv") == "d.csv: header row: column lat appears twice")
     }
 

@@ -90,9 +90,9 @@ import NearbyKit
     }
 
     @Test func unsupportedInputsGetOneError() {
-        #expect(refusal("hello world\nthis is not data\n", name: "a.txt") == "a.txt: not a supported format: expected JSON lines, a TourAPI response, GeoJSON, or CSV/TSV with a header row naming id, title, lat, lon, category")
-        #expect(refusal(#"[{"id":"1"}]"#, name: "b.json") == "b.json: a JSON array is not a supported format; expected JSON lines (one place object per line), a TourAPI response or a GeoJSON FeatureCollection")
-        #expect(refusal(#"{"name":"x","value":3}"#, name: "c.json") == "c.json: not a supported format: a JSON object with none of the place fields (its keys: name, value)")
+        #expect(refusal("hello world\nthis is not data\n", name: "a.txt") == "a.txt: not a supported format: expected JSON lines, a TourAPI response, GeoJSON, or CSV/TSV with a header row naming id, title, lat, lon, category (or TourAPI's contentid, title, mapy, mapx, contenttypeid)")
+        #expect(refusal(#"[{"id":"1"}]"#, name: "b.json") == "b.json: \(PlaceParser.noPlace) (a JSON array; Nearby's own place objects go one per line, as JSON lines)")
+        #expect(refusal(#"{"name":"x","value":3}"#, name: "c.json") == "c.json: \(PlaceParser.noPlace) (its keys: name, value)")
         #expect(refusal("{\n  \"type\": \"FeatureCollection\",\n  \"features\": [\n", name: "d.geojson") == "d.geojson: not valid JSON: unexpected end of input at line 4")
         #expect(refusal("<html><body>502 Bad Gateway</body></html>", name: "e.html") == "e.html: XML is not a supported format; expected JSON lines, a TourAPI JSON response (_type=json), GeoJSON, CSV or TSV")
         #expect(refusal(#"{"type":"Feature","geometry":null}"#, name: "g.json", format: .geojson) == "g.json: GeoJSON must be a FeatureCollection with a features array")

@@ -3,32 +3,31 @@ import Foundation
 /// Korean title order as binary sort keys: compare keys byte by byte (memcmp), or compare the dense
 /// integer ranks from `ranks(of:)`; never compare titles with Swift's `<` (code point order, and slow).
 ///
-/// The order follows CLDR's `ko` collation (common/collation/ko.xml), which is the CLDR root order
-/// (UTS #10, Unicode Collation Algorithm, with the DUCET allkeys.txt) plus Hanja tailored after Hangul.
-/// Titles are NFC-normalised first. Level 1 (primary), groups in this order:
+/// The order is ICU's `ko` collation (CLDR common/collation/ko.xml: the CLDR root order — UTS #10,
+/// the Unicode Collation Algorithm with DUCET allkeys.txt — with `[reorder Hang Hani]`, Hangul and Han
+/// before the other scripts), checked against ICU's sort keys on every title of the default dataset
+/// (`KoreanCollationICUTests`). Titles are NFC-normalised first. Level 1 (primary), groups in this order:
 ///
 /// 1. whitespace (all one weight) — not ignored, as in ICU's default `alternate=non-ignorable`;
 /// 2. punctuation and symbols: ASCII ones by code point, then all others by code point;
 /// 3. digits, by value (`٣` and `３` weigh like `3`), digit by digit as ICU does by default
 ///    (`numericOrdering=off`): `10월` sorts before `2층`;
-/// 4. Latin letters a–z, case-insensitive; accented letters weigh as their base letter (`é` like `e`);
-/// 5. other scripts (Greek, Cyrillic, kana, other Latin letters like `ß` `ø`…), by code point;
-/// 6. Hangul: each initial consonant group in KS X 1026-1 dictionary order (Unicode §3.12, see
-///    `Hangul`); a lone initial consonant (compatibility jamo `ㄱ`, or conjoining `ᄀ`) sorts right
-///    before the first syllable it begins, so the order runs `ㄱ 가 각 … 깋 ㄲ 까 … ㄴ 나 …`;
-///    then the lone vowels (`ㅏ`…`ㅣ`), then final-only clusters (`ㄳ`…) and archaic compatibility
-///    jamo by code point — DUCET also puts these after all syllables (they weigh as medial and final
-///    jamo, medials first), then conjoining medials and finals by code point;
-/// 7. Han ideographs by code point (ko.xml sorts each Hanja with its reading; not done here);
+/// 4. Hangul, as DUCET weighs it: a syllable is its jamo (initial, vowel, optional final; Unicode
+///    §3.12, see `Hangul`), every initial before every vowel before every final, each in KS X 1026-1
+///    order; a lone compatibility jamo weighs as the jamo it stands for (`ㄱ` as an initial, `ㅏ` as a
+///    vowel, `ㄳ` as a final), so the order runs `ㄱ 가 가나 각 … ㄲ 까 … 힣 ㅏ ㄳ`, and `가A` sorts
+///    after `각` (Latin after every jamo). Archaic jamo after the modern ones of their kind, by code point;
+/// 5. Han ideographs by code point (ko.xml also sorts each Hanja right after its Hangul reading; not
+///    done here: a Hanja title sorts after every Hangul one);
+/// 6. Latin letters a–z, case-insensitive; accented letters weigh as their base letter (`é` like `e`);
+/// 7. other scripts (Greek, Cyrillic, kana, other Latin letters like `ß` `ø`…), by code point;
 /// 8. everything else by code point.
 ///
 /// Control and format characters (ZWSP, soft hyphen, BOM) are ignored. Ties at level 1 are broken as
 /// in the UCA: level 2, accents (`cafe < café`, from the combining mark of an accented Latin letter or
 /// a lone combining mark), then level 3, compatibility form (fullwidth, non-space whitespace,
-/// conjoining jamo) and case, lowercase first as with ICU's default `caseFirst=off`. So
-/// `cafe < Cafe < café`. Strings equal at all three levels get equal keys (no identical level).
-/// Difference from DUCET, on purpose: a syllable is one weight, not its L, V, T jamo, so `ㄱㅏ`
-/// (two lone jamo) sorts before `가` instead of level-1-equal to it.
+/// compatibility jamo) and case, lowercase first as with ICU's default `caseFirst=off`. So
+/// `cafe < Cafe < café`, and `가 < ㄱㅏ`. Strings equal at all three levels get equal keys (no identical level).
 ///
 /// Key layout: level-1 weights as big-endian UInt16 units (≥ 0x0100; weights for "by code point"
 /// groups are a group unit followed by two units of code point), 0x00, one level-2 byte per
@@ -106,13 +105,19 @@ public enum KoreanCollation {
     static let asciiPunctuation: UInt16 = 0x0200  // + code point
     static let otherPunctuation: UInt16 = 0x0300  // then the code point in two units
     static let digit: UInt16 = 0x0400  // + value
-    static let latin: UInt16 = 0x0500  // + letter index
-    static let otherLetter: UInt16 = 0x0600  // then the code point
-    static let hangul: UInt16 = 0x1000  // + L·589 (lone initial) or + L·589 + 1 + (V·28 + T) (syllable)
-    static let compatibilityJamo: UInt16 = 0x3C00  // + (code point − 0x3131), + 0x80 if not a vowel
-    static let conjoiningJamo: UInt16 = 0x3D00  // + (code point − 0x1100)
-    static let han: UInt16 = 0x4000  // then the code point
+    static let initial: UInt16 = 0x0500  // + L index; archaic initials from + 0x20
+    static let vowel: UInt16 = 0x0600  // + V index; archaic vowels from + 0x20
+    static let final: UInt16 = 0x0700  // + T index (1…27); archaic finals from + 0x20, archaic compatibility jamo from + 0x80
+    static let han: UInt16 = 0x0800  // then the code point
+    static let latin: UInt16 = 0x0900  // + letter index
+    static let otherLetter: UInt16 = 0x0A00  // then the code point
     static let other: UInt16 = 0x5000  // then the code point
+
+    /// T index of the final-only compatibility jamo U+3131…U+3140 and U+3144 (ㄳ ㄵ ㄶ ㄺ…ㅀ ㅄ), else 0.
+    static let compatibilityFinal: [UInt16: UInt16] = [
+        0x3133: 3, 0x3135: 5, 0x3136: 6, 0x313A: 9, 0x313B: 10, 0x313C: 11, 0x313D: 12, 0x313E: 13,
+        0x313F: 14, 0x3140: 15, 0x3144: 18,
+    ]
 
     // Level-3 bits: compatibility form << 1 | uppercase.
     static let compatibilityBit: UInt8 = 2
@@ -171,8 +176,10 @@ public enum KoreanCollation {
             v -= 0xFEE0; compat = compatibilityBit
         }
         if Hangul.isSyllable(v) {
-            let s = v - Hangul.syllableBase, l = s / Hangul.syllablesPerInitial
-            b.char(hangul + UInt16(l * 589 + 1 + s % Hangul.syllablesPerInitial))
+            let s = v - Hangul.syllableBase, t = s % 28
+            b.char(initial + UInt16(s / Hangul.syllablesPerInitial))
+            b.char(vowel + UInt16(s % Hangul.syllablesPerInitial / 28))
+            if t > 0 { b.char(final + UInt16(t)) }
         } else if v < 0x80 {
             switch v {
             case 0x61...0x7A: b.char(latin + UInt16(v - 0x61), compat)
@@ -183,14 +190,25 @@ public enum KoreanCollation {
             case 0x21...0x7E: b.char(asciiPunctuation + UInt16(v), compat)
             default: break  // other C0 controls and DEL are ignorable
             }
-        } else if let l = Hangul.initialIndex(ofJamo: v) {
-            b.char(hangul + UInt16(l * 589), v < 0x3131 ? compatibilityBit : 0)
-        } else if v &- 0x314F < 21 {  // modern vowels ㅏ…ㅣ (DUCET: medials before finals)
-            b.char(compatibilityJamo + UInt16(v - 0x3131))
-        } else if v &- 0x3131 < 0x5E {  // final-only clusters (ㄳ…) and archaic jamo
-            b.char(compatibilityJamo + 0x80 + UInt16(v - 0x3131))
-        } else if v &- 0x1100 < 0x100 {
-            b.char(conjoiningJamo + UInt16(v - 0x1100), compatibilityBit)
+        } else if v &- 0x3131 < 0x5E {  // compatibility jamo: as the jamo they stand for
+            if let l = Hangul.initialIndex(ofJamo: v) {
+                b.char(initial + UInt16(l), compatibilityBit)
+            } else if let t = compatibilityFinal[UInt16(v)] {
+                b.char(final + t, compatibilityBit)
+            } else if v &- 0x314F < 21 {
+                b.char(vowel + UInt16(v - 0x314F), compatibilityBit)
+            } else {
+                b.char(final + 0x80 + UInt16(v - 0x3164), compatibilityBit)
+            }
+        } else if v &- 0x1100 < 0x100 {  // conjoining jamo (archaic ones: NFC composes the modern)
+            switch v {
+            case 0x1100..<0x1113: b.char(initial + UInt16(v - 0x1100))
+            case 0x1113..<0x1161: b.char(initial + 0x20 + UInt16(v - 0x1113))
+            case 0x1161..<0x1176: b.char(vowel + UInt16(v - 0x1161))
+            case 0x1176..<0x11A8: b.char(vowel + 0x20 + UInt16(v - 0x1176))
+            case 0x11A8..<0x11C3: b.char(final + UInt16(v - 0x11A7))
+            default: b.char(final + 0x20 + UInt16(v - 0x11C3))
+            }
         } else {
             appendRare(u, to: &b)
         }

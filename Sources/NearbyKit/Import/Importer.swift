@@ -10,6 +10,8 @@ import NearbyStore
 public struct Importer {
     /// Read every input as this format instead of detecting it.
     public var format: ImportFormat?
+    /// Read every input in this text encoding instead of detecting it.
+    public var encoding: TextEncoding?
     /// Stop at the first bad record; nothing changes.
     public var strict = false
     /// Told about each bad record that was skipped (not in strict mode).
@@ -55,7 +57,7 @@ public struct Importer {
         var records = 0, rejected = 0
         onProgress("\(input.name): reading")
         let format = try PlaceParser.read(
-            input.bytes, file: input.name, format: format, strict: strict,
+            input.bytes, file: input.name, format: format, encoding: encoding, strict: strict,
             emit: { item in
                 switch item.record {
                 case .upsert(let place): try writer.upsert(place)

@@ -2,16 +2,22 @@ import NearbyCore
 
 /// CSV (RFC 4180 quoting) and TSV (no quoting: a field never holds a tab or newline) with a header row.
 ///
-/// Columns are matched to `Place` fields by name; `id, title, lat, lon, category` are required (the
-/// workload's `created modified areacode sigungucode` and every other field are optional), columns with
-/// other names are ignored, so files with extra columns import as they are. `accessibility` is a
-/// `;`-separated list. Lines count the header as line 1; a CSV record spanning lines is reported at the
-/// line where it starts. The TSV path copies nothing: fields are byte ranges of the input, numbers are
+/// Columns are matched to `Place` fields by name, Nearby's own or TourAPI's (`contentid`, `contenttypeid`,
+/// `mapx` = lon, `mapy` = lat, `createdtime`, `modifiedtime`, `firstimage`, `eventstartdate`, `addr1`,
+/// … with `addr2` joined to `addr1`; names compared ignoring case and surrounding spaces);
+/// `id, title, lat, lon, category` are required (the workload's `created modified areacode sigungucode`
+/// and every other field are optional), columns with other names are ignored, so files with extra
+/// columns import as they are. `accessibility` is a `;`-separated list. Lines count the header as line 1;
+/// a CSV record spanning lines is reported at the line where it starts; rows of nothing but separators
+/// (a spreadsheet's empty trailing rows) are skipped.
+///
+/// Spreadsheet damage repaired (`SpreadsheetRepair`): values are trimmed of spaces, times written in
+/// exponent form or rounded to `…00000000` are read as the first moment they can stand for. The TSV path copies nothing: fields are byte ranges of the input, numbers are
 /// parsed from bytes, and only the kept text fields become Strings. Measured: the 1M-place workload TSV
 /// (96 MB) parses, validates and duplicate-checks in 1.76 s CPU (release, one thread, median of 3, shared
 /// 2-core machine under load ~7).
 enum DelimitedReader {
-    static let requiredColumns = "id, title, lat, lon, category"
+    static let requiredColumns = "id, title, lat, lon, category (or TourAPI's contentid, title, mapy, mapx, contenttypeid)"
 
     /// One record's fields as byte ranges, of the input (TSV) or of `scratch` (CSV, quotes resolved).
     struct Row {
@@ -29,7 +35,16 @@ enum DelimitedReader {
         do { try next() } catch {
             throw UnsupportedInputError(file: sink.file, message: "header row: \(error.reason)")
         }
-        let columns = try headerColumns(row, base: quoting ? nil : input, file: sink.file)
+        let (columns, names) = try headerColumns(row, base: quoting ? nil : input, file: sink.file)
+        let addr2 = names.firstIndex { $0.lowercased() == "addr2" }
+        /// A field as this file's header names it (`mapy`), for messages.
+        func columnName(_ field: String) -> String {
+            guard let f = PlaceField(name: field), let i = columns.firstIndex(of: f) else { return field }
+            return names[i]
+        }
+        func bytes(of column: Int) -> [UInt8] {
+            quoting ? Array(row.scratch[row.ranges[column]]) : Array(UnsafeRawBufferPointer(rebasing: input[row.ranges[column]]))
+        }
         while pos < input.count {
             sink.advance(to: pos)
             let start = line
@@ -37,7 +52,7 @@ enum DelimitedReader {
                 try sink.reject(line: start, field: error.field, reason: error.reason)
                 continue
             }
-            if row.ranges.count == 1, row.ranges[0].isEmpty { continue }  // blank line
+            if row.ranges.allSatisfy(\.isEmpty) { continue }  // blank line, or a row of empty cells
             guard row.ranges.count == columns.count else {
                 try sink.reject(line: start, field: "row", reason: "\(row.ranges.count) fields, the header has \(columns.count)")
                 continue
@@ -52,14 +67,19 @@ enum DelimitedReader {
                     try fill(&draft, columns, row.ranges, input)
                 }
             } catch {
-                try sink.reject(line: start, field: error.field, reason: error.reason)
+                try sink.reject(line: start, field: columnName(error.field), reason: error.reason)
                 continue
             }
             do throws(FieldError) { try draft.checkRequired() } catch {
-                try sink.reject(line: start, field: error.field, reason: error.reason)
+                try sink.reject(line: start, field: columnName(error.field), reason: error.reason)
                 continue
             }
-            try sink.upsert(&draft.place, line: start)
+            if let a = addr2, let more = String(validating: bytes(of: a), as: UTF8.self)?.trimmingCharacters(in: .whitespaces), !more.isEmpty {
+                draft.place.addr = draft.place.addr.map { $0 + " " + more } ?? more
+            }
+            SpreadsheetRepair.dateTime(&draft.place.created)
+            SpreadsheetRepair.dateTime(&draft.place.modified)
+            try sink.upsert(&draft.place, line: start) { columnName($0) }
         }
     }
 
@@ -70,22 +90,39 @@ enum DelimitedReader {
         }
     }
 
-    private static func headerColumns(_ row: Row, base: UnsafeRawBufferPointer?, file: String) throws(UnsupportedInputError) -> [PlaceField?] {
+    /// A header name → its field: Nearby's name or TourAPI's, ignoring case.
+    static func field(named name: String) -> PlaceField? {
+        if let f = PlaceField(name: name) ?? TourAPIReader.fields[name] { return f }
+        if name == "addr1" { return .addr }
+        let lower = name.lowercased()
+        return byLowercaseName[lower]
+    }
+
+    private static let byLowercaseName: [String: PlaceField] = {
+        var map: [String: PlaceField] = ["addr1": .addr]
+        for f in PlaceField.allCases { map[f.name.lowercased()] = f }
+        for (name, f) in TourAPIReader.fields { map[name.lowercased()] = f }
+        return map
+    }()
+
+    private static func headerColumns(_ row: Row, base: UnsafeRawBufferPointer?, file: String) throws(UnsupportedInputError) -> ([PlaceField?], [String]) {
         let names = row.ranges.map { r in
             let text = base.map { String(decoding: UnsafeRawBufferPointer(rebasing: $0[r]), as: UTF8.self) }
                 ?? String(decoding: row.scratch[r], as: UTF8.self)
             return text.trimmingCharacters(in: .whitespaces)
         }
-        let columns = names.map(PlaceField.init(name:))
+        let columns = names.map(field(named:))
         for f in PlaceField.allCases where columns.filter({ $0 == f }).count > 1 {
-            throw UnsupportedInputError(file: file, message: "header row: column \(f.name) appears twice")
+            let both = names.indices.filter { columns[$0] == f }.map { names[$0] }
+            let shown = Set(both).count == 1 ? "column \(f.name) appears twice" : "columns \(both.joined(separator: " and ")) both give \(f.name)"
+            throw UnsupportedInputError(file: file, message: "header row: \(shown)")
         }
         let missing: [PlaceField] = [.id, .title, .lat, .lon, .category].filter { !columns.contains($0) }
         guard missing.isEmpty else {
             let shown = names.prefix(12).map { MessageText.oneLine($0, limit: MessageText.echoLimit) }.joined(separator: ", ")
             throw UnsupportedInputError(file: file, message: "not a supported format: the header row lacks \(missing.map(\.name).joined(separator: ", ")) (CSV/TSV need a header naming at least \(requiredColumns); found: \(shown))")
         }
-        return columns
+        return (columns, names)
     }
 
     /// Splits the line at `pos` on `separator`; fields are ranges of `input`.

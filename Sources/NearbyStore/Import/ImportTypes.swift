@@ -4,8 +4,11 @@ import NearbyCore
 public enum ImportFormat: String, CaseIterable, Sendable {
     /// One `PlaceJSON` object per line.
     case jsonl
-    /// Raw TourAPI responses (KorService1/KorService2), one document or one response per line.
+    /// TourAPI items wherever they sit in JSON documents: responses (KorService, KorService1/2), bare
+    /// arrays, collector and capture wrappers, batch dumps, one item or response per line.
     case tourapi
+    /// Kakao Local search responses (`documents[]`), or their documents, wherever they sit.
+    case kakao
     /// Header row, then one place per row; RFC 4180 quoting.
     case csv
     /// Header row, then one place per row, tab-separated, no quoting.

@@ -3,18 +3,20 @@ import NearbyCore
 
 /// Reads an input file in any supported format into import records.
 ///
-/// Format detection looks at the content, never the file name: a first JSON value holding `response` (or a
-/// bare `resultCode`) is TourAPI, one with `"type": "FeatureCollection"` is GeoJSON, one with place fields
-/// is JSON lines; otherwise the first line is a header, tab-separated (TSV) or comma-separated (CSV).
+/// Format detection looks at the content, never the file name: a first JSON value (object or array) holding
+/// `response` (or a bare `resultCode`) or a TourAPI item at any depth is TourAPI, one holding a Kakao Local
+/// document is Kakao (`PlaceDocumentFinder`), one with `"type": "FeatureCollection"` is GeoJSON, one with
+/// place fields is JSON lines; otherwise the first line is a header, tab-separated (TSV) or comma-separated (CSV).
 /// A UTF-8 byte order mark is skipped. An empty input is JSON lines with no records. Lines end with LF
 /// or CRLF, or with CR alone in a file that has no LF.
 public enum PlaceParser {
     /// Parses `bytes` (the whole file) into a list of records: `read` collecting what it streams, for
     /// tests and small inputs.
-    public static func parse(_ bytes: [UInt8], file: String, format: ImportFormat? = nil, strict: Bool = false) throws -> ParsedInput {
+    public static func parse(_ bytes: [UInt8], file: String, format: ImportFormat? = nil, encoding: TextEncoding? = nil,
+                             strict: Bool = false) throws -> ParsedInput {
         var records: [LineRecord] = [], errors: [RecordError] = []
         let format = try bytes.withUnsafeBytes { input in
-            try read(input, file: file, format: format, strict: strict,
+            try read(input, file: file, format: format, encoding: encoding, strict: strict,
                      emit: { records.append($0) }, reject: { errors.append($0) })
         }
         return ParsedInput(file: file, format: format, records: records, errors: errors)
@@ -22,22 +24,38 @@ public enum PlaceParser {
 
     /// Streams the records of `input` (one whole file) to `emit` as they are read, and bad records to
     /// `reject`; nothing is collected, so memory does not grow with the input. Detects the format
-    /// unless `format` is given, and returns it.
+    /// unless `format` is given, and returns it. The text encoding is `encoding`, else detected
+    /// (`TextEncoding.detect`): CP949 input is converted to UTF-8 first; input in neither is refused.
     ///
     /// With `strict` the first bad record is thrown as a `RecordError` instead. Throws
     /// `UnsupportedInputError` when the input is in no supported format or is a TourAPI error envelope,
     /// and whatever `emit` throws. `consumed(offset)` is told, now and then, that the bytes before
     /// `offset` will not be read again (a mapped file can give their pages back).
     public static func read(
-        _ all: UnsafeRawBufferPointer, file: String, format: ImportFormat? = nil, strict: Bool = false,
+        _ all: UnsafeRawBufferPointer, file: String, format: ImportFormat? = nil, encoding: TextEncoding? = nil,
+        strict: Bool = false,
         emit: @escaping (LineRecord) throws -> Void, reject: @escaping (RecordError) -> Void,
         consumed: @escaping (Int) -> Void = { _ in }
     ) throws -> ImportFormat {
+        switch encoding ?? TextEncoding.detect(all) {
+        case .utf8?: break
+        case .cp949?:
+            guard let utf8 = CP949.decode(all) else {
+                throw UnsupportedInputError(file: file, message: "not CP949 (EUC-KR) text; try --encoding utf-8")
+            }
+            return try utf8.withUnsafeBytes {
+                try read($0, file: file, format: format, encoding: .utf8, strict: strict, emit: emit, reject: reject)
+            }
+        case nil:
+            throw UnsupportedInputError(file: file, message: "UTF-16 text (a spreadsheet's \"Unicode text\"); save it as UTF-8 (or CP949) CSV")
+        }
         // Lines ended by CR alone (old Mac and Excel exports) would otherwise read as one long line:
         // a file with no LF at all has them read as LFs, so no line of it is silently lost.
         if let base = all.baseAddress, memchr(base, 0x0A, all.count) == nil, memchr(base, 0x0D, all.count) != nil {
             let lf = all.map { $0 == 0x0D ? 0x0A : $0 }
-            return try lf.withUnsafeBytes { try read($0, file: file, format: format, strict: strict, emit: emit, reject: reject) }
+            return try lf.withUnsafeBytes {
+                try read($0, file: file, format: format, encoding: .utf8, strict: strict, emit: emit, reject: reject)
+            }
         }
         var input = all
         let bom = input.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
@@ -48,7 +66,8 @@ public enum PlaceParser {
         case .jsonl: try JSONLinesReader.read(input, into: &sink)
         case .tsv: try DelimitedReader.read(input, separator: 0x09, quoting: false, into: &sink)
         case .csv: try DelimitedReader.read(input, separator: UInt8(ascii: ","), quoting: true, into: &sink)
-        case .tourapi: try TourAPIReader.read(input, into: &sink)
+        case .tourapi: try TourAPIReader.read(input, accepting: .tourItem, into: &sink)
+        case .kakao: try TourAPIReader.read(input, accepting: .kakaoDocument, into: &sink)
         case .geojson: try GeoJSONReader.read(input, into: &sink)
         }
         return format
@@ -72,19 +91,26 @@ public enum PlaceParser {
             }
             let first = Result { () throws(JSONError) in try scanner.readValue() }
             if case .success(.object(let o)) = first, let format = try? classify(o, file: file) { return format }
-            if hasPlaceLine(input) { return .jsonl }
+            if let format = placeLineFormat(input) { return format }
             switch first {
             case .success(.object(let o)): return try classify(o, file: file)
             case .success: throw refuse("not a supported format")
             case .failure(let e): throw refuse("not valid JSON: \(e.reason) at line \(Lines.lineNumber(input, at: e.offset))")
             }
         case UInt8(ascii: "["):
-            throw refuse("a JSON array is not a supported format; expected JSON lines (one place object per line), a TourAPI response or a GeoJSON FeatureCollection")
+            switch Result(catching: { () throws(JSONError) in try scanner.readValue() }) {
+            case .success(let value):
+                if let kind = PlaceDocumentFinder.firstKind(in: value) { return format(of: kind) }
+                if let envelope = PlaceDocumentFinder.errorHeader(in: value) { throw refuse(envelope) }
+                throw refuse("\(noPlace) (a JSON array; Nearby's own place objects go one per line, as JSON lines)")
+            case .failure(let e):
+                throw refuse("not valid JSON: \(e.reason) at line \(Lines.lineNumber(input, at: e.offset))")
+            }
         case UInt8(ascii: "<"):
             throw refuse(TourAPIReader.xmlErrorMessage(input)
                 ?? "XML is not a supported format; expected JSON lines, a TourAPI JSON response (_type=json), GeoJSON, CSV or TSV")
         default:
-            if hasPlaceLine(input) { return .jsonl }
+            if let format = placeLineFormat(input) { return format }
             let header = Lines.first(input)
             if header.contains(0x09) { return .tsv }
             if header.contains(UInt8(ascii: ",")) { return .csv }
@@ -92,16 +118,25 @@ public enum PlaceParser {
         }
     }
 
-    /// True when some line of `input` is a JSON object with place fields. Lines not starting with `{`
-    /// are passed over at the cost of finding their end, so a CSV/TSV costs one `memchr` pass.
-    private static func hasPlaceLine(_ input: UnsafeRawBufferPointer) -> Bool {
-        Lines.someLine(input) { line in
-            guard let start = line.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }), line[start] == UInt8(ascii: "{") else {
+    /// The format of the first line of `input` that is a JSON object holding a place: a TourAPI item, a
+    /// Kakao Local document, or a place object (JSON lines). Lines not starting with `{` are passed over at
+    /// the cost of finding their end, so a CSV/TSV costs one `memchr` pass.
+    private static func placeLineFormat(_ input: UnsafeRawBufferPointer) -> ImportFormat? {
+        var format: ImportFormat?
+        _ = Lines.someLine(input) { line in
+            guard let start = line.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }), line[start] == UInt8(ascii: "{"),
+                  case .object(let o)? = try? JSONValue.parse(line) else {
                 return false
             }
-            if case .object(let o)? = try? JSONValue.parse(line) { return isPlaceLike(o) }
-            return false
+            if let kind = PlaceDocumentFinder.firstKind(in: .object(o)) { format = Self.format(of: kind) }
+            else if isPlaceLike(o) { format = .jsonl }
+            return format != nil
         }
+        return format
+    }
+
+    private static func format(of kind: PlaceDocumentFinder.Kind) -> ImportFormat {
+        kind == .tourItem ? .tourapi : .kakao
     }
 
     private static func isPlaceLike(_ o: JSONObject) -> Bool {
@@ -111,10 +146,17 @@ public enum PlaceParser {
     private static func classify(_ o: JSONObject, file: String) throws(UnsupportedInputError) -> ImportFormat {
         if o["response"] != nil || o["resultCode"] != nil { return .tourapi }
         if o["type"] == .string("FeatureCollection") { return .geojson }
+        if let kind = PlaceDocumentFinder.firstKind(in: .object(o)) { return format(of: kind) }
         if isPlaceLike(o) { return .jsonl }
+        if let envelope = PlaceDocumentFinder.errorHeader(in: .object(o)) {
+            throw UnsupportedInputError(file: file, message: envelope)
+        }
         let keys = o.members.prefix(8).map { MessageText.oneLine($0.key, limit: MessageText.echoLimit) }.joined(separator: ", ")
-        throw UnsupportedInputError(file: file, message: "not a supported format: a JSON object with none of the place fields (its keys: \(keys))")
+        throw UnsupportedInputError(file: file, message: "\(noPlace) (its keys: \(keys))")
     }
+
+    /// Why a JSON document with nothing to import is refused.
+    static let noPlace = "no place in this file: no TourAPI item (contentid with mapx/mapy), Kakao Local document (place_name with x/y) or place object (id, title, lat, lon, category) at any depth"
 }
 
 /// Passes one input's records on as they are read: runs the shared validator and, in strict mode,

@@ -62,7 +62,14 @@ struct PlaceDraft {
     private var seen: UInt32 = 0
 
     /// Sets `field` from raw UTF-8 bytes, checking their encoding and, for numbers, their syntax.
-    mutating func set(_ field: PlaceField, utf8 bytes: UnsafeRawBufferPointer) throws(FieldError) {
+    /// Spaces and tabs around the value are dropped (spreadsheets pad cells; TourAPI pads some times).
+    mutating func set(_ field: PlaceField, utf8 untrimmed: UnsafeRawBufferPointer) throws(FieldError) {
+        var bytes = untrimmed
+        if let first = bytes.first, let last = bytes.last, first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09 {
+            let start = bytes.firstIndex { $0 != 0x20 && $0 != 0x09 } ?? bytes.count
+            let end = (bytes.lastIndex { $0 != 0x20 && $0 != 0x09 } ?? start - 1) + 1
+            bytes = UnsafeRawBufferPointer(rebasing: bytes[start..<max(start, end)])
+        }
         guard !bytes.isEmpty else { return }
         seen |= 1 << UInt32(field.rawValue)
         switch field {

@@ -2,8 +2,9 @@ import Foundation
 import NearbyCore
 
 /// Raw TourAPI responses (KorService1 and KorService2: locationBasedList, areaBasedList, searchKeyword,
-/// searchFestival, areaBasedSyncList), as one document or as several responses one after another (the pages
-/// of a paged fetch, one per line).
+/// searchFestival, areaBasedSyncList, detailCommon2), as one document or as several responses one after
+/// another (the pages of a paged fetch, one per line); and TourAPI items (or Kakao Local documents) in any
+/// other JSON as people save them, found by `PlaceDocumentFinder`.
 ///
 /// Shape: `{"response":{"header":{"resultCode":"0000","resultMsg":"OK"},"body":{"items":{"item":[...]},
 /// "numOfRows":..,"pageNo":..,"totalCount":..}}}`; `items` is `""` on an empty page and `item` a single
@@ -25,7 +26,9 @@ enum TourAPIReader {
     private static let tourNames: [String: String] =
         Dictionary(uniqueKeysWithValues: fields.map { ($0.value.name, $0.key) }).merging(["addr": "addr1"]) { a, _ in a }
 
-    static func read(_ input: UnsafeRawBufferPointer, into sink: inout RecordSink) throws {
+    /// Reads every JSON value of `input` (one document, or several one after another): a response
+    /// envelope as above, any other value searched for the places `accepting` names (`PlaceDocumentFinder`).
+    static func read(_ input: UnsafeRawBufferPointer, accepting kind: PlaceDocumentFinder.Kind, into sink: inout RecordSink) throws {
         var scanner = JSONScanner(input)
         var lines = LineCounter(input)
         while !scanner.atEnd() {
@@ -42,7 +45,21 @@ enum TourAPIReader {
                 scanner.offset = (Lines.memchrIndex(input, from: max(error.offset, scanner.offset)) ?? input.count) + 1
                 continue
             }
-            try readResponse(response, lines: &lines, into: &sink)
+            sink.advance(to: scanner.offset)
+            if kind == .tourItem, response["response"] != nil || response["resultCode"] != nil {
+                try readResponse(response, lines: &lines, into: &sink)
+                continue
+            }
+            let found = PlaceDocumentFinder.find(in: response).filter { $0.kind == kind }
+            let at = found.map { lines.line(at: $0.object.offset) }
+            for (i, item) in found.enumerated() {
+                let shared = (i > 0 && at[i - 1] == at[i]) || (i + 1 < at.count && at[i + 1] == at[i])
+                let prefix = shared ? "\(item.path)." : ""
+                switch kind {
+                case .tourItem: try readItem(item.object, line: at[i], prefix: prefix, into: &sink)
+                case .kakaoDocument: try KakaoLocalReader.readDocument(item.object, line: at[i], prefix: prefix, into: &sink)
+                }
+            }
         }
     }
 
@@ -77,13 +94,15 @@ enum TourAPIReader {
         var addr1 = "", addr2 = "", showflag: String?
         do throws(FieldError) {
             for m in item.members {
-                let text: String?
+                let text: String
                 switch m.value {
                 case .string(let s), .number(let s): text = s
-                case .null: text = nil
-                default: throw FieldError(field: m.key, reason: "expected a string")
+                case .null: continue
+                default:
+                    // Collectors add nested keys of their own; only TourAPI's fields must be scalars.
+                    guard fields[m.key] != nil || ["addr1", "addr2", "showflag"].contains(m.key) else { continue }
+                    throw FieldError(field: m.key, reason: "expected a string")
                 }
-                guard let text else { continue }
                 switch m.key {
                 case "addr1": addr1 = text
                 case "addr2": addr2 = text
@@ -104,6 +123,11 @@ enum TourAPIReader {
         }
         do throws(FieldError) { try draft.checkRequired() } catch {
             return try sink.reject(line: line, field: prefix + (tourNames[error.field] ?? error.field), reason: error.reason)
+        }
+        // TourAPI gives online events (and some withdrawn places) the coordinate 0: no position, not 0°.
+        if draft.place.lon == 0 || draft.place.lat == 0 {
+            let field = draft.place.lon == 0 ? "mapx" : "mapy"
+            return try sink.reject(line: line, field: prefix + field, reason: "0 is TourAPI's placeholder for a place without coordinates")
         }
         try sink.upsert(&draft.place, line: line) { prefix + (tourNames[$0] ?? $0) }
     }

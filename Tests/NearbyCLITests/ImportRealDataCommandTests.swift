@@ -1,0 +1,55 @@
+import Foundation
+import NearbyTestSupport
+import Testing
+
+/// `nearby import` over a mixed folder of TourAPI and Kakao files as people save them
+/// (Tests/NearbyStoreTests/Fixtures/RealData): every place with coordinates arrives, each record that is
+/// not one is named, and an import that keeps nothing fails.
+@Suite struct ImportRealDataCommandTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("NearbyStoreTests/Fixtures/RealData")
+
+    @Test func mixedFolderImportsEveryPlaceWithCoordinates() throws {
+        let refused: Set = ["capture-error.json", "no-places.json", "utf16-export.txt", "README.md"]
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).filter { !refused.contains($0) }.sorted()
+        #expect(names.count == 12)
+        let dir = try TempFolder()
+        let db = dir.file("c.sqlite")
+        let result = try CLIRunner.run(["import", "--db", db] + names.map { Self.folder.appendingPathComponent($0).path })
+        #expect(result.status == 0, "\(result.stderr)")
+        let rejected = result.stderr.split(separator: "\n").map { String($0.split(separator: "/").last ?? "") }
+        #expect(rejected.sorted() == [
+            "collector.json:4: mapx: 0 is TourAPI's placeholder for a place without coordinates",
+            "items.jsonl:3: mapx: missing",
+            "items.jsonl:4: mapx: 0 is TourAPI's placeholder for a place without coordinates",
+            #"tourapi-export.csv:6: mapy: "북위 37도" is not a number"#,
+        ])
+        let ids = try CLIRunner.run(["export", "--db", db]).lines.compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? String
+        }
+        #expect(Set(ids) == [
+            "126508", "126511", "2750143", "2750144", "125405", "125406", "126036", "125466", "125467",
+            "126535", "129703", "2733967", "2733968", "3100002", "2900001", "2900002",
+            "kakao:1234567801", "kakao:1234567802", "kakao:1234567803", "kakao:2234567801", "kakao:2234567802",
+        ])
+    }
+
+    @Test func anImportWhoseEveryRecordIsRejectedFails() throws {
+        let dir = try TempFolder()
+        let input = try dir.write("bad.csv", "contentid,contenttypeid,title,mapx,mapy\n1,12,a,127,north\n")
+        let result = try CLIRunner.run(["import", "--db", dir.file("c.sqlite"), input])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("every record was rejected; nothing was imported"))
+    }
+
+    @Test func encodingFlag() throws {
+        let dir = try TempFolder()
+        let cp949 = Self.folder.appendingPathComponent("tourapi-export-cp949.csv").path
+        let forced = try CLIRunner.run(["import", "--db", dir.file("c.sqlite"), "--encoding", "euc-kr", cp949])
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(try counts(forced)["inserted"] == 2)
+        let unknown = try CLIRunner.run(["import", "--db", dir.file("c.sqlite"), "--encoding", "latin1", cp949])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("unknown encoding 'latin1'"))
+    }
+}

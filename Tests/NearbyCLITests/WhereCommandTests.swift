@@ -129,16 +129,4 @@ import Testing
         let bad = try CLIRunner.run(["bench", "where", "--points", "0"])
         #expect(bad.status == 2)
     }
-
-    /// The same check as HelpTests for the region commands: examples survive 80-column wrapping.
-    @Test(arguments: [["where"], ["region"], ["bench", "where"]])
-    func helpExamplesAreWholeLines(command: [String]) throws {
-        let help = try CLIRunner.run(command + ["--help"])
-        #expect(help.status == 0)
-        let lines = help.output.split(separator: "\n", omittingEmptySubsequences: false)
-        let start = try #require(lines.firstIndex(of: "Examples:"), "\(command) --help has no examples")
-        let examples = lines[(start + 1)...].prefix { !$0.isEmpty }
-        #expect(!examples.isEmpty)
-        for line in examples { #expect(line.hasPrefix("  "), "\(command) --help: wrapped example line '\(line)'") }
-    }
 }

@@ -46,16 +46,7 @@ public enum TerminalText {
         return right ? fill + s : s + fill
     }
 
-    /// `s` safe to print on a terminal: C0 and C1 control characters (ESC, BEL, CR, …) written as
-    /// `\u{1b}`, so data cannot move the cursor, recolour or retitle the terminal.
-    public static func visible(_ s: String) -> String {
-        guard s.unicodeScalars.contains(where: isControl) else { return s }
-        var out = ""
-        for u in s.unicodeScalars {
-            if isControl(u) { out += "\\u{\(String(u.value, radix: 16))}" } else { out.unicodeScalars.append(u) }
-        }
-        return out
-    }
-
-    private static func isControl(_ u: Unicode.Scalar) -> Bool { u.value < 0x20 || (0x7F...0x9F).contains(u.value) }
+    /// `s` safe to print on a terminal: control, line-separator and bidi characters written as
+    /// escapes (`MessageText`), so data cannot move the cursor, recolour or retitle the terminal.
+    public static func visible(_ s: String) -> String { MessageText.oneLine(s, limit: .max) }
 }

@@ -82,7 +82,7 @@ public enum Workload {
         guard let text = String(data: data, encoding: .utf8) else {
             throw WorkloadError(description: "\(path): not UTF-8 text")
         }
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)[...]
+        var lines = TextLines.of(text)[...]
         if lines.last?.isEmpty == true { lines.removeLast() }
         guard let header = lines.popFirst() else { throw WorkloadError(description: "\(path):1: empty file, no header") }
         let headerNames = header.split(separator: "\t", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }

@@ -176,10 +176,10 @@ public enum PlaceListEntry: Equatable, Sendable {
         }
         var out: [PlaceListEntry] = []
         var n = 0
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in TextLines.of(text) {
             n += 1
             if line.allSatisfy({ $0.isWhitespace }) { continue }
-            do { out.append(try entry(try JSONValue.parse(text: String(line)), at: "place")) }
+            do { out.append(try entry(try JSONValue.parse(text: line), at: "place")) }
             catch { throw CarouselInputError("\(error)", line: n) }
         }
         return out

@@ -103,7 +103,11 @@ struct CarouselCommand: ParsableCommand {
             do { return try PlaceCache(path: path, readOnly: true).allPlaces() }
             catch { throw UsageError("--db: \(error)") }
         }
-        var parser = CarouselEventParser(catalogue: stored ?? [])
+        let template: PlaceQuery
+        do {
+            template = try CarouselReplay.template(radius: radius, limit: limit, categories: category, sort: sort)
+        } catch { throw UsageError(error) }
+        var replay = CarouselReplay(catalogue: stored ?? [])
         var initial: [Place] = []
         if let path = places {
             let entries: [PlaceListEntry]
@@ -113,77 +117,38 @@ struct CarouselCommand: ParsableCommand {
                 switch entry {
                 case .place(let p): initial.append(p)
                 case .id(let id):
-                    guard let p = parser.catalogue[id] else {
+                    guard let p = replay.parser.catalogue[id] else {
                         throw UsageError("\(path): place id \"\(id)\" " + (db == nil ? "needs --db to resolve" : "is not in \(db!)"))
                     }
                     initial.append(p)
                 }
             }
         }
-        let query = try makeQuery(over: stored ?? (places == nil ? nil : initial))
-
-        parser.remember(initial)
-
-        // Parse and check every event before simulating, so bad input prints nothing but the error.
-        var timeline: [TimedInput] = []
-        var lineNo = 0, last: Int64 = 0, ended = false
-        for line in try read(events).split(separator: "\n", omittingEmptySubsequences: false) {
-            lineNo += 1
-            let text = line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
-            if text.allSatisfy(\.isWhitespace) { continue }
-            func problem(_ reason: String) -> UsageError { UsageError("\(name(events)):\(lineNo): \(reason)") }
-            let event: TimedInput
-            do { event = try parser.parse(text) } catch { throw problem(error.description) }
-            if ended { throw problem("event after the end of the stream (complete or error)") }
-            if event.t < last { throw problem("time \(event.t) is before the previous event's time \(last)") }
-            if case .location = event.input, query == nil {
-                throw problem("a location event needs a query: give --db or --places")
-            }
-            if case .complete = event.input { ended = true }
-            if case .error = event.input { ended = true }
-            last = event.t
-            timeline.append(event)
+        if let over = stored ?? (places == nil ? nil : initial) {
+            replay.query = CarouselReplay.query(over: over, template: template)
         }
+        replay.parser.remember(initial)
 
-        var sim = CarouselSimulator(
-            configuration: .init(
-                debounce: debounce, tapDuration: tapDuration, geometry: geometry, distanceFilter: distanceFilter,
-                traceVisible: format == .svg),
-            query: query)
+        let timeline: [TimedInput]
+        do { timeline = try replay.timeline(try read(events)) }
+        catch let e as CarouselInputError { throw UsageError("\(name(events)):\(e.line.map { "\($0):" } ?? "") \(e.reason)") }
+
+        let configuration = CarouselSimulator.Configuration(
+            debounce: debounce, tapDuration: tapDuration, geometry: geometry, distanceFilter: distanceFilter,
+            traceVisible: format == .svg)
         var out = StdoutBlocks()
-        /// JSON lines of the outputs so far, written out in blocks.
-        func drain() throws {
-            for o in sim.output { out.bytes.append(contentsOf: (o.jsonLine + "\n").utf8) }
-            sim.output.removeAll(keepingCapacity: true)
-            try out.flushIfFull()
+        var all: [CarouselOutput] = []
+        try replay.run(timeline, initial: places == nil ? nil : initial, configuration: configuration) { outputs in
+            switch format {
+            case .jsonl:
+                for o in outputs { out.bytes.append(contentsOf: (o.jsonLine + "\n").utf8) }
+                try out.flushIfFull()
+            case .svg:
+                all += outputs
+            }
         }
-        if places != nil { try sim.feed(.places(initial), at: 0) }
-        for e in timeline {
-            try sim.feed(e.input, at: e.t)
-            if format == .jsonl { try drain() }
-        }
-        sim.finish()
-        switch format {
-        case .jsonl: try drain()
-        case .svg: out.bytes.append(contentsOf: TimelineSVG.render(sim.output, debounce: debounce).utf8)
-        }
+        if format == .svg { out.bytes.append(contentsOf: TimelineSVG.render(all, debounce: debounce).utf8) }
         try out.flush()
-    }
-
-    /// The nearby query for a location: the memory engine over `places` with the query options.
-    /// The options are checked even when there is nothing to query, so a bad one never passes silently.
-    func makeQuery(over places: [Place]?) throws -> CarouselSimulator.Query? {
-        // The request parser checks the options (the centre is a placeholder, set per location).
-        var pairs = [("lat", "0"), ("lon", "0"), ("radius", "\(radius)"), ("limit", "\(limit)"), ("sort", sort ?? "distance")]
-        for c in category { pairs.append(("category", c)) }
-        var template: PlaceQuery
-        do { template = try QueryParameters.parse(pairs) } catch { throw UsageError(error) }
-        guard let places else { return nil }
-        let engine = MemoryEngine(places: places)
-        return { lat, lon in
-            template.center = Coordinate(lat: lat, lon: lon)
-            return try engine.run(template).places
-        }
     }
 
     /// How messages name an input: `file:line: reason`, with stdin as `<stdin>` (as `nearby import` does).

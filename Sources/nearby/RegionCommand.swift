@@ -37,20 +37,14 @@ struct RegionCommand: ParsableCommand {
 
     func run() throws {
         let text = region.joined(separator: " ")
-        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw usageError("give a region name or code") }
-        let index: RegionIndex
-        do {
-            index = try RegionData.index()
-        } catch {
-            RegionOutput.printError("nearby region: \(error)")
-            throw ExitCode.failure
-        }
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw UsageError("give a region name or code") }
+        let index = try RegionData.index()
         switch index.resolve(text) {
         case .notFound:
-            throw usageError("no region is named or coded '\(text)'")
+            throw UsageError("no region is named or coded \(MessageText.quoted(text))")
         case .ambiguous(let candidates):
             let list = candidates.map { "  \($0.fullName) (\($0.code))" }.joined(separator: "\n")
-            throw usageError("'\(text)' names \(candidates.count) regions; add the 시도 or give a code:\n\(list)")
+            throw UsageError("\(MessageText.quoted(text)) names \(candidates.count) regions; add the 시도 or give a code:\n\(list)")
         case .found(let regions):
             var out = StdoutBlocks()
             switch format {
@@ -70,8 +64,4 @@ struct RegionCommand: ParsableCommand {
         }
     }
 
-    private func usageError(_ message: String) -> ExitCode {
-        RegionOutput.printError("nearby region: \(message)")
-        return ExitCode(2)
-    }
 }

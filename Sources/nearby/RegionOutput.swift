@@ -88,8 +88,4 @@ enum RegionOutput {
         out.append(contentsOf: "]}".utf8)
         return out
     }
-
-    static func printError(_ message: String) {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
-    }
 }

@@ -53,10 +53,10 @@ import Testing
         #expect(lines.last == #"{"lat1":0.0,"lon1":0.0,"lat2":0.0,"lon2":0.0,"model":"haversine","distance":0.0}"#)
         #expect(r.stderr == """
             nearby distance: line 7: expected 4 numbers (lat1 lon1 lat2 lon2), found 3 fields
-            nearby distance: line 8: field 'lat1' is not a number
-            nearby distance: line 9: field 'lon2' is missing
+            nearby distance: line 8: field "lat1" is not a number
+            nearby distance: line 9: field "lon2" is missing
             nearby distance: line 10: lat1 91.0 is out of range [-90, 90]
-            nearby distance: line 11: lat1 'abc' is not a number
+            nearby distance: line 11: lat1 "abc" is not a number
 
             """)
     }
@@ -72,7 +72,7 @@ import Testing
         let option = try CLIRunner.run(["distance", "--bogus", "1", "2", "3", "4"])
         #expect(option.status == 2 && option.stderr == "nearby distance: unknown option '--bogus'\n")
         let notNumber = try CLIRunner.run(["distance", "1", "2", "x", "4"])
-        #expect(notNumber.status == 2 && notNumber.stderr == "nearby distance: argument 1: 'x' is not a number\n")
+        #expect(notNumber.status == 2 && notNumber.stderr == "nearby distance: argument 1: lat2 \"x\" is not a number\n")
         let outside = try CLIRunner.run(["distance", "--distance", "projected", "37.5", "127", "0", "37.5"])
         #expect(outside.status == 2 && outside.stderr == "nearby distance: argument 1: cannot project (0.0, 37.5) into EPSG:5179\n")
     }

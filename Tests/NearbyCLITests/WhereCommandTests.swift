@@ -24,10 +24,10 @@ import Testing
         let r = try CLIRunner.run(["where"], stdin: Data(input.utf8))
         #expect(r.status == 2)
         #expect(r.stderr == """
-            line 7: expected 2 numbers (lat lon), found 3 fields
-            line 8: field 'lat' is not a number
-            line 9: lat 91.0 is out of range [-90, 90]
-            line 10: lat 'abc' is not a number
+            nearby where: line 7: expected 2 numbers (lat lon), found 3 fields
+            nearby where: line 8: field "lat" is not a number
+            nearby where: line 9: lat 91.0 is out of range [-90, 90]
+            nearby where: line 10: lat "abc" is not a number
 
             """)
         #expect(r.lines.count == 4)  // every good point is answered
@@ -87,7 +87,7 @@ import Testing
             #expect(r.stdout.isEmpty)
         }
         let bad = try CLIRunner.run(["where", "91", "0"])
-        #expect(bad.status == 2 && bad.stderr == "argument 1: lat 91.0 is out of range [-90, 90]\n")
+        #expect(bad.status == 2 && bad.stderr == "nearby where: argument 1: lat 91.0 is out of range [-90, 90]\n")
     }
 
     @Test func regionAsJSONAndGeoJSON() throws {
@@ -106,11 +106,11 @@ import Testing
 
         let ambiguous = try CLIRunner.run(["region", "중구"])
         #expect(ambiguous.status == 2 && ambiguous.stdout.isEmpty)
-        #expect(ambiguous.stderr.hasPrefix("nearby region: '중구' names 5 regions; add the 시도 or give a code:\n"))
+        #expect(ambiguous.stderr.hasPrefix("nearby region: \"중구\" names 5 regions; add the 시도 or give a code:\n"))
         #expect(ambiguous.stderr.contains("  서울특별시 중구 (11140)\n"))
 
         let missing = try CLIRunner.run(["region", "없는구"])
-        #expect(missing.status == 2 && missing.stderr == "nearby region: no region is named or coded '없는구'\n")
+        #expect(missing.status == 2 && missing.stderr == "nearby region: no region is named or coded \"없는구\"\n")
     }
 
     @Test func benchWhereReportsEveryMeasure() throws {

@@ -65,4 +65,44 @@ public enum CarouselBenchmark {
     public static func seconds(_ d: Duration) -> Double {
         Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
     }
+
+    /// `nearby bench carousel`'s document: `indexEvents(count: events)` `runs` times (median rate), and
+    /// with a workload `places` file, location re-queries on a memory engine built over it (before the
+    /// clock starts), `updates` per run, median cost per re-query.
+    public static func document(events: Int, runs: Int, places: String?, updates: Int) throws -> BenchDocument {
+        let progress = BenchProgress("carousel")
+        var seconds: [Double] = []
+        var selections = 0
+        for run in 1...runs {
+            progress.say("run \(run) of \(runs)")
+            let r = indexEvents(count: events)
+            seconds.append(r.seconds)
+            selections = r.selections
+        }
+        let median = LatencyStats.median(seconds)
+        var doc = BenchDocument(command: "carousel")
+        doc.carousel = BenchCarousel(events: events, runs: runs, eventsPerSecond: Double(events) / median,
+                                     medianSeconds: median, selections: selections)
+        if let places {
+            progress.say("loading \(places)")
+            let workload = try Workload.readPlaces(path: places)
+            guard !workload.isEmpty else { throw UsageError("\(places): no places") }
+            progress.say("building the memory engine over \(workload.count) places")
+            let engine = MemoryEngine(places: workload)
+            var micros: [Double] = []
+            var last = (updates: 0, queries: 0, seconds: 0.0, results: 0)
+            for run in 1...runs {
+                progress.say("re-query run \(run) of \(runs)")
+                last = locationRequeries(engine: engine, updates: updates)
+                micros.append(last.seconds * 1e6 / Double(max(1, last.queries)))
+            }
+            doc.carousel?.requery = BenchRequery(
+                places: workload.count, updates: last.updates, queries: last.queries,
+                microsPerQuery: LatencyStats.median(micros),
+                resultsPerQuery: Double(last.results) / Double(max(1, last.queries)))
+        }
+        progress.done()
+        doc.memory.afterQueries = ResidentMemory.now()
+        return doc
+    }
 }

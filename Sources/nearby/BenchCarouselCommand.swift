@@ -1,7 +1,5 @@
 import ArgumentParser
 import NearbyBench
-import NearbyKit
-import NearbyCarousel
 
 /// `nearby bench carousel`: events per second through the carousel pipeline.
 struct BenchCarouselCommand: ParsableCommand {
@@ -41,42 +39,7 @@ struct BenchCarouselCommand: ParsableCommand {
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
     }
 
-    func run() throws { try body() }
-
-    private func body() throws {
-        let progress = BenchProgress("carousel")
-        var seconds: [Double] = []
-        var selections = 0
-        for run in 1...runs {
-            progress.say("run \(run) of \(runs)")
-            let r = CarouselBenchmark.indexEvents(count: events)
-            seconds.append(r.seconds)
-            selections = r.selections
-        }
-        let median = LatencyStats.median(seconds)
-        var doc = BenchDocument(command: "carousel")
-        doc.carousel = BenchCarousel(events: events, runs: runs, eventsPerSecond: Double(events) / median,
-                                     medianSeconds: median, selections: selections)
-        if let places {
-            progress.say("loading \(places)")
-            let workload = try Workload.readPlaces(path: places)
-            guard !workload.isEmpty else { throw UsageError("\(places): no places") }
-            progress.say("building the memory engine over \(workload.count) places")
-            let engine = MemoryEngine(places: workload)
-            var micros: [Double] = []
-            var last = (updates: 0, queries: 0, seconds: 0.0, results: 0)
-            for run in 1...runs {
-                progress.say("re-query run \(run) of \(runs)")
-                last = CarouselBenchmark.locationRequeries(engine: engine, updates: updates)
-                micros.append(last.seconds * 1e6 / Double(max(1, last.queries)))
-            }
-            doc.carousel?.requery = BenchRequery(
-                places: workload.count, updates: last.updates, queries: last.queries,
-                microsPerQuery: LatencyStats.median(micros),
-                resultsPerQuery: Double(last.results) / Double(max(1, last.queries)))
-        }
-        progress.done()
-        doc.memory.afterQueries = ResidentMemory.now()
-        try doc.print()
+    func run() throws {
+        try CarouselBenchmark.document(events: events, runs: runs, places: places, updates: updates).print()
     }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import NearbyKit
-import Foundation
 
 struct GenerateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -62,7 +61,11 @@ struct GenerateCommand: ParsableCommand {
 
     func run() throws {
         let townList = try DefaultDataset.loadTowns(path: towns ?? DefaultDataset.townsPath())
-        if let workload { return try writeWorkload(prefix: workload, towns: townList) }
+        if let workload {
+            return try WorkloadFiles.write(
+                prefix: workload, towns: townList, placeCount: count, queryCount: queryCount,
+                seed: Int(seed ?? UInt64(SharedWorkload.defaultSeed)))
+        }
         let generator = PlaceGenerator(towns: townList, seed: seed ?? DefaultDataset.seed)
         var out = StdoutBlocks()
         if format == .tsv {
@@ -78,27 +81,5 @@ struct GenerateCommand: ParsableCommand {
             try out.flushIfFull()
         }
         try out.flush()
-    }
-
-    /// The shared benchmark workload's two files, written through temporary names so a failed run
-    /// leaves no half file under the final name.
-    private func writeWorkload(prefix: String, towns: [KoreanTown]) throws {
-        guard !towns.isEmpty else { throw UsageError("the towns file has no towns") }
-        let paths = [prefix + ".places.tsv", prefix + ".queries.tsv"]
-        let files = try paths.map { path -> FileHandle in
-            let partial = path + ".partial"
-            guard FileManager.default.createFile(atPath: partial, contents: nil) else {
-                throw UsageError("\(path): cannot create the file")
-            }
-            return try FileHandle(forWritingTo: URL(fileURLWithPath: partial))
-        }
-        try SharedWorkload.generate(
-            towns: towns, placeCount: count, queryCount: queryCount, seed: Int(seed ?? UInt64(SharedWorkload.defaultSeed)),
-            places: { try files[0].write(contentsOf: $0) }, queries: { try files[1].write(contentsOf: $0) })
-        for (file, path) in zip(files, paths) {
-            try file.close()
-            _ = try? FileManager.default.removeItem(atPath: path)
-            try FileManager.default.moveItem(atPath: path + ".partial", toPath: path)
-        }
     }
 }

@@ -30,7 +30,7 @@ import Testing
         #expect(tsv.dropFirst().map(String.init) == expected.map { "\($0.qid)\t\($0.total)\t\($0.rows.count)\t\($0.checksum)" })
     }
 
-    /// Issue 3's "radius + category filter + title sort, page of 30", on both engines.
+    /// BENCHMARKS.md's "radius + category filter + title sort, page of 30", on both engines.
     @Test func radiusWithCategoryTitleSortAndLimitMatchesBruteForce() throws {
         let expected = workload.queries.map { q in
             let rows = workload.places

@@ -2,7 +2,7 @@ import Foundation
 import NearbyTestSupport
 import Testing
 
-/// Issue 14, defect 5: inputs that are not regular files are read like `-`, or refused plainly with
+/// Hardening: inputs that are not regular files are read like `-`, or refused plainly with
 /// one exit code per class (2: the path names nothing readable; 1: reading or importing failed).
 @Suite struct InputKindsTests {
     static let tsv = "id\ttitle\tlat\tlon\tcategory\n1\tA\t37.5\t127\t12\n2\tB\t37.6\t127.1\t14\n"

@@ -2,7 +2,7 @@ import Foundation
 import NearbyTestSupport
 import Testing
 
-/// Issue 14, defect 6: a cache in a folder the reader cannot write (no `-shm` can be made) is still read.
+/// Hardening: a cache in a folder the reader cannot write (no `-shm` can be made) is still read.
 ///
 /// Root may write anywhere, so as root the reading commands run as `nobody` (setpriv); otherwise the
 /// folder is simply made read-only.

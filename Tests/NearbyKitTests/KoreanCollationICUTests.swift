@@ -31,7 +31,7 @@ final class ICUCollator: @unchecked Sendable {
     }
 }
 
-/// `--sort title` against ICU's `ko` collation, the reference the issue names. Every title of the default
+/// `--sort title` against ICU's `ko` collation, the reference Korean apps expect. Every title of the default
 /// dataset is ranked by `KoreanCollation.ranks`, and each pair of neighbours in that order must be in
 /// the order of ICU's sort keys too (equal ranks: equal keys); with a total order on both sides,
 /// agreeing on all neighbours means agreeing on every pair.

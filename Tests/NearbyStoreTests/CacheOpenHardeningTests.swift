@@ -4,7 +4,7 @@ import NearbyTestSupport
 import Testing
 @testable import NearbyStore
 
-/// Issue 14: opening caches under races and odd paths.
+/// Hardening: opening caches under races and odd paths.
 @Suite struct CacheOpenHardeningTests {
     /// Defect 3: two writers creating the same new cache: the loser waits or says "busy", never
     /// "a SQLite file of another application" (it used to read the header between the winner's writes).

@@ -4,7 +4,7 @@ import NearbyTestSupport
 import Testing
 @testable import NearbyStore
 
-/// Issue 14, defect 8: a cursor is exactly one this cache issued, or it is refused.
+/// Hardening: a cursor is exactly one this cache issued, or it is refused.
 @Suite struct CursorForgeryTests {
     @Test func sipHashTestVectors() {
         // Aumasson and Bernstein, SipHash paper, Appendix A: key 00…0f; messages 00…(n−1).

@@ -4,7 +4,7 @@ import NearbyTestSupport
 import Testing
 @testable import NearbyStore
 
-/// Issue 14, defect 7: a damaged cache is reported, never read as silently wrong places.
+/// Hardening: a damaged cache is reported, never read as silently wrong places.
 @Suite struct DamagedCacheTests {
     static func cache() throws -> (PlaceCache, TempFolder) {
         let dir = try TempFolder()

@@ -3,7 +3,7 @@ import NearbyCore
 import Testing
 @testable import NearbyStore
 
-/// Issue 14, defect 4: input echoed in messages is quoted, cut and escaped; one message per line.
+/// Hardening: input echoed in messages is quoted, cut and escaped; one message per line.
 @Suite struct EchoedInputTests {
     @Test func echoedValuesAreQuotedCutAndEscaped() throws {
         #expect(MessageText.quoted("abc") == #""abc""#)

@@ -3,7 +3,7 @@ import NearbyCore
 import Testing
 @testable import NearbyStore
 
-/// Issue 14's hostile inputs to the importers: each test failed before its fix.
+/// Hostile inputs to the importers: each test failed before its fix.
 @Suite struct HardeningImportTests {
     // MARK: Defect 1: lines ended by CR only (old Mac and Excel exports)
 

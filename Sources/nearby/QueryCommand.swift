@@ -21,9 +21,10 @@ struct QueryCommand: ParsableCommand {
             Pages: --limit and --page, or --cursor with the nextCursor of the previous page (refused \
             after the cache changes).
 
-            Batch: --queries FILE answers many queries in one process: the benchmark TSV (header, then \
-            qid lat lon radius_m limit: places within the radius by distance, cut to limit when > 0) or \
-            JSON lines of query objects whose keys are this command's option names (plus qid), e.g. \
+            Batch: --queries FILE answers many queries in one process: TSV whose header names the \
+            columns (qid and option names; an empty cell leaves an option unset; the benchmark's \
+            qid lat lon radius_m limit reads as a radius query) or JSON lines of query objects whose \
+            keys are this command's option names (plus qid), e.g. \
             {"qid":"a","lat":37.5665,"lon":126.978,"radius":2000,"category":"12,39","sort":"title"}. \
             Options on the command line apply to every query that does not set them. Each output line \
             starts with the query's qid; --fields qid,id,distance keeps large outputs lean.

@@ -1,8 +1,10 @@
 import NearbyCore
 
-/// A batch of queries (`nearby query --queries FILE`, the bench's workload): JSON lines whose keys are
-/// `QueryParameters` names (plus `qid`), or the benchmark workload's TSV (`qid lat lon radius_m limit`).
-/// Every line goes through `QueryParameters.parse`, the same parser as the command line.
+/// A batch of queries (`nearby query --queries FILE`, the bench's workloads): JSON lines whose keys are
+/// `QueryParameters` names (plus `qid`), or TSV whose header names the columns the same way (an empty
+/// cell leaves that parameter unset; the radius workload's header `qid lat lon radius_m limit` reads
+/// `radius_m` as `radius`). Every line goes through `QueryParameters.parse`, the same parser as the
+/// command line.
 public enum BatchQueries {
     /// One query of a batch and its id (an integer qid stays a number in the output).
     public struct Job: Sendable {
@@ -25,12 +27,17 @@ public enum BatchQueries {
         let firstContent = lines.first { $0.contains { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D } }
         let isJSON = firstContent?.first { $0 != 0x20 && $0 != 0x09 } == UInt8(ascii: "{")
         var jobs: [Job] = []
+        var header: [String]?
         for (n, raw) in lines.enumerated() {
             var line = raw[...]
             if line.last == 0x0D { line = line.dropLast() }
-            if !line.contains(where: { $0 != 0x20 && $0 != 0x09 }) || (!isJSON && n == 0) { continue }
+            if !line.contains(where: { $0 != 0x20 && $0 != 0x09 }) { continue }
             do throws(UsageError) {
-                let (qid, pairs) = try isJSON ? jsonLine(Array(line)) : tsvLine(Array(line))
+                guard isJSON || header != nil else {
+                    header = try tsvHeader(Array(line))
+                    continue
+                }
+                let (qid, pairs) = try isJSON ? jsonLine(Array(line)) : tsvLine(Array(line), header: header!)
                 let merged = pairs + defaults.filter { d in !pairs.contains { sameName($0.name, d.name) } }
                 do { jobs.append(Job(qid: qid, query: try QueryParameters.parse(merged, areas: areas), source: "\(file):\(n + 1)")) } catch {
                     throw UsageError(error.message())
@@ -46,13 +53,35 @@ public enum BatchQueries {
         QueryParameters.parameter(named: a)?.name == QueryParameters.parameter(named: b)?.name
     }
 
-    /// `qid lat lon radius_m limit`: a radius query (by distance unless the command line sorts otherwise).
-    private static func tsvLine(_ line: [UInt8]) throws(UsageError) -> (JSONScalar?, [(name: String, value: String)]) {
-        let cols = line.split(separator: 0x09, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-        guard cols.count == 5 else {
-            throw UsageError("expected 5 tab-separated columns qid lat lon radius_m limit, found \(cols.count)")
+    /// The column names of a TSV batch: `qid` (optional) and parameter names, each once.
+    private static func tsvHeader(_ line: [UInt8]) throws(UsageError) -> [String] {
+        let names = line.split(separator: 0x09, omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespaces)
         }
-        return (scalar(cols[0]), [("lat", cols[1]), ("lon", cols[2]), ("radius", cols[3]), ("limit", cols[4])])
+        var seen: Set<String> = []
+        return try names.map { (name: String) throws(UsageError) -> String in
+            // The radius workload's own name for the radius.
+            let canonical = name == "qid" ? "qid" : name == "radius_m" ? "radius" : QueryParameters.parameter(named: name)?.name
+            guard let canonical else {
+                throw UsageError("header: \(MessageText.quoted(name)) is not qid or a query parameter (see nearby query --help)")
+            }
+            guard seen.insert(canonical).inserted else { throw UsageError("header: \(MessageText.quoted(name)) is given twice") }
+            return canonical
+        }
+    }
+
+    /// One TSV row under `header`; an empty cell leaves its parameter unset.
+    private static func tsvLine(_ line: [UInt8], header: [String]) throws(UsageError) -> (JSONScalar?, [(name: String, value: String)]) {
+        let cols = line.split(separator: 0x09, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        guard cols.count == header.count else {
+            throw UsageError("expected \(header.count) tab-separated columns (\(header.joined(separator: " "))), found \(cols.count)")
+        }
+        var qid: JSONScalar?
+        var pairs: [(name: String, value: String)] = []
+        for (name, value) in zip(header, cols) where !value.isEmpty {
+            if name == "qid" { qid = scalar(value) } else { pairs.append((name, value)) }
+        }
+        return (qid, pairs)
     }
 
     /// A JSON object: each member a parameter; lists (`"category":[12,39]`) are comma-joined.

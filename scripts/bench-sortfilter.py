@@ -1,0 +1,307 @@
+#!/usr/bin/env python3
+"""The sort/filter workload answered by Nearby, DuckDB (one thread) and SQLite (indexed) in one run.
+
+usage: python3 scripts/bench-sortfilter.py PREFIX --nearby BIN --db CACHE [--first N] [--json OUT]
+
+PREFIX.places.tsv is the workload's places (`nearby generate --workload PREFIX`), PREFIX.sortfilter.tsv
+its sort/filter queries (scripts/make_sortfilter.py), CACHE a Nearby cache holding those places
+(`nearby import --db CACHE PREFIX.places.tsv`). pip-installs duckdb if it is missing.
+
+Each engine answers every query (the first N with --first): the total number of matches and the page's
+ids, whose checksum is the workload README's (sha1 of the ids joined by ",", first 16 hex digits).
+The script prints, per query family and for the whole workload, each engine's median and p99 latency
+and throughput, and how many answers agree with Nearby's (they must all agree; it exits 1 otherwise).
+
+How each engine is timed:
+- Nearby: `nearby query --queries` in one process; a query's time is its `tookMs` (the engine's time,
+  answer built, output excluded). Throughput: queries / the sum of those times.
+- DuckDB 2.0 (`SET threads = 1`), the places in one table, Korean titles ordered by
+  `title COLLATE ko` (DuckDB's built-in ICU), haversine in SQL with a bounding-box prefilter.
+- SQLite (the system's Python module), the places in one table with the indexes a DBA would create
+  for these queries (below), an R*Tree for the radius family, and `title_rank`: each title's place in
+  ICU's `ko` order, computed once by DuckDB (SQLite has no ICU collation), for the title sorts.
+For DuckDB and SQLite a query's time covers both statements it needs, the count and the page, from
+execute to the last row fetched, in this process (Python adds a few microseconds per statement).
+"""
+import argparse
+import csv
+import hashlib
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_sortfilter import family  # noqa: E402
+
+R = 6371008.8
+RAD = math.pi / 180
+
+
+def checksum(ids):
+    return hashlib.sha1(",".join(str(i) for i in ids).encode()).hexdigest()[:16]
+
+
+def day_start(d):
+    return int(d[:8]) * 1000000
+
+
+def day_end(d):
+    return int(d[:8]) * 1000000 + 235959
+
+
+def translate(q, title_order):
+    """(where, params, order by, limit, offset, centre) for one query row."""
+    where, params = [], []
+    if q["category"]:
+        cats = [int(c) for c in q["category"].split(",")]
+        where.append("category IN (%s)" % ",".join("?" * len(cats)))
+        params += cats
+    if q["areacode"]:
+        where.append("areacode = ?")
+        params.append(q["areacode"])
+    if q["keyword"]:
+        where.append("instr(title, ?) > 0")
+        params.append(q["keyword"])
+    if q["created-since"]:
+        where.append("created >= ?")
+        params.append(day_start(q["created-since"]))
+    if q["created-until"]:
+        where.append("created <= ?")
+        params.append(day_end(q["created-until"]))
+    if q["modified-since"]:
+        where.append("modified >= ?")
+        params.append(day_start(q["modified-since"]))
+    centre = None
+    if q["radius"]:
+        centre = (float(q["lat"]), float(q["lon"]), float(q["radius"]))
+    keys = []
+    for key in q["sort"].split(",") if q["sort"] else []:
+        desc = key.startswith("-")
+        name = key.lstrip("-")
+        column = {"title": title_order, "distance": "d", "created": "created", "modified": "modified",
+                  "category": "category"}[name]
+        keys.append(column + (" DESC" if desc else ""))
+    keys.append("id")
+    limit = int(q["limit"])
+    offset = (int(q["page"] or 1) - 1) * limit
+    return where, params, ", ".join(keys), limit, offset, centre
+
+
+def haversine_sql(lat, lon, least):
+    """Nearby's haversine (Sources/NearbyCore/Geodesy/Haversine.swift) in SQL: the same operations in
+    the same order, so the distances are the same doubles. Returns (a, d): `a` over the columns lat and
+    lon, `d` over a column `a`."""
+    s1 = f"sin((lat - {lat!r}) * {RAD!r} * 0.5)"
+    s2 = f"sin((lon - {lon!r}) * {RAD!r} * 0.5)"
+    a = f"{least}(1.0, {s1} * {s1} + {math.cos(lat * RAD)!r} * cos(lat * {RAD!r}) * {s2} * {s2})"
+    return a, f"2 * {R!r} * atan2(sqrt(a), sqrt(1 - a))"
+
+
+def box(lat, lon, radius):
+    """A box holding every point within `radius` metres (haversine) of (lat, lon): latitude ± the
+    angle, longitude ± asin(sin(angle) / cos(lat)) (Matuschek, "Finding points within a distance of a
+    latitude/longitude using bounding coordinates"), then widened by a part in 10^6 and 1e-9°."""
+    angle = radius / R
+    dlat = angle / RAD
+    if abs(lat) + dlat >= 90 or math.sin(angle) >= math.cos(lat * RAD):
+        dlon = 180.0
+    else:
+        dlon = math.asin(math.sin(angle) / math.cos(lat * RAD)) / RAD
+    dlat, dlon = dlat * 1.000001 + 1e-9, dlon * 1.000001 + 1e-9
+    return lat - dlat, lat + dlat, lon - dlon, lon + dlon
+
+
+class DuckDBEngine:
+    name = "duckdb"
+
+    def __init__(self, places_path):
+        try:
+            import duckdb
+        except ImportError:
+            subprocess.run([sys.executable, "-m", "pip", "install", "-q", "duckdb==2.0.0"], check=True)
+            import duckdb
+        self.con = duckdb.connect()
+        self.con.execute("SET threads = 1")
+        self.con.execute(
+            "CREATE TABLE places AS SELECT * FROM read_csv(?, delim='\t', header=true, quote='', columns={"
+            "'id':'BIGINT','lat':'DOUBLE','lon':'DOUBLE','category':'INTEGER','title':'VARCHAR',"
+            "'created':'BIGINT','modified':'BIGINT','areacode':'VARCHAR','sigungucode':'VARCHAR'})", [places_path])
+        self.version = duckdb.__version__
+
+    def ranks(self):
+        """(id, title_rank) with equal titles sharing a rank: ICU ko order, for SQLite."""
+        return self.con.execute(
+            "SELECT id, dense_rank() OVER (ORDER BY title COLLATE ko) FROM places").fetchall()
+
+    def answer(self, q):
+        where, params, order, limit, offset, centre = translate(q, "title COLLATE ko")
+        if centre:
+            lat, lon, radius = centre
+            a, d = haversine_sql(lat, lon, "least")
+            b = box(lat, lon, radius)
+            base = (f"SELECT *, {d} AS d FROM (SELECT *, {a} AS a"
+                    f" FROM places WHERE lat BETWEEN {b[0]!r} AND {b[1]!r} AND lon BETWEEN {b[2]!r} AND {b[3]!r}"
+                    + "".join(" AND " + w for w in where) + f") WHERE {d} <= {radius!r}")
+            start = time.perf_counter_ns()
+            rows = self.con.execute(f"SELECT id FROM ({base}) ORDER BY {order} LIMIT {limit} OFFSET {offset}", params).fetchall()
+            total = self.con.execute(f"SELECT count(*) FROM ({base})", params).fetchone()[0]
+        else:
+            cond = (" WHERE " + " AND ".join(where)) if where else ""
+            start = time.perf_counter_ns()
+            total = self.con.execute(f"SELECT count(*) FROM places{cond}", params).fetchone()[0]
+            rows = self.con.execute(f"SELECT id FROM places{cond} ORDER BY {order} LIMIT {limit} OFFSET {offset}", params).fetchall()
+        micros = (time.perf_counter_ns() - start) / 1000
+        return total, [r[0] for r in rows], micros
+
+
+class SQLiteEngine:
+    name = "sqlite"
+    indexes = [
+        "CREATE INDEX by_category_title ON places(category, title_rank)",
+        "CREATE INDEX by_category_modified ON places(category, modified)",
+        "CREATE INDEX by_area_title ON places(areacode, title_rank)",
+        "CREATE INDEX by_created ON places(created)",
+        "CREATE INDEX by_category_created ON places(category, created)",
+        "CREATE INDEX by_title ON places(title_rank)",
+    ]
+
+    def __init__(self, places_path, ranks, folder):
+        import sqlite3
+        self.version = sqlite3.sqlite_version
+        self.con = sqlite3.connect(os.path.join(folder, "sortfilter.sqlite"))
+        self.con.execute("CREATE TABLE places (id INTEGER PRIMARY KEY, lat REAL, lon REAL, category INTEGER, title TEXT,"
+                         " created INTEGER, modified INTEGER, areacode TEXT, sigungucode TEXT, title_rank INTEGER)")
+        rank = dict(ranks)
+        with open(places_path, newline="", encoding="utf-8") as f:
+            rows = ((int(r["id"]), float(r["lat"]), float(r["lon"]), int(r["category"]), r["title"], int(r["created"]),
+                     int(r["modified"]), r["areacode"], r["sigungucode"], rank[int(r["id"])])
+                    for r in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+            self.con.executemany("INSERT INTO places VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+        for statement in self.indexes:
+            self.con.execute(statement)
+        self.con.execute("CREATE VIRTUAL TABLE places_rtree USING rtree(id, min_lat, max_lat, min_lon, max_lon)")
+        self.con.execute("INSERT INTO places_rtree SELECT id, lat, lat, lon, lon FROM places")
+        self.con.execute("ANALYZE")
+        self.con.commit()
+
+    def answer(self, q):
+        where, params, order, limit, offset, centre = translate(q, "title_rank")
+        if centre:
+            lat, lon, radius = centre
+            a, d = haversine_sql(lat, lon, "min")
+            b = box(lat, lon, radius)
+            # R*Tree boxes are 32-bit floats rounded outward: overlapping the query box finds a superset.
+            base = (f"SELECT *, {d} AS d FROM (SELECT p.*, {a} AS a FROM places_rtree r JOIN places p ON p.id = r.id"
+                    f" WHERE r.max_lat >= {b[0]!r} AND r.min_lat <= {b[1]!r} AND r.max_lon >= {b[2]!r} AND r.min_lon <= {b[3]!r}"
+                    + "".join(" AND " + w for w in where) + f") WHERE {d} <= {radius!r}")
+            start = time.perf_counter_ns()
+            rows = self.con.execute(f"SELECT id FROM ({base}) ORDER BY {order} LIMIT {limit} OFFSET {offset}", params).fetchall()
+            total = self.con.execute(f"SELECT count(*) FROM ({base})", params).fetchone()[0]
+        else:
+            cond = (" WHERE " + " AND ".join(where)) if where else ""
+            start = time.perf_counter_ns()
+            total = self.con.execute(f"SELECT count(*) FROM places{cond}", params).fetchone()[0]
+            rows = self.con.execute(f"SELECT id FROM places{cond} ORDER BY {order} LIMIT {limit} OFFSET {offset}", params).fetchall()
+        micros = (time.perf_counter_ns() - start) / 1000
+        return total, [r[0] for r in rows], micros
+
+
+def nearby_answers(binary, db, queries_path, first):
+    """{qid: (total, ids, micros)} from one `nearby query --queries` process, and its wall time."""
+    path = queries_path
+    if first:
+        handle, path = tempfile.mkstemp(suffix=".tsv")
+        with os.fdopen(handle, "w", encoding="utf-8") as out, open(queries_path, encoding="utf-8") as f:
+            for n, line in enumerate(f):
+                if n > first:
+                    break
+                out.write(line)
+    start = time.perf_counter()
+    run = subprocess.run([binary, "query", "--db", db, "--queries", path, "--meta", "--fields", "qid,id"],
+                         capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if run.returncode != 0:
+        sys.exit(f"nearby failed ({run.returncode}): {run.stderr.strip()}")
+    answers, current = {}, None
+    for line in run.stdout.splitlines():
+        o = json.loads(line)
+        if "total" in o:
+            current = answers[o["qid"]] = (o["total"], [], o["tookMs"] * 1000)
+        else:
+            current[1].append(int(o["id"]))
+    if path != queries_path:
+        os.remove(path)
+    return answers, wall
+
+
+def stats(micros):
+    s = sorted(micros)
+    if not s:
+        return float("nan"), float("nan"), float("nan")
+    p50 = s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2
+    p99 = s[min(len(s) - 1, math.ceil(0.99 * len(s)) - 1)]
+    return p50, p99, len(s) / (sum(s) / 1e6)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("prefix")
+    parser.add_argument("--nearby", required=True)
+    parser.add_argument("--db", required=True)
+    parser.add_argument("--first", type=int, default=0)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    with open(args.prefix + ".sortfilter.tsv", newline="", encoding="utf-8") as f:
+        queries = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    if args.first:
+        queries = queries[:args.first]
+    log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
+
+    log("nearby: answering")
+    nearby, wall = nearby_answers(args.nearby, args.db, args.prefix + ".sortfilter.tsv", args.first)
+    results = {"nearby": {int(k): v for k, v in nearby.items()}}
+    log("duckdb: loading")
+    duck = DuckDBEngine(args.prefix + ".places.tsv")
+    with tempfile.TemporaryDirectory() as folder:
+        log("sqlite: loading and indexing")
+        lite = SQLiteEngine(args.prefix + ".places.tsv", duck.ranks(), folder)
+        for engine in (duck, lite):
+            log(f"{engine.name}: answering")
+            results[engine.name] = {int(q["qid"]): engine.answer(q) for q in queries}
+    families = {int(q["qid"]): family(q) for q in queries}
+
+    mismatches = 0
+    for name in ("duckdb", "sqlite"):
+        for qid, (total, ids, _) in results[name].items():
+            t, i, _ = results["nearby"][qid]
+            if (total, checksum(ids)) != (t, checksum(i)):
+                mismatches += 1
+                if mismatches <= 10:
+                    log(f"mismatch: {name} qid {qid}: total {total} vs nearby {t}; first ids {ids[:5]} vs {i[:5]}")
+    report = {"queries": len(queries), "nearbyWallSeconds": wall, "duckdb": duck.version, "sqlite": lite.version,
+              "mismatches": mismatches, "families": {}}
+    header = "| family | queries | Nearby p50 / p99 µs | DuckDB p50 / p99 µs | SQLite p50 / p99 µs | Nearby q/s | DuckDB q/s | SQLite q/s |"
+    print(header)
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    names = sorted(set(families.values())) + ["all"]
+    for fam in names:
+        qids = [q for q in families if fam == "all" or families[q] == fam]
+        row = {e: stats([results[e][q][2] for q in qids]) for e in ("nearby", "duckdb", "sqlite")}
+        report["families"][fam] = {e: {"p50": v[0], "p99": v[1], "qps": v[2]} for e, v in row.items()}
+        cells = " | ".join(f"{row[e][0]:,.1f} / {row[e][1]:,.1f}" for e in ("nearby", "duckdb", "sqlite"))
+        rates = " | ".join(f"{row[e][2]:,.0f}" for e in ("nearby", "duckdb", "sqlite"))
+        print(f"| {fam} | {len(qids)} | {cells} | {rates} |")
+    print(f"\nanswers differing from Nearby's: {mismatches} (of {2 * len(queries)}); "
+          f"nearby process wall time {wall:.2f} s; DuckDB {duck.version}, SQLite {lite.version}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=1)
+    sys.exit(1 if mismatches else 0)
+
+
+if __name__ == "__main__":
+    main()

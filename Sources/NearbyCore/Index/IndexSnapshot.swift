@@ -57,6 +57,12 @@ import Foundation
 ///
 /// Output records are not in the snapshot: the engine fetches a page's rows from the cache by id.
 ///
+/// ## Writing
+/// `SnapshotWriter` writes the format: places are appended one at a time (a cache streams its rows
+/// straight in, `CacheSnapshot`), held as the flat columns above plus the titles' UTF-8, and each
+/// section is `pwrite`n at its offset once final (the lengths of all sections are known before the
+/// first is written); the body checksum is then read back from the file, the header written last.
+///
 /// ## Checks
 /// A snapshot is used only when the magic, version, file length, header checksum, cache identity
 /// and generation, body checksum and every section's length and the tree's structure check out

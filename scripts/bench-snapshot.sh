@@ -4,7 +4,8 @@
 # the snapshot adds to the import. Numbers go to BENCHMARKS.md ("Snapshot").
 #
 # Needs: swift build -c release; hyperfine; /usr/bin/time (GNU); sqlite3;
-# the workload: python3 ../shared/workload/make_dataset.py 1000000 10000 /tmp/w1m
+# the workloads: nearby generate --workload /tmp/w1m --count 1000000 (and /tmp/w100k --count 100000);
+# numpy and scipy for the cKDTree comparison (scripts/bench-ckdtree.py installs them when missing)
 set -euo pipefail
 N=${N:-.build/release/nearby}
 W=${W:-/tmp/w1m.places.tsv}
@@ -59,3 +60,24 @@ sleep "${SAMPLE_AFTER:-3}"
 for p in "${pids[@]}"; do grep -E "^(Rss|Pss):" /proc/$p/smaps_rollup | awk '{printf "%s %s  ", $1, $2}'; echo; done | tee "$OUT/parallel.txt"
 awk '{r+=$2; p+=$4} END {print "sum over 10 processes: Rss", r, "KB, Pss", p, "KB"}' "$OUT/parallel.txt"
 wait
+
+echo "== warm radius queries, one thread, first 1,000: the output-sensitive bound, Nearby, scipy's cKDTree"
+for w in ${WARM_WORKLOADS:-/tmp/w100k /tmp/w1m}; do
+  b=$(basename "$w")
+  "$N" bench bound --first 1000 --places "$w.places.tsv" --queries "$w.queries.tsv" > "$OUT/$b-bound.json"
+  "$N" bench radius --first 1000 --places "$w.places.tsv" --queries "$w.queries.tsv" > "$OUT/$b-radius.json"
+  python3 scripts/bench-ckdtree.py "$w.places.tsv" "$w.queries.tsv" --first 1000 > "$OUT/$b-ckdtree.json"
+  python3 - "$OUT/$b" <<'PY'
+import json, sys
+o = sys.argv[1]
+load = lambda k: json.load(open(f"{o}-{k}.json"))
+b, r, c = load("bound"), load("radius"), load("ckdtree")
+lat = lambda d: next(g for g in d["groups"] if g["name"] == "all")["latencyMicros"]
+lb, lr, lc = lat(b), lat(r), c["latencyMicros"]
+same = sum((x["total"], x["checksum"]) == (y["total"], y["checksum"]) == (z["total"], z["checksum"])
+           for x, y, z in zip(b["answers"], r["answers"], c["answers"]))
+print(f"{o}: p50 bound {lb['p50']:.2f} nearby {lr['p50']:.2f} ckdtree {lc['p50']:.2f} µs; "
+      f"nearby/ckdtree p50 {lr['p50'] / lc['p50']:.3f} p99 {lr['p99'] / lc['p99']:.3f}; "
+      f"nearby/bound p50 {lr['p50'] / lb['p50']:.2f}; same answers {same} of {len(r['answers'])}")
+PY
+done

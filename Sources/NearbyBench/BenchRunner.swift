@@ -74,7 +74,7 @@ public enum BenchRunner {
         return doc
     }
 
-    private static func group(_ name: String, _ indices: [Int], _ micros: [Double], _ answers: [BenchAnswer]) -> BenchGroup {
+    static func group(_ name: String, _ indices: [Int], _ micros: [Double], _ answers: [BenchAnswer]) -> BenchGroup {
         let stats = LatencyStats(indices.map { micros[$0] })
         return BenchGroup(
             name: name, queries: indices.count, latencyMicros: stats,

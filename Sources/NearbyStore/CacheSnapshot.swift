@@ -76,33 +76,33 @@ public enum CacheSnapshot {
 
     private static func endRead(_ cache: PlaceCache) { try? cache.connection.execute("COMMIT") }
 
-    /// Writes the snapshot of what `cache` holds in the current read, stamped `stamp`.
+    /// Writes the snapshot of what `cache` holds in the current read, stamped `stamp`: the rows
+    /// stream from SQLite into `SnapshotWriter`'s columns (only the fields the snapshot holds; output
+    /// fields are fetched per page), through a small page cache, since one sequential pass reuses no page.
     private static func write(_ cache: PlaceCache, _ stamp: IndexSnapshot.Stamp, to path: String) throws {
-        try IndexSnapshot.write(try indexedFields(of: cache), stamp: stamp, to: path)
-    }
-
-    /// Every place with only the fields the snapshot holds (output fields are fetched per page):
-    /// about half the time of `allPlaces` on a million rows.
-    private static func indexedFields(of cache: PlaceCache) throws -> [Place] {
         do {
-            var places: [Place] = []
-            places.reserveCapacity(try cache.count())
+            try cache.connection.execute("PRAGMA cache_size=-\(scanCacheKiB)")
+            defer { try? cache.connection.execute("PRAGMA cache_size=-\(PlaceCache.readCacheKiB)") }
+            var writer = SnapshotWriter(capacity: Int(try cache.count()))
             let s = try cache.connection.prepare("""
-                SELECT id, title, lat, lon, category, created, modified, areacode, sigungucode, image,
-                       eventStart, eventEnd, accessibility FROM places
+                SELECT id, title, lat, lon, category, created, modified, areacode, sigungucode,
+                       coalesce(length(image), 0) > 0, eventStart, eventEnd, accessMask FROM places
                 """)
             while try s.step() {
-                places.append(Place(
+                writer.append(
                     id: s.text(0) ?? "", title: s.text(1) ?? "", lat: s.double(2), lon: s.double(3),
                     category: Int(s.int64(4)), created: s.text(5), modified: s.text(6), areacode: s.text(7),
-                    sigungucode: s.text(8), image: s.text(9), eventStart: s.text(10), eventEnd: s.text(11),
-                    accessibility: s.text(12).map(PlaceCache.accessibilityTags) ?? []))
+                    sigungucode: s.text(8), hasImage: s.int64(9) != 0, eventStart: s.text(10), eventEnd: s.text(11),
+                    accessibility: UInt32(truncatingIfNeeded: s.int64(12)))
             }
-            return places
+            try writer.write(stamp: stamp, to: path)
         } catch let error as SQLiteError {
             throw PlaceCacheError(error, path: cache.path)
         }
     }
+
+    /// SQLite page cache (KiB) while the snapshot writer scans the cache once.
+    static let scanCacheKiB = 2_048
 
     /// The places with these ids, in that order (missing ones left out; the engine then refuses).
     private static func fetch(_ ids: [String], from cache: PlaceCache) throws -> [Place] {

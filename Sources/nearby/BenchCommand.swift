@@ -24,7 +24,7 @@ struct BenchCommand: ParsableCommand {
             slower. scripts/bench-all.sh runs every measurement in BENCHMARKS.md.
             """,
         subcommands: [
-            BenchRadiusCommand.self, BenchKNNCommand.self, BenchBBoxCommand.self,
+            BenchRadiusCommand.self, BenchBoundCommand.self, BenchKNNCommand.self, BenchBBoxCommand.self,
             BenchSortFilterCommand.self, BenchCarouselCommand.self, BenchReportCommand.self,
             BenchWhereCommand.self,
         ]

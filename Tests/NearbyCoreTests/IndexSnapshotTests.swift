@@ -59,6 +59,20 @@ import Testing
         }
     }
 
+    /// The streaming writer puts rows in id order itself: places fed in id order (the cache's way,
+    /// no sort), shuffled (`file`) or reversed give the same bytes.
+    @Test func theBytesDoNotDependOnTheOrderPlacesArriveIn() throws {
+        let inOrder = Self.places.sorted { PlaceTable.idPrecedes($0.id, $1.id) }
+        var bytes: [[UInt8]] = []
+        for (name, list) in [("ordered", inOrder), ("reversed", Array(inOrder.reversed()))] {
+            let path = Self.folder + "/\(name).nearby-index"
+            try IndexSnapshot.write(list, stamp: Self.stamp, to: path)
+            bytes.append([UInt8](FileManager.default.contents(atPath: path)!))
+        }
+        let shuffled = [UInt8](FileManager.default.contents(atPath: Self.file)!)
+        #expect(bytes[0] == shuffled && bytes[1] == shuffled)
+    }
+
     @Test func anEmptySnapshotAnswersNothing() throws {
         let path = Self.folder + "/empty.nearby-index"
         try IndexSnapshot.write([], stamp: Self.stamp, to: path)

@@ -57,6 +57,12 @@ import Foundation
 ///
 /// Output records are not in the snapshot: the engine fetches a page's rows from the cache by id.
 ///
+/// ## Writing
+/// `SnapshotWriter` writes the format: places are appended one at a time (a cache streams its rows
+/// straight in, `CacheSnapshot`), held as the flat columns above plus the titles' UTF-8, and each
+/// section is `pwrite`n at its offset once final (the lengths of all sections are known before the
+/// first is written); the body checksum is then read back from the file, the header written last.
+///
 /// ## Checks
 /// A snapshot is used only when the magic, version, file length, header checksum, cache identity
 /// and generation, body checksum and every section's length and the tree's structure check out
@@ -112,22 +118,29 @@ public enum IndexSnapshot {
 
     // MARK: Writing
 
-    /// Writes the snapshot of `places` (any order) for the cache state `stamp` to `path`, atomically:
-    /// into `path.tmp-PID` (created first, so a folder that cannot be written fails before any work),
-    /// fsync, rename over `path`, fsync of the folder. Throws `Problem.unreadable` with the system's
-    /// reason when the file cannot be written. Temporary files of writers that died are removed.
+    /// Writes the snapshot of `places` (any order) for the cache state `stamp` to `path`, atomically
+    /// (`SnapshotWriter`, which a cache feeds row by row instead).
     public static func write(_ places: [Place], stamp: Stamp, to path: String) throws {
+        var writer = SnapshotWriter(capacity: places.count)
+        for i in places.indices { writer.append(places[i]) }
+        try writer.write(stamp: stamp, to: path)
+    }
+
+    /// Runs `body` on a new file descriptor for `path`, atomically: into `path.tmp-PID` (created
+    /// first, so a folder that cannot be written fails before any work), fsync, rename over `path`,
+    /// fsync of the folder. Throws `Problem.unreadable` with the system's reason when the file cannot
+    /// be written. Temporary files of writers that died are removed.
+    static func writeAtomically(to path: String, _ body: (Int32) throws -> Void) throws {
         removeAbandonedTemporaries(of: path)
         let temporary = "\(path).tmp-\(getpid())"
-        let fd = openFile(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let fd = openFile(temporary, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Problem.unreadable("\(temporary): \(String(cString: strerror(errno)))") }
         var renamed = false
         defer {
             close(fd)
             if !renamed { unlink(temporary) }
         }
-        let bytes = try encode(places, stamp: stamp)
-        guard writeAll(fd, bytes) else { throw Problem.unreadable("\(temporary): \(String(cString: strerror(errno)))") }
+        try body(fd)
         guard fsync(fd) == 0, rename(temporary, path) == 0 else {
             throw Problem.unreadable("\(path): \(String(cString: strerror(errno)))")
         }
@@ -148,91 +161,7 @@ public enum IndexSnapshot {
         }
     }
 
-    /// The whole file in memory, sections laid out as the format says.
-    static func encode(_ places: [Place], stamp: Stamp) throws -> [UInt8] {
-        // Title ranks are the costliest part (a sort of a million collation keys): computed on a
-        // second thread while this one builds the rest.
-        let table = PlaceTable(places)
-        let lats = table.lats(), lons = table.lons()
-        let ranks = Background { Column(KoreanCollation.ranks(of: table.places.map(\.title))) }
-        let tree = PackedRTree(xs: lons, ys: lats)
-        let folded = FoldedTitles(table.places.lazy.map(\.title))
-        let ids = StringColumn((0..<table.count).lazy.map { table.id($0) })
-        guard ids.bytes.count < Int(UInt32.max), folded.units.count < Int(UInt32.max) else {
-            throw Problem.damaged("more than 4 GiB of ids or titles")
-        }
-        let areas = StringColumn(dictionaryValues(table.areacode))
-        let sigungus = StringColumn(dictionaryValues(table.sigungucode))
-        var sections: [Section] = [
-            Section("TPTS", tree.points), Section("TITM", tree.items), Section("TBOX", tree.boxes),
-            Section("TLVL", tree.levels), Section("LAT ", Column(lats)), Section("LON ", Column(lons)),
-            Section("CATG", table.category), Section("AREA", table.areacode.codes),
-            Section("SIGU", table.sigungucode.codes), Section("ARDO", areas.offsets), Section("ARDB", areas.bytes),
-            Section("SGDO", sigungus.offsets), Section("SGDB", sigungus.bytes),
-            Section("CRTD", table.created), Section("MODF", table.modified), Section("EVST", table.eventStart),
-            Section("EVEN", table.eventEnd), Section("FLAG", table.flags), Section("RANK", ranks.value),
-            Section("FTUN", folded.units), Section("FTEN", folded.ends),
-            Section("IDOF", ids.offsets), Section("IDBY", ids.bytes),
-        ]
-        let tableEnd = headerSize + entrySize * sections.count
-        var offset = align(tableEnd + 8)
-        for i in sections.indices {
-            sections[i].offset = offset
-            offset = align(offset + sections[i].byteCount)
-        }
-        var out = [UInt8](repeating: 0, count: offset)
-        func put<T: FixedWidthInteger>(_ v: T, at o: Int) {
-            withUnsafeBytes(of: v.littleEndian) { for (k, b) in $0.enumerated() { out[o + k] = b } }
-        }
-        out.replaceSubrange(0..<8, with: magic)
-        put(formatVersion, at: 8); put(UInt32(sections.count), at: 12)
-        put(stamp.identity, at: 16); put(stamp.generation, at: 24)
-        put(UInt64(table.count), at: 32); put(UInt64(out.count), at: 40); put(UInt32(tree.nodeSize), at: 48)
-        for (i, s) in sections.enumerated() {
-            let e = headerSize + entrySize * i
-            out.replaceSubrange(e..<e + 4, with: s.tag)
-            put(UInt32(s.elementSize), at: e + 4); put(UInt64(s.offset), at: e + 8); put(UInt64(s.count), at: e + 16)
-            out.withUnsafeMutableBytes { s.copy($0.baseAddress! + s.offset) }
-        }
-        let body = out.withUnsafeBytes { all in
-            bodyChecksum(count: all.count - tableEnd - 8) { start, count, add in
-                add(UnsafeRawBufferPointer(rebasing: all[tableEnd + 8 + start ..< tableEnd + 8 + start + count]))
-                return true
-            }
-        }
-        put(body!, at: 56)
-        put(out.withUnsafeBytes { SnapshotHash.of(UnsafeRawBufferPointer(rebasing: $0[0..<tableEnd])) }, at: tableEnd)
-        return out
-    }
-
-    private static func align(_ n: Int) -> Int { (n + alignment - 1) / alignment * alignment }
-
-    /// A code column's dictionary as a list: entry c − 1 is the value of code c.
-    private static func dictionaryValues(_ column: CodeColumn) -> [String] {
-        var values = [String](repeating: "", count: column.dictionary.count)
-        for (value, code) in column.dictionary { values[Int(code) - 1] = value }
-        return values
-    }
-
-    /// One section to write: its tag and a column, copied straight into the file's buffer.
-    struct Section {
-        let tag: [UInt8]
-        let elementSize: Int
-        let count: Int
-        let byteCount: Int
-        let copy: (UnsafeMutableRawPointer) -> Void
-        var offset = 0
-
-        init<T: BitwiseCopyable>(_ tag: String, _ column: Column<T>) {
-            self.tag = Array(tag.utf8)
-            elementSize = MemoryLayout<T>.stride
-            count = column.count
-            byteCount = column.byteCount
-            copy = { dst in
-                column.withUnsafeBufferPointer { if let b = $0.baseAddress { dst.copyMemory(from: b, byteCount: column.byteCount) } }
-            }
-        }
-    }
+    static func align(_ n: Int) -> Int { (n + alignment - 1) / alignment * alignment }
 
     /// The cheap body checksum described on the type, of a body of `count` bytes whose parts
     /// `read(start, count, add)` passes to `add` (false when it cannot: then nil).
@@ -364,22 +293,20 @@ public enum IndexSnapshot {
 
 private func openFile(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 { open(path, flags, mode) }
 
-/// Writes every byte (retrying short writes and interruptions); false with `errno` set on failure.
-private func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-    bytes.withUnsafeBytes { raw in
-        var done = 0
-        while done < raw.count {
-            let n = write(fd, raw.baseAddress! + done, raw.count - done)
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return false }
-            done += n
-        }
-        return true
+/// Writes every byte at `offset` (retrying short writes and interruptions); false with `errno` set on failure.
+func writeAll(_ fd: Int32, _ raw: UnsafeRawBufferPointer, at offset: Int) -> Bool {
+    var done = 0
+    while done < raw.count {
+        let n = pwrite(fd, raw.baseAddress! + done, raw.count - done, off_t(offset + done))
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { return false }
+        done += n
     }
+    return true
 }
 
 /// A value computed on another thread, read (waiting for it) through `value`.
-private final class Background<T>: @unchecked Sendable {
+final class Background<T>: @unchecked Sendable {
     private var result: T?
     private let done = DispatchSemaphore(value: 0)
 

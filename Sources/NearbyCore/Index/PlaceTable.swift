@@ -189,11 +189,11 @@ public final class PlaceTable: @unchecked Sendable {
 
     /// The cache holds canonical `yyyyMMddHHmmss` / `yyyyMMdd` text: read the digits straight from
     /// UTF-8 (a million rows in milliseconds), falling back to `DateBound` for anything else.
-    private static func timestamp(_ s: String?) -> Int64 {
+    static func timestamp(_ s: String?) -> Int64 {
         guard let s else { return 0 }
         return digits(s, 14) ?? DateBound.timestamp(s) ?? 0
     }
-    private static func day(_ s: String?) -> Int32 {
+    static func day(_ s: String?) -> Int32 {
         guard let s else { return 0 }
         return digits(s, 8).map { Int32($0) } ?? DateBound.day(s) ?? 0
     }
@@ -219,8 +219,8 @@ struct CodeColumn: Sendable {
     /// Builds a column value by value. More than 65,534 distinct values keep the first ones coded;
     /// the rest share code `UInt16.max` and are then compared as text (`RowFilter`), so answers stay exact.
     struct Builder {
-        private var codes: [UInt16] = []
-        private var dictionary: [String: UInt16] = [:]
+        private(set) var codes: [UInt16] = []
+        private(set) var dictionary: [String: UInt16] = [:]
         init(capacity: Int) { codes.reserveCapacity(capacity) }
 
         mutating func append(_ value: String?) {

@@ -44,16 +44,28 @@ public enum KoreanCollation {
     /// Dense ranks of `titles` in collation order: `ranks[i] < ranks[j]` exactly when title i sorts
     /// before title j, equal keys get equal ranks, and ranks run 0..<distinct count.
     ///
-    /// Performance: one pass builds all keys in one flat buffer, then a sort of (16-byte key prefix,
-    /// index) triples, falling back to memcmp only when prefixes tie. About 0.9 s of CPU for the
-    /// 1M workload titles (release, thread CPU time on the 2-core project machine).
+    /// Performance: one pass builds all keys in one flat buffer, then a most-significant-digit sort of
+    /// the keys by 8-byte digits (BENCHMARKS.md, "Snapshot", has the cost on the 1M workload).
     public static func ranks(of titles: [String]) -> [UInt32] {
-        let n = titles.count
+        ranks(count: titles.count) { i, b in appendSortKey(titles[i], to: &b) }
+    }
+
+    /// `ranks(of:)` for titles stored as valid UTF-8 in one buffer: title i is
+    /// `utf8[ends[i − 1] ..< ends[i]]` (from 0 for i = 0). No `String` per title.
+    static func ranks(utf8: UnsafeBufferPointer<UInt8>, ends: UnsafeBufferPointer<UInt32>) -> [UInt32] {
+        ranks(count: ends.count) { i, b in
+            let start = i == 0 ? 0 : Int(ends[i - 1])
+            appendSortKey(utf8: UnsafeBufferPointer(rebasing: utf8[start..<Int(ends[i])]), to: &b)
+        }
+    }
+
+    /// Ranks of `n` titles whose keys `appendKey(i, &builder)` appends.
+    private static func ranks(count n: Int, appendKey: (Int, inout Builder) -> Void) -> [UInt32] {
         var builder = Builder()
         builder.key.reserveCapacity(n * 48)
         var ends = [Int](repeating: 0, count: n)
         for i in 0..<n {
-            appendSortKey(titles[i], to: &builder)
+            appendKey(i, &builder)
             ends[i] = builder.key.count
         }
         return builder.key.withUnsafeBufferPointer { b in
@@ -62,26 +74,36 @@ public enum KoreanCollation {
                     let start = i == 0 ? 0 : e[i - 1]
                     return UnsafeBufferPointer(rebasing: b[start..<e[i]])
                 }
-                // (first 16 key bytes as two big-endian words, index): most comparisons end there.
-                var entries = [(hi: UInt64, lo: UInt64, index: UInt32)]()
-                entries.reserveCapacity(n)
-                for i in 0..<n {
-                    let k = key(i)
-                    var hi: UInt64 = 0, lo: UInt64 = 0
-                    for j in 0..<8 { hi = hi << 8 | UInt64(j < k.count ? k[j] : 0) }
-                    for j in 8..<16 { lo = lo << 8 | UInt64(j < k.count ? k[j] : 0) }
-                    entries.append((hi, lo, UInt32(i)))
+                // MSD by 8-byte digits: sort a group on (next 8 key bytes as a big-endian word, bytes
+                // left capped at 9), then each run that ties on a full word, 8 bytes deeper. Titles that
+                // share a long prefix (a town's name) have it read once per 8 bytes, not per comparison.
+                var entries = [(word: UInt64, left: UInt32, index: UInt32)](repeating: (0, 0, 0), count: n)
+                for i in 0..<n { entries[i].index = UInt32(i) }
+                entries.withUnsafeMutableBufferPointer { all in
+                    var groups = [(lo: 0, hi: n, depth: 0)]
+                    while let (lo, hi, depth) = groups.popLast() {
+                        for i in lo..<hi {
+                            let k = key(Int(all[i].index))
+                            var w: UInt64 = 0
+                            for j in depth..<depth + 8 { w = w << 8 | UInt64(j < k.count ? k[j] : 0) }
+                            all[i].word = w
+                            all[i].left = UInt32(min(max(k.count - depth, 0), 9))
+                        }
+                        var group = UnsafeMutableBufferPointer(rebasing: all[lo..<hi])
+                        group.sort { ($0.word, $0.left) < ($1.word, $1.left) }
+                        var i = lo
+                        while i < hi {
+                            var j = i + 1
+                            while j < hi && all[j].word == all[i].word && all[j].left == all[i].left { j += 1 }
+                            if j - i > 1 && all[i].left == 9 { groups.append((i, j, depth + 8)) }
+                            i = j
+                        }
+                    }
                 }
-                func less(_ x: (hi: UInt64, lo: UInt64, index: UInt32), _ y: (hi: UInt64, lo: UInt64, index: UInt32)) -> Bool {
-                    if x.hi != y.hi { return x.hi < y.hi }
-                    if x.lo != y.lo { return x.lo < y.lo }
-                    return compare(key(Int(x.index)), key(Int(y.index))) < 0
-                }
-                entries.sort(by: less)
                 var ranks = [UInt32](repeating: 0, count: n)
                 var rank: UInt32 = 0
                 for j in 0..<n {
-                    if j > 0 && less(entries[j - 1], entries[j]) { rank += 1 }
+                    if j > 0 && compare(key(Int(entries[j - 1].index)), key(Int(entries[j].index))) != 0 { rank += 1 }
                     ranks[Int(entries[j].index)] = rank
                 }
                 return ranks
@@ -155,15 +177,18 @@ public enum KoreanCollation {
     /// Fast path: decode the UTF-8 in place while every scalar is one NFC never changes
     /// (`TextNormalization.isStableScalar`); on the first other scalar, start over on the NFC form.
     static func appendSortKey(_ s: String, to b: inout Builder) {
-        let mark = b.key.count
         var s = s
-        let done = s.withUTF8 { utf8 in
-            TextNormalization.forEachStableScalar(utf8) { appendScalar(Unicode.Scalar($0)!, to: &b); return true }
-        }
+        s.withUTF8 { appendSortKey(utf8: $0, to: &b) }
+    }
+
+    /// `appendSortKey` of a title given as valid UTF-8.
+    static func appendSortKey(utf8: UnsafeBufferPointer<UInt8>, to b: inout Builder) {
+        let mark = b.key.count
+        let done = TextNormalization.forEachStableScalar(utf8) { appendScalar(Unicode.Scalar($0)!, to: &b); return true }
         if !done {
             b.key.removeSubrange(mark...)
             b.accents.removeAll(keepingCapacity: true); b.variants.removeAll(keepingCapacity: true)
-            for u in TextNormalization.nfc(s).unicodeScalars { appendScalar(u, to: &b) }
+            for u in TextNormalization.nfc(String(decoding: utf8, as: UTF8.self)).unicodeScalars { appendScalar(u, to: &b) }
         }
         b.finish()
     }

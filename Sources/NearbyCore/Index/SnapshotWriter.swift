@@ -1,0 +1,243 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+
+/// Writes an index snapshot (format: `IndexSnapshot`) from places fed one at a time, holding only
+/// the snapshot's flat columns and the titles' UTF-8, never the records: the snapshot of a million
+/// places costs about its own size in memory, not the cache's.
+///
+/// `append` every place (in any order; a cache read in id order skips the sort), then `write` once.
+/// Each section goes to the file with `pwrite` as soon as it is final and is then freed. The title
+/// ranks (collation keys for every title and a sort of them, the costliest part) are computed on a
+/// second thread while this one builds the tree and writes the other sections.
+public struct SnapshotWriter {
+    private var idBytes: [UInt8] = [], idOffsets: [UInt32] = [0]
+    /// The id as a number when it is at most 18 ASCII digits without a leading zero, else −1
+    /// (`PlaceTable.idPrecedes` then decides).
+    private var idNumbers: [Int64] = []
+    private var inIdOrder = true
+    private var titleBytes: [UInt8] = [], titleEnds: [UInt32] = []
+    private var foldedUnits: [UInt16] = [], foldedEnds: [UInt32] = []
+    private var lats: [Double] = [], lons: [Double] = []
+    private var category: [Int32] = [], created: [Int64] = [], modified: [Int64] = []
+    private var eventStart: [Int32] = [], eventEnd: [Int32] = [], flags: [UInt32] = []
+    private var areacode: CodeColumn.Builder, sigungucode: CodeColumn.Builder
+    static let nodeSize = 16
+
+    public init(capacity: Int = 0) {
+        areacode = CodeColumn.Builder(capacity: capacity); sigungucode = CodeColumn.Builder(capacity: capacity)
+        idOffsets.reserveCapacity(capacity + 1); idNumbers.reserveCapacity(capacity); titleEnds.reserveCapacity(capacity)
+        foldedEnds.reserveCapacity(capacity); lats.reserveCapacity(capacity); lons.reserveCapacity(capacity)
+        category.reserveCapacity(capacity); created.reserveCapacity(capacity); modified.reserveCapacity(capacity)
+        eventStart.reserveCapacity(capacity); eventEnd.reserveCapacity(capacity); flags.reserveCapacity(capacity)
+    }
+
+    /// Places appended so far.
+    public var count: Int { lats.count }
+
+    /// Adds one place, given by the fields the snapshot holds (dates as the cache stores them;
+    /// `accessibility`, the bits of its known tags, `Accessibility.bit`).
+    public mutating func append(
+        id: String, title: String, lat: Double, lon: Double, category: Int, created: String?, modified: String?,
+        areacode: String?, sigungucode: String?, hasImage: Bool, eventStart: String?, eventEnd: String?,
+        accessibility: UInt32
+    ) {
+        let number = Self.number(id)
+        if let last = idNumbers.last, inIdOrder {
+            let ordered = last >= 0 && number >= 0
+                ? last < number
+                : PlaceTable.idPrecedes(self.id(idNumbers.count - 1), id) || self.id(idNumbers.count - 1) == id
+            if !ordered { inIdOrder = false }
+        }
+        idNumbers.append(number)
+        idBytes.append(contentsOf: id.utf8)
+        idOffsets.append(UInt32(truncatingIfNeeded: idBytes.count))
+        titleBytes.append(contentsOf: title.utf8)
+        titleEnds.append(UInt32(truncatingIfNeeded: titleBytes.count))
+        foldedUnits.append(contentsOf: KeywordMatcher.fold(title))
+        foldedEnds.append(UInt32(truncatingIfNeeded: foldedUnits.count))
+        lats.append(lat); lons.append(lon)
+        self.category.append(Int32(truncatingIfNeeded: category))
+        self.created.append(PlaceTable.timestamp(created))
+        self.modified.append(PlaceTable.timestamp(modified))
+        self.eventStart.append(PlaceTable.day(eventStart))
+        self.eventEnd.append(PlaceTable.day(eventEnd ?? eventStart))
+        flags.append(accessibility | (hasImage ? PlaceTable.imageBit : 0))
+        self.areacode.append(areacode)
+        self.sigungucode.append(sigungucode)
+    }
+
+    /// Adds one place record.
+    public mutating func append(_ p: Place) {
+        append(id: p.id, title: p.title, lat: p.lat, lon: p.lon, category: p.category, created: p.created,
+               modified: p.modified, areacode: p.areacode, sigungucode: p.sigungucode,
+               hasImage: !(p.image?.isEmpty ?? true), eventStart: p.eventStart, eventEnd: p.eventEnd,
+               accessibility: p.accessibility.reduce(0) { $0 | (Accessibility.bit($1) ?? 0) })
+    }
+
+    /// Writes the snapshot of the appended places for the cache state `stamp` to `path`, atomically
+    /// (`IndexSnapshot.writeAtomically`). Leaves this writer empty.
+    public mutating func write(stamp: IndexSnapshot.Stamp, to path: String) throws {
+        guard idBytes.count < Int(UInt32.max), foldedUnits.count < Int(UInt32.max), titleBytes.count < Int(UInt32.max) else {
+            throw IndexSnapshot.Problem.damaged("more than 4 GiB of ids or titles")
+        }
+        let order = inIdOrder ? nil : idOrder()
+        let (titles, ends) = (titleBytes, titleEnds)
+        titleBytes = []; titleEnds = []
+        let ranks = Background { () -> [UInt32] in
+            let r = titles.withUnsafeBufferPointer { u in ends.withUnsafeBufferPointer { KoreanCollation.ranks(utf8: u, ends: $0) } }
+            return order.map { $0.map { r[Int($0)] } } ?? r
+        }
+        if let order { arrange(order) }
+        let tree = PackedRTree(xs: lons, ys: lats, nodeSize: Self.nodeSize)
+        let areas = Self.strings(Self.dictionaryValues(areacode.dictionary))
+        let sigungus = Self.strings(Self.dictionaryValues(sigungucode.dictionary))
+        let n = count
+
+        // The layout first (every section's length is known), then each section into place.
+        let tags: [(String, Int, Int)] = [
+            ("TPTS", 8, tree.points.count), ("TITM", 4, n), ("TBOX", 8, tree.boxes.count), ("TLVL", 8, tree.levels.count),
+            ("LAT ", 8, n), ("LON ", 8, n), ("CATG", 4, n), ("AREA", 2, n), ("SIGU", 2, n),
+            ("ARDO", 4, areas.offsets.count), ("ARDB", 1, areas.bytes.count),
+            ("SGDO", 4, sigungus.offsets.count), ("SGDB", 1, sigungus.bytes.count),
+            ("CRTD", 8, n), ("MODF", 8, n), ("EVST", 4, n), ("EVEN", 4, n), ("FLAG", 4, n), ("RANK", 4, n),
+            ("FTUN", 2, foldedUnits.count), ("FTEN", 4, n), ("IDOF", 4, n + 1), ("IDBY", 1, idBytes.count),
+        ]
+        let tableEnd = IndexSnapshot.headerSize + IndexSnapshot.entrySize * tags.count
+        var offsets: [String: Int] = [:]
+        var end = IndexSnapshot.align(tableEnd + 8)
+        for (tag, size, count) in tags {
+            offsets[tag] = end
+            end = IndexSnapshot.align(end + size * count)
+        }
+        let fileLength = end
+
+        try IndexSnapshot.writeAtomically(to: path) { fd in
+            func failed() -> IndexSnapshot.Problem { .unreadable("\(path): \(String(cString: strerror(errno)))") }
+            guard ftruncate(fd, off_t(fileLength)) == 0 else { throw failed() }
+            func put<T: BitwiseCopyable>(_ tag: String, _ values: [T]) throws {
+                guard values.withUnsafeBytes({ writeAll(fd, $0, at: offsets[tag]!) }) else { throw failed() }
+            }
+            func put<T: BitwiseCopyable>(_ tag: String, _ values: Column<T>) throws {
+                guard values.withUnsafeBufferPointer({ writeAll(fd, UnsafeRawBufferPointer($0), at: offsets[tag]!) }) else { throw failed() }
+            }
+            try put("TPTS", tree.points); try put("TITM", tree.items); try put("TBOX", tree.boxes); try put("TLVL", tree.levels)
+            try put("LAT ", lats); lats = []
+            try put("LON ", lons); lons = []
+            try put("CATG", category); category = []
+            try put("AREA", areacode.codes); try put("SIGU", sigungucode.codes)
+            areacode = CodeColumn.Builder(capacity: 0); sigungucode = CodeColumn.Builder(capacity: 0)
+            try put("ARDO", areas.offsets); try put("ARDB", areas.bytes)
+            try put("SGDO", sigungus.offsets); try put("SGDB", sigungus.bytes)
+            try put("CRTD", created); created = []
+            try put("MODF", modified); modified = []
+            try put("EVST", eventStart); eventStart = []
+            try put("EVEN", eventEnd); eventEnd = []
+            try put("FLAG", flags); flags = []
+            try put("FTUN", foldedUnits); foldedUnits = []
+            try put("FTEN", foldedEnds); foldedEnds = []
+            try put("IDOF", idOffsets); idOffsets = [0]
+            try put("IDBY", idBytes); idBytes = []
+            idNumbers = []
+            try put("RANK", ranks.value)
+
+            // The body checksum reads the body back (from the page cache), as a reader checks it.
+            let bodyStart = tableEnd + 8
+            let body = IndexSnapshot.bodyChecksum(count: fileLength - bodyStart) { start, count, add in
+                var buffer = [UInt8](repeating: 0, count: count)
+                let ok = buffer.withUnsafeMutableBytes { b in
+                    var done = 0
+                    while done < count {
+                        let r = pread(fd, b.baseAddress! + done, count - done, off_t(bodyStart + start + done))
+                        if r < 0 && errno == EINTR { continue }
+                        guard r > 0 else { return false }
+                        done += r
+                    }
+                    return true
+                }
+                if ok { buffer.withUnsafeBytes(add) }
+                return ok
+            }
+            guard let body else { throw failed() }
+            var header = [UInt8](repeating: 0, count: tableEnd + 8)
+            func set<T: FixedWidthInteger>(_ v: T, at o: Int) {
+                withUnsafeBytes(of: v.littleEndian) { for (k, b) in $0.enumerated() { header[o + k] = b } }
+            }
+            header.replaceSubrange(0..<8, with: IndexSnapshot.magic)
+            set(IndexSnapshot.formatVersion, at: 8); set(UInt32(tags.count), at: 12)
+            set(stamp.identity, at: 16); set(stamp.generation, at: 24)
+            set(UInt64(n), at: 32); set(UInt64(fileLength), at: 40); set(UInt32(tree.nodeSize), at: 48)
+            set(body, at: 56)
+            for (i, (tag, size, count)) in tags.enumerated() {
+                let e = IndexSnapshot.headerSize + IndexSnapshot.entrySize * i
+                header.replaceSubrange(e..<e + 4, with: Array(tag.utf8))
+                set(UInt32(size), at: e + 4); set(UInt64(offsets[tag]!), at: e + 8); set(UInt64(count), at: e + 16)
+            }
+            set(header.withUnsafeBytes { SnapshotHash.of(UnsafeRawBufferPointer(rebasing: $0[0..<tableEnd])) }, at: tableEnd)
+            guard header.withUnsafeBytes({ writeAll(fd, $0, at: 0) }) else { throw failed() }
+        }
+    }
+
+    /// Id `i` (in append order).
+    private func id(_ i: Int) -> String {
+        String(decoding: idBytes[Int(idOffsets[i])..<Int(idOffsets[i + 1])], as: UTF8.self)
+    }
+
+    /// Append positions in id order (`PlaceTable`'s row order).
+    private func idOrder() -> [Int32] {
+        (0..<Int32(count)).sorted { i, j in
+            let a = idNumbers[Int(i)], b = idNumbers[Int(j)]
+            return a >= 0 && b >= 0 ? a < b : PlaceTable.idPrecedes(id(Int(i)), id(Int(j)))
+        }
+    }
+
+    /// Puts every per-place column into `order`.
+    private mutating func arrange(_ order: [Int32]) {
+        func arranged<T>(_ a: [T]) -> [T] { order.map { a[Int($0)] } }
+        lats = arranged(lats); lons = arranged(lons); category = arranged(category)
+        created = arranged(created); modified = arranged(modified); eventStart = arranged(eventStart)
+        eventEnd = arranged(eventEnd); flags = arranged(flags)
+        var areas = CodeColumn.Builder(capacity: count), sigungus = CodeColumn.Builder(capacity: count)
+        let areaValues = Self.dictionaryValues(areacode.dictionary), sigunguValues = Self.dictionaryValues(sigungucode.dictionary)
+        for i in order {
+            let a = areacode.codes[Int(i)], s = sigungucode.codes[Int(i)]
+            areas.append(a == 0 ? nil : areaValues[Int(a) - 1])
+            sigungus.append(s == 0 ? nil : sigunguValues[Int(s) - 1])
+        }
+        areacode = areas; sigungucode = sigungus
+        var bytes: [UInt8] = [], offsets: [UInt32] = [0], units: [UInt16] = [], ends: [UInt32] = []
+        bytes.reserveCapacity(idBytes.count); offsets.reserveCapacity(count + 1)
+        units.reserveCapacity(foldedUnits.count); ends.reserveCapacity(count)
+        for i in order.map(Int.init) {
+            bytes.append(contentsOf: idBytes[Int(idOffsets[i])..<Int(idOffsets[i + 1])])
+            offsets.append(UInt32(bytes.count))
+            units.append(contentsOf: foldedUnits[(i == 0 ? 0 : Int(foldedEnds[i - 1]))..<Int(foldedEnds[i])])
+            ends.append(UInt32(units.count))
+        }
+        idBytes = bytes; idOffsets = offsets; foldedUnits = units; foldedEnds = ends
+    }
+
+    private static func number(_ id: String) -> Int64 {
+        let u = id.utf8
+        guard u.count <= 18, let first = u.first, first != 48, u.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return -1 }
+        return Int64(id)!
+    }
+
+    /// A code column's dictionary as a list: entry c − 1 is the value of code c.
+    private static func dictionaryValues(_ dictionary: [String: UInt16]) -> [String] {
+        var values = [String](repeating: "", count: dictionary.count)
+        for (value, code) in dictionary { values[Int(code) - 1] = value }
+        return values
+    }
+
+    private static func strings(_ values: [String]) -> (offsets: [UInt32], bytes: [UInt8]) {
+        var offsets: [UInt32] = [0], bytes: [UInt8] = []
+        for v in values {
+            bytes.append(contentsOf: v.utf8)
+            offsets.append(UInt32(bytes.count))
+        }
+        return (offsets, bytes)
+    }
+}

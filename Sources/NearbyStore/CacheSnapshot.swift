@@ -89,14 +89,19 @@ public enum CacheSnapshot {
             places.reserveCapacity(try cache.count())
             let s = try cache.connection.prepare("""
                 SELECT id, title, lat, lon, category, created, modified, areacode, sigungucode, image,
-                       eventStart, eventEnd, accessibility FROM places
+                       eventStart, eventEnd, accessibility,
+                       cat1, cat2, cat3, lclsSystm1, lclsSystm2, lclsSystm3, lDongRegnCd, lDongSignguCd, kakaoCategory
+                  FROM places
                 """)
             while try s.step() {
                 places.append(Place(
                     id: s.text(0) ?? "", title: s.text(1) ?? "", lat: s.double(2), lon: s.double(3),
                     category: Int(s.int64(4)), created: s.text(5), modified: s.text(6), areacode: s.text(7),
-                    sigungucode: s.text(8), image: s.text(9), eventStart: s.text(10), eventEnd: s.text(11),
-                    accessibility: s.text(12).map(PlaceCache.accessibilityTags) ?? []))
+                    sigungucode: s.text(8), image: s.text(9), cat1: s.text(13), cat2: s.text(14), cat3: s.text(15),
+                    eventStart: s.text(10), eventEnd: s.text(11),
+                    accessibility: s.text(12).map(PlaceCache.accessibilityTags) ?? [],
+                    lDongRegnCd: s.text(19), lDongSignguCd: s.text(20),
+                    lclsSystm1: s.text(16), lclsSystm2: s.text(17), lclsSystm3: s.text(18), kakaoCategory: s.text(21)))
             }
             return places
         } catch let error as SQLiteError {

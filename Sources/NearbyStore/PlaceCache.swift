@@ -127,6 +127,9 @@ public final class PlaceCache {
         guard version >= 1 && version < Self.schemaVersion else { return }
         do {
             try Self.migrate(readOnly ? try SQLiteConnection(path: path, readOnly: false, create: false) : connection, path: path)
+            // A statement that reads the schema table makes this connection reload the changed schema
+            // (prepare alone compiles against the cached one).
+            _ = try connection.integer("SELECT count(*) FROM sqlite_master")
         } catch let error as SQLiteError where [SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM].contains(error.code & 0xff) {
             throw PlaceCacheError.cannotOpen(path: path, reason: "schema version \(version) must be upgraded to \(Self.schemaVersion), which needs write access to the file and its folder (run any nearby command with it once)")
         }

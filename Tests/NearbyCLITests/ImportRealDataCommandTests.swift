@@ -34,6 +34,31 @@ import Testing
         ])
     }
 
+    /// KorService2's code filters and Kakao's category group over the mixed folder: TourAPI and Kakao
+    /// cafés both answer `--cat A05020900`.
+    @Test func codeFiltersOverTourAPIAndKakaoPlaces() throws {
+        let refused: Set = ["capture-error.json", "no-places.json", "utf16-export.txt", "README.md"]
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).filter { !refused.contains($0) }
+        let dir = try TempFolder()
+        let db = dir.file("c.sqlite")
+        #expect(try CLIRunner.run(["import", "--db", db] + names.map { Self.folder.appendingPathComponent($0).path }).status == 0)
+        func ids(_ flags: String...) throws -> [String] {
+            let r = try CLIRunner.run(["query", "--db", db, "--limit", "0", "--fields", "id"] + flags)
+            #expect(r.status == 0, "\(flags): \(r.stderr)")
+            return r.lines.map { $0.replacingOccurrences(of: "{\"id\":\"", with: "").replacingOccurrences(of: "\"}", with: "") }
+        }
+        #expect(try ids("--kakao-category", "CE7") == ["kakao:1234567801"])
+        #expect(try ids("--kakao-category", "ce7", "--kakao-category", "FD6") == ["kakao:1234567801", "kakao:2234567801"])
+        #expect(try ids("--cat", "A05020900") == ["2750143", "kakao:1234567801"])
+        #expect(try ids("--cat", "A05") == ["2750143", "2900001", "kakao:1234567801"])
+        #expect(try ids("--lcls", "FD05") == ["2750143"])
+        #expect(try ids("--lcls", "HS") == ["126508", "126511"])
+        #expect(try ids("--ldong", "11110") == ["126508", "126511"])
+        #expect(try ids("--ldong", "26", "--cat", "A05") == ["2750143"])
+        let bad = try CLIRunner.run(["query", "--db", db, "--ldong", "1111"])
+        #expect(bad.status == 2 && bad.stderr.contains("--ldong: \"1111\" is not a 2-digit lDongRegnCd"))
+    }
+
     @Test func anImportWhoseEveryRecordIsRejectedFails() throws {
         let dir = try TempFolder()
         let input = try dir.write("bad.csv", "contentid,contenttypeid,title,mapx,mapy\n1,12,a,127,north\n")

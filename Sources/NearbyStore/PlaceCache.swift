@@ -32,7 +32,7 @@ public final class PlaceCache {
     /// `migrations[v]` turns schema version v into v + 1. Each only adds nullable columns, so a
     /// migrated cache holds the same places and its snapshot's stamp stays valid.
     static let migrations: [Int64: String] = [
-        1: "ALTER TABLE places ADD COLUMN kakaoCategory TEXT",
+        1: "ALTER TABLE places ADD COLUMN kakaoCategory TEXT; ALTER TABLE places ADD COLUMN lDongSource TEXT",
     ]
     /// SQLite page cache for reads (KiB): a whole-cache read of 1M places touches ~300 MB of pages.
     static let readCacheKiB = 131_072
@@ -169,7 +169,7 @@ public final class PlaceCache {
                     image TEXT, cat1 TEXT, cat2 TEXT, cat3 TEXT, eventStart TEXT, eventEnd TEXT,
                     accessibility TEXT, accessMask INTEGER NOT NULL DEFAULT 0,
                     lDongRegnCd TEXT, lDongSignguCd TEXT, lclsSystm1 TEXT, lclsSystm2 TEXT, lclsSystm3 TEXT,
-                    kakaoCategory TEXT);
+                    kakaoCategory TEXT, lDongSource TEXT);
                 \(RTreeBulkLoader.createSQL);
                 CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
                 INSERT INTO meta VALUES('generation', 0);
@@ -249,7 +249,7 @@ public final class PlaceCache {
             accessibility: try text(.accessibility).map(accessibilityTags) ?? [],
             lDongRegnCd: try text(.lDongRegnCd), lDongSignguCd: try text(.lDongSignguCd),
             lclsSystm1: try text(.lclsSystm1), lclsSystm2: try text(.lclsSystm2), lclsSystm3: try text(.lclsSystm3),
-            kakaoCategory: try text(.kakaoCategory))
+            kakaoCategory: try text(.kakaoCategory), lDongSource: try text(.lDongSource))
     }
 
     /// A row whose stored value cannot be a `Place` field.

@@ -19,8 +19,13 @@ struct TourAPI: Sendable {
         "areaCode": "areacode", "sigunguCode": "sigungucode", "keyword": "keyword",
         "eventStartDate": "from", "eventEndDate": "to", "numOfRows": "limit", "pageNo": "page",
     ]
-    /// Filters TourAPI has and the cache's query engine does not (yet): refused when given a value.
-    static let unsupported: Set<String> = ["lDongRegnCd", "lDongSignguCd", "lclsSystm1", "lclsSystm2", "lclsSystm3", "cat1", "cat2", "cat3"]
+    /// Classification levels, most specific first, → the `QueryParameters` code filter: the most
+    /// specific level given is the filter (its code starts with its parents', `CodeFamily`).
+    static let levels: [(names: [String], parameter: String)] = [
+        (["cat3", "cat2", "cat1"], "cat"), (["lclsSystm3", "lclsSystm2", "lclsSystm1"], "lcls"),
+    ]
+    /// `QueryParameters` names built from several TourAPI ones → the name errors show.
+    static let combined = ["cat": "cat1", "lcls": "lclsSystm1", "ldong": "lDongRegnCd"]
     /// Accepted and ignored (the app's identity; `serviceKey` is checked only with `--service-key`).
     static let ignored: Set<String> = ["MobileOS", "MobileApp", "serviceKey", "_type", "listYN", "showflag"]
 
@@ -29,11 +34,17 @@ struct TourAPI: Sendable {
         var given: [String: String] = [:]
         for (name, value) in try PlacesAPI.pairs(request) {
             guard given.updateValue(value, forKey: name) == nil else { throw APIError(.badRequest, parameter: name, "given twice") }
-            if Self.unsupported.contains(name) {
-                if !value.isEmpty { throw APIError(.badRequest, parameter: name, "this filter is not supported by the local server (docs/tourapi-compat.md)") }
-            } else if let nearby = Self.mapped[name], !value.isEmpty {
+            if let nearby = Self.mapped[name], !value.isEmpty {
                 pairs.append((nearby, value))
             }
+        }
+        for (names, parameter) in Self.levels {
+            if let code = names.lazy.compactMap({ given[$0] }).first(where: { !$0.isEmpty }) { pairs.append((parameter, code)) }
+        }
+        switch (given["lDongRegnCd"] ?? "", given["lDongSignguCd"] ?? "") {
+        case ("", ""): break
+        case ("", _): throw APIError(.badRequest, parameter: "lDongRegnCd", "missing (lDongSignguCd needs it)")
+        case let (regn, signgu): pairs.append(("ldong", regn + signgu))
         }
         if let key = options.serviceKey {
             let sent = given["serviceKey"]
@@ -73,7 +84,7 @@ struct TourAPI: Sendable {
         let query: PlaceQuery
         do { query = try api.parse(pairs) } catch let e as APIError {
             var e = e
-            e.parameter = e.parameter.map { p in Self.mapped.first { $0.value == p }?.key ?? p }
+            e.parameter = e.parameter.map { p in Self.mapped.first { $0.value == p }?.key ?? Self.combined[p] ?? p }
             throw e
         }
         let answer: QueryAnswer

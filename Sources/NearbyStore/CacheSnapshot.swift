@@ -86,14 +86,22 @@ public enum CacheSnapshot {
             var writer = SnapshotWriter(capacity: Int(try cache.count()))
             let s = try cache.connection.prepare("""
                 SELECT id, title, lat, lon, category, created, modified, areacode, sigungucode,
-                       coalesce(length(image), 0) > 0, eventStart, eventEnd, accessMask FROM places
+                       coalesce(length(image), 0) > 0, eventStart, eventEnd, accessMask,
+                       cat1, cat2, cat3, lclsSystm1, lclsSystm2, lclsSystm3, lDongRegnCd, lDongSignguCd, kakaoCategory
+                  FROM places
                 """)
             while try s.step() {
                 writer.append(
                     id: s.text(0) ?? "", title: s.text(1) ?? "", lat: s.double(2), lon: s.double(3),
                     category: Int(s.int64(4)), created: s.text(5), modified: s.text(6), areacode: s.text(7),
                     sigungucode: s.text(8), hasImage: s.int64(9) != 0, eventStart: s.text(10), eventEnd: s.text(11),
-                    accessibility: UInt32(truncatingIfNeeded: s.int64(12)))
+                    accessibility: UInt32(truncatingIfNeeded: s.int64(12)),
+                    codeKeys: [
+                        CodeFamily.levelsKey(s.text(13), s.text(14), s.text(15)),
+                        CodeFamily.levelsKey(s.text(16), s.text(17), s.text(18)),
+                        CodeFamily.ldongKey(regn: s.text(19), signgu: s.text(20)),
+                        s.text(21).flatMap { $0.isEmpty ? nil : $0 },
+                    ])
             }
             try writer.write(stamp: stamp, to: path)
         } catch let error as SQLiteError {

@@ -26,8 +26,14 @@ import NearbyCore
 public final class PlaceCache {
     /// "NRBY": marks a SQLite file as a Nearby cache.
     public static let applicationID: Int64 = 0x4E52_4259
-    /// The schema version this code reads and writes. Opening a file with a newer version is refused.
-    public static let schemaVersion: Int64 = 1
+    /// The schema version this code reads and writes. Opening a file with a newer version is refused;
+    /// an older one is upgraded in place by `migrations` (which needs write access to the file).
+    public static let schemaVersion: Int64 = 2
+    /// `migrations[v]` turns schema version v into v + 1. Each only adds nullable columns, so a
+    /// migrated cache holds the same places and its snapshot's stamp stays valid.
+    static let migrations: [Int64: String] = [
+        1: "ALTER TABLE places ADD COLUMN kakaoCategory TEXT; ALTER TABLE places ADD COLUMN lDongSource TEXT",
+    ]
     /// SQLite page cache for reads (KiB): a whole-cache read of 1M places touches ~300 MB of pages.
     static let readCacheKiB = 131_072
     /// SQLite page cache while writing (KiB): enough for the id index's hot pages.
@@ -118,8 +124,35 @@ public final class PlaceCache {
         if version > Self.schemaVersion {
             throw PlaceCacheError.newerSchema(path: path, version: version, supported: Self.schemaVersion)
         }
-        guard version == Self.schemaVersion else {
-            throw PlaceCacheError.notACache(path: path, reason: "unknown schema version \(version)")
+        guard version >= 1 && version < Self.schemaVersion else { return }
+        do {
+            try Self.migrate(readOnly ? try SQLiteConnection(path: path, readOnly: false, create: false) : connection, path: path)
+            // A statement that reads the schema table makes this connection reload the changed schema
+            // (prepare alone compiles against the cached one).
+            _ = try connection.integer("SELECT count(*) FROM sqlite_master")
+        } catch let error as SQLiteError where [SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM].contains(error.code & 0xff) {
+            throw PlaceCacheError.cannotOpen(path: path, reason: "schema version \(version) must be upgraded to \(Self.schemaVersion), which needs write access to the file and its folder (run any nearby command with it once)")
+        }
+    }
+
+    /// Upgrades an older schema in one write transaction (another process may have done it first).
+    /// A read-only open upgrades through a second, writable connection; without write access the
+    /// error says so.
+    private static func migrate(_ connection: SQLiteConnection, path: String) throws {
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            var version = try connection.integer("PRAGMA user_version")
+            while version < schemaVersion {
+                guard let sql = migrations[version] else {
+                    throw PlaceCacheError.notACache(path: path, reason: "unknown schema version \(version)")
+                }
+                try connection.execute(sql)
+                version += 1
+            }
+            try connection.execute("PRAGMA user_version=\(schemaVersion); COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
         }
     }
 
@@ -135,7 +168,8 @@ public final class PlaceCache {
                     created TEXT, modified TEXT, areacode TEXT, sigungucode TEXT, addr TEXT, tel TEXT,
                     image TEXT, cat1 TEXT, cat2 TEXT, cat3 TEXT, eventStart TEXT, eventEnd TEXT,
                     accessibility TEXT, accessMask INTEGER NOT NULL DEFAULT 0,
-                    lDongRegnCd TEXT, lDongSignguCd TEXT, lclsSystm1 TEXT, lclsSystm2 TEXT, lclsSystm3 TEXT);
+                    lDongRegnCd TEXT, lDongSignguCd TEXT, lclsSystm1 TEXT, lclsSystm2 TEXT, lclsSystm3 TEXT,
+                    kakaoCategory TEXT, lDongSource TEXT);
                 \(RTreeBulkLoader.createSQL);
                 CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
                 INSERT INTO meta VALUES('generation', 0);
@@ -214,7 +248,8 @@ public final class PlaceCache {
             eventStart: try text(.eventStart), eventEnd: try text(.eventEnd),
             accessibility: try text(.accessibility).map(accessibilityTags) ?? [],
             lDongRegnCd: try text(.lDongRegnCd), lDongSignguCd: try text(.lDongSignguCd),
-            lclsSystm1: try text(.lclsSystm1), lclsSystm2: try text(.lclsSystm2), lclsSystm3: try text(.lclsSystm3))
+            lclsSystm1: try text(.lclsSystm1), lclsSystm2: try text(.lclsSystm2), lclsSystm3: try text(.lclsSystm3),
+            kakaoCategory: try text(.kakaoCategory), lDongSource: try text(.lDongSource))
     }
 
     /// A row whose stored value cannot be a `Place` field.

@@ -39,7 +39,9 @@ public final class SQLiteEngine: QueryEngine {
         case .radius(let r): return try answer(within: r)
         case .knn(let k, let maxDistance):
             // Every place within `radius` is a candidate, so k matches found there are the k nearest.
-            var radius = min(maxDistance ?? .infinity, 2000)
+            // A cursor's row must be a candidate too (the engine resumes after it): start at its distance.
+            let after = q.cursor.flatMap { PageCursor(decoding: $0, key: cursorKey)?.distance } ?? 0
+            var radius = min(maxDistance ?? .infinity, max(2000, after.isFinite ? after : 0))
             while true {
                 let a = try MemoryEngine(
                     places: try candidates(in: Self.searchBoxes(around: q.center!, radius: radius)),

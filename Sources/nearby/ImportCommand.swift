@@ -63,6 +63,14 @@ struct ImportCommand: ParsableCommand {
         }
         importer.onProgress = StandardError.progress
         importer.onWarning = { StandardError.write("nearby import: \($0)") }
+        var codeWarnings = 0
+        do { importer.regions = try RegionAreas.shared.index() } catch {
+            StandardError.write("nearby import: region codes are neither derived nor checked: \(error)")
+        }
+        importer.onCodeWarning = { warning in
+            StandardError.write(warning.description)
+            codeWarnings += 1
+        }
         let summary: ImportSummary
         do {
             summary = try importer.importFiles(files, into: try cache.open(readOnly: false))
@@ -75,6 +83,9 @@ struct ImportCommand: ParsableCommand {
             throw ExitCode.failure
         }
         if shown > Self.shownErrors { StandardError.write("nearby import: ... and \(shown - Self.shownErrors) more bad records") }
+        if codeWarnings > 0 {
+            StandardError.write("nearby import: warning: \(codeWarnings) place\(codeWarnings == 1 ? "'s" : "s'") lDongRegnCd/lDongSignguCd disagree with their coordinates (imported as given)")
+        }
         print(summary.json())
         if summary.counts.rejected > 0, summary.files.allSatisfy({ $0.records == 0 }) {
             StandardError.write("nearby import: every record was rejected; nothing was imported")

@@ -32,6 +32,10 @@ struct QueryOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: help("page")) var page: String?
     @Option(parsing: .unconditional, help: help("cursor")) var cursor: String?
     @Option(help: help("distance")) var distance: String?
+    @Option(help: help("cat")) var cat: [String] = []
+    @Option(help: help("lcls")) var lcls: [String] = []
+    @Option(help: help("ldong")) var ldong: [String] = []
+    @Option(name: .customLong("kakao-category"), help: help("kakao-category")) var kakaoCategory: [String] = []
 
     private static func help(_ name: String) -> ArgumentHelp {
         let p = QueryParameters.parameter(named: name)!
@@ -55,6 +59,10 @@ struct QueryOptions: ParsableArguments {
         for a in accessible { add("accessible", a) }
         add("sort", sort); add("arrange", arrange); add("limit", limit); add("page", page)
         add("cursor", cursor); add("distance", distance)
+        for c in cat { add("cat", c) }
+        for c in lcls { add("lcls", c) }
+        for c in ldong { add("ldong", c) }
+        for c in kakaoCategory { add("kakao-category", c) }
         return out
     }
 }

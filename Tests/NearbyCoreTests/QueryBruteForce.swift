@@ -78,6 +78,16 @@ struct QueryBruteForce {
             let e = p.eventEnd.map { Int32($0)! } ?? s
             if s > r.upperBound || e < r.lowerBound { return false }
         }
+        func levels(_ xs: String?...) -> [String] { xs.compactMap { $0 }.filter { !$0.isEmpty } }
+        func hierarchy(_ wanted: Set<String>?, _ codes: [String]) -> Bool {
+            wanted.map { w in codes.contains { code in w.contains { code.hasPrefix($0) } } } ?? true
+        }
+        if !hierarchy(f.cat, levels(p.cat1, p.cat2, p.cat3)) { return false }
+        if !hierarchy(f.lcls, levels(p.lclsSystm1, p.lclsSystm2, p.lclsSystm3)) { return false }
+        if let w = f.ldong {
+            guard let regn = p.lDongRegnCd, !regn.isEmpty, w.contains(where: { (regn + (p.lDongSignguCd ?? "")).hasPrefix($0) }) else { return false }
+        }
+        if let w = f.kakaoCategories, !(p.kakaoCategory.map(w.contains) ?? false) { return false }
         if f.withImage && (p.image ?? "").isEmpty { return false }
         if !Set(f.accessibility).isSubset(of: p.accessibility) { return false }
         if let b = f.bbox {

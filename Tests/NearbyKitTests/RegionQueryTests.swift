@@ -44,6 +44,31 @@ import NearbyTestSupport
         }
     }
 
+    /// `--ldong` accepts old and new legal-dong codes (data/region-code-changes.tsv) and finds places
+    /// stored with either, on every engine.
+    @Test func legalDongCodesOldAndNew() throws {
+        #expect(try Self.areas.legalDongCodes("42") == ["42", "51"])
+        #expect(try Self.areas.legalDongCodes("51").isSuperset(of: ["42", "51"]))
+        #expect(try Self.areas.legalDongCodes("27720").contains("47720"))
+        #expect(try Self.areas.legalDongCodes("47720").contains("27720"))
+        #expect(throws: RequestError.self) { try Self.areas.legalDongCodes("99") }
+        let places = [
+            Place(id: "1", title: "춘천 옛 코드", lat: 37.88, lon: 127.73, category: 12, lDongRegnCd: "42", lDongSignguCd: "110"),
+            Place(id: "2", title: "춘천 새 코드", lat: 37.88, lon: 127.73, category: 12, lDongRegnCd: "51", lDongSignguCd: "110"),
+            Place(id: "3", title: "종로", lat: 37.57, lon: 126.98, category: 12, lDongRegnCd: "11", lDongSignguCd: "110"),
+            Place(id: "4", title: "코드 없음", lat: 37.88, lon: 127.73, category: 12),
+        ]
+        let dir = try TempFolder()
+        let cache = try PlaceCache(path: dir.file("l.sqlite"))
+        _ = try Importer().importPlaces(places, into: cache)
+        CacheSnapshot.update(cache)
+        let engines = try EngineKind.allCases.map { try $0.open(cache) }
+        for (codes, expected) in [("51", ["1", "2"]), ("42", ["1", "2"]), ("51110", ["1", "2"]), ("11,42110", ["1", "2", "3"]), ("11110", ["3"])] {
+            let q = try QueryParameters.parse([("ldong", codes), ("limit", "0")], areas: Self.areas)
+            for engine in engines { #expect(try engine.run(q).places.map(\.id) == expected, "\(codes)") }
+        }
+    }
+
     @Test func namesCodesAndAmbiguity() throws {
         let byName = try QueryParameters.parse([("region", "종로구")], areas: Self.areas)
         let byCode = try QueryParameters.parse([("region", "11110")], areas: Self.areas)

@@ -68,6 +68,13 @@ final class TourAPITests: XCTestCase {
         let detail = try server.http.get("/B551011/KorService2/detailCommon2?contentId=2&_type=json&MobileOS=ETC&MobileApp=x")
         XCTAssertEqual(items(detail).first?["title"] as? String, "덕수궁")
 
+        // KorService2's classification and legal-dong filters (every harness place is cat1 A01, none has lDong codes).
+        let all = body(try server.http.get("/B551011/KorService2/areaBasedList2?_type=json"))["totalCount"] as? Int
+        XCTAssertEqual(body(try server.http.get("/B551011/KorService2/areaBasedList2?cat1=A01&_type=json"))["totalCount"] as? Int, all)
+        XCTAssertEqual(body(try server.http.get("/B551011/KorService2/areaBasedList2?cat1=A01&cat2=A0102&_type=json"))["totalCount"] as? Int, 0)
+        XCTAssertEqual(body(try server.http.get("/B551011/KorService2/areaBasedList2?lclsSystm1=AC&_type=json"))["totalCount"] as? Int, 0)
+        XCTAssertEqual(body(try server.http.get("/B551011/KorService2/areaBasedList2?lDongRegnCd=11&lDongSignguCd=110&_type=json"))["totalCount"] as? Int, 0)
+
         // An empty page is `"items": ""`, as TourAPI writes it.
         let empty = try server.http.get("/B551011/KorService2/searchKeyword2?keyword=%EC%97%86%EC%9D%8C&_type=json")
         XCTAssertEqual(header(empty)["resultCode"] as? String, "0000")
@@ -82,7 +89,9 @@ final class TourAPITests: XCTestCase {
             ("locationBasedList2?mapX=127&mapY=37.5&radius=30000", 400, "10", "radius"),
             ("areaBasedList2?numOfRows=x", 400, "10", "numOfRows"),
             ("areaBasedList2?_type=xml", 400, "10", "_type"),
-            ("areaBasedList2?lclsSystm1=AC", 400, "10", "lclsSystm1"),
+            ("areaBasedList2?lDongSignguCd=110", 400, "11", "lDongRegnCd"),
+            ("areaBasedList2?lDongRegnCd=11&lDongSignguCd=1", 400, "10", "lDongRegnCd"),
+            ("areaBasedList2?cat1=A0%2B", 400, "10", "cat1"),
             ("searchKeyword2?_type=json", 400, "11", "keyword"),
             ("searchFestival2?eventStartDate=2025-13-45", 400, "10", "eventStartDate"),
             ("detailCommon2?_type=json", 400, "11", "contentId"),

@@ -95,6 +95,35 @@ func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
         }
     }
 
+    /// A schema-1 cache (no kakaoCategory column) is upgraded in place on open, read-only opens too;
+    /// without write access the error says what to do.
+    @Test func olderSchemaIsMigratedInPlace() throws {
+        let dir = try TempFolder()
+        let path = dir.file("v1.sqlite")
+        let place = Place(id: "1", title: "경복궁", lat: 37.58, lon: 126.98, category: 12, cat3: "A02010100")
+        do {
+            let cache = try PlaceCache(path: path)
+            try cache.write { w in try w.upsert(place) }
+        }
+        let v1 = try SQLiteConnection(path: path, readOnly: false, create: false)
+        try v1.execute("ALTER TABLE places DROP COLUMN kakaoCategory; ALTER TABLE places DROP COLUMN lDongSource; PRAGMA user_version=1")
+        #expect(try PlaceCache(path: path, readOnly: true).allPlaces() == [place])
+        #expect(try v1.integer("PRAGMA user_version") == PlaceCache.schemaVersion)
+        let kakao = Place(id: "kakao:9", title: "카페", lat: 37.5, lon: 127, category: 39, kakaoCategory: "CE7")
+        let cache = try PlaceCache(path: path)
+        try cache.write { w in try w.upsert(kakao) }
+        #expect(try cache.allPlaces() == [place, kakao])
+
+        try SQLiteConnection(path: path, readOnly: false, create: false)
+            .execute("ALTER TABLE places DROP COLUMN kakaoCategory; ALTER TABLE places DROP COLUMN lDongSource; PRAGMA user_version=1")
+        chmod(path, 0o444)
+        defer { chmod(path, 0o644) }
+        guard getuid() != 0 else { return }  // root writes anyway
+        #expect { try PlaceCache(path: path, readOnly: true) } throws: { error in
+            "\(error)".contains("schema version 1 must be upgraded to \(PlaceCache.schemaVersion), which needs write access")
+        }
+    }
+
     @Test func corruptedSchemaPageIsRefused() throws {
         let dir = try TempFolder()
         let path = dir.file("broken.sqlite")

@@ -54,6 +54,10 @@ import Foundation
 /// | `RANK` | UInt32 | n | Korean-collation rank of the title (`KoreanCollation.ranks`) |
 /// | `FTUN`, `FTEN` | UInt16, UInt32 | units, n | folded titles for the keyword filter (`FoldedTitles`) |
 /// | `IDOF`, `IDBY` | UInt32, UInt8 | n + 1, bytes | ids (UTF-8), for cursors and for fetching a page's records |
+/// | `CATC`, `CATO`, `CATB` | UInt16, UInt32, UInt8 | n, d + 1, bytes | `CodeFamily.cat` keys: codes and dictionary, as `AREA` |
+/// | `LCLC`, `LCLO`, `LCLB` | as above | | `CodeFamily.lcls` keys |
+/// | `LDGC`, `LDGO`, `LDGB` | as above | | `CodeFamily.ldong` keys |
+/// | `KKOC`, `KKOO`, `KKOB` | as above | | `CodeFamily.kakaoCategory` keys |
 ///
 /// Output records are not in the snapshot: the engine fetches a page's rows from the cache by id.
 ///
@@ -163,6 +167,9 @@ public enum IndexSnapshot {
 
     static func align(_ n: Int) -> Int { (n + alignment - 1) / alignment * alignment }
 
+    /// Tag stems of the `CodeFamily` sections, by raw value (C codes, O dictionary offsets, B bytes).
+    static let codeTags = ["CAT", "LCL", "LDG", "KKO"]
+
     /// The cheap body checksum described on the type, of a body of `count` bytes whose parts
     /// `read(start, count, add)` passes to `add` (false when it cannot: then nil).
     static func bodyChecksum(
@@ -221,6 +228,11 @@ public enum IndexSnapshot {
             for c in 0..<values.count { dictionary[values[c]] = UInt16(c + 1) }
             return CodeColumn(codes: try column(codes, UInt16.self, count: n), dictionary: dictionary)
         }
+        var codeColumns: [CodeColumn] = []
+        for family in CodeFamily.allCases {
+            let tag = codeTags[family.rawValue]
+            codeColumns.append(try codes(tag + "C", tag + "O", tag + "B"))
+        }
         guard let tree = PackedRTree(
             count: n, nodeSize: h.nodeSize, points: try column("TPTS", Double.self, count: 2 * n),
             items: try column("TITM", Int32.self, count: n), boxes: try column("TBOX", Double.self),
@@ -234,7 +246,7 @@ public enum IndexSnapshot {
             eventEnd: try column("EVEN", Int32.self, count: n), flags: try column("FLAG", UInt32.self, count: n),
             ranks: try column("RANK", UInt32.self, count: n),
             folded: FoldedTitles(units: try column("FTUN", UInt16.self), ends: try column("FTEN", UInt32.self, count: n)),
-            ids: try strings("IDOF", "IDBY", count: n), fetch: fetch)
+            ids: try strings("IDOF", "IDBY", count: n), codeColumns: codeColumns, fetch: fetch)
         return MemoryEngine(table: table, tree: tree, generation: wanted.generation, cursorKey: cursorKey)
     }
 

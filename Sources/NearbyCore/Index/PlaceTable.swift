@@ -9,7 +9,8 @@ import Foundation
 ///
 /// Memory per place for the columns: category 4 B, areacode and sigungucode 2 B each (dictionary
 /// codes), created and modified 8 B each (`yyyyMMddHHmmss`, 0 when missing), event start/end 4 B each
-/// (`yyyyMMdd`, 0 when missing), accessibility mask with the has-image bit 4 B: 36 B. Title ranks (4 B)
+/// (`yyyyMMdd`, 0 when missing), accessibility mask with the has-image bit 4 B, the four `CodeFamily`
+/// keys (cat, lcls, ldong, Kakao group) 2 B each: 44 B. Title ranks (4 B)
 /// are built on the first title sort, folded titles on the first keyword filter.
 ///
 /// The columns are `Column`s, so the same table (and every engine line that reads it) works over
@@ -32,6 +33,8 @@ public final class PlaceTable: @unchecked Sendable {
     /// Accessibility bits (`Accessibility.bit`) with `imageBit` set when the place has an image.
     let flags: Column<UInt32>
     static let imageBit: UInt32 = 1 << 31
+    /// `CodeFamily.key` of each row as dictionary codes, one column per family (by raw value).
+    let codeColumns: [CodeColumn]
     /// Ids of a mapped table (nil: read from `places`).
     private let ids: StringColumn?
     /// Records of the given ids, in that order, for a mapped table's answer rows.
@@ -54,6 +57,7 @@ public final class PlaceTable: @unchecked Sendable {
         category.reserveCapacity(n); created.reserveCapacity(n); modified.reserveCapacity(n)
         eventStart.reserveCapacity(n); eventEnd.reserveCapacity(n); flags.reserveCapacity(n)
         var areacode = CodeColumn.Builder(capacity: n), sigungucode = CodeColumn.Builder(capacity: n)
+        var codeColumns = CodeFamily.allCases.map { _ in CodeColumn.Builder(capacity: n) }
         for i in 0..<n {
             category.append(Int32(truncatingIfNeeded: places[i].category))
             created.append(Self.timestamp(places[i].created))
@@ -67,11 +71,13 @@ public final class PlaceTable: @unchecked Sendable {
             flags.append(f)
             areacode.append(places[i].areacode)
             sigungucode.append(places[i].sigungucode)
+            for family in CodeFamily.allCases { codeColumns[family.rawValue].append(family.key(of: places[i])) }
         }
         latColumn = nil; lonColumn = nil
         self.category = Column(category); self.created = Column(created); self.modified = Column(modified)
         self.eventStart = Column(eventStart); self.eventEnd = Column(eventEnd); self.flags = Column(flags)
         self.areacode = areacode.column; self.sigungucode = sigungucode.column
+        self.codeColumns = codeColumns.map(\.column)
         ids = nil; fetch = nil
     }
 
@@ -79,13 +85,14 @@ public final class PlaceTable: @unchecked Sendable {
     init(count: Int, lat: Column<Double>, lon: Column<Double>, category: Column<Int32>, areacode: CodeColumn,
          sigungucode: CodeColumn, created: Column<Int64>, modified: Column<Int64>, eventStart: Column<Int32>,
          eventEnd: Column<Int32>, flags: Column<UInt32>, ranks: Column<UInt32>, folded: FoldedTitles,
-         ids: StringColumn, fetch: @escaping ([String]) throws -> [Place]) {
+         ids: StringColumn, codeColumns: [CodeColumn], fetch: @escaping ([String]) throws -> [Place]) {
         places = []
         self.count = count
         latColumn = lat; lonColumn = lon; self.category = category; self.areacode = areacode
         self.sigungucode = sigungucode; self.created = created; self.modified = modified
         self.eventStart = eventStart; self.eventEnd = eventEnd; self.flags = flags
         self.ranks = ranks; self.folded = folded; self.ids = ids; self.fetch = fetch
+        self.codeColumns = codeColumns
     }
 
     @inline(__always) func lat(_ row: Int) -> Double { latColumn?[row] ?? places[row].lat }
@@ -134,6 +141,7 @@ public final class PlaceTable: @unchecked Sendable {
         return (latColumn?.byteCount ?? 0) + (lonColumn?.byteCount ?? 0) + category.byteCount + areacode.codes.byteCount
             + sigungucode.codes.byteCount + created.byteCount + modified.byteCount + eventStart.byteCount
             + eventEnd.byteCount + flags.byteCount + (ranks?.byteCount ?? 0) + (folded?.byteCount ?? 0)
+            + codeColumns.reduce(0) { $0 + $1.codes.byteCount }
     }
 
     /// Every row's title folded for keyword search (`KeywordMatcher.fold`), built on the first keyword query.

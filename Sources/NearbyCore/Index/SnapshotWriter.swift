@@ -24,10 +24,13 @@ public struct SnapshotWriter {
     private var category: [Int32] = [], created: [Int64] = [], modified: [Int64] = []
     private var eventStart: [Int32] = [], eventEnd: [Int32] = [], flags: [UInt32] = []
     private var areacode: CodeColumn.Builder, sigungucode: CodeColumn.Builder
+    /// `CodeFamily` keys, one column per family (by raw value).
+    private var codes: [CodeColumn.Builder]
     static let nodeSize = 16
 
     public init(capacity: Int = 0) {
         areacode = CodeColumn.Builder(capacity: capacity); sigungucode = CodeColumn.Builder(capacity: capacity)
+        codes = CodeFamily.allCases.map { _ in CodeColumn.Builder(capacity: capacity) }
         idOffsets.reserveCapacity(capacity + 1); idNumbers.reserveCapacity(capacity); titleEnds.reserveCapacity(capacity)
         foldedEnds.reserveCapacity(capacity); lats.reserveCapacity(capacity); lons.reserveCapacity(capacity)
         category.reserveCapacity(capacity); created.reserveCapacity(capacity); modified.reserveCapacity(capacity)
@@ -38,11 +41,12 @@ public struct SnapshotWriter {
     public var count: Int { lats.count }
 
     /// Adds one place, given by the fields the snapshot holds (dates as the cache stores them;
-    /// `accessibility`, the bits of its known tags, `Accessibility.bit`).
+    /// `accessibility`, the bits of its known tags, `Accessibility.bit`; `codeKeys`, its
+    /// `CodeFamily` keys by raw value).
     public mutating func append(
         id: String, title: String, lat: Double, lon: Double, category: Int, created: String?, modified: String?,
         areacode: String?, sigungucode: String?, hasImage: Bool, eventStart: String?, eventEnd: String?,
-        accessibility: UInt32
+        accessibility: UInt32, codeKeys: [String?]
     ) {
         let number = Self.number(id)
         if let last = idNumbers.last, inIdOrder {
@@ -67,6 +71,7 @@ public struct SnapshotWriter {
         flags.append(accessibility | (hasImage ? PlaceTable.imageBit : 0))
         self.areacode.append(areacode)
         self.sigungucode.append(sigungucode)
+        for (i, key) in codeKeys.enumerated() { codes[i].append(key) }
     }
 
     /// Adds one place record.
@@ -74,7 +79,8 @@ public struct SnapshotWriter {
         append(id: p.id, title: p.title, lat: p.lat, lon: p.lon, category: p.category, created: p.created,
                modified: p.modified, areacode: p.areacode, sigungucode: p.sigungucode,
                hasImage: !(p.image?.isEmpty ?? true), eventStart: p.eventStart, eventEnd: p.eventEnd,
-               accessibility: p.accessibility.reduce(0) { $0 | (Accessibility.bit($1) ?? 0) })
+               accessibility: p.accessibility.reduce(0) { $0 | (Accessibility.bit($1) ?? 0) },
+               codeKeys: CodeFamily.allCases.map { $0.key(of: p) })
     }
 
     /// Writes the snapshot of the appended places for the cache state `stamp` to `path`, atomically
@@ -94,10 +100,11 @@ public struct SnapshotWriter {
         let tree = PackedRTree(xs: lons, ys: lats, nodeSize: Self.nodeSize)
         let areas = Self.strings(Self.dictionaryValues(areacode.dictionary))
         let sigungus = Self.strings(Self.dictionaryValues(sigungucode.dictionary))
+        let codeStrings = codes.map { Self.strings(Self.dictionaryValues($0.dictionary)) }
         let n = count
 
         // The layout first (every section's length is known), then each section into place.
-        let tags: [(String, Int, Int)] = [
+        var tags: [(String, Int, Int)] = [
             ("TPTS", 8, tree.points.count), ("TITM", 4, n), ("TBOX", 8, tree.boxes.count), ("TLVL", 8, tree.levels.count),
             ("LAT ", 8, n), ("LON ", 8, n), ("CATG", 4, n), ("AREA", 2, n), ("SIGU", 2, n),
             ("ARDO", 4, areas.offsets.count), ("ARDB", 1, areas.bytes.count),
@@ -105,6 +112,9 @@ public struct SnapshotWriter {
             ("CRTD", 8, n), ("MODF", 8, n), ("EVST", 4, n), ("EVEN", 4, n), ("FLAG", 4, n), ("RANK", 4, n),
             ("FTUN", 2, foldedUnits.count), ("FTEN", 4, n), ("IDOF", 4, n + 1), ("IDBY", 1, idBytes.count),
         ]
+        for (stem, strings) in zip(IndexSnapshot.codeTags, codeStrings) {
+            tags += [(stem + "C", 2, n), (stem + "O", 4, strings.offsets.count), (stem + "B", 1, strings.bytes.count)]
+        }
         let tableEnd = IndexSnapshot.headerSize + IndexSnapshot.entrySize * tags.count
         var offsets: [String: Int] = [:]
         var end = IndexSnapshot.align(tableEnd + 8)
@@ -141,6 +151,10 @@ public struct SnapshotWriter {
             try put("IDOF", idOffsets); idOffsets = [0]
             try put("IDBY", idBytes); idBytes = []
             idNumbers = []
+            for (i, stem) in IndexSnapshot.codeTags.enumerated() {
+                try put(stem + "C", codes[i].codes); try put(stem + "O", codeStrings[i].offsets); try put(stem + "B", codeStrings[i].bytes)
+                codes[i] = CodeColumn.Builder(capacity: 0)
+            }
             try put("RANK", ranks.value)
 
             // The body checksum reads the body back (from the page cache), as a reader checks it.
@@ -207,6 +221,15 @@ public struct SnapshotWriter {
             sigungus.append(s == 0 ? nil : sigunguValues[Int(s) - 1])
         }
         areacode = areas; sigungucode = sigungus
+        codes = codes.map { column in
+            let values = Self.dictionaryValues(column.dictionary)
+            var arranged = CodeColumn.Builder(capacity: count)
+            for i in order {
+                let c = column.codes[Int(i)]
+                arranged.append(c == 0 ? nil : values[Int(c) - 1])
+            }
+            return arranged
+        }
         var bytes: [UInt8] = [], offsets: [UInt32] = [0], units: [UInt16] = [], ends: [UInt32] = []
         bytes.reserveCapacity(idBytes.count); offsets.reserveCapacity(count + 1)
         units.reserveCapacity(foldedUnits.count); ends.reserveCapacity(count)

@@ -4,12 +4,12 @@ import Foundation
 public enum PlaceField: Int, CaseIterable, Sendable {
     case id, title, lat, lon, category, created, modified, areacode, sigungucode, addr, tel, image
     case cat1, cat2, cat3, eventStart, eventEnd, accessibility
-    case lDongRegnCd, lDongSignguCd, lclsSystm1, lclsSystm2, lclsSystm3
+    case lDongRegnCd, lDongSignguCd, lclsSystm1, lclsSystm2, lclsSystm3, kakaoCategory, lDongSource
 
     public var name: String { Self.names[rawValue] }
     private static let names = ["id", "title", "lat", "lon", "category", "created", "modified", "areacode",
         "sigungucode", "addr", "tel", "image", "cat1", "cat2", "cat3", "eventStart", "eventEnd", "accessibility",
-        "lDongRegnCd", "lDongSignguCd", "lclsSystm1", "lclsSystm2", "lclsSystm3"]
+        "lDongRegnCd", "lDongSignguCd", "lclsSystm1", "lclsSystm2", "lclsSystm3", "kakaoCategory", "lDongSource"]
     /// Field names by length, as UTF-8: `byLength[n]` holds the (raw value, name) pairs of length n.
     private static let byLength: [[(Int, [UInt8])]] = (0...16).map { n in
         names.enumerated().filter { $0.element.utf8.count == n }.map { ($0.offset, Array($0.element.utf8)) }
@@ -63,6 +63,8 @@ extension Place {
             case .lclsSystm1: return lclsSystm1
             case .lclsSystm2: return lclsSystm2
             case .lclsSystm3: return lclsSystm3
+            case .kakaoCategory: return kakaoCategory
+            case .lDongSource: return lDongSource
             case .lat, .lon, .category, .accessibility: preconditionFailure("\(field.name) is not a text field")
             }
         }
@@ -87,6 +89,8 @@ extension Place {
             case .lclsSystm1: lclsSystm1 = newValue
             case .lclsSystm2: lclsSystm2 = newValue
             case .lclsSystm3: lclsSystm3 = newValue
+            case .kakaoCategory: kakaoCategory = newValue
+            case .lDongSource: lDongSource = newValue
             case .lat, .lon, .category, .accessibility: preconditionFailure("\(field.name) is not a text field")
             }
         }
@@ -97,7 +101,7 @@ extension Place {
 ///
 /// Layout: one object, no newline; optional leading extra members (e.g. `"qid"`), then the `PlaceField`s in
 /// declaration order (`id, title, lat, lon, category, created, modified, areacode, sigungucode, addr, tel,
-/// image, cat1, cat2, cat3, eventStart, eventEnd, accessibility, lDongRegnCd, lDongSignguCd, lclsSystm1..3`),
+/// image, cat1, cat2, cat3, eventStart, eventEnd, accessibility, lDongRegnCd, lDongSignguCd, lclsSystm1..3, kakaoCategory, lDongSource`),
 /// nil fields and an empty `accessibility` omitted, then an optional `"distance"` in metres. Doubles are
 /// written in their shortest round-trip form, so `decode(append(p)) == p` for every place.
 ///

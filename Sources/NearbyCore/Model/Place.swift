@@ -37,6 +37,11 @@ public struct Place: Sendable, Hashable {
     public var lclsSystm1: String?
     public var lclsSystm2: String?
     public var lclsSystm3: String?
+    /// Kakao Local's `category_group_code` (`FD6`, `CE7`, …) of a place imported from Kakao; nil otherwise.
+    public var kakaoCategory: String?
+    /// Where `lDongRegnCd`/`lDongSignguCd` come from: nil when the source gave them, `coordinates` when
+    /// the import derived them from the place's position (NearbyRegions; the source had none).
+    public var lDongSource: String?
 
     public init(
         id: String, title: String, lat: Double, lon: Double, category: Int,
@@ -45,7 +50,8 @@ public struct Place: Sendable, Hashable {
         image: String? = nil, cat1: String? = nil, cat2: String? = nil, cat3: String? = nil,
         eventStart: String? = nil, eventEnd: String? = nil, accessibility: [String] = [],
         lDongRegnCd: String? = nil, lDongSignguCd: String? = nil,
-        lclsSystm1: String? = nil, lclsSystm2: String? = nil, lclsSystm3: String? = nil
+        lclsSystm1: String? = nil, lclsSystm2: String? = nil, lclsSystm3: String? = nil,
+        kakaoCategory: String? = nil, lDongSource: String? = nil
     ) {
         self.id = id; self.title = title; self.lat = lat; self.lon = lon; self.category = category
         self.created = created; self.modified = modified
@@ -54,6 +60,7 @@ public struct Place: Sendable, Hashable {
         self.eventStart = eventStart; self.eventEnd = eventEnd; self.accessibility = accessibility
         self.lDongRegnCd = lDongRegnCd; self.lDongSignguCd = lDongSignguCd
         self.lclsSystm1 = lclsSystm1; self.lclsSystm2 = lclsSystm2; self.lclsSystm3 = lclsSystm3
+        self.kakaoCategory = kakaoCategory; self.lDongSource = lDongSource
     }
 }
 

@@ -26,4 +26,12 @@ public protocol AreaResolver: Sendable {
     func area(_ text: String) throws(RequestError) -> AreaFilter
     /// The union of several areas (`--region 종로구 --region 중구`).
     func union(_ areas: [AreaFilter]) -> AreaFilter
+    /// A legal-dong code (`--ldong`, 2 or 5 digits) with every other code of the same region, old
+    /// and new (`51` → `51`, `42`); an unknown code is a `RequestError`.
+    func legalDongCodes(_ code: String) throws(RequestError) -> Set<String>
+}
+
+extension AreaResolver {
+    /// Without a change table: the code alone.
+    public func legalDongCodes(_ code: String) throws(RequestError) -> Set<String> { [code] }
 }

@@ -30,6 +30,12 @@ public struct PlaceFilter: Sendable, Hashable {
     public var bbox: GeoBox?
     /// Administrative area the place must lie in (`--region`), by polygon membership.
     public var region: AreaFilter?
+    /// TourAPI cat1..3 codes, lclsSystm1..3 codes, legal-dong codes and Kakao category groups to keep
+    /// (`--cat`, `--lcls`, `--ldong`, `--kakao-category`; rules in `CodeFamily`); nil keeps all.
+    public var cat: Set<String>?
+    public var lcls: Set<String>?
+    public var ldong: Set<String>?
+    public var kakaoCategories: Set<String>?
 
     public init(
         categories: Set<Int>? = nil, areacodes: Set<String>? = nil, sigungucodes: Set<String>? = nil,
@@ -47,6 +53,7 @@ public struct PlaceFilter: Sendable, Hashable {
     public var isEmpty: Bool {
         categories == nil && areacodes == nil && sigungucodes == nil && keyword == nil && created == nil
             && modified == nil && eventPeriod == nil && !withImage && accessibility.isEmpty && bbox == nil && region == nil
+            && cat == nil && lcls == nil && ldong == nil && kakaoCategories == nil
     }
 }
 
@@ -121,6 +128,7 @@ struct RowFilter {
     private let requiredFlags: UInt32
     private let bbox: GeoBox?
     private let region: AreaFilter?
+    private let codeFilters: [(family: CodeFamily, column: CodeColumn, codes: Set<UInt16>, wanted: Set<String>)]
 
     init(_ f: PlaceFilter, table: PlaceTable) {
         self.table = table
@@ -133,6 +141,12 @@ struct RowFilter {
         requiredFlags = (Accessibility.mask(f.accessibility) ?? 0) | (f.withImage ? PlaceTable.imageBit : 0)
         bbox = f.bbox
         region = f.region
+        codeFilters = CodeFamily.allCases.compactMap { family in
+            guard let wanted = family.wanted(in: f) else { return nil }
+            let column = table.codeColumns[family.rawValue]
+            let codes = column.dictionary.filter { family.matches(key: $0.key, wanted: wanted) }.map(\.value)
+            return (family, column, Set(codes), wanted)
+        }
     }
 
     @inline(__always)
@@ -151,6 +165,13 @@ struct RowFilter {
         if let sigungucodes, !Self.has(t.sigungucode, row, sigungucodes, t.places.isEmpty ? nil : t.places[row].sigungucode) { return false }
         if let bbox, !bbox.contains(lat: t.lat(row), lon: t.lon(row)) { return false }
         if let region, !region.contains(lat: t.lat(row), lon: t.lon(row)) { return false }
+        for c in codeFilters {
+            let code = c.column.codes[row]
+            if code == UInt16.max {
+                guard !t.places.isEmpty, let key = c.family.key(of: t.places[row]),
+                      c.family.matches(key: key, wanted: c.wanted) else { return false }
+            } else if !c.codes.contains(code) { return false }
+        }
         if let keyword, !keyword.titles.matches(keyword.matcher, at: row) { return false }
         return true
     }

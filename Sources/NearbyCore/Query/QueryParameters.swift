@@ -64,6 +64,10 @@ public enum QueryParameters {
         Parameter("page", "n", "Page number from 1 (TourAPI pageNo).", negative: true),
         Parameter("cursor", "cursor", "Resume after the last row of a previous page (its nextCursor).", negative: true),
         Parameter("distance", "model", "haversine (default), geodesic, projected (EPSG:5179), projected:EPSG:nnnn or projected:utm."),
+        Parameter("cat", "codes", "TourAPI cat1/cat2/cat3 codes; a code finds its sub-codes (A05 food, A05020900 cafés). Repeats add up.", list: true),
+        Parameter("lcls", "codes", "KorService2 lclsSystm1/2/3 codes, as cat (FD food, FD05 cafés…). Repeats add up.", list: true),
+        Parameter("ldong", "codes", "Legal-dong codes: lDongRegnCd (11) or lDongRegnCd+lDongSignguCd (11110); old codes too. Repeats add up.", list: true),
+        Parameter("kakao-category", "codes", "Kakao category_group_code: FD6 food, CE7 café, AT4 sights, AD5 stay, CT1 culture…; repeats add up.", list: true),
     ]
 
     private static let byName: [String: Parameter] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
@@ -126,6 +130,10 @@ public enum QueryParameters {
         }
         if f.withImage { add("with-image", "true") }
         if !f.accessibility.isEmpty { add("accessible", f.accessibility.joined(separator: ",")) }
+        if let c = f.cat { add("cat", c.sorted().joined(separator: ",")) }
+        if let c = f.lcls { add("lcls", c.sorted().joined(separator: ",")) }
+        if let c = f.ldong { add("ldong", c.sorted().joined(separator: ",")) }
+        if let c = f.kakaoCategories { add("kakao-category", c.sorted().joined(separator: ",")) }
         if !q.order.keys.isEmpty { add("sort", q.order.description) }
         add("limit", String(q.limit))
         if q.page != 1 { add("page", String(q.page)) }
@@ -223,6 +231,19 @@ public enum QueryParameters {
             f.eventPeriod = try eventPeriod()
             f.withImage = try flag("with-image")
             if let tags = list("accessible") { f.accessibility = tags }
+            f.cat = try codes("cat", digitsOnly: false)
+            f.lcls = try codes("lcls", digitsOnly: false)
+            f.kakaoCategories = try codes("kakao-category", digitsOnly: false).map { Set($0.map { $0.uppercased() }) }
+            if let ldong = try codes("ldong", digitsOnly: true) {
+                var all = Set<String>()
+                for code in ldong {
+                    guard code.count == 2 || code.count == 5 else {
+                        throw RequestError(parameter: "ldong", reason: "\(RequestError.quoted(code)) is not a 2-digit lDongRegnCd or a 5-digit lDongRegnCd+lDongSignguCd")
+                    }
+                    all.formUnion(try areas?.legalDongCodes(code) ?? [code])
+                }
+                f.ldong = all
+            }
 
             if let arrange = one("arrange") {
                 guard one("sort") == nil else { throw RequestError(parameter: "arrange", reason: "arrange and sort both give the order; use one") }
@@ -253,6 +274,16 @@ public enum QueryParameters {
             }
             if let problem = q.problem { throw problem }
             return q
+        }
+
+        /// A list of codes made of ASCII letters and digits (or digits only); nil when not given.
+        private func codes(_ name: String, digitsOnly: Bool) throws(RequestError) -> Set<String>? {
+            guard let items = list(name) else { return nil }
+            guard !items.isEmpty else { throw RequestError(parameter: name, reason: "empty list") }
+            for item in items where !item.utf8.allSatisfy({ (48...57).contains($0) || (!digitsOnly && ((65...90).contains($0) || (97...122).contains($0))) }) {
+                throw RequestError(parameter: name, reason: "\(RequestError.quoted(item)) is not a code (\(digitsOnly ? "digits" : "ASCII letters and digits"))")
+            }
+            return Set(items)
         }
 
         private func timestampRange(_ stem: String) throws(RequestError) -> ClosedRange<Int64>? {

@@ -51,15 +51,41 @@ public struct QuerySampler: Sendable {
                 start = String(s); end = chance(0.8) ? String(s + int(0...8)) : nil
             }
             let tags = Accessibility.tags.prefix(5).filter { _ in chance(0.3) }
-            return Place(
+            var p = Place(
                 id: i % 50 == 49 ? "x\(next() % 1000)-\(i)" : String(int(1...9) * 100_000 + i),
                 title: title(), lat: lat, lon: lon, category: category,
                 created: created, modified: created.map { max($0, date()) },
                 areacode: chance(0.9) ? String(int(1...8)) : nil, sigungucode: chance(0.9) ? String(int(1...20)) : nil,
                 image: chance(0.5) ? "http://img/\(i).jpg" : (chance(0.1) ? "" : nil),
                 eventStart: start, eventEnd: end, accessibility: Array(tags))
+            codes(&p)
+            return p
         }
     }
+
+    /// Classification, legal-dong and Kakao codes (`CodeFamily`): whole hierarchies, single levels,
+    /// empty text and missing values.
+    private mutating func codes(_ p: inout Place) {
+        func levels(_ all: [(String, String, String)]) -> (String?, String?, String?) {
+            let (a, b, c) = pick(all)
+            switch int(0...5) {
+            case 0: return (nil, nil, nil)
+            case 1: return (nil, nil, c)
+            case 2: return (a, "", nil)
+            default: return (a, b, c)
+            }
+        }
+        (p.cat1, p.cat2, p.cat3) = levels(Self.cats)
+        (p.lclsSystm1, p.lclsSystm2, p.lclsSystm3) = levels(Self.lclss)
+        if chance(0.8) {
+            p.lDongRegnCd = pick(["11", "26", "50", "28", "51", "42"])
+            p.lDongSignguCd = pick(["110", "140", "", nil])
+        }
+        p.kakaoCategory = pick(["CE7", "FD6", "AT4", "", nil, nil])
+    }
+
+    static let cats = [("A01", "A0101", "A01010100"), ("A05", "A0502", "A05020900"), ("A05", "A0502", "A05020100"), ("A02", "A0201", "A02010600")]
+    static let lclss = [("FD", "FD05", "FD050100"), ("FD", "FD01", "FD010100"), ("HS", "HS01", "HS010100"), ("NA", "NA01", "NA010100")]
 
     /// A random filter: each condition set with some probability.
     public mutating func filter() -> PlaceFilter {
@@ -73,6 +99,10 @@ public struct QuerySampler: Sendable {
         if chance(0.15) { let d = Int32(int(2024...2025) * 10000 + int(1...12) * 100 + int(1...28)); f.eventPeriod = d...(d + Int32(int(0...3))) }
         if chance(0.2) { f.withImage = true }
         if chance(0.15) { f.accessibility = Array(Accessibility.tags.prefix(4).filter { _ in chance(0.4) }) }
+        if chance(0.1) { f.cat = Set((0..<int(1...2)).map { _ in pick(["A05", "A0502", "A05020900", "A01", "A01010100", "A0"]) }) }
+        if chance(0.1) { f.lcls = Set((0..<int(1...2)).map { _ in pick(["FD", "FD05", "HS01", "NA010100"]) }) }
+        if chance(0.1) { f.ldong = Set((0..<int(1...2)).map { _ in pick(["11", "11110", "26", "51", "42140"]) }) }
+        if chance(0.1) { f.kakaoCategories = Set((0..<int(1...2)).map { _ in pick(["CE7", "FD6", "AT4"]) }) }
         if chance(0.15) {
             let c = pick(Self.centres)
             f.bbox = GeoBox(minLon: c.1 - 0.1, minLat: c.0 - 0.1, maxLon: c.1 + double(0...0.2), maxLat: c.0 + 0.1)

@@ -1,4 +1,5 @@
 import NearbyCore
+import NearbyRegions
 import NearbyStore
 
 /// The one import path: files (or places already in memory) into the cache, in ONE transaction.
@@ -20,6 +21,13 @@ public struct Importer {
     public var onProgress: (String) -> Void = { _ in }
     /// Told, once, when the index snapshot could not be brought up to date (the import still counts).
     public var onWarning: (String) -> Void = { _ in }
+    /// When set, every imported place's legal-dong codes are checked against its coordinates
+    /// (`RegionIndex.checkCodes`, issue 12): a place without `lDongRegnCd`/`lDongSignguCd` gets them
+    /// derived, marked `lDongSource` `coordinates`; a place whose codes name another region is kept as
+    /// given and reported to `onCodeWarning`. Places at sea or abroad are left as they are.
+    public var regions: RegionIndex?
+    /// Told about each place whose codes disagree with its coordinates (`file:line: lDongRegnCd: …`).
+    public var onCodeWarning: (RecordError) -> Void = { _ in }
 
     public init(format: ImportFormat? = nil, strict: Bool = false) {
         self.format = format; self.strict = strict
@@ -60,7 +68,9 @@ public struct Importer {
             input.bytes, file: input.name, format: format, encoding: encoding, strict: strict,
             emit: { item in
                 switch item.record {
-                case .upsert(let place): try writer.upsert(place)
+                case .upsert(var place):
+                    if let regions { checkCodes(&place, regions, file: input.name, line: item.line) }
+                    try writer.upsert(place)
                 case .delete(let id): try writer.delete(id: id)
                 }
                 records += 1
@@ -69,6 +79,16 @@ public struct Importer {
             reject: { error in rejected += 1; onRejected(error) },
             consumed: { input.consumed(upTo: $0) })
         return ImportSummary.File(name: input.name, format: format, records: records, rejected: rejected)
+    }
+
+    private func checkCodes(_ place: inout Place, _ regions: RegionIndex, file: String, line: Int) {
+        switch regions.checkCodes(lat: place.lat, lon: place.lon, lDongRegnCd: place.lDongRegnCd, lDongSignguCd: place.lDongSignguCd) {
+        case let .derived(regn, signgu):
+            place.lDongRegnCd = regn; place.lDongSignguCd = signgu; place.lDongSource = "coordinates"
+        case .disagrees(_, _, let message):
+            onCodeWarning(RecordError(file: file, line: line, field: "lDongRegnCd", reason: "warning: \(message); imported as given"))
+        case .agrees, .unknownLocation: break
+        }
     }
 }
 

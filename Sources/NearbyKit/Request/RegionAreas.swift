@@ -45,6 +45,18 @@ public final class RegionAreas: AreaResolver, @unchecked Sendable {
         }
     }
 
+    /// `--ldong`: the region of a legal-dong code (old or new, `RegionIndex.resolve`) and all its codes.
+    public func legalDongCodes(_ code: String) throws(RequestError) -> Set<String> {
+        let index: RegionIndex
+        do { index = try self.index() } catch {
+            throw RequestError(parameter: "ldong", reason: "the region index cannot be loaded: \(error)")
+        }
+        guard case .found(let regions) = index.resolve(code), regions.allSatisfy({ $0.level <= .sigungu }) else {
+            throw RequestError(parameter: "ldong", reason: "\(MessageText.quoted(code)) is no 시도 or 시군구 code known here (data/kr_regions.bin and data/region-code-changes.tsv)")
+        }
+        return Set([code] + regions.flatMap { [$0.code] + $0.formerCodes })
+    }
+
     private static func area(_ regions: [Region], _ index: RegionIndex) -> AreaFilter {
         let boxes = regions.map { index.boundingBox($0) }
         let box = GeoBox(minLon: boxes.map(\.minLon).min()!, minLat: boxes.map(\.minLat).min()!,

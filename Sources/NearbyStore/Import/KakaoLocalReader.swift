@@ -9,7 +9,7 @@ import NearbyCore
 ///
 /// A document becomes a place: `id` is `kakao:` and Kakao's id (Kakao ids and TourAPI content ids are
 /// both digits and would collide), `title` the `place_name`, `addr` the road address or else the lot
-/// address, `tel` the `phone`; `category` the TourAPI content type of its category group (`contentTypes`,
+/// address, `tel` the `phone`, `kakaoCategory` the `category_group_code` (for `--kakao-category`); `category` the TourAPI content type of its category group (`contentTypes`,
 /// 0 for a group with none); a café also gets TourAPI's café classification (`cat1..3` A05, A0502,
 /// A05020900) so `--cat A05020900` finds cafés from both sources. Kakao gives no dates: `modified` is
 /// nil, the oldest (a later TourAPI or Kakao record for the same id replaces it).
@@ -55,6 +55,7 @@ enum KakaoLocalReader {
                 }
             }
             try draft.set(.category, text: String(contentTypes[group] ?? 0))
+            if !group.isEmpty { try draft.set(.kakaoCategory, text: group) }
             if group == "CE7" {
                 try draft.set(.cat1, text: "A05"); try draft.set(.cat2, text: "A0502"); try draft.set(.cat3, text: "A05020900")
             }

@@ -1,0 +1,75 @@
+/// The filters on codes KorService2 and Kakao Local give a place: `--cat` (cat1..3), `--lcls`
+/// (lclsSystm1..3), `--ldong` (lDongRegnCd + lDongSignguCd) and `--kakao-category`
+/// (category_group_code). The one rule for each, used by every engine: the memory and snapshot
+/// engines test dictionary codes of `key(of:)` (`RowFilter`), any other engine can call `matches`.
+///
+/// - `cat`, `lcls`: hierarchical codes, each level's code starting with its parent's (cat1 `A05`,
+///   cat2 `A0502`, cat3 `A05020900`; lclsSystm1 `FD`, lclsSystm2 `FD05`, lclsSystm3 `FD050100`). A
+///   wanted code matches a place when one of the place's levels starts with it, so `A05` finds every
+///   food place and `A05020900` only cafés, as TourAPI's cat1/cat2/cat3 parameters do (and a place
+///   that gives only its cat3 is still found by its cat1).
+/// - `ldong`: a 시도 code (2 digits, lDongRegnCd) or a 시군구 code (5 digits, lDongRegnCd followed by
+///   lDongSignguCd) matches a place whose lDongRegnCd + lDongSignguCd starts with it. The request
+///   parser adds the region's former codes (data/region-code-changes.tsv: `51` also asks for `42`),
+///   so places stored with old or new codes are both found.
+/// - `kakaoCategory`: equality (`CE7`).
+public enum CodeFamily: Int, CaseIterable, Sendable {
+    case cat, lcls, ldong, kakaoCategory
+
+    /// Separates a place's levels in `key` (a control character no code holds).
+    static let separator: Character = "\u{1F}"
+
+    /// The text of a place this family matches on: its levels joined by `separator`, the 5-digit
+    /// legal-dong code, or the Kakao group; nil when the place has none.
+    public func key(of p: Place) -> String? {
+        switch self {
+        case .cat: Self.levelsKey(p.cat1, p.cat2, p.cat3)
+        case .lcls: Self.levelsKey(p.lclsSystm1, p.lclsSystm2, p.lclsSystm3)
+        case .ldong: Self.ldongKey(regn: p.lDongRegnCd, signgu: p.lDongSignguCd)
+        case .kakaoCategory: p.kakaoCategory.flatMap { $0.isEmpty ? nil : $0 }
+        }
+    }
+
+    /// The `cat` or `lcls` key of a place's three levels (for readers that hold fields, not places).
+    public static func levelsKey(_ codes: String?...) -> String? {
+        let present = codes.compactMap { $0 }.filter { !$0.isEmpty }
+        return present.isEmpty ? nil : present.joined(separator: String(separator))
+    }
+
+    /// The `ldong` key of a place's lDongRegnCd and lDongSignguCd.
+    public static func ldongKey(regn: String?, signgu: String?) -> String? {
+        guard let regn, !regn.isEmpty else { return nil }
+        return regn + (signgu ?? "")
+    }
+
+    /// Whether a `key` matches one of the wanted codes, by the family's rule (on the type).
+    public func matches(key: String, wanted: Set<String>) -> Bool {
+        switch self {
+        case .cat, .lcls:
+            return key.split(separator: Self.separator).contains { level in wanted.contains { level.hasPrefix($0) } }
+        case .ldong: return wanted.contains { key.hasPrefix($0) }
+        case .kakaoCategory: return wanted.contains(key)
+        }
+    }
+
+    /// The wanted codes of this family in a filter; nil when it does not filter on it.
+    public func wanted(in f: PlaceFilter) -> Set<String>? {
+        switch self {
+        case .cat: f.cat
+        case .lcls: f.lcls
+        case .ldong: f.ldong
+        case .kakaoCategory: f.kakaoCategories
+        }
+    }
+}
+
+extension PlaceFilter {
+    /// Whether `p` passes the code filters (`CodeFamily`); the other conditions are not checked here.
+    public func codesMatch(_ p: Place) -> Bool {
+        for family in CodeFamily.allCases {
+            guard let wanted = family.wanted(in: self) else { continue }
+            guard let key = family.key(of: p), family.matches(key: key, wanted: wanted) else { return false }
+        }
+        return true
+    }
+}

@@ -20,13 +20,17 @@ public final class SQLiteEngine: QueryEngine {
         self.cursorKey = cursorKey
     }
 
+    /// Projections by EPSG code, made on first use (building one reads PROJ's database).
+    private var projections: [Int: Projection] = [:]
+    private let lock = NSLock()
+
     public func run(_ q: PlaceQuery) throws -> QueryAnswer {
         if let problem = q.problem { throw problem }
         let generation = try cache.generation()
         func answer(within radius: Double?) throws -> QueryAnswer {
             let places: [Place]
             if let radius, let c = q.center {
-                places = try candidates(in: Self.searchBoxes(around: c, radius: radius))
+                places = try candidates(in: searchBoxes(around: c, radius: radius, q.distance))
             } else if let box = q.filter.bbox ?? q.filter.region?.box {
                 places = try candidates(in: Self.split(box))
             } else {
@@ -44,7 +48,7 @@ public final class SQLiteEngine: QueryEngine {
             var radius = min(maxDistance ?? .infinity, max(2000, after.isFinite ? after : 0))
             while true {
                 let a = try MemoryEngine(
-                    places: try candidates(in: Self.searchBoxes(around: q.center!, radius: radius)),
+                    places: try candidates(in: searchBoxes(around: q.center!, radius: radius, q.distance)),
                     generation: generation, cursorKey: cursorKey, indexed: false
                 ).run(q, searchRadius: radius)
                 if a.total >= k || radius >= (maxDistance ?? .infinity) || radius > Self.halfCircumference {
@@ -69,13 +73,64 @@ public final class SQLiteEngine: QueryEngine {
     /// Longer than any distance on the Earth under every model (half the equator is 20,037,508 m).
     static let halfCircumference = 20_100_000.0
 
+    /// Boxes holding every point within `radius` metres of `c` under `model`.
+    ///
+    /// Haversine and geodesic distances are ground distances: `searchBoxes(around:radius:)`. A projected
+    /// distance is measured in the plane, where a path is `k` times its length on the ellipsoid, `k`
+    /// varying with place and direction; its smallest value at a point is the semi-minor axis of
+    /// Tissot's indicatrix (`Projection.minimumScale`, from PROJ's `proj_factors`), which falls well
+    /// below 1 away from a projection's centre (0.79 for EPSG:3035 at Seoul, 0.97 for EPSG:3413 at the
+    /// pole). Claim: if `k ≥ k₀` everywhere in the ground cap of radius `R = r / k₀` around `c`, every
+    /// point P within `r` of `c` in the plane lies in that cap. Proof: the straight segment from c to P
+    /// in the plane is the image of a path from c to P on the ellipsoid; were P outside the cap, the
+    /// path would cross the cap's edge at some Q, its part from c to Q being at least R long on the
+    /// ground (the geodesic is the shortest path) and so at least `k₀ R = r` long in the plane, leaving
+    /// nothing of the segment (length ≤ r) to go on beyond Q. (The segment must lie in the projection's
+    /// image; a point it cannot reach is at infinite distance in the engines anyway.)
+    /// `k₀` is found by fixed point: the minimum of `minimumScale` over a 9 × 9 grid on the cap's box
+    /// (centre and corners included), the cap regrown until that minimum stops falling; the 2 % margin
+    /// of `searchBoxes(around:radius:)` covers the scale's dip between grid points (the scale is smooth
+    /// and the grid step at most an eighth of the box). Where PROJ cannot give a scale, or the cap
+    /// would reach a quarter of the way round the Earth, every place is a candidate: slower, never wrong.
+    func searchBoxes(around c: Coordinate, radius: Double, _ model: DistanceModel) throws -> [GeoBox] {
+        guard case .projected(let crs) = model, radius > 0 else { return Self.searchBoxes(around: c, radius: radius) }
+        let world = [GeoBox(minLon: -180, minLat: -90, maxLon: 180, maxLat: 90)]
+        let projection = try projection(crs.epsgCode(lat: c.lat, lon: c.lon))
+        guard var k0 = projection.minimumScale(lat: c.lat, lon: c.lon) else { return world }
+        for _ in 0..<16 {
+            let ground = radius / k0
+            guard ground < Self.halfCircumference / 2 else { return world }
+            var k = k0
+            for box in Self.searchBoxes(around: c, radius: ground) {
+                for i in 0...8 {
+                    for j in 0...8 {
+                        let lat = box.minLat + (box.maxLat - box.minLat) * Double(i) / 8
+                        let lon = box.minLon + (box.maxLon - box.minLon) * Double(j) / 8
+                        guard let s = projection.minimumScale(lat: lat, lon: lon) else { return world }
+                        k = min(k, s)
+                    }
+                }
+            }
+            if k >= k0 { return Self.searchBoxes(around: c, radius: ground) }
+            k0 = k
+        }
+        return world
+    }
+
+    private func projection(_ epsg: Int) throws -> Projection {
+        lock.lock(); defer { lock.unlock() }
+        if let p = projections[epsg] { return p }
+        let p = try Projection(epsg: epsg)
+        projections[epsg] = p
+        return p
+    }
+
     /// Boxes (none crossing the antimeridian) that hold every point within `radius` metres of `c`
-    /// under every distance model.
+    /// on the ground (haversine or geodesic distance; projected ones go through the method above).
     ///
     /// The circle is taken on a sphere of the smallest radius of curvature of WGS84 (the meridional
     /// radius at the equator, 6,335,439 m), its radius widened by 2 %: geodesic distances are never
-    /// shorter than that sphere's, and projected distances are at most 2 % short of true ones for
-    /// projections whose scale factor stays ≥ 0.98 (UTM and Korea 2000 have ≥ 0.9996). The extent of
+    /// shorter than that sphere's (the 2 % is the margin of the projected case). The extent of
     /// a spherical cap: latitude ±angle, longitude ±asin(sin(angle) / cos(lat)), the whole circle of
     /// longitudes when the cap reaches a pole.
     static func searchBoxes(around c: Coordinate, radius: Double) -> [GeoBox] {

@@ -69,6 +69,9 @@ public final class Projection: @unchecked Sendable {
     private let metresPerUnit: Double
     private let context: OpaquePointer
     private let transform: OpaquePointer
+    /// The CRS's projection alone, as a PROJ string (`+proj=tmerc …`), for `proj_factors`: given the
+    /// CRS itself, `proj_factors` builds a new transformation on every call (milliseconds).
+    private let factors: OpaquePointer?
     private let lock = NSLock()
 
     /// Throws `DistanceModelError.unknownCRS` for a code PROJ does not know and `.notProjected` for a
@@ -90,6 +93,9 @@ public final class Projection: @unchecked Sendable {
                 throw DistanceModelError.proj("cannot normalise the axis order of EPSG:4326 → EPSG:\(epsg)")
             }
             transform = normalized
+            factors = proj_as_proj_string(context, crs, PJ_PROJ_5, nil)
+                .map { String(cString: $0).replacingOccurrences(of: "+type=crs", with: "") }
+                .flatMap { proj_create(context, $0) }
         } catch {
             proj_context_destroy(context)
             throw error
@@ -99,6 +105,7 @@ public final class Projection: @unchecked Sendable {
     }
 
     deinit {
+        if let factors { proj_destroy(factors) }
         proj_destroy(transform)
         proj_context_destroy(context)
     }
@@ -138,6 +145,24 @@ public final class Projection: @unchecked Sendable {
             for i in 0..<n { xs[i] *= metresPerUnit; ys[i] *= metresPerUnit }
         }
         return (xs, ys)
+    }
+
+    /// The smallest scale factor in any direction at one point (the semi-minor axis of Tissot's
+    /// indicatrix, PROJ's `proj_factors`): a short path through the point, `s` metres long on the
+    /// ellipsoid, is at least `s × minimumScale` metres long in the plane. Nil where PROJ cannot tell
+    /// (outside the projection's domain, or a CRS PROJ cannot write as a PROJ string). Computed on the
+    /// CRS's own geographic base, which for the datums PROJ maps from WGS84 differs by at most
+    /// hundreds of metres in position: a negligible change in scale.
+    public func minimumScale(lat: Double, lon: Double) -> Double? {
+        guard let factors else { return nil }
+        let deg = Double.pi / 180
+        let f = lock.withLock { () -> PJ_FACTORS in
+            let f = proj_factors(factors, proj_coord(lon * deg, lat * deg, 0, 0))
+            proj_errno_reset(factors)
+            return f
+        }
+        let k = f.tissot_semiminor
+        return k.isFinite && k > 0 ? k : nil
     }
 
     private static func projectedCRS(_ context: OpaquePointer, epsg: Int) throws -> OpaquePointer {

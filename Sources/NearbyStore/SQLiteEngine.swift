@@ -65,7 +65,7 @@ public final class SQLiteEngine: QueryEngine {
     }
 
     /// Longer than any distance on the Earth under every model (half the equator is 20,037,508 m).
-    static let halfCircumference = 20_100_000.0
+    public static let halfCircumference = 20_100_000.0
 
     /// Boxes (none crossing the antimeridian) that hold every point within `radius` metres of `c`
     /// under every distance model.
@@ -76,7 +76,7 @@ public final class SQLiteEngine: QueryEngine {
     /// projections whose scale factor stays ≥ 0.98 (UTM and Korea 2000 have ≥ 0.9996). The extent of
     /// a spherical cap: latitude ±angle, longitude ±asin(sin(angle) / cos(lat)), the whole circle of
     /// longitudes when the cap reaches a pole.
-    static func searchBoxes(around c: Coordinate, radius: Double) -> [GeoBox] {
+    public static func searchBoxes(around c: Coordinate, radius: Double) -> [GeoBox] {
         let angle = radius * 1.02 / 6_335_439 + 1e-9
         let deg = 180 / Double.pi
         guard angle < .pi else { return [GeoBox(minLon: -180, minLat: -90, maxLon: 180, maxLat: 90)] }
@@ -90,7 +90,7 @@ public final class SQLiteEngine: QueryEngine {
     }
 
     /// A box as boxes within −180…180: longitudes beyond are wrapped, an antimeridian box is cut in two.
-    static func split(_ b: GeoBox) -> [GeoBox] {
+    public static func split(_ b: GeoBox) -> [GeoBox] {
         var minLon = b.minLon, maxLon = b.maxLon
         if minLon < -180 { minLon += 360 }
         if maxLon > 180 { maxLon -= 360 }

@@ -12,6 +12,11 @@ import NearbyStore
 /// run (a filter added to Core works here unchanged), and cursors are interchangeable with theirs
 /// over the same places and generation. k nearest without a maximum distance searches growing
 /// circles until one holds k matches, as `SQLiteEngine` does.
+///
+/// A query with no filter but a box and an order by distance reads nothing of a place but its id
+/// and point: then only those are fetched for the candidates, and the page's full rows by id in a
+/// second statement (both statements read the generation; if an import committed between them,
+/// the query runs again).
 public final class PostGISEngine: QueryEngine {
     public let store: PostGISStore
     public let cursorKey: PageCursor.Key
@@ -27,19 +32,43 @@ public final class PostGISEngine: QueryEngine {
 
     public func run(_ q: PlaceQuery) throws -> QueryAnswer {
         if let problem = q.problem { throw problem }
-        func answer(_ prefilter: PostGISStore.Prefilter?, searchRadius: Double = .infinity) throws -> QueryAnswer {
-            let c = try store.candidates(prefilter)
-            return try MemoryEngine(places: c.places, generation: c.generation, cursorKey: cursorKey, indexed: false)
-                .run(q, searchRadius: searchRadius)
+        guard Self.needsOnlyPoints(q) else { return try answer(q, light: false).answer }
+        for _ in 0..<3 {
+            let (a, generation) = try answer(q, light: true)
+            let ids = a.rows.map(\.id)
+            if ids.isEmpty { return a }
+            let page = try store.places(ids: ids)
+            let byID = Dictionary(page.places.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            let rows = ids.compactMap { byID[$0] }
+            guard page.generation == generation, rows.count == ids.count else { continue }
+            return QueryAnswer(total: a.total, rows: PlaceRows(places: rows), distances: a.distances, page: a.page, next: a.next)
+        }
+        return try answer(q, light: false).answer
+    }
+
+    /// Whether `q`'s answer depends on nothing of a place but its id and point (Core's `isEmpty`
+    /// decides what a filter is, so a filter added there is never missed here).
+    static func needsOnlyPoints(_ q: PlaceQuery) -> Bool {
+        var f = q.filter
+        f.bbox = nil
+        return f.isEmpty && q.effectiveOrder.keys.allSatisfy { $0.field == .distance }
+    }
+
+    /// The answer from the candidates of `q`'s shape, with the generation they were read at.
+    private func answer(_ q: PlaceQuery, light: Bool) throws -> (answer: QueryAnswer, generation: Int64) {
+        func run(_ prefilter: PostGISStore.Prefilter?) throws -> (QueryAnswer, Int64) {
+            let c = try store.candidates(prefilter, light: light)
+            let a = try MemoryEngine(places: c.places, generation: c.generation, cursorKey: cursorKey, indexed: false).run(q)
+            return (a, c.generation)
         }
         switch q.shape {
         case .all:
             if let box = q.filter.bbox ?? q.filter.region?.box {
-                return try answer(PostGISStore.Prefilter(boxes: SQLiteEngine.split(box), within: nil))
+                return try run(PostGISStore.Prefilter(boxes: SQLiteEngine.split(box), within: nil))
             }
-            return try answer(nil)
+            return try run(nil)
         case .radius(let r):
-            return try answer(Self.prefilter(around: q.center!, radius: r))
+            return try run(Self.prefilter(around: q.center!, radius: r))
         case .knn(let k, let maxDistance):
             // Every place within `radius` is a candidate, so k matches found there are the k nearest. The
             // circle is found for the first page (a cursor's row may lie beyond a smaller circle that
@@ -48,11 +77,11 @@ public final class PostGISEngine: QueryEngine {
             first.cursor = nil
             var radius = min(maxDistance ?? .infinity, 2000)
             while true {
-                let c = try store.candidates(Self.prefilter(around: q.center!, radius: radius))
+                let c = try store.candidates(Self.prefilter(around: q.center!, radius: radius), light: light)
                 let engine = MemoryEngine(places: c.places, generation: c.generation, cursorKey: cursorKey, indexed: false)
                 let a = try engine.run(first, searchRadius: radius)
                 if a.total >= k || radius >= (maxDistance ?? .infinity) || radius > SQLiteEngine.halfCircumference {
-                    return q.cursor == nil ? a : try engine.run(q, searchRadius: radius)
+                    return (q.cursor == nil ? a : try engine.run(q, searchRadius: radius), c.generation)
                 }
                 radius = min(maxDistance ?? .infinity, radius * 4)
             }

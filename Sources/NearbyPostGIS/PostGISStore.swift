@@ -198,29 +198,59 @@ public final class PostGISStore {
         var within: (center: Coordinate, metres: Double)?
     }
 
-    /// Places passing `prefilter` (every place when nil), with the generation.
-    func candidates(_ prefilter: Prefilter?) throws -> Candidates {
+    /// Places passing `prefilter` (every place when nil), with the generation. `light`: only id, lat
+    /// and lon are read (the other fields empty), for a query whose answer depends on nothing else;
+    /// its page is then completed by `places(ids:)`.
+    func candidates(_ prefilter: Prefilter?, light: Bool = false) throws -> Candidates {
         try wrap {
             let r: PGResult
             let generation = "(SELECT value FROM nearby_meta WHERE key = 'generation')"
+            let columns = light ? "id, lat, lon" : Self.placeColumns
+            let suffix = light ? "_light" : ""
             if let prefilter {
                 let a = prefilter.boxes[0], b = prefilter.boxes.count > 1 ? prefilter.boxes[1] : a
                 let w = prefilter.within
-                r = try connection.prepared("nearby_candidates", """
+                r = try connection.prepared("nearby_candidates" + suffix, """
                     SELECT g.value, p.* FROM \(generation) g(value) LEFT JOIN LATERAL (
-                      SELECT \(Self.placeColumns) FROM places
+                      SELECT \(columns) FROM places
                       WHERE (geom && ST_MakeEnvelope($1, $2, $3, $4, 4326) OR geom && ST_MakeEnvelope($5, $6, $7, $8, 4326))
                         AND ($9::float8 IS NULL OR ST_DWithin(geom::geography,
                              ST_SetSRID(ST_MakePoint($10, $11), 4326)::geography, $9, false))) p ON true
                     """, [a.minLon, a.minLat, a.maxLon, a.maxLat, b.minLon, b.minLat, b.maxLon, b.maxLat].map { "\($0)" }
                     + [w.map { "\($0.metres)" }, "\(w?.center.lon ?? 0)", "\(w?.center.lat ?? 0)"])
             } else {
-                r = try connection.prepared("nearby_all", """
-                    SELECT g.value, p.* FROM \(generation) g(value) LEFT JOIN LATERAL (SELECT \(Self.placeColumns) FROM places) p ON true
+                r = try connection.prepared("nearby_all" + suffix, """
+                    SELECT g.value, p.* FROM \(generation) g(value) LEFT JOIN LATERAL (SELECT \(columns) FROM places) p ON true
                     """, [])
             }
             var places: [Place] = []
             places.reserveCapacity(r.count)
+            for row in 0..<r.count where !r.isNull(row, 1) {
+                if light {
+                    guard let id = r.text(row, 1), let lat = r.double(row, 2), let lon = r.double(row, 3) else {
+                        throw PostGISError(name: name, message: "a row of places has no id, lat or lon")
+                    }
+                    places.append(Place(id: id, title: "", lat: lat, lon: lon, category: 0))
+                } else {
+                    places.append(try place(r, row, first: 1))
+                }
+            }
+            return Candidates(generation: r.int64(0, 0) ?? 0, places: places)
+        }
+    }
+
+    /// The places with `ids` (in no particular order), with the generation, in one statement.
+    func places(ids: [String]) throws -> Candidates {
+        try wrap {
+            // An array literal: every element quoted, " and \ escaped.
+            let literal = "{" + ids.map { id in
+                "\"" + id.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+            }.joined(separator: ",") + "}"
+            let r = try connection.prepared("nearby_page", """
+                SELECT g.value, p.* FROM (SELECT value FROM nearby_meta WHERE key = 'generation') g(value) LEFT JOIN LATERAL (
+                  SELECT \(Self.placeColumns) FROM places WHERE id = ANY($1::text[])) p ON true
+                """, [literal])
+            var places: [Place] = []
             for row in 0..<r.count where !r.isNull(row, 1) { places.append(try place(r, row, first: 1)) }
             return Candidates(generation: r.int64(0, 0) ?? 0, places: places)
         }

@@ -3,6 +3,7 @@ import PackageDescription
 
 // Dependencies point one way (ARCHITECTURE.md):
 //   NearbyCore ← NearbyStore ← NearbyKit ← NearbyBench ← nearby
+//   NearbyCore ← NearbyStore ← NearbyPostGIS ← NearbyKit
 //   NearbyCore ← NearbyRegions ← NearbyKit;  NearbyCore ← NearbyCarousel ← NearbyBench
 // No target carries unsafe flags, so the products can be used with `.package(url:…, from:)`.
 let package = Package(
@@ -15,6 +16,7 @@ let package = Package(
         .library(name: "NearbyRegions", targets: ["NearbyRegions"]),
         .library(name: "NearbyCarousel", targets: ["NearbyCarousel"]),
         .library(name: "NearbyServer", targets: ["NearbyServer"]),
+        .library(name: "NearbyPostGIS", targets: ["NearbyPostGIS"]),
         .executable(name: "nearby", targets: ["nearby"]),
     ],
     dependencies: [
@@ -27,9 +29,11 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .target(name: "NearbyCore", dependencies: ["CPROJ"]),
         .target(name: "NearbyStore", dependencies: ["NearbyCore", "CSQLite"]),
-        .target(name: "NearbyKit", dependencies: ["NearbyCore", "NearbyStore", "NearbyRegions"]),
+        .target(name: "NearbyPostGIS", dependencies: ["NearbyCore", "NearbyStore", "CLibPQ"], resources: [.copy("Migrations")]),
+        .target(name: "NearbyKit", dependencies: ["NearbyCore", "NearbyStore", "NearbyRegions", "NearbyPostGIS"]),
         .target(name: "NearbyCarousel", dependencies: ["NearbyCore"]),
         .target(name: "NearbyRegions", dependencies: ["NearbyCore"]),
         .target(name: "NearbyBench", dependencies: ["NearbyKit", "NearbyCarousel"]),
@@ -59,6 +63,7 @@ let package = Package(
         .testTarget(name: "NearbyCarouselTests", dependencies: ["NearbyCarousel", "NearbyCore"]),
         .testTarget(name: "NearbyServerTests", dependencies: ["NearbyServer", "NearbyKit", "NearbyTestSupport"]),
         .testTarget(name: "NearbyRegionsTests", dependencies: ["NearbyRegions", "NearbyKit"], exclude: ["Fixtures"]),
+        .testTarget(name: "NearbyPostGISTests", dependencies: ["NearbyPostGIS", "NearbyKit", "NearbyTestSupport"]),
         .testTarget(name: "NearbyCLITests", dependencies: ["nearby", "NearbyBench", "NearbyTestSupport"]),
     ]
 )

@@ -2,3 +2,4 @@
 @_exported import NearbyCore
 @_exported import NearbyStore
 @_exported import NearbyRegions
+@_exported import NearbyPostGIS

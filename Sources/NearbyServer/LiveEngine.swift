@@ -9,8 +9,8 @@ public final class EngineSnapshot: @unchecked Sendable {
     public let generation: Int64
     public let count: Int
     private let engine: any QueryEngine
-    private let cache: PlaceCache
-    /// Guards `cache` (one SQLite connection) and, for a non-concurrent engine, the engine.
+    private let lookup: (String) throws -> Place?
+    /// Guards the lookup connection and, for a non-concurrent engine, the engine.
     private let lock = NSLock()
     private let isConcurrent: Bool
 
@@ -19,8 +19,21 @@ public final class EngineSnapshot: @unchecked Sendable {
         generation = try cache.generation()
         count = try cache.count()
         engine = try provider.open(cache)
-        self.cache = cache
+        lookup = { try cache.place(id: $0) }
         isConcurrent = provider.isConcurrent
+    }
+
+    /// The postgis engine over the database at `url`: one connection, so one query at a time (run
+    /// more server processes to use more cores, docs/scale-out.md). The engine reads the generation
+    /// with each query's rows, so a cursor is checked against the database's generation even before
+    /// this snapshot is swapped.
+    init(postgis url: String) throws {
+        let store = try PostGISStore(url: url, readOnly: true)
+        generation = try store.generation()
+        count = try store.count()
+        engine = try PostGISEngine(store: store)
+        lookup = { try store.place(id: $0) }
+        isConcurrent = false
     }
 
     public func run(_ query: PlaceQuery) throws -> QueryAnswer {
@@ -31,20 +44,32 @@ public final class EngineSnapshot: @unchecked Sendable {
 
     public func place(id: String) throws -> Place? {
         lock.lock(); defer { lock.unlock() }
-        return try cache.place(id: id)
+        return try lookup(id)
     }
 }
 
 /// The engine the server answers from, swapped atomically when another process writes the cache.
 public final class LiveEngine: @unchecked Sendable {
+    /// The cache file, or the database URL when `isPostGIS`.
     public let path: String
     let provider: EngineProvider
+    public let isPostGIS: Bool
     private let lock = NSLock()
     private var snapshot: EngineSnapshot
 
     public init(path: String, provider: EngineProvider = .default) throws {
-        self.path = path; self.provider = provider
+        self.path = path; self.provider = provider; isPostGIS = false
         snapshot = try EngineSnapshot(path: path, provider: provider)
+    }
+
+    /// Answers from the PostgreSQL/PostGIS database at `url` (`nearby serve --engine postgis`).
+    public init(postgis url: String) throws {
+        path = url; provider = .default; isPostGIS = true
+        snapshot = try EngineSnapshot(postgis: url)
+    }
+
+    private func open() throws -> EngineSnapshot {
+        isPostGIS ? try EngineSnapshot(postgis: path) : try EngineSnapshot(path: path, provider: provider)
     }
 
     public var current: EngineSnapshot {
@@ -55,9 +80,9 @@ public final class LiveEngine: @unchecked Sendable {
     /// Opens the cache again when its generation changed; returns the new snapshot, or nil when unchanged.
     /// The old snapshot lives on in the requests that hold it.
     func reloadIfChanged(watcher: Watcher) throws -> EngineSnapshot? {
-        let generation = try watcher.cache.generation()
+        let generation = try watcher.generation()
         guard generation != current.generation else { return nil }
-        let fresh = try EngineSnapshot(path: path, provider: provider)
+        let fresh = try open()
         lock.lock(); snapshot = fresh; lock.unlock()
         return fresh
     }
@@ -65,8 +90,16 @@ public final class LiveEngine: @unchecked Sendable {
 
 /// The connection that reads the generation, used only on the reload queue.
 final class Watcher: @unchecked Sendable {
-    let cache: PlaceCache
-    init(cache: PlaceCache) { self.cache = cache }
+    let generation: () throws -> Int64
+    init(_ engine: LiveEngine) throws {
+        if engine.isPostGIS {
+            let store = try PostGISStore(url: engine.path)
+            generation = { try store.generation() }
+        } else {
+            let cache = try PlaceCache(path: engine.path, readOnly: true)
+            generation = { try cache.generation() }
+        }
+    }
 }
 
 /// Polls the cache's generation every `interval` and reloads off the request threads.
@@ -76,7 +109,7 @@ struct ReloadService: Service {
     let logger: Logger
 
     func run() async throws {
-        let watcher = Watcher(cache: try PlaceCache(path: engine.path, readOnly: true))
+        let watcher = try Watcher(engine)
         let thread = DispatchQueue(label: "nearby.reload")
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             try? await Task.sleep(for: interval)

@@ -76,7 +76,11 @@ public enum NearbyHTTPServer {
 
     /// Serves the cache at `path` until SIGINT or SIGTERM, then finishes the requests in flight.
     public static func run(path: String, options: ServerOptions, logger: Logger) async throws {
-        let engine = try LiveEngine(path: path)
+        try await run(engine: try LiveEngine(path: path), options: options, logger: logger)
+    }
+
+    /// Serves `engine` (a cache with any engine, or a PostGIS database) until SIGINT or SIGTERM.
+    public static func run(engine: LiveEngine, options: ServerOptions, logger: Logger) async throws {
         let services = services(engine: engine, options: options, logger: logger) { port in
             logger.info("listening", metadata: ["host": "\(options.host)", "port": "\(port)", "generation": "\(engine.current.generation)"])
         }

@@ -42,9 +42,16 @@ extension PlaceCache {
     }
 }
 
+/// Where the importer sends records: this cache's writer, or another store's (`PostGISWriter`).
+public protocol PlaceSink: AnyObject {
+    var counts: WriteCounts { get }
+    func upsert(_ place: Place) throws
+    func delete(id: String) throws
+}
+
 /// Upserts and deletes places inside a `PlaceCache.write` transaction, with statements prepared once and
 /// reused for every record. Valid only inside the `write` call that made it.
-public final class PlaceCacheWriter {
+public final class PlaceCacheWriter: PlaceSink {
     public private(set) var counts = WriteCounts()
     private let connection: SQLiteConnection
     private let find, insertRow, replaceRow, removePlace: SQLiteStatement
@@ -103,7 +110,7 @@ public final class PlaceCacheWriter {
     }
 
     /// nil is the oldest `modified`; dates are fixed-width digits, so text order is time order.
-    static func isOlder(_ incoming: String?, than cached: String?) -> Bool {
+    public static func isOlder(_ incoming: String?, than cached: String?) -> Bool {
         guard let cached else { return false }
         guard let incoming else { return true }
         return incoming.utf8.lexicographicallyPrecedes(cached.utf8)

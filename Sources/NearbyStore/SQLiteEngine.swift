@@ -71,7 +71,7 @@ public final class SQLiteEngine: QueryEngine {
     }
 
     /// Longer than any distance on the Earth under every model (half the equator is 20,037,508 m).
-    static let halfCircumference = 20_100_000.0
+    public static let halfCircumference = 20_100_000.0
 
     /// Boxes holding every point within `radius` metres of `c` under `model`.
     ///
@@ -133,7 +133,7 @@ public final class SQLiteEngine: QueryEngine {
     /// shorter than that sphere's (the 2 % is the margin of the projected case). The extent of
     /// a spherical cap: latitude ±angle, longitude ±asin(sin(angle) / cos(lat)), the whole circle of
     /// longitudes when the cap reaches a pole.
-    static func searchBoxes(around c: Coordinate, radius: Double) -> [GeoBox] {
+    public static func searchBoxes(around c: Coordinate, radius: Double) -> [GeoBox] {
         let angle = radius * 1.02 / 6_335_439 + 1e-9
         let deg = 180 / Double.pi
         guard angle < .pi else { return [GeoBox(minLon: -180, minLat: -90, maxLon: 180, maxLat: 90)] }
@@ -147,7 +147,7 @@ public final class SQLiteEngine: QueryEngine {
     }
 
     /// A box as boxes within −180…180: longitudes beyond are wrapped, an antimeridian box is cut in two.
-    static func split(_ b: GeoBox) -> [GeoBox] {
+    public static func split(_ b: GeoBox) -> [GeoBox] {
         var minLon = b.minLon, maxLon = b.maxLon
         if minLon < -180 { minLon += 360 }
         if maxLon > 180 { maxLon -= 360 }

@@ -15,9 +15,11 @@ struct ExportCommand: ParsableCommand {
               nearby export > places.jsonl
               nearby export --format geojson --db trip.sqlite > trip.geojson
               nearby export --db a.sqlite | nearby import --db b.sqlite -
+              nearby export --pg postgresql://app@db/nearby > all.jsonl
             """)
 
     @OptionGroup var cache: CacheOptions
+    @OptionGroup var postgis: PostGISOptions
 
     @Option(help: "jsonl (one place a line), json (one array), geojson (a FeatureCollection) or tsv.")
     var format: OutputFormat = .jsonl
@@ -27,9 +29,12 @@ struct ExportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let cache = try cache.open(readOnly: true)
         var output = PlaceWriter(format: format)
-        try cache.forEachPlaceByID { try output.append($0) }
+        if let url = postgis.url(db: cache.db) {
+            try PostGISStore(url: url).forEachPlaceByID { try output.append($0) }
+        } else {
+            try cache.open(readOnly: true).forEachPlaceByID { try output.append($0) }
+        }
         try output.finish()
     }
 }

@@ -30,9 +30,11 @@ struct ImportCommand: ParsableCommand {
               nearby import places.jsonl
               nearby import --db trip.sqlite areaBasedList-*.json festivals.json
               curl -s "$TOURAPI_URL" | nearby import --strict -
+              nearby import --pg postgresql://app@db:5432/nearby *.json
             """)
 
     @OptionGroup var cache: CacheOptions
+    @OptionGroup var postgis: PostGISOptions
 
     @Option(help: "Read every input as this format instead of detecting it.")
     var format: ImportFormat?
@@ -73,13 +75,17 @@ struct ImportCommand: ParsableCommand {
         }
         let summary: ImportSummary
         do {
-            summary = try importer.importFiles(files, into: try cache.open(readOnly: false))
+            if let url = postgis.url(db: cache.db) {
+                summary = try importer.importFiles(files, into: try PostGISStore(url: url, readOnly: false))
+            } else {
+                summary = try importer.importFiles(files, into: try cache.open(readOnly: false))
+            }
             StandardError.progress("")
         } catch let error as UnreadableInputError {
             throw UsageError(error.description)
         } catch {
             StandardError.write("nearby import: \(error)")
-            StandardError.write("nearby import: nothing was imported; the cache is unchanged")
+            StandardError.write("nearby import: nothing was imported; the \(postgis.url(db: cache.db) == nil ? "cache" : "database") is unchanged")
             throw ExitCode.failure
         }
         if shown > Self.shownErrors { StandardError.write("nearby import: ... and \(shown - Self.shownErrors) more bad records") }

@@ -44,12 +44,13 @@ struct QueryCommand: ParsableCommand {
 
     @OptionGroup var options: QueryOptions
     @OptionGroup var cache: CacheOptions
+    @OptionGroup var postgis: PostGISOptions
 
     @Option(help: ArgumentHelp("Answer every query of this file (benchmark TSV or JSON lines, see above).", valueName: "file"))
     var queries: String?
 
-    @Option(help: "snapshot (the index file beside the cache, mapped), memory (load the cache and index it) or sqlite (straight from the cache's R*Tree).")
-    var engine: EngineKind = .snapshot
+    @Option(help: "snapshot (the index file beside the cache, mapped; the default), memory (load the cache and index it), sqlite (straight from the cache's R*Tree) or postgis (the --pg database; the default with --pg).")
+    var engine: EngineKind?
 
     @Option(help: "jsonl, json (one array, or one object with --meta), geojson, tsv or table (for humans).")
     var format: OutputFormat = .jsonl
@@ -63,6 +64,7 @@ struct QueryCommand: ParsableCommand {
     func validate() throws {
         if format == .table && fields != nil { throw ValidationError("--fields picks JSON fields; --format table has fixed columns") }
         if format == .geojson && meta { throw ValidationError("--meta has no place in a GeoJSON FeatureCollection; use --format json or jsonl") }
+        if postgis.pg != nil && engine != nil && engine != .postgis { throw ValidationError("--pg names a database: use it with --engine postgis") }
         if queries != nil && format != .jsonl && format != .tsv { throw ValidationError("--queries writes JSON lines or TSV only") }
     }
 
@@ -79,12 +81,20 @@ struct QueryCommand: ParsableCommand {
                 throw UsageError(error)
             }
         }
-        let engine = try engine.open(try cache.open(readOnly: true)) { StandardError.write("nearby query: \($0)") }
+        let queryEngine: any QueryEngine
+        if engine == .postgis, postgis.url(db: cache.db) == nil {
+            throw UsageError("--engine postgis needs a database: --pg URL or $NEARBY_PG")
+        }
+        if let url = engine == nil || engine == .postgis ? postgis.url(db: cache.db) : nil {
+            queryEngine = try EngineKind.openPostGIS(url: url)
+        } else {
+            queryEngine = try (self.engine ?? .snapshot).open(try cache.open(readOnly: true)) { StandardError.write("nearby query: \($0)") }
+        }
         var out = PlaceWriter(format: format, fields: selection, meta: meta)
         for job in jobs {
             let start = DispatchTime.now().uptimeNanoseconds
             let answer: QueryAnswer
-            do { answer = try engine.run(job.query) } catch let e as RequestError {
+            do { answer = try queryEngine.run(job.query) } catch let e as RequestError {
                 throw UsageError(job.source.map { "\($0): \(e.message())" } ?? UsageError(e).description)
             }
             let tookMs = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6

@@ -23,10 +23,15 @@ struct ServeCommand: ParsableCommand {
             Examples:
               nearby serve --db /tmp/places.sqlite --port 8080
               curl 'localhost:8080/v1/places?lat=37.5665&lon=126.978&radius=2000'
+              nearby serve --engine postgis --pg postgresql://app@db/nearby
             """
     )
 
     @OptionGroup var cache: CacheOptions
+    @OptionGroup var postgis: PostGISOptions
+
+    @Option(help: "snapshot (the default), memory, sqlite or postgis (the --pg database; the default with --pg).")
+    var engine: EngineKind?
 
     @Option(help: "Address to listen on (loopback unless told otherwise).")
     var host = "127.0.0.1"
@@ -42,6 +47,7 @@ struct ServeCommand: ParsableCommand {
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be in 0…65535") }
+        if postgis.pg != nil && engine != nil && engine != .postgis { throw ValidationError("--pg names a database: use it with --engine postgis") }
         guard maxLimit >= 1 else { throw ValidationError("--max-limit must be at least 1") }
     }
 
@@ -49,14 +55,22 @@ struct ServeCommand: ParsableCommand {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "nearby.serve")
         logger.logLevel = .info
-        let path = try cache.open(readOnly: true).path
+        let live: LiveEngine
+        if engine == .postgis, postgis.url(db: cache.db) == nil {
+            throw UsageError("--engine postgis needs a database: --pg URL or $NEARBY_PG")
+        }
+        if let url = engine == nil || engine == .postgis ? postgis.url(db: cache.db) : nil {
+            live = try LiveEngine(postgis: url)
+        } else {
+            live = try LiveEngine(path: try cache.open(readOnly: true).path, provider: .kind(engine ?? .snapshot))
+        }
         var options = ServerOptions()
         options.host = host; options.port = port; options.maxLimit = maxLimit; options.serviceKey = serviceKey
         let done = DispatchSemaphore(value: 0)
         final class Outcome: @unchecked Sendable { var error: (any Error)? }
         let outcome = Outcome()
         Task {
-            do { try await NearbyHTTPServer.run(path: path, options: options, logger: logger) } catch { outcome.error = error }
+            do { try await NearbyHTTPServer.run(engine: live, options: options, logger: logger) } catch { outcome.error = error }
             done.signal()
         }
         done.wait()

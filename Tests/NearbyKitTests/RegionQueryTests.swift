@@ -25,7 +25,7 @@ import NearbyTestSupport
         let cache = try PlaceCache(path: dir.file("r.sqlite"))
         _ = try Importer().importPlaces(Self.places, into: cache)
         CacheSnapshot.update(cache)
-        let engines = try EngineKind.allCases.map { try $0.open(cache) }
+        let engines = try EngineKind.overCache.map { try $0.open(cache) }
         let jongno = try #require({ if case .found(let r) = index.resolve("종로구") { return r } else { return nil } }())
         for extra: [(name: String, value: String)] in [
             [], [("category", "39")], [("sort", "title"), ("limit", "30")], [("lat", "37.57"), ("lon", "126.98"), ("radius", "3000")],

@@ -54,7 +54,8 @@ public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
     let fetched: [Place]
 
     init(table: PlaceTable, rows: [Int32]) { self.table = table; self.rows = rows; fetched = [] }
-    init(places: [Place]) { table = nil; rows = []; fetched = places }
+    /// Rows fetched elsewhere, in answer order (an engine that completes the rows of a page).
+    public init(places: [Place]) { table = nil; rows = []; fetched = places }
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { table == nil ? fetched.count : rows.count }

@@ -1,4 +1,5 @@
 import NearbyCore
+import NearbyPostGIS
 import NearbyStore
 
 /// The engines a query can run on; they give identical answers (the tests hold them to it).
@@ -10,6 +11,11 @@ public enum EngineKind: String, CaseIterable, Sendable {
     case memory
     /// Straight from the cache's R*Tree: no load, for one-shot queries on huge caches.
     case sqlite
+    /// A PostgreSQL/PostGIS database (`--pg URL`), not a cache: several servers over one database.
+    case postgis
+
+    /// The engines that answer from a cache file (all but `postgis`).
+    public static let overCache: [EngineKind] = [.snapshot, .memory, .sqlite]
 
     /// This engine over `cache`; `report` hears, once, when the snapshot is rebuilt or cannot be used.
     public func open(_ cache: PlaceCache, report: (String) -> Void = { _ in }) throws -> any QueryEngine {
@@ -18,6 +24,12 @@ public enum EngineKind: String, CaseIterable, Sendable {
         case .sqlite: return SQLiteEngine(cache: cache, cursorKey: try cache.cursorKey())
         case .memory:
             return MemoryEngine(places: try cache.allPlaces(), generation: try cache.generation(), cursorKey: try cache.cursorKey())
+        case .postgis: throw UsageError("--engine postgis reads a PostgreSQL database, not a cache: give --pg URL or set NEARBY_PG")
         }
+    }
+
+    /// The postgis engine over the database at `url` (libpq's URL or key=value form).
+    public static func openPostGIS(url: String) throws -> PostGISEngine {
+        try PostGISEngine(store: PostGISStore(url: url, readOnly: true))
     }
 }

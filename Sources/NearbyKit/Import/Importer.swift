@@ -53,6 +53,21 @@ public struct Importer {
         return summary
     }
 
+    /// Imports `paths` into a PostgreSQL/PostGIS database in one transaction: the same reading, records,
+    /// counts and `file:line` errors as into a cache; only the writer differs (`PostGISWriter`).
+    public func importFiles(_ paths: [String], into store: PostGISStore) throws -> ImportSummary {
+        let opened = try paths.map { path throws(UnreadableInputError) in path == "-" ? nil : try InputFile(path: path) }
+        return try store.write { writer in
+            var summary = ImportSummary()
+            for input in opened { summary.files.append(try importFile(try input ?? InputFile(path: "-"), into: writer)) }
+            onProgress("applying the records and committing")
+            try writer.apply()
+            summary.counts = writer.counts
+            summary.counts.rejected = summary.files.reduce(0) { $0 + $1.rejected }
+            return summary
+        }
+    }
+
     /// Writes `places` (already valid, e.g. generated) into `cache` in one transaction.
     public func importPlaces<S: Sequence<Place>>(_ places: S, into cache: PlaceCache) throws -> WriteCounts {
         try cache.write { writer in
@@ -61,7 +76,7 @@ public struct Importer {
         }
     }
 
-    private func importFile(_ input: InputFile, into writer: PlaceCacheWriter) throws -> ImportSummary.File {
+    private func importFile(_ input: InputFile, into writer: some PlaceSink) throws -> ImportSummary.File {
         var records = 0, rejected = 0
         onProgress("\(input.name): reading")
         let format = try PlaceParser.read(

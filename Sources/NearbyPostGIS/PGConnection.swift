@@ -1,0 +1,123 @@
+import CLibPQ
+import Foundation
+
+// A thin layer over libpq: a connection, commands, parameterised and prepared queries with text
+// results, and COPY FROM STDIN. Why libpq and not postgres-nio: README, "PostgreSQL/PostGIS".
+
+/// A failed libpq call, with the server's message (and SQLSTATE when the server sent one).
+public struct PGError: Error, CustomStringConvertible, Sendable {
+    public var message: String
+    public var sqlState: String?
+    public var description: String { message }
+}
+
+/// One PostgreSQL connection. Not thread-safe: use a connection from one thread at a time.
+final class PGConnection {
+    private let handle: OpaquePointer
+    private var prepared: Set<String> = []
+
+    /// Connects to `url` (`postgresql://user@host:port/db` or `host=… port=…`).
+    init(url: String) throws {
+        guard let c = PQconnectdb(url) else { throw PGError(message: "out of memory") }
+        guard PQstatus(c) == CONNECTION_OK else {
+            let message = Self.trim(String(cString: PQerrorMessage(c)))
+            PQfinish(c)
+            throw PGError(message: "cannot connect: \(message)")
+        }
+        handle = c
+        try execute("SET client_encoding = 'UTF8'; SET extra_float_digits = 1")
+    }
+
+    deinit { PQfinish(handle) }
+
+    private static func trim(_ s: String) -> String {
+        s.split(whereSeparator: \.isNewline).map(String.init).joined(separator: " ")
+    }
+
+    /// Checks a result; throws with the server's message unless it is `expected`.
+    private func check(_ r: OpaquePointer?, _ expected: ExecStatusType...) throws -> OpaquePointer {
+        guard let r else { throw PGError(message: Self.trim(String(cString: PQerrorMessage(handle)))) }
+        let status = PQresultStatus(r)
+        guard expected.contains(status) else {
+            let state = PQresultErrorField(r, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            let message = Self.trim(String(cString: PQresultErrorMessage(r)))
+            PQclear(r)
+            throw PGError(message: message.isEmpty ? "unexpected result" : message, sqlState: state)
+        }
+        return r
+    }
+
+    /// Runs one or more commands without parameters, ignoring their rows.
+    func execute(_ sql: String) throws {
+        PQclear(try check(PQexec(handle, sql), PGRES_COMMAND_OK, PGRES_TUPLES_OK))
+    }
+
+    /// Runs `sql` with text parameters ($1, $2…; nil is NULL).
+    func query(_ sql: String, _ parameters: [String?] = []) throws -> PGResult {
+        let r = withParameters(parameters) { n, values in
+            PQexecParams(handle, sql, n, nil, values, nil, nil, 0)
+        }
+        return PGResult(try check(r, PGRES_COMMAND_OK, PGRES_TUPLES_OK))
+    }
+
+    /// Runs `sql`, prepared once per connection under `name`, with text parameters.
+    func prepared(_ name: String, _ sql: String, _ parameters: [String?]) throws -> PGResult {
+        if !prepared.contains(name) {
+            PQclear(try check(PQprepare(handle, name, sql, Int32(parameters.count), nil), PGRES_COMMAND_OK))
+            prepared.insert(name)
+        }
+        let r = withParameters(parameters) { n, values in
+            PQexecPrepared(handle, name, n, values, nil, nil, 0)
+        }
+        return PGResult(try check(r, PGRES_COMMAND_OK, PGRES_TUPLES_OK))
+    }
+
+    private func withParameters(_ parameters: [String?],
+                                _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> OpaquePointer?) -> OpaquePointer? {
+        let copies = parameters.map { $0.map { strdup($0)! } }
+        defer { for c in copies { free(c) } }
+        let values: [UnsafePointer<CChar>?] = copies.map { c in c.map { UnsafePointer<CChar>($0) } }
+        return values.withUnsafeBufferPointer { body(Int32(parameters.count), $0.baseAddress) }
+    }
+
+    /// Starts `COPY … FROM STDIN`; send rows (COPY text format) with `putCopyData`, then `endCopy`.
+    func beginCopy(_ sql: String) throws {
+        PQclear(try check(PQexec(handle, sql), PGRES_COPY_IN))
+    }
+
+    func putCopyData(_ bytes: [UInt8]) throws {
+        guard !bytes.isEmpty else { return }
+        let sent = bytes.withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) { PQputCopyData(handle, $0.baseAddress, Int32($0.count)) }
+        }
+        guard sent == 1 else { throw PGError(message: Self.trim(String(cString: PQerrorMessage(handle)))) }
+    }
+
+    /// Ends the COPY; throws the server's complaint about any row (with its line in the COPY).
+    func endCopy() throws {
+        guard PQputCopyEnd(handle, nil) == 1 else { throw PGError(message: Self.trim(String(cString: PQerrorMessage(handle)))) }
+        var failure: Error?
+        while let r = PQgetResult(handle) {
+            do { PQclear(try check(r, PGRES_COMMAND_OK)) } catch { failure = failure ?? error }
+        }
+        if let failure { throw failure }
+    }
+}
+
+/// The rows of a query, as text (libpq's text format: PostgreSQL's own output of each type).
+final class PGResult {
+    private let r: OpaquePointer
+    init(_ r: OpaquePointer) { self.r = r }
+    deinit { PQclear(r) }
+
+    var count: Int { Int(PQntuples(r)) }
+    func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(r, Int32(row), Int32(column)) == 1 }
+    /// The value's text; nil for NULL.
+    func text(_ row: Int, _ column: Int) -> String? {
+        isNull(row, column) ? nil : String(cString: PQgetvalue(r, Int32(row), Int32(column)))
+    }
+    func int64(_ row: Int, _ column: Int) -> Int64? { text(row, column).flatMap { Int64($0) } }
+    /// PostgreSQL writes float8 in the shortest text that reads back to the same double
+    /// (extra_float_digits ≥ 1, PostgreSQL 12 and later), so this is exact.
+    func double(_ row: Int, _ column: Int) -> Double? { text(row, column).flatMap { Double($0) } }
+}

@@ -1,0 +1,102 @@
+import NearbyCore
+import NearbyStore
+
+/// Answers queries from a PostgreSQL/PostGIS database (`nearby query --engine postgis --pg URL`),
+/// exactly as `MemoryEngine` does.
+///
+/// Exact by construction: PostGIS only narrows. A radius query sends the SQLite engine's widened
+/// boxes (`SQLiteEngine.searchBoxes`: they hold every true answer under every distance model) to the
+/// GiST index with `&&`, and `ST_DWithin` on PostGIS's sphere with the same widened angle drops the
+/// box's corners; a bbox query sends its box. The candidates then go through `MemoryEngine` in scan
+/// mode, so distances, every filter, order, paging and cursors are the very code the other engines
+/// run (a filter added to Core works here unchanged), and cursors are interchangeable with theirs
+/// over the same places and generation. k nearest without a maximum distance searches growing
+/// circles until one holds k matches, as `SQLiteEngine` does.
+///
+/// A query with no filter but a box and an order by distance reads nothing of a place but its id
+/// and point: then only those are fetched for the candidates, and the page's full rows by id in a
+/// second statement (both statements read the generation; if an import committed between them,
+/// the query runs again).
+public final class PostGISEngine: QueryEngine {
+    public let store: PostGISStore
+    public let cursorKey: PageCursor.Key
+
+    public init(store: PostGISStore) throws {
+        self.store = store
+        cursorKey = try store.cursorKey()
+    }
+
+    /// PostGIS's sphere for geography with use_spheroid = false: the mean radius of WGS84,
+    /// (2a + b) / 3 (liblwgeom `spheroid_init`).
+    static let postgisSphereRadius = 6_371_008.771_415
+
+    public func run(_ q: PlaceQuery) throws -> QueryAnswer {
+        if let problem = q.problem { throw problem }
+        guard Self.needsOnlyPoints(q) else { return try answer(q, light: false).answer }
+        for _ in 0..<3 {
+            let (a, generation) = try answer(q, light: true)
+            let ids = a.rows.map(\.id)
+            if ids.isEmpty { return a }
+            let page = try store.places(ids: ids)
+            let byID = Dictionary(page.places.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            let rows = ids.compactMap { byID[$0] }
+            guard page.generation == generation, rows.count == ids.count else { continue }
+            return QueryAnswer(total: a.total, rows: PlaceRows(places: rows), distances: a.distances, page: a.page, next: a.next)
+        }
+        return try answer(q, light: false).answer
+    }
+
+    /// Whether `q`'s answer depends on nothing of a place but its id and point (Core's `isEmpty`
+    /// decides what a filter is, so a filter added there is never missed here).
+    static func needsOnlyPoints(_ q: PlaceQuery) -> Bool {
+        var f = q.filter
+        f.bbox = nil
+        return f.isEmpty && q.effectiveOrder.keys.allSatisfy { $0.field == .distance }
+    }
+
+    /// The answer from the candidates of `q`'s shape, with the generation they were read at.
+    private func answer(_ q: PlaceQuery, light: Bool) throws -> (answer: QueryAnswer, generation: Int64) {
+        func run(_ prefilter: PostGISStore.Prefilter?) throws -> (QueryAnswer, Int64) {
+            let c = try store.candidates(prefilter, light: light)
+            let a = try MemoryEngine(places: c.places, generation: c.generation, cursorKey: cursorKey, indexed: false).run(q)
+            return (a, c.generation)
+        }
+        switch q.shape {
+        case .all:
+            if let box = q.filter.bbox ?? q.filter.region?.box {
+                return try run(PostGISStore.Prefilter(boxes: SQLiteEngine.split(box), within: nil))
+            }
+            return try run(nil)
+        case .radius(let r):
+            return try run(Self.prefilter(around: q.center!, radius: r))
+        case .knn(let k, let maxDistance):
+            // Every place within `radius` is a candidate, so k matches found there are the k nearest. The
+            // circle is found for the first page (a cursor's row may lie beyond a smaller circle that
+            // already holds k matches of another order), then the query runs on its candidates.
+            var first = q
+            first.cursor = nil
+            var radius = min(maxDistance ?? .infinity, 2000)
+            while true {
+                let c = try store.candidates(Self.prefilter(around: q.center!, radius: radius), light: light)
+                let engine = MemoryEngine(places: c.places, generation: c.generation, cursorKey: cursorKey, indexed: false)
+                let a = try engine.run(first, searchRadius: radius)
+                if a.total >= k || radius >= (maxDistance ?? .infinity) || radius > SQLiteEngine.halfCircumference {
+                    return (q.cursor == nil ? a : try engine.run(q, searchRadius: radius), c.generation)
+                }
+                radius = min(maxDistance ?? .infinity, radius * 4)
+            }
+        }
+    }
+
+    /// The boxes around `c` and, unless they reach a pole, the circle on PostGIS's sphere whose angle
+    /// is their half height: the spherical cap they were made from, so it too holds every true answer
+    /// (widened by a millionth and a metre against rounding in PostGIS).
+    static func prefilter(around c: Coordinate, radius: Double) -> PostGISStore.Prefilter {
+        let boxes = SQLiteEngine.searchBoxes(around: c, radius: radius)
+        let b = boxes[0]
+        var angle: Double?
+        if b.maxLat < 90 { angle = b.maxLat - c.lat } else if b.minLat > -90 { angle = c.lat - b.minLat }
+        let within = angle.map { (center: c, metres: $0 * .pi / 180 * postgisSphereRadius * 1.000_001 + 1) }
+        return PostGISStore.Prefilter(boxes: boxes, within: within)
+    }
+}

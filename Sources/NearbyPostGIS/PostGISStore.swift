@@ -1,0 +1,267 @@
+import Foundation
+import NearbyCore
+import NearbyStore
+
+/// Nearby's places in a PostgreSQL database with PostGIS: the shared source of truth behind several
+/// `nearby serve` processes (docs/scale-out.md). The schema is the SQL files in `Migrations/`
+/// (`001_places.sql` documents it); `nearby_meta.schemaVersion` says which of them were applied.
+///
+/// A writer (`nearby import --pg`) creates or migrates the schema; readers only check it, and refuse a
+/// database without it or with a newer one. A `PostGISStore` is one connection: use it from one thread
+/// at a time.
+public final class PostGISStore {
+    /// The schema version this code reads and writes: the number of the last file in `Migrations/`.
+    public static let schemaVersion: Int64 = 1
+    /// Key of the advisory lock a writer holds for its whole transaction ("NRBY", as the SQLite
+    /// cache's application id): a second concurrent writer fails at once with `busy`.
+    static let writerLock: Int64 = 0x4E52_4259
+
+    /// The URL as messages show it: without a password.
+    public let name: String
+    let connection: PGConnection
+
+    /// Connects to `url`. Unless `readOnly`, creates the schema in a database without one (PostGIS must
+    /// be installed; creating the extension needs a superuser or an existing `postgis` extension) and
+    /// applies newer migrations.
+    public init(url: String, readOnly: Bool = true) throws {
+        name = Self.redacted(url)
+        do {
+            connection = try PGConnection(url: url)
+        } catch let error as PGError {
+            throw PostGISError(name: name, message: error.message)
+        }
+        try wrap {
+            let version = try schemaVersionInDatabase()
+            if version > Self.schemaVersion {
+                throw PostGISError(name: name, message: "the database has Nearby schema version \(version), newer than "
+                    + "this nearby understands (\(Self.schemaVersion)); upgrade nearby")
+            }
+            if version < Self.schemaVersion {
+                if readOnly {
+                    throw PostGISError(name: name, message: version == 0
+                        ? "no Nearby schema in this database (nearby import --pg URL FILES creates it)"
+                        : "the database has Nearby schema version \(version); run nearby import --pg to migrate it")
+                }
+                try migrate()
+            }
+        }
+    }
+
+    /// 0 when the database has no `nearby_meta` table.
+    private func schemaVersionInDatabase() throws -> Int64 {
+        guard try connection.query("SELECT to_regclass('nearby_meta') IS NOT NULL").text(0, 0) == "t" else { return 0 }
+        let r = try connection.query("SELECT coalesce((SELECT value FROM nearby_meta WHERE key = 'schemaVersion'), -1)")
+        // A nearby_meta without a version is not ours.
+        guard let v = r.int64(0, 0), v >= 0 else {
+            throw PostGISError(name: name, message: "a table nearby_meta without a schemaVersion: not a Nearby database")
+        }
+        return v
+    }
+
+    /// The migration files, by number: `NNN_name.sql`.
+    static func migrations() throws -> [(version: Int64, sql: String)] {
+        guard let folder = Bundle.module.url(forResource: "Migrations", withExtension: nil) else {
+            throw PGError(message: "the Migrations folder is missing from nearby's resources")
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }.sorted()
+        return try names.map { name in
+            guard let n = Int64(name.prefix { $0.isNumber }) else { throw PGError(message: "migration \(name) has no number") }
+            return (n, try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8))
+        }
+    }
+
+    /// Applies the migrations newer than the database's version, in one transaction, under the writer
+    /// lock (two first imports at once: the second waits, then finds the schema made).
+    private func migrate() throws {
+        try connection.execute("BEGIN")
+        do {
+            try connection.execute("SELECT pg_advisory_xact_lock(\(Self.writerLock))")
+            let current = try schemaVersionInDatabase()
+            for m in try Self.migrations() where m.version > current {
+                try connection.execute(m.sql)
+                try connection.execute("""
+                    INSERT INTO nearby_meta VALUES ('schemaVersion', \(m.version))
+                    ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                    """)
+            }
+            let key = PageCursor.Key.random()
+            try connection.execute("""
+                INSERT INTO nearby_meta VALUES ('cursorKey0', \(Int64(bitPattern: key.k0))), ('cursorKey1', \(Int64(bitPattern: key.k1)))
+                ON CONFLICT (key) DO NOTHING
+                """)
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs `body`, turning libpq's errors into `PostGISError`s naming the database.
+    func wrap<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as PGError {
+            throw PostGISError(name: name, message: error.message)
+        }
+    }
+
+    /// `postgresql://user:secret@host/db` → `postgresql://user@host/db`; `password=…` in a key/value
+    /// string → `password=…`.
+    static func redacted(_ url: String) -> String {
+        if let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@"),
+           let colon = url[scheme.upperBound..<at].firstIndex(of: ":") {
+            return String(url[..<colon] + url[at...])
+        }
+        return url.split(separator: " ").map { $0.hasPrefix("password=") ? "password=…" : String($0) }.joined(separator: " ")
+    }
+
+    // MARK: Reading
+
+    /// The columns `place(from:)` decodes: every `PlaceField`, in its order (lower-case names).
+    static let placeColumns = PlaceField.allCases.map { $0.name.lowercased() }.joined(separator: ", ")
+
+    /// The place in row `row` of `r`, whose columns from `first` on are `placeColumns`.
+    func place(_ r: PGResult, _ row: Int, first c: Int = 0) throws -> Place {
+        func text(_ field: PlaceField) -> String? { r.text(row, c + field.rawValue) }
+        guard let id = text(.id), let lat = r.double(row, c + PlaceField.lat.rawValue),
+              let lon = r.double(row, c + PlaceField.lon.rawValue),
+              let category = r.int64(row, c + PlaceField.category.rawValue).flatMap({ Int(exactly: $0) }) else {
+            throw PostGISError(name: name, message: "a row of places has no id, lat, lon or category")
+        }
+        return Place(
+            id: id, title: text(.title) ?? "", lat: lat, lon: lon, category: category,
+            created: text(.created), modified: text(.modified), areacode: text(.areacode),
+            sigungucode: text(.sigungucode), addr: text(.addr), tel: text(.tel), image: text(.image),
+            cat1: text(.cat1), cat2: text(.cat2), cat3: text(.cat3), eventStart: text(.eventStart),
+            eventEnd: text(.eventEnd), accessibility: text(.accessibility).map(Self.accessibilityTags) ?? [],
+            lDongRegnCd: text(.lDongRegnCd), lDongSignguCd: text(.lDongSignguCd),
+            lclsSystm1: text(.lclsSystm1), lclsSystm2: text(.lclsSystm2), lclsSystm3: text(.lclsSystm3))
+    }
+
+    /// As the SQLite cache stores them: joined with ",", NULL when empty.
+    static func accessibilityText(_ tags: [String]) -> String? { tags.isEmpty ? nil : tags.joined(separator: ",") }
+    static func accessibilityTags(_ text: String) -> [String] {
+        text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    /// Bumped by every committed write that changed at least one row.
+    public func generation() throws -> Int64 {
+        try wrap { try connection.query("SELECT value FROM nearby_meta WHERE key = 'generation'").int64(0, 0) ?? 0 }
+    }
+
+    /// The key that signs this database's page cursors (written with the schema).
+    public func cursorKey() throws -> PageCursor.Key {
+        try wrap {
+            let r = try connection.query("""
+                SELECT (SELECT value FROM nearby_meta WHERE key = 'cursorKey0'), (SELECT value FROM nearby_meta WHERE key = 'cursorKey1')
+                """)
+            guard let k0 = r.int64(0, 0), let k1 = r.int64(0, 1) else { return .unkeyed }
+            return PageCursor.Key(k0: UInt64(bitPattern: k0), k1: UInt64(bitPattern: k1))
+        }
+    }
+
+    public func count() throws -> Int {
+        try wrap { Int(try connection.query("SELECT count(*) FROM places").int64(0, 0) ?? 0) }
+    }
+
+    public func place(id: String) throws -> Place? {
+        try wrap {
+            let r = try connection.prepared("nearby_place", "SELECT \(Self.placeColumns) FROM places WHERE id = $1", [id])
+            return r.count == 0 ? nil : try place(r, 0)
+        }
+    }
+
+    /// Calls `body` with every place in id order (byte order of the UTF-8 ids), streaming through a
+    /// server-side cursor 10,000 rows at a time: the export path.
+    public func forEachPlaceByID(_ body: (Place) throws -> Void) throws {
+        try wrap {
+            try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            defer { try? connection.execute("COMMIT") }
+            try connection.execute("DECLARE nearby_export NO SCROLL CURSOR FOR SELECT \(Self.placeColumns) FROM places ORDER BY id")
+            while true {
+                let r = try connection.query("FETCH 10000 FROM nearby_export")
+                if r.count == 0 { break }
+                for row in 0..<r.count { try body(try place(r, row)) }
+            }
+        }
+    }
+
+    /// The generation and the places `candidates` holds, read in one statement (one snapshot), so an
+    /// import committing meanwhile cannot pair new rows with an old generation.
+    struct Candidates {
+        var generation: Int64
+        var places: [Place]
+    }
+
+    /// A prefilter pushed down to PostGIS: places whose point is in one of two boxes (the GiST index
+    /// on geom) and, when `within` is set, within `within.metres` on PostGIS's sphere of `within.center`.
+    struct Prefilter {
+        var boxes: [GeoBox]
+        var within: (center: Coordinate, metres: Double)?
+    }
+
+    /// Places passing `prefilter` (every place when nil), with the generation. `light`: only id, lat
+    /// and lon are read (the other fields empty), for a query whose answer depends on nothing else;
+    /// its page is then completed by `places(ids:)`.
+    func candidates(_ prefilter: Prefilter?, light: Bool = false) throws -> Candidates {
+        try wrap {
+            let r: PGResult
+            let generation = "(SELECT value FROM nearby_meta WHERE key = 'generation')"
+            let columns = light ? "id, lat, lon" : Self.placeColumns
+            let suffix = light ? "_light" : ""
+            if let prefilter {
+                let a = prefilter.boxes[0], b = prefilter.boxes.count > 1 ? prefilter.boxes[1] : a
+                let w = prefilter.within
+                r = try connection.prepared("nearby_candidates" + suffix, """
+                    SELECT g.value, p.* FROM \(generation) g(value) LEFT JOIN LATERAL (
+                      SELECT \(columns) FROM places
+                      WHERE (geom && ST_MakeEnvelope($1, $2, $3, $4, 4326) OR geom && ST_MakeEnvelope($5, $6, $7, $8, 4326))
+                        AND ($9::float8 IS NULL OR ST_DWithin(geom::geography,
+                             ST_SetSRID(ST_MakePoint($10, $11), 4326)::geography, $9, false))) p ON true
+                    """, [a.minLon, a.minLat, a.maxLon, a.maxLat, b.minLon, b.minLat, b.maxLon, b.maxLat].map { "\($0)" }
+                    + [w.map { "\($0.metres)" }, "\(w?.center.lon ?? 0)", "\(w?.center.lat ?? 0)"])
+            } else {
+                r = try connection.prepared("nearby_all" + suffix, """
+                    SELECT g.value, p.* FROM \(generation) g(value) LEFT JOIN LATERAL (SELECT \(columns) FROM places) p ON true
+                    """, [])
+            }
+            var places: [Place] = []
+            places.reserveCapacity(r.count)
+            for row in 0..<r.count where !r.isNull(row, 1) {
+                if light {
+                    guard let id = r.text(row, 1), let lat = r.double(row, 2), let lon = r.double(row, 3) else {
+                        throw PostGISError(name: name, message: "a row of places has no id, lat or lon")
+                    }
+                    places.append(Place(id: id, title: "", lat: lat, lon: lon, category: 0))
+                } else {
+                    places.append(try place(r, row, first: 1))
+                }
+            }
+            return Candidates(generation: r.int64(0, 0) ?? 0, places: places)
+        }
+    }
+
+    /// The places with `ids` (in no particular order), with the generation, in one statement.
+    func places(ids: [String]) throws -> Candidates {
+        try wrap {
+            // An array literal: every element quoted, " and \ escaped.
+            let literal = "{" + ids.map { id in
+                "\"" + id.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+            }.joined(separator: ",") + "}"
+            let r = try connection.prepared("nearby_page", """
+                SELECT g.value, p.* FROM (SELECT value FROM nearby_meta WHERE key = 'generation') g(value) LEFT JOIN LATERAL (
+                  SELECT \(Self.placeColumns) FROM places WHERE id = ANY($1::text[])) p ON true
+                """, [literal])
+            var places: [Place] = []
+            for row in 0..<r.count where !r.isNull(row, 1) { places.append(try place(r, row, first: 1)) }
+            return Candidates(generation: r.int64(0, 0) ?? 0, places: places)
+        }
+    }
+}
+
+/// Why the database could not be reached, read or written. Every message starts with the database.
+public struct PostGISError: Error, CustomStringConvertible, Equatable {
+    public var name: String
+    public var message: String
+    /// Another import is writing.
+    public var isBusy = false
+    public var description: String { "\(name): \(message)" }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import NearbyKit
+import NearbyTestSupport
+import Testing
+@testable import NearbyPostGIS
+
+/// `nearby import --pg` gives the SQLite cache's counts, `file:line` errors and places, import after import.
+@Suite struct PostGISImportTests {
+    static func jsonl(_ places: [Place], extra: [String] = []) -> String {
+        var out: [UInt8] = []
+        for p in places { PlaceJSON.append(p, to: &out); out.append(0x0A) }
+        return String(decoding: out, as: UTF8.self) + extra.map { $0 + "\n" }.joined()
+    }
+
+    /// Imports `files` into a cache and a database; returns both summaries, errors and exports.
+    static func importBoth(_ files: [String], cache: PlaceCache, store: PostGISStore) throws
+        -> (sqlite: String, pg: String, sqliteErrors: [String], pgErrors: [String]) {
+        var sqliteErrors: [String] = [], pgErrors: [String] = []
+        var importer = Importer()
+        importer.onRejected = { sqliteErrors.append($0.description) }
+        let a = try importer.importFiles(files, into: cache).json()
+        importer.onRejected = { pgErrors.append($0.description) }
+        let b = try importer.importFiles(files, into: store).json()
+        return (a, b, sqliteErrors, pgErrors)
+    }
+
+    static func exports(_ cache: PlaceCache, _ store: PostGISStore) throws -> ([Place], [Place]) {
+        var a: [Place] = [], b: [Place] = []
+        try cache.forEachPlaceByID { a.append($0) }
+        try store.forEachPlaceByID { b.append($0) }
+        return (a, b)
+    }
+
+    @Test func sameCountsErrorsAndPlacesAsTheCache() throws {
+        let dir = try TempFolder()
+        let cache = try PlaceCache(path: dir.file("c.sqlite"))
+        let store = try PostGISStore(url: try PostgresCluster.shared().makeDatabase(), readOnly: false)
+        var g = QuerySampler(seed: 3)
+        var places = g.places(300)
+        // Text COPY must carry: tabs, newlines, backslashes, quotes, Korean, an empty string.
+        places[1].title = "탭\t줄\n바꿈 \\N 백\\슬래시 \"따옴표\""
+        places[2].addr = ""
+        places[3].accessibility = ["parking", "wheelchair"]
+        let first = try dir.write("first.jsonl", Self.jsonl(places, extra: [
+            #"{"id":"bad1","title":"no lat","lon":127,"category":12}"#, "not json",
+        ]))
+        var r = try Self.importBoth([first], cache: cache, store: store)
+        #expect(r.sqlite == r.pg)
+        #expect(r.sqliteErrors == r.pgErrors && r.pgErrors.count == 2, "\(r.pgErrors)")
+        var e = try Self.exports(cache, store)
+        #expect(e.0 == e.1 && e.1.count == 300, "\(e.1.count) \(r.pg)")
+
+        // Again: all unchanged.
+        r = try Self.importBoth([first], cache: cache, store: store)
+        #expect(r.sqlite == r.pg && r.pg.contains("\"unchanged\":300"))
+
+        // Newer, older, identical, repeats of one id inside one file (in order), and deletes.
+        var second: [Place] = []
+        var newer = places[10]; newer.title = "newer"; newer.modified = "29990101000000"; second.append(newer)
+        var older = places[11]; older.title = "older"; older.modified = "19000101000000"
+        if places[11].modified != nil { second.append(older) }
+        second.append(places[12])
+        var a = places[13]; a.title = "A"; a.modified = "29990101000000"
+        var b = places[13]; b.title = "B"; b.modified = "28880101000000"   // older than A: kept out
+        var c = places[13]; c.title = "C"; c.modified = "29990101000000"   // equal: wins
+        second += [a, b, c]
+        var moved = places[14]; moved.lat += 1; moved.modified = "29990101000000"; second.append(moved)
+        var fresh = places[15]; fresh.id = "new-1"; second += [fresh, fresh]
+        let secondFile = try dir.write("second.jsonl", Self.jsonl(second))
+        let deletes = try dir.write("sync.json", """
+            {"response":{"header":{"resultCode":"0000"},"body":{"items":{"item":[
+            {"contentid":"\(places[20].id)","contenttypeid":"12","title":"","mapx":"","mapy":"","showflag":"0","modifiedtime":"20250402120000"},
+            {"contentid":"absent","contenttypeid":"12","title":"","mapx":"","mapy":"","showflag":"0","modifiedtime":"20250402120000"},
+            {"contentid":"new-1","contenttypeid":"12","title":"","mapx":"","mapy":"","showflag":"0","modifiedtime":"20250402120000"}
+            ]}}}}
+            """)
+        r = try Self.importBoth([secondFile, deletes], cache: cache, store: store)
+        #expect(r.sqlite == r.pg, "\(r.sqlite)\n\(r.pg)")
+        #expect(r.pg.contains("\"deleted\":2"))
+        e = try Self.exports(cache, store)
+        #expect(e.0 == e.1)
+        #expect(e.1.first { $0.id == places[13].id }?.title == "C")
+    }
+
+    @Test func strictImportChangesNothing() throws {
+        let dir = try TempFolder()
+        let store = try PostGISStore(url: try PostgresCluster.shared().makeDatabase(), readOnly: false)
+        var g = QuerySampler(seed: 4)
+        let file = try dir.write("a.jsonl", Self.jsonl(g.places(50), extra: ["{}"]))
+        let generation = try store.generation()
+        #expect(throws: RecordError.self) { try Importer(strict: true).importFiles([file], into: store) }
+        #expect(try store.count() == 0 && store.generation() == generation)
+    }
+
+    @Test func secondWriterIsBusy() throws {
+        let url = try PostgresCluster.shared().makeDatabase()
+        let one = try PostGISStore(url: url, readOnly: false), two = try PostGISStore(url: url, readOnly: false)
+        try one.write { _ in
+            #expect { try two.write { _ in } } throws: { ($0 as? PostGISError)?.isBusy == true }
+        }
+    }
+
+    @Test func schemaVersionIsChecked() throws {
+        let cluster = try PostgresCluster.shared()
+        let empty = try cluster.makeDatabase()
+        #expect { try PostGISStore(url: empty) } throws: { "\($0)".contains("no Nearby schema") }
+        _ = try PostGISStore(url: empty, readOnly: false)
+        _ = try PostGISStore(url: empty)
+        try cluster.psql("UPDATE nearby_meta SET value = 99 WHERE key = 'schemaVersion'", url: empty)
+        #expect { try PostGISStore(url: empty) } throws: { "\($0)".contains("newer than this nearby understands") }
+        #expect { try PostGISStore(url: "postgresql://nobody:secret@127.0.0.1:1/x") } throws: {
+            "\($0)".contains("cannot connect") && !"\($0)".contains("secret")
+        }
+    }
+}

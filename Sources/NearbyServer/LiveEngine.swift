@@ -3,35 +3,53 @@ import Logging
 import NearbyKit
 import ServiceLifecycle
 
-/// One generation of the cache, opened: the engine over it and a connection for lookups by id.
+/// One generation of the cache, opened as a few lanes (an engine and its connection each) so that
+/// queries run in parallel. Every lane reads the same generation: each engine holds a read
+/// transaction from its open, and the lanes are opened again when an import commits in between.
 /// Requests take the current snapshot once and keep it to the end, so a swap never fails them.
 public final class EngineSnapshot: @unchecked Sendable {
     public let generation: Int64
     public let count: Int
-    private let engine: any QueryEngine
-    private let cache: PlaceCache
-    /// Guards `cache` (one SQLite connection) and, for a non-concurrent engine, the engine.
-    private let lock = NSLock()
-    private let isConcurrent: Bool
+    /// How many requests this generation answers at once.
+    public let laneCount: Int
+    private let lanes: LanePool
 
-    init(path: String, provider: EngineProvider) throws {
-        let cache = try PlaceCache(path: path, readOnly: true)
-        generation = try cache.generation()
-        count = try cache.count()
-        engine = try provider.open(cache)
-        self.cache = cache
-        isConcurrent = provider.isConcurrent
+    /// Opens `lanes` engines over the cache at `path` (one engine shared by all when the provider's
+    /// engine is concurrent).
+    init(path: String, provider: EngineProvider, lanes n: Int) throws {
+        precondition(n >= 1)
+        var attempt = 0
+        while true {
+            attempt += 1
+            var opened: [EngineLane] = []
+            var shared: (any QueryEngine)?
+            for _ in 0..<n {
+                let cache = try PlaceCache(path: path, readOnly: true)
+                let engine = try shared ?? provider.open(cache)
+                if provider.isConcurrent { shared = engine }
+                opened.append(EngineLane(engine: engine, cache: cache))
+            }
+            let generations = Set(try opened.map { try $0.cache.generation() })
+            if generations.count == 1 {
+                generation = generations.first!
+                count = try opened[0].cache.count()
+                laneCount = n
+                lanes = LanePool(opened)
+                return
+            }
+            guard attempt < 3 else {
+                throw APIError(.serviceUnavailable, "the cache changed while it was being opened, three times in a row")
+            }
+        }
     }
 
-    public func run(_ query: PlaceQuery) throws -> QueryAnswer {
-        if isConcurrent { return try engine.run(query) }
-        lock.lock(); defer { lock.unlock() }
-        return try engine.run(query)
+    /// The query's answer, from a free lane, or `DeadlineExceeded` after `timeout`.
+    public func run(_ query: PlaceQuery, timeout: Duration) async throws -> QueryAnswer {
+        try await lanes.run(timeout: timeout) { try $0.engine.run(query) }
     }
 
-    public func place(id: String) throws -> Place? {
-        lock.lock(); defer { lock.unlock() }
-        return try cache.place(id: id)
+    public func place(id: String, timeout: Duration) async throws -> Place? {
+        try await lanes.run(timeout: timeout) { try $0.cache.place(id: id) }
     }
 }
 
@@ -39,13 +57,18 @@ public final class EngineSnapshot: @unchecked Sendable {
 public final class LiveEngine: @unchecked Sendable {
     public let path: String
     let provider: EngineProvider
+    /// Engines a generation opens: how many queries run at once.
+    public let lanes: Int
     private let lock = NSLock()
     private var snapshot: EngineSnapshot
 
-    public init(path: String, provider: EngineProvider = .default) throws {
-        self.path = path; self.provider = provider
-        snapshot = try EngineSnapshot(path: path, provider: provider)
+    /// `lanes` defaults to the number of cores (at least 2, so a slow query does not stall the rest).
+    public init(path: String, provider: EngineProvider = .default, lanes: Int = LiveEngine.defaultLanes) throws {
+        self.path = path; self.provider = provider; self.lanes = max(1, lanes)
+        snapshot = try EngineSnapshot(path: path, provider: provider, lanes: self.lanes)
     }
+
+    public static var defaultLanes: Int { max(2, ProcessInfo.processInfo.activeProcessorCount) }
 
     public var current: EngineSnapshot {
         lock.lock(); defer { lock.unlock() }
@@ -57,7 +80,7 @@ public final class LiveEngine: @unchecked Sendable {
     func reloadIfChanged(watcher: Watcher) throws -> EngineSnapshot? {
         let generation = try watcher.cache.generation()
         guard generation != current.generation else { return nil }
-        let fresh = try EngineSnapshot(path: path, provider: provider)
+        let fresh = try EngineSnapshot(path: path, provider: provider, lanes: lanes)
         lock.lock(); snapshot = fresh; lock.unlock()
         return fresh
     }
@@ -74,6 +97,7 @@ struct ReloadService: Service {
     let engine: LiveEngine
     let interval: Duration
     let logger: Logger
+    let metrics: ServerMetrics
 
     func run() async throws {
         let watcher = Watcher(cache: try PlaceCache(path: engine.path, readOnly: true))
@@ -85,9 +109,12 @@ struct ReloadService: Service {
             }
             switch result {
             case .success(let fresh?):
+                metrics.reload(succeeded: true)
+                metrics.serving(fresh)
                 logger.info("reloaded", metadata: ["generation": "\(fresh.generation)", "places": "\(fresh.count)"])
             case .success(nil): break
             case .failure(let error):
+                metrics.reload(succeeded: false)
                 // A failed reload (a damaged write, a vanished file) keeps the last good snapshot serving.
                 logger.error("reload failed; still serving the last good generation", metadata: ["error": "\(error)"])
             }

@@ -62,7 +62,7 @@ struct WhereCommand: ParsableCommand {
         func answer(_ lat: Double, _ lon: Double) throws {
             let location = index.locate(lat: lat, lon: lon)
             switch format {
-            case .jsonl: out.bytes += RegionOutput.whereJSON(lat: lat, lon: lon, location)
+            case .jsonl: out.bytes += RegionJSON.whereLine(lat: lat, lon: lon, location)
             case .text: out.bytes += Array(RegionOutput.whereText(lat: lat, lon: lon, location).utf8)
             }
             out.bytes.append(0x0A)

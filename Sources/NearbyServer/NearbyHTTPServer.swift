@@ -24,6 +24,8 @@ public struct ServerOptions: Sendable {
     public var corsOrigins: [String] = []
     /// Queries answered at once (engines opened per generation).
     public var lanes = LiveEngine.defaultLanes
+    /// The engine each generation is opened with.
+    public var engine = EngineProvider.default
 
     public init() {}
 }
@@ -91,7 +93,7 @@ public enum NearbyHTTPServer {
 
     /// Serves the cache at `path` until SIGINT or SIGTERM, then finishes the requests in flight.
     public static func run(path: String, options: ServerOptions, logger: Logger) async throws {
-        let engine = try LiveEngine(path: path, lanes: options.lanes)
+        let engine = try LiveEngine(path: path, provider: options.engine, lanes: options.lanes)
         let services = services(engine: engine, options: options, logger: logger) { port in
             logger.info("listening", metadata: ["host": "\(options.host)", "port": "\(port)", "generation": "\(engine.current.generation)"])
         }

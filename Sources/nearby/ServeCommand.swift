@@ -53,6 +53,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Allow browser pages from this origin (repeat; * for any).", valueName: "origin"))
     var corsOrigin: [String] = []
 
+    @Option(help: "snapshot (the mapped index file; a page's rows fetched from the cache), memory (loaded and indexed at start and each reload: more memory, faster large pages) or sqlite.")
+    var engine: EngineKind = .snapshot
+
     @Option(help: ArgumentHelp("Queries answered at once (default: the cores, at least 2).", valueName: "n"))
     var lanes: Int?
 
@@ -86,6 +89,7 @@ struct ServeCommand: ParsableCommand {
         options.requestTimeout = .milliseconds(Int64((timeout * 1000).rounded()))
         options.corsOrigins = corsOrigin
         if let lanes { options.lanes = lanes }
+        options.engine = .kind(engine)
         let done = DispatchSemaphore(value: 0)
         final class Outcome: @unchecked Sendable { var error: (any Error)? }
         let outcome = Outcome()

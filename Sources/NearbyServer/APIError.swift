@@ -8,6 +8,8 @@ struct APIError: Error {
     var status: HTTPResponse.Status
     var parameter: String?
     var reason: String
+    /// Extra response headers (`Retry-After` on a 503).
+    var headers: HTTPFields = [:]
 
     init(_ status: HTTPResponse.Status, parameter: String? = nil, _ reason: String) {
         self.status = status; self.parameter = parameter; self.reason = reason
@@ -29,6 +31,7 @@ struct APIError: Error {
 
     func response(headers extra: HTTPFields = [:]) -> Response {
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        headers.append(contentsOf: self.headers)
         headers.append(contentsOf: extra)
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: json)))
     }

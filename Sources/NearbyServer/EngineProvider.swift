@@ -5,7 +5,8 @@ import NearbyKit
 public struct EngineProvider: Sendable {
     /// Opens an engine over `cache` (the provider may keep `cache` for the engine's lifetime).
     public let open: @Sendable (PlaceCache) throws -> any QueryEngine
-    /// The engine answers from many threads at once; otherwise the server runs its queries one at a time.
+    /// The engine answers from many threads at once (the server opens it once per generation);
+    /// otherwise each of the server's lanes opens its own.
     public let isConcurrent: Bool
 
     public init(isConcurrent: Bool, open: @escaping @Sendable (PlaceCache) throws -> any QueryEngine) {
@@ -13,7 +14,7 @@ public struct EngineProvider: Sendable {
     }
 
     /// An `EngineKind`: the memory engine is read-only once built; the snapshot and SQLite engines read
-    /// rows through one SQLite connection, so their queries run one at a time.
+    /// rows through their SQLite connection, so each lane has its own.
     public static func kind(_ kind: EngineKind) -> EngineProvider {
         EngineProvider(isConcurrent: kind == .memory) { try kind.open($0) }
     }

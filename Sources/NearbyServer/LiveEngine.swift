@@ -3,48 +3,62 @@ import Logging
 import NearbyKit
 import ServiceLifecycle
 
-/// One generation of the cache, opened: the engine over it and a connection for lookups by id.
+/// One generation of the cache, opened as a few lanes (an engine and its connection each) so that
+/// queries run in parallel. Every lane reads the same generation: each engine holds a read
+/// transaction from its open, and the lanes are opened again when an import commits in between.
 /// Requests take the current snapshot once and keep it to the end, so a swap never fails them.
 public final class EngineSnapshot: @unchecked Sendable {
     public let generation: Int64
     public let count: Int
-    private let engine: any QueryEngine
-    private let lookup: (String) throws -> Place?
-    /// Guards the lookup connection and, for a non-concurrent engine, the engine.
-    private let lock = NSLock()
-    private let isConcurrent: Bool
+    /// How many requests this generation answers at once.
+    public let laneCount: Int
+    private let lanes: LanePool
 
-    init(path: String, provider: EngineProvider) throws {
-        let cache = try PlaceCache(path: path, readOnly: true)
-        generation = try cache.generation()
-        count = try cache.count()
-        engine = try provider.open(cache)
-        lookup = { try cache.place(id: $0) }
-        isConcurrent = provider.isConcurrent
+    /// Opens `lanes` engines over the cache at `path` (one engine shared by all when the provider's
+    /// engine is concurrent), or, with `postgis`, `lanes` connections to the database at that URL
+    /// (the postgis engine reads the generation with each query's rows, so a cursor is checked
+    /// against the database's generation even before this snapshot is swapped).
+    init(path: String, provider: EngineProvider, lanes n: Int, postgis: Bool = false) throws {
+        precondition(n >= 1)
+        var attempt = 0
+        while true {
+            attempt += 1
+            var opened: [EngineLane] = []
+            var shared: (any QueryEngine)?
+            for _ in 0..<n {
+                if postgis {
+                    let store = try PostGISStore(url: path, readOnly: true)
+                    opened.append(EngineLane(engine: try PostGISEngine(store: store), place: { try store.place(id: $0) },
+                                             generation: { try store.generation() }, count: { try store.count() }))
+                } else {
+                    let cache = try PlaceCache(path: path, readOnly: true)
+                    let engine = try shared ?? provider.open(cache)
+                    if provider.isConcurrent { shared = engine }
+                    opened.append(EngineLane(engine: engine, place: { try cache.place(id: $0) },
+                                             generation: { try cache.generation() }, count: { try cache.count() }))
+                }
+            }
+            let generations = Set(try opened.map { try $0.generation() })
+            if generations.count == 1 {
+                generation = generations.first!
+                count = try opened[0].count()
+                laneCount = n
+                lanes = LanePool(opened)
+                return
+            }
+            guard attempt < 3 else {
+                throw APIError(.serviceUnavailable, "the cache changed while it was being opened, three times in a row")
+            }
+        }
     }
 
-    /// The postgis engine over the database at `url`: one connection, so one query at a time (run
-    /// more server processes to use more cores, docs/scale-out.md). The engine reads the generation
-    /// with each query's rows, so a cursor is checked against the database's generation even before
-    /// this snapshot is swapped.
-    init(postgis url: String) throws {
-        let store = try PostGISStore(url: url, readOnly: true)
-        generation = try store.generation()
-        count = try store.count()
-        engine = try PostGISEngine(store: store)
-        lookup = { try store.place(id: $0) }
-        isConcurrent = false
+    /// The query's answer, from a free lane, or `DeadlineExceeded` after `timeout`.
+    public func run(_ query: PlaceQuery, timeout: Duration) async throws -> QueryAnswer {
+        try await lanes.run(timeout: timeout) { try $0.engine.run(query) }
     }
 
-    public func run(_ query: PlaceQuery) throws -> QueryAnswer {
-        if isConcurrent { return try engine.run(query) }
-        lock.lock(); defer { lock.unlock() }
-        return try engine.run(query)
-    }
-
-    public func place(id: String) throws -> Place? {
-        lock.lock(); defer { lock.unlock() }
-        return try lookup(id)
+    public func place(id: String, timeout: Duration) async throws -> Place? {
+        try await lanes.run(timeout: timeout) { try $0.place(id) }
     }
 }
 
@@ -54,23 +68,25 @@ public final class LiveEngine: @unchecked Sendable {
     public let path: String
     let provider: EngineProvider
     public let isPostGIS: Bool
+    /// Engines a generation opens: how many queries run at once.
+    public let lanes: Int
     private let lock = NSLock()
     private var snapshot: EngineSnapshot
 
-    public init(path: String, provider: EngineProvider = .default) throws {
-        self.path = path; self.provider = provider; isPostGIS = false
-        snapshot = try EngineSnapshot(path: path, provider: provider)
+    /// `lanes` defaults to the number of cores (at least 2, so a slow query does not stall the rest).
+    public init(path: String, provider: EngineProvider = .default, lanes: Int = LiveEngine.defaultLanes) throws {
+        self.path = path; self.provider = provider; self.lanes = max(1, lanes); isPostGIS = false
+        snapshot = try EngineSnapshot(path: path, provider: provider, lanes: self.lanes)
     }
 
-    /// Answers from the PostgreSQL/PostGIS database at `url` (`nearby serve --engine postgis`).
-    public init(postgis url: String) throws {
-        path = url; provider = .default; isPostGIS = true
-        snapshot = try EngineSnapshot(postgis: url)
+    /// Answers from the PostgreSQL/PostGIS database at `url` (`nearby serve --engine postgis`), one
+    /// connection per lane.
+    public init(postgis url: String, lanes: Int = LiveEngine.defaultLanes) throws {
+        path = url; provider = .default; self.lanes = max(1, lanes); isPostGIS = true
+        snapshot = try EngineSnapshot(path: url, provider: provider, lanes: self.lanes, postgis: true)
     }
 
-    private func open() throws -> EngineSnapshot {
-        isPostGIS ? try EngineSnapshot(postgis: path) : try EngineSnapshot(path: path, provider: provider)
-    }
+    public static var defaultLanes: Int { max(2, ProcessInfo.processInfo.activeProcessorCount) }
 
     public var current: EngineSnapshot {
         lock.lock(); defer { lock.unlock() }
@@ -82,7 +98,7 @@ public final class LiveEngine: @unchecked Sendable {
     func reloadIfChanged(watcher: Watcher) throws -> EngineSnapshot? {
         let generation = try watcher.generation()
         guard generation != current.generation else { return nil }
-        let fresh = try open()
+        let fresh = try EngineSnapshot(path: path, provider: provider, lanes: lanes, postgis: isPostGIS)
         lock.lock(); snapshot = fresh; lock.unlock()
         return fresh
     }
@@ -107,6 +123,7 @@ struct ReloadService: Service {
     let engine: LiveEngine
     let interval: Duration
     let logger: Logger
+    let metrics: ServerMetrics
 
     func run() async throws {
         let watcher = try Watcher(engine)
@@ -118,9 +135,12 @@ struct ReloadService: Service {
             }
             switch result {
             case .success(let fresh?):
+                metrics.reload(succeeded: true)
+                metrics.serving(fresh)
                 logger.info("reloaded", metadata: ["generation": "\(fresh.generation)", "places": "\(fresh.count)"])
             case .success(nil): break
             case .failure(let error):
+                metrics.reload(succeeded: false)
                 // A failed reload (a damaged write, a vanished file) keeps the last good snapshot serving.
                 logger.error("reload failed; still serving the last good generation", metadata: ["error": "\(error)"])
             }

@@ -2,31 +2,43 @@ import Foundation
 import Hummingbird
 import Logging
 
-/// Every request's end: refuses over-long URLs (414), turns errors into JSON (404 unknown path, 405
-/// wrong method on a known one, 400/409 bad input, 500 with no details), and writes one access-log
-/// line with method, path, status and microseconds.
+/// Every request's end: refuses over-long URLs (414), answers CORS preflights and marks CORS
+/// responses (only with `--cors-origin`), turns errors into JSON (404 unknown path, 405 wrong method
+/// on a known one, 400/409 bad input, 503 past the deadline, 500 with no details), counts the request
+/// in the metrics and writes one access-log line with method, path, status and microseconds.
 struct ServerMiddleware<Context: RequestContext>: RouterMiddleware {
     let maxURLLength: Int
-    /// Whether a path is one of the server's (so a 404 from the router means a wrong method).
-    let isKnownPath: @Sendable (Substring) -> Bool
+    /// The path template a path matches (so a 404 from the router there means a wrong method).
+    let route: @Sendable (Substring) -> String?
     /// Error bodies for paths with their own envelope (TourAPI).
     let errorResponse: @Sendable (Substring, APIError) -> Response
+    let cors: CORSPolicy
+    let metrics: ServerMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         let path = Substring(request.uri.path)
+        let route = self.route(path)
+        let origin = request.headers[.origin]
+        var timedOut = false
         var response: Response
         if request.uri.string.utf8.count > maxURLLength {
             response = errorResponse(path, APIError(.uriTooLong, "the URL is longer than \(maxURLLength) bytes"))
+        } else if request.method == .options, route != nil, let origin, request.headers[.accessControlRequestMethod] != nil {
+            response = cors.preflight(origin: origin, request.headers)
         } else {
             do {
                 response = try await next(request, context)
             } catch let error as APIError {
                 response = errorResponse(path, error)
+            } catch let error as DeadlineExceeded {
+                timedOut = true
+                response = errorResponse(path, error.apiError)
             } catch let error as HTTPError where error.status == .notFound {
-                if isKnownPath(path) {
-                    response = errorResponse(path, APIError(.methodNotAllowed, "\(request.method) is not allowed here; use GET"))
-                    response.headers[.allow] = "GET"
+                if route != nil {
+                    var e = APIError(.methodNotAllowed, "\(request.method) is not allowed here; use GET")
+                    e.headers[.allow] = cors.isEnabled ? "GET, OPTIONS" : "GET"
+                    response = errorResponse(path, e)
                 } else {
                     response = errorResponse(path, APIError(.notFound, "no such path: \(path.prefix(200))"))
                 }
@@ -37,12 +49,61 @@ struct ServerMiddleware<Context: RequestContext>: RouterMiddleware {
                 response = errorResponse(path, APIError(.internalServerError, "internal error"))
             }
         }
-        let micros = (ContinuousClock.now - start).components
-        let us = micros.seconds * 1_000_000 + micros.attoseconds / 1_000_000_000_000
+        if let origin { cors.mark(&response.headers, origin: origin) }
+        let elapsed = (ContinuousClock.now - start).components
+        let ns = elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000
+        metrics.request(route: route ?? "other", status: response.status.code, nanoseconds: ns, timedOut: timedOut)
         context.logger.info("request", metadata: [
             "method": "\(request.method)", "path": "\(path.prefix(200))",
-            "status": "\(response.status.code)", "us": "\(us)",
+            "status": "\(response.status.code)", "us": "\(ns / 1000)",
         ])
         return response
+    }
+}
+
+/// Which web pages may call the server from a browser (`--cors-origin`, repeatable; `*` for any).
+/// With none given, no response carries CORS headers and OPTIONS gets 405, so browsers refuse.
+struct CORSPolicy: Sendable {
+    let origins: [String]
+
+    var isEnabled: Bool { !origins.isEmpty }
+
+    /// The `Access-Control-Allow-Origin` value for a request from `origin`, or nil when it is not allowed.
+    func allowed(_ origin: String) -> String? {
+        if origins.contains("*") { return "*" }
+        return origins.contains(origin) ? origin : nil
+    }
+
+    /// Adds the CORS headers to an actual response (any status, so a page can read the error).
+    func mark(_ headers: inout HTTPFields, origin: String) {
+        guard isEnabled else { return }
+        headers[.vary] = "Origin"
+        guard let allow = allowed(origin) else { return }
+        headers[.accessControlAllowOrigin] = allow
+        headers[.accessControlExposeHeaders] = "X-Total-Count, X-Next-Cursor, X-Cache-Generation, Retry-After"
+    }
+
+    /// The answer to a preflight `OPTIONS` on a known path: 204 with what may be sent, 403 for an
+    /// origin not allowed, 405 when CORS is off.
+    func preflight(origin: String, _ request: HTTPFields) -> Response {
+        guard isEnabled else {
+            var e = APIError(.methodNotAllowed, "OPTIONS is not allowed here (no --cors-origin); use GET")
+            e.headers[.allow] = "GET"
+            return e.response()
+        }
+        guard allowed(origin) != nil else {
+            return APIError(.forbidden, parameter: "Origin", "\(origin.prefix(200)) may not call this server (--cors-origin)").response()
+        }
+        guard request[.accessControlRequestMethod] == "GET" else {
+            var e = APIError(.methodNotAllowed, parameter: "Access-Control-Request-Method", "only GET is served")
+            e.headers[.allow] = "GET, OPTIONS"
+            return e.response()
+        }
+        var headers: HTTPFields = [:]
+        headers[.accessControlAllowMethods] = "GET, OPTIONS"
+        if let asked = request[.accessControlRequestHeaders] { headers[.accessControlAllowHeaders] = asked }
+        headers[.accessControlMaxAge] = "600"
+        headers[.contentLength] = "0"
+        return Response(status: .noContent, headers: headers)
     }
 }

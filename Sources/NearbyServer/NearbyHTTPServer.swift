@@ -17,6 +17,15 @@ public struct ServerOptions: Sendable {
     public var serviceKey: String?
     /// How often the cache's generation is checked for another process's import.
     public var reloadInterval: Duration = .milliseconds(500)
+    /// A query (waiting for an engine included) that takes longer gets 503; the response body of a
+    /// long answer may stream for longer.
+    public var requestTimeout: Duration = .seconds(10)
+    /// Origins whose pages may call the server from a browser (`*` for any); none: no CORS headers.
+    public var corsOrigins: [String] = []
+    /// Queries answered at once (engines opened per generation).
+    public var lanes = LiveEngine.defaultLanes
+    /// The engine each generation is opened with.
+    public var engine = EngineProvider.default
 
     public init() {}
 }
@@ -25,21 +34,21 @@ public struct ServerOptions: Sendable {
 /// Hummingbird, reloading the engine when the cache changes.
 public enum NearbyHTTPServer {
     /// Every path the server answers (`{id}` one path segment); `/openapi.json` documents each.
-    public static let paths = ["/v1/places", "/v1/places/{id}", "/v1/distance", "/healthz", "/openapi.json"]
+    public static let paths = ["/v1/places", "/v1/places/{id}", "/v1/distance", "/v1/where", "/healthz", "/metrics", "/openapi.json"]
         + TourAPI.operations.map { TourAPI.prefix + $0 }
 
-    /// Whether `path` is one of `paths` (so a router 404 there means a wrong method).
-    static func isKnown(_ path: Substring) -> Bool {
+    /// The template in `paths` that `path` matches (so a router 404 there means a wrong method), or nil.
+    static func route(_ path: Substring) -> String? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        return paths.contains { template in
+        return paths.first { template in
             let t = template.split(separator: "/", omittingEmptySubsequences: false)
             return t.count == parts.count && zip(t, parts).allSatisfy { $0 == $1 || ($0.hasPrefix("{") && !$1.isEmpty) }
         }
     }
 
-    /// The application and its reload service, for a `ServiceGroup` (the CLI's or a test's).
+    /// The application and its reload service (`metrics` is what `/metrics` shows), for a `ServiceGroup` (the CLI's or a test's).
     public static func services(
-        engine: LiveEngine, options: ServerOptions, logger: Logger,
+        engine: LiveEngine, options: ServerOptions, logger: Logger, metrics: ServerMetrics = ServerMetrics(),
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> [any Service] {
         let router = Router(context: BasicRequestContext.self)
@@ -47,21 +56,28 @@ public enum NearbyHTTPServer {
         let tour = TourAPI(engine: engine, options: options, api: api)
         router.add(middleware: ServerMiddleware(
             maxURLLength: options.maxURLLength,
-            isKnownPath: isKnown,
+            route: route,
             errorResponse: { path, error in
                 path.hasPrefix(TourAPI.prefix) ? TourAPI.errorResponse(error) : error.response()
-            }
+            },
+            cors: CORSPolicy(origins: options.corsOrigins),
+            metrics: metrics
         ))
-        router.get("/v1/places") { request, _ in try api.places(request) }
+        router.get("/v1/places") { request, _ in try await api.places(request) }
         router.get("/v1/places/:id") { request, context in
-            try api.place(request, id: context.parameters.get("id") ?? "")
+            try await api.place(request, id: context.parameters.get("id") ?? "")
         }
         router.get("/v1/distance") { request, _ in try api.distance(request) }
+        router.get("/v1/where") { request, _ in try api.whereAt(request) }
         router.get("/healthz") { _, _ in api.health() }
+        router.get("/metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                     body: .init(byteBuffer: ByteBuffer(bytes: metrics.text())))
+        }
         router.get("/openapi.json") { _, _ in PlacesAPI.json(OpenAPIDocument.json) }
         for operation in TourAPI.operations {
             router.get(RouterPath(TourAPI.prefix + operation)) { request, _ in
-                try tour.answer(operation, request)
+                try await tour.answer(operation, request)
             }
         }
         let app = Application(
@@ -70,13 +86,15 @@ public enum NearbyHTTPServer {
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? options.port) },
             logger: logger
         )
-        let reload = ReloadService(engine: engine, interval: options.reloadInterval, logger: logger)
+        metrics.serving(engine.current)
+        let reload = ReloadService(engine: engine, interval: options.reloadInterval, logger: logger, metrics: metrics)
         return [app, reload]
     }
 
     /// Serves the cache at `path` until SIGINT or SIGTERM, then finishes the requests in flight.
     public static func run(path: String, options: ServerOptions, logger: Logger) async throws {
-        try await run(engine: try LiveEngine(path: path), options: options, logger: logger)
+        try await run(engine: try LiveEngine(path: path, provider: options.engine, lanes: options.lanes),
+                      options: options, logger: logger)
     }
 
     /// Serves `engine` (a cache with any engine, or a PostGIS database) until SIGINT or SIGTERM.

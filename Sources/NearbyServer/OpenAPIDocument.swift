@@ -19,6 +19,7 @@ enum OpenAPIDocument {
         let errors: [String: Any] = [
             "400": response("Bad input: {status, parameter, error} naming the parameter"),
             "409": response("A cursor from an older cache generation"),
+            "503": response("No answer within the server's --timeout (Retry-After: 1)"),
         ]
         let query = QueryParameters.all.map { p in
             parameter(p.name, p.help, type: p.isFlag ? "boolean" : "string")
@@ -39,7 +40,7 @@ enum OpenAPIDocument {
             "/v1/places/{id}": ["get": [
                 "summary": "One place by id.",
                 "parameters": [parameter("id", "The place's id.", required: true, in: "path"), parameter("fields", "Output fields (default: all).")],
-                "responses": ["200": response("The place"), "404": response("No such id")],
+                "responses": ["200": response("The place"), "404": response("No such id"), "503": errors["503"]!],
             ]],
             "/v1/distance": ["get": [
                 "summary": "Distance in metres between two points under a distance model.",
@@ -47,7 +48,18 @@ enum OpenAPIDocument {
                     + [parameter("distance", "haversine (default), geodesic, projected, projected:EPSG:nnnn or projected:utm.")],
                 "responses": ["200": response("{distance, model}"), "400": response("Bad input naming the parameter")],
             ]],
+            "/v1/where": ["get": [
+                "summary": "The 시도, 시군구, 읍면동 and 리 at a point, as nearby where; at sea or abroad region \"unknown\" with the nearest region and distance_m.",
+                "parameters": [parameter("lat", "WGS84 degrees, -90…90.", required: true, type: "number"),
+                               parameter("lon", "WGS84 degrees, -540…540 (wrapped).", required: true, type: "number")],
+                "responses": ["200": response("{lat, lon, region, code, sido, sigungu, emd, ri} or {…, region: unknown, nearest, distance_m}"),
+                              "400": response("Bad input naming the parameter")],
+            ]],
             "/healthz": ["get": ["summary": "Liveness: {status, generation, places}.", "responses": ["200": response("ok")]]],
+            "/metrics": ["get": [
+                "summary": "Prometheus text: requests by route and status, latency histograms, errors, cache generation and places, reloads.",
+                "responses": ["200": response("Prometheus exposition format 0.0.4", "text/plain")],
+            ]],
             "/openapi.json": ["get": ["summary": "This document.", "responses": ["200": response("OpenAPI 3.1")]]],
         ]
         for operation in TourAPI.operations {
@@ -55,7 +67,8 @@ enum OpenAPIDocument {
             paths[TourAPI.prefix + operation] = ["get": [
                 "summary": "TourAPI KorService2 \(operation), answered from the cache (docs/tourapi-compat.md).",
                 "parameters": names.map { parameter($0, TourAPI.mapped[$0].map { "As Nearby's \($0)." } ?? "See docs/tourapi-compat.md.") },
-                "responses": ["200": response("TourAPI's envelope, resultCode 0000"), "400": response("TourAPI's error envelope")],
+                "responses": ["200": response("TourAPI's envelope, resultCode 0000"), "400": response("TourAPI's error envelope"),
+                              "503": response("TourAPI's error envelope, resultCode 05 (--timeout)")],
             ]]
         }
         return [

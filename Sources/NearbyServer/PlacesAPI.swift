@@ -14,7 +14,7 @@ struct PlacesAPI: Sendable {
 
     /// `GET /v1/places`: `{"total","page","next","places":[…]}`, JSON lines (`format=jsonl` or
     /// `Accept: application/x-ndjson`, total and next in `X-Total-Count`/`X-Next-Cursor`) or GeoJSON.
-    func places(_ request: Request) throws -> Response {
+    func places(_ request: Request) async throws -> Response {
         var pairs = try Self.pairs(request)
         var format: OutputFormat = request.headers[.accept].map { $0.contains("application/x-ndjson") } == true ? .jsonl : .json
         var fields = PlaceJSON.Selection.all
@@ -38,7 +38,7 @@ struct PlacesAPI: Sendable {
         let query = try parse(pairs)
         let snapshot = engine.current
         let answer: QueryAnswer
-        do { answer = try snapshot.run(query) } catch let e as RequestError { throw APIError(e) }
+        do { answer = try await snapshot.run(query, timeout: options.requestTimeout) } catch let e as RequestError { throw APIError(e) }
 
         var headers: HTTPFields = [:]
         headers[.contentType] = switch format {
@@ -70,7 +70,7 @@ struct PlacesAPI: Sendable {
     }
 
     /// `GET /v1/places/{id}`: the place, all its fields (or `fields=`).
-    func place(_ request: Request, id: String) throws -> Response {
+    func place(_ request: Request, id: String) async throws -> Response {
         var fields = PlaceJSON.Selection.all
         for (name, value) in try Self.pairs(request) {
             guard name == "fields" else { throw APIError(.badRequest, parameter: name, "unknown parameter (known: fields)") }
@@ -78,7 +78,7 @@ struct PlacesAPI: Sendable {
                 throw APIError(.badRequest, parameter: "fields", "\(error)")
             }
         }
-        guard let place = try engine.current.place(id: id) else {
+        guard let place = try await engine.current.place(id: id, timeout: options.requestTimeout) else {
             throw APIError(.notFound, parameter: "id", "no place has the id \(RequestError.quoted(id))")
         }
         var out: [UInt8] = []
@@ -117,6 +117,32 @@ struct PlacesAPI: Sendable {
         out.append(contentsOf: ",\"model\":".utf8)
         JSONWriter.appendString(model.description, to: &out)
         out.append(contentsOf: "}\n".utf8)
+        return Self.json(out)
+    }
+
+    /// `GET /v1/where?lat=&lon=`: `nearby where`'s JSON for the point (the 시도, 시군구, 읍면동 and 리,
+    /// or `"region":"unknown"` with the nearest region at sea or abroad: an answer, not an error).
+    func whereAt(_ request: Request) throws -> Response {
+        var values: [String: String] = [:]
+        for (name, value) in try Self.pairs(request) {
+            guard name == "lat" || name == "lon" else { throw APIError(.badRequest, parameter: name, "unknown parameter (known: lat, lon)") }
+            guard values.updateValue(value, forKey: name) == nil else { throw APIError(.badRequest, parameter: name, "given twice") }
+        }
+        var point: [Double] = []
+        // The ranges of `nearby where`: latitude within ±90, longitude within ±540 (wrapped).
+        for (name, limit) in [("lat", 90.0), ("lon", 540.0)] {
+            guard let text = values[name] else { throw APIError(.badRequest, parameter: name, "missing") }
+            guard let v = Double(text), v.isFinite, abs(v) <= limit else {
+                throw APIError(.badRequest, parameter: name, "\(RequestError.quoted(text)) is not a number in -\(Int(limit))…\(Int(limit))")
+            }
+            point.append(v)
+        }
+        let index: RegionIndex
+        do { index = try RegionAreas.shared.index() } catch {
+            throw APIError(.serviceUnavailable, "the region index cannot be loaded: \(error)")
+        }
+        var out = RegionJSON.whereLine(lat: point[0], lon: point[1], index.locate(lat: point[0], lon: point[1]))
+        out.append(0x0A)
         return Self.json(out)
     }
 

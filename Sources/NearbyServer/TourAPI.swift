@@ -29,7 +29,7 @@ struct TourAPI: Sendable {
     /// Accepted and ignored (the app's identity; `serviceKey` is checked only with `--service-key`).
     static let ignored: Set<String> = ["MobileOS", "MobileApp", "serviceKey", "_type", "listYN", "showflag"]
 
-    func answer(_ operation: String, _ request: Request) throws -> Response {
+    func answer(_ operation: String, _ request: Request) async throws -> Response {
         var pairs: [(name: String, value: String)] = []
         var given: [String: String] = [:]
         for (name, value) in try PlacesAPI.pairs(request) {
@@ -77,7 +77,7 @@ struct TourAPI: Sendable {
             defaultOrder("C")
         case "detailCommon2":
             try require("contentId")
-            return try detail(given["contentId"]!)
+            return try await detail(given["contentId"]!)
         default:
             defaultOrder("C")
         }
@@ -88,7 +88,7 @@ struct TourAPI: Sendable {
             throw e
         }
         let answer: QueryAnswer
-        do { answer = try engine.current.run(query) } catch let e as RequestError { throw APIError(e) }
+        do { answer = try await engine.current.run(query, timeout: options.requestTimeout) } catch let e as RequestError { throw APIError(e) }
         let withDistance = operation == "locationBasedList2"
         let eventDates = operation == "searchFestival2"
         var out = Self.header
@@ -97,8 +97,8 @@ struct TourAPI: Sendable {
         return PlacesAPI.json(out)
     }
 
-    private func detail(_ id: String) throws -> Response {
-        let place = try engine.current.place(id: id)
+    private func detail(_ id: String) async throws -> Response {
+        let place = try await engine.current.place(id: id, timeout: options.requestTimeout)
         var out = Self.header
         Self.appendItems(place.map { [($0, nil)] } ?? [], eventDates: place?.category == 15, to: &out)
         out.append(contentsOf: ",\"numOfRows\":1,\"pageNo\":1,\"totalCount\":\(place == nil ? 0 : 1)}}}\n".utf8)
@@ -137,11 +137,12 @@ struct TourAPI: Sendable {
     }
 
     /// TourAPI's error envelope: `resultCode` 10 (a bad value), 11 (a required one missing), 30 (the
-    /// service key), 04 (HTTP: unknown path, wrong method), 99 (anything else); `resultMsg` the code's
+    /// service key), 04 (HTTP: unknown path, wrong method), 05 (the request timed out), 99 (anything else); `resultMsg` the code's
     /// name, then the parameter and why.
     static func errorResponse(_ error: APIError) -> Response {
         let (code, name): (String, String) = switch error.status {
         case .unauthorized: ("30", "SERVICE_KEY_IS_NOT_REGISTERED_ERROR")
+        case .serviceUnavailable: ("05", "SERVICETIMEOUT_ERROR")
         case .badRequest, .conflict: error.reason.hasPrefix("missing") ? ("11", "NO_MANDATORY_REQUEST_PARAMETERS_ERROR") : ("10", "INVALID_REQUEST_PARAMETER_ERROR")
         case .notFound, .methodNotAllowed, .uriTooLong: ("04", "HTTP_ERROR")
         default: ("99", "UNKNOWN_ERROR")
@@ -149,7 +150,8 @@ struct TourAPI: Sendable {
         var out: [UInt8] = Array("{\"response\":{\"header\":{\"resultCode\":\"\(code)\",\"resultMsg\":".utf8)
         JSONWriter.appendString(name + ": " + (error.parameter.map { "\($0): " } ?? "") + error.reason, to: &out)
         out.append(contentsOf: "}}}\n".utf8)
-        return Response(status: error.status, headers: [.contentType: "application/json; charset=utf-8"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: out)))
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        headers.append(contentsOf: error.headers)
+        return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: out)))
     }
 }

@@ -12,25 +12,32 @@ struct ServeCommand: ParsableCommand {
         discussion: """
             Endpoints: GET /v1/places (the parameters of nearby query; JSON, \
             JSON lines with format=jsonl or Accept: application/x-ndjson, or \
-            format=geojson), /v1/places/{id}, /v1/distance, /healthz, and \
+            format=geojson), /v1/places/{id}, /v1/distance, /v1/where (as nearby \
+            where), /healthz, /metrics (Prometheus text), /openapi.json, and \
             TourAPI's /B551011/KorService2/locationBasedList2, areaBasedList2, \
             searchKeyword2, searchFestival2, detailCommon2 (docs/tourapi-compat.md).
 
             When another process imports into the cache, the server reloads \
             within a second; a cursor from before gets 409. SIGINT or SIGTERM \
-            stop it after the requests in flight. Access logs go to stderr.
+            stop it after the requests in flight. Access logs go to stderr \
+            (--log-level warning turns them off).
+
+            Queries run in parallel, --lanes at a time; one that takes longer than \
+            --timeout (waiting included) gets 503. Browsers may call the server \
+            only from the pages of a --cors-origin.
 
             Examples:
               nearby serve --db /tmp/places.sqlite --port 8080
               curl 'localhost:8080/v1/places?lat=37.5665&lon=126.978&radius=2000'
               nearby serve --engine postgis --pg postgresql://app@db/nearby
+              nearby serve --cors-origin https://map.example --timeout 2
             """
     )
 
     @OptionGroup var cache: CacheOptions
     @OptionGroup var postgis: PostGISOptions
 
-    @Option(help: "snapshot (the default), memory, sqlite or postgis (the --pg database; the default with --pg).")
+    @Option(help: "snapshot (the default: the mapped index file, a page's rows fetched from the cache), memory (loaded and indexed at start and each reload: more memory, faster large pages), sqlite, or postgis (the --pg database; the default with --pg).")
     var engine: EngineKind?
 
     @Option(help: "Address to listen on (loopback unless told otherwise).")
@@ -45,7 +52,31 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Require this TourAPI serviceKey (default: any).", valueName: "key"))
     var serviceKey: String?
 
+    @Option(help: ArgumentHelp("Seconds a query may take, waiting included (503 after).", valueName: "s"))
+    var timeout = 10.0
+
+    @Option(help: ArgumentHelp("Allow browser pages from this origin (repeat; * for any).", valueName: "origin"))
+    var corsOrigin: [String] = []
+
+    @Option(help: ArgumentHelp("Queries answered at once (default: the cores, at least 2).", valueName: "n"))
+    var lanes: Int?
+
+    @Option(help: ArgumentHelp("info (access log per request), warning or error.", valueName: "level"))
+    var logLevel: LogLevel = .info
+
+    enum LogLevel: String, ExpressibleByArgument, CaseIterable {
+        case info, warning, error
+        var level: Logger.Level { switch self { case .info: .info; case .warning: .warning; case .error: .error } }
+    }
+
     func validate() throws {
+        guard timeout.isFinite, timeout > 0, timeout <= 3_600 else { throw ValidationError("--timeout must be in (0, 3600] seconds") }
+        if let lanes { guard (1...256).contains(lanes) else { throw ValidationError("--lanes must be in 1…256") } }
+        for origin in corsOrigin where origin != "*" {
+            guard let url = URL(string: origin), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil,
+                  url.path.isEmpty, url.query == nil
+            else { throw ValidationError("--cors-origin \(origin): give an origin such as https://map.example (scheme, host, port), or *") }
+        }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be in 0…65535") }
         if postgis.pg != nil && engine != nil && engine != .postgis { throw ValidationError("--pg names a database: use it with --engine postgis") }
         guard maxLimit >= 1 else { throw ValidationError("--max-limit must be at least 1") }
@@ -54,18 +85,22 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "nearby.serve")
-        logger.logLevel = .info
+        logger.logLevel = logLevel.level
+        let lanes = self.lanes ?? LiveEngine.defaultLanes
         let live: LiveEngine
         if engine == .postgis, postgis.url(db: cache.db) == nil {
             throw UsageError("--engine postgis needs a database: --pg URL or $NEARBY_PG")
         }
         if let url = engine == nil || engine == .postgis ? postgis.url(db: cache.db) : nil {
-            live = try LiveEngine(postgis: url)
+            live = try LiveEngine(postgis: url, lanes: lanes)
         } else {
-            live = try LiveEngine(path: try cache.open(readOnly: true).path, provider: .kind(engine ?? .snapshot))
+            live = try LiveEngine(path: try cache.open(readOnly: true).path, provider: .kind(engine ?? .snapshot), lanes: lanes)
         }
         var options = ServerOptions()
         options.host = host; options.port = port; options.maxLimit = maxLimit; options.serviceKey = serviceKey
+        options.requestTimeout = .milliseconds(Int64((timeout * 1000).rounded()))
+        options.corsOrigins = corsOrigin
+        options.lanes = lanes
         let done = DispatchSemaphore(value: 0)
         final class Outcome: @unchecked Sendable { var error: (any Error)? }
         let outcome = Outcome()

@@ -57,7 +57,7 @@ struct WhereCommand: ParsableCommand {
             let (lat, lon) = (point.values[0], point.values[1])
             let location = index.locate(lat: lat, lon: lon)
             switch format {
-            case .jsonl: out.bytes += RegionOutput.whereJSON(lat: lat, lon: lon, location)
+            case .jsonl: out.bytes += RegionJSON.whereLine(lat: lat, lon: lon, location)
             case .text: out.bytes += Array(RegionOutput.whereText(lat: lat, lon: lon, location).utf8)
             }
             out.bytes.append(0x0A)

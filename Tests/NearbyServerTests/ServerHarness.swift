@@ -14,8 +14,8 @@ final class RunningServer: @unchecked Sendable {
     private let group: ServiceGroup
     private let done: DispatchSemaphore
 
-    init(path: String, options: ServerOptions = RunningServer.options()) throws {
-        engine = try LiveEngine(path: path)
+    init(path: String, options: ServerOptions = RunningServer.options(), provider: EngineProvider = .default) throws {
+        engine = try LiveEngine(path: path, provider: provider, lanes: options.lanes)
         var logger = Logger(label: "nearby.test")
         logger.logLevel = .warning
         final class Port: @unchecked Sendable { var value = 0 }

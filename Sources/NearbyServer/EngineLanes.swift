@@ -1,0 +1,136 @@
+import Foundation
+import NearbyKit
+
+/// One engine over one generation and the connection (a cache's or a database's) its rows and
+/// lookups by id go through: used by one request at a time, so engines with per-call state (a
+/// connection, scratch buffers) need no lock, and requests on different lanes run in parallel.
+final class EngineLane: @unchecked Sendable {
+    let engine: any QueryEngine
+    let place: (String) throws -> Place?
+    let generation: () throws -> Int64
+    let count: () throws -> Int
+
+    init(engine: any QueryEngine, place: @escaping (String) throws -> Place?,
+         generation: @escaping () throws -> Int64, count: @escaping () throws -> Int) {
+        self.engine = engine; self.place = place; self.generation = generation; self.count = count
+    }
+}
+
+/// A request that got no answer before its deadline: 503, and the work, when it had started, finishes
+/// in the background and gives its lane back.
+struct DeadlineExceeded: Error {
+    /// Whether the request had a lane (the query itself was slow) or was still waiting for one (busy).
+    var started: Bool
+    var limit: Duration
+
+    var apiError: APIError {
+        let ms = limit.milliseconds
+        var e = started
+            ? APIError(.serviceUnavailable, "the request ran longer than this server's \(ms) ms limit (--timeout); narrow it (radius, limit, filters) or page with next")
+            : APIError(.serviceUnavailable, "the server is busy: no query engine was free within \(ms) ms (--timeout); retry")
+        e.headers[.retryAfter] = "1"
+        return e
+    }
+}
+
+/// The lanes of one generation. A request waits for a free lane without holding a thread, runs on
+/// the query queue (never on the event loops or the cooperative pool), and stops waiting at its
+/// deadline. At most one work item runs per lane, so the queue never has more threads busy than
+/// there are lanes.
+final class LanePool: @unchecked Sendable {
+    private let lock = NSLock()
+    private var free: [EngineLane]
+    /// Requests waiting for a lane, first come first served, from `waitingStart` on.
+    private var waiting: [((EngineLane) -> Void)?] = []
+    private var waitingStart = 0
+
+    static let queue = DispatchQueue(label: "nearby.queries", attributes: .concurrent)
+
+    init(_ lanes: [EngineLane]) { free = lanes }
+
+    /// Runs `body` on a free lane and returns its result, or throws `DeadlineExceeded` once `timeout`
+    /// has passed (the body, if it started, still runs to its end).
+    func run<T: Sendable>(timeout: Duration, _ body: @escaping @Sendable (EngineLane) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let request = PendingRequest(continuation)
+            request.timer = DispatchWorkItem { request.expire(timeout) }
+            Self.queue.asyncAfter(deadline: .now() + timeout.dispatchInterval, execute: request.timer!)
+            acquire { lane in
+                Self.queue.async {
+                    guard request.start() else { return self.release(lane) }
+                    let result = Result { try body(lane) }
+                    self.release(lane)
+                    request.finish(result)
+                }
+            }
+        }
+    }
+
+    private func acquire(_ take: @escaping (EngineLane) -> Void) {
+        lock.lock()
+        if let lane = free.popLast() {
+            lock.unlock()
+            take(lane)
+        } else {
+            waiting.append(take)
+            lock.unlock()
+        }
+    }
+
+    private func release(_ lane: EngineLane) {
+        lock.lock()
+        guard waitingStart < waiting.count else {
+            free.append(lane)
+            waiting.removeAll(keepingCapacity: true); waitingStart = 0
+            lock.unlock()
+            return
+        }
+        let next = waiting[waitingStart]!
+        waiting[waitingStart] = nil
+        waitingStart += 1
+        if waitingStart >= 256 && waitingStart * 2 >= waiting.count {
+            waiting.removeFirst(waitingStart); waitingStart = 0
+        }
+        lock.unlock()
+        next(lane)
+    }
+}
+
+/// One request's continuation, resumed exactly once: by its result or by its deadline.
+private final class PendingRequest<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<T, any Error>?
+    private var started = false
+    /// Fires `expire` at the deadline; cancelled by `finish`. Set before the request is shared, and
+    /// dropped at the end (it holds the request: a cycle until then).
+    var timer: DispatchWorkItem?
+
+    init(_ continuation: CheckedContinuation<T, any Error>) { self.continuation = continuation }
+
+    /// The request got a lane: false when its deadline has already passed (then it does nothing).
+    func start() -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        started = continuation != nil
+        return started
+    }
+
+    func finish(_ result: Result<T, any Error>) {
+        lock.lock(); let c = continuation; continuation = nil; let t = timer; timer = nil; lock.unlock()
+        t?.cancel()
+        c?.resume(with: result)
+    }
+
+    func expire(_ limit: Duration) {
+        lock.lock(); let c = continuation; continuation = nil; let started = started; timer = nil; lock.unlock()
+        c?.resume(throwing: DeadlineExceeded(started: started, limit: limit))
+    }
+}
+
+extension Duration {
+    var dispatchInterval: DispatchTimeInterval {
+        let (s, atto) = components
+        return .nanoseconds(Int(clamping: s * 1_000_000_000 + atto / 1_000_000_000))
+    }
+
+    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+}

@@ -1,0 +1,67 @@
+import Metrics
+import class Prometheus.PrometheusCollectorRegistry
+import struct Prometheus.PrometheusMetricsFactory
+
+/// The server's metrics, recorded through swift-metrics into its own Prometheus registry (not the
+/// process-wide `MetricsSystem`, so two servers in one process keep separate counts) and written
+/// at `GET /metrics` in Prometheus's text format:
+///
+/// - `nearby_http_requests_total{route,status}`: requests answered, by route template and status;
+/// - `nearby_http_request_duration_seconds{route}`: a histogram of the time to the response head
+///   (a streamed body keeps flowing after it);
+/// - `nearby_http_errors_total{route,kind}`: answers ≥ 400, kind `client` (4xx), `timeout` (503
+///   after `--timeout`) or `server` (other 5xx);
+/// - `nearby_cache_generation`, `nearby_cache_places`: what is being served;
+/// - `nearby_reloads_total{result}`: reloads after another process's import, `ok` or `failed`.
+public final class ServerMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    private let factory: PrometheusMetricsFactory
+    private let generation: Gauge
+    private let places: Gauge
+    private let reloaded: Counter
+    private let reloadFailed: Counter
+
+    /// Histogram buckets from 50 µs (a cached radius query over loopback) to 10 s (the default deadline).
+    static let buckets: [Duration] = [
+        .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
+        .milliseconds(2.5), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+        .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
+    ]
+
+    public init() {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = Self.buckets
+        self.factory = factory
+        generation = Gauge(label: "nearby_cache_generation", factory: factory)
+        places = Gauge(label: "nearby_cache_places", factory: factory)
+        reloaded = Counter(label: "nearby_reloads_total", dimensions: [("result", "ok")], factory: factory)
+        reloadFailed = Counter(label: "nearby_reloads_total", dimensions: [("result", "failed")], factory: factory)
+    }
+
+    /// One answered request: `route` is the path template (`/v1/places/{id}`), or `other` for unknown paths.
+    func request(route: String, status: Int, nanoseconds: Int64, timedOut: Bool) {
+        let code = String(status)
+        Counter(label: "nearby_http_requests_total", dimensions: [("route", route), ("status", code)], factory: factory).increment()
+        Timer(label: "nearby_http_request_duration_seconds", dimensions: [("route", route)], factory: factory)
+            .recordNanoseconds(nanoseconds)
+        if status >= 400 {
+            let kind = timedOut ? "timeout" : status < 500 ? "client" : "server"
+            Counter(label: "nearby_http_errors_total", dimensions: [("route", route), ("kind", kind)], factory: factory).increment()
+        }
+    }
+
+    /// The generation now served (at start and after each reload).
+    func serving(_ snapshot: EngineSnapshot) {
+        generation.record(snapshot.generation)
+        places.record(snapshot.count)
+    }
+
+    func reload(succeeded: Bool) { (succeeded ? reloaded : reloadFailed).increment() }
+
+    /// The Prometheus text exposition of every metric.
+    func text() -> [UInt8] {
+        var out: [UInt8] = []
+        registry.emit(into: &out)
+        return out
+    }
+}

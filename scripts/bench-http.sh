@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# HTTP benchmarks of `nearby serve` against Redis 7 GEOSEARCH on the shared 1M workload
+# (BENCHMARKS.md, "HTTP server"). Loopback only; every load loop is bounded in time and count;
+# the server and Redis are started here and stopped by their PIDs.
+#
+#   scripts/bench-http.sh [OUT_DIR]          (default /tmp/bench-http)
+#
+# Needs: a release build (swift build -c release), wrk and redis-server (apt-get install wrk
+# redis-server), gcc, python3 with numpy. Environment: W (workload prefix, default /tmp/w1m;
+# generated when missing), DB (cache, default $W.sqlite; imported when missing), SECONDS_PER_RUN
+# (default 10), SOAK_SECONDS (default 60; 0 skips the soak), ENGINE (the server's --engine, default
+# memory), CHECK (1: check every answer first, the default; 0 skips), PORT (default 18080),
+# REDIS_PORT (default 16379).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${1:-/tmp/bench-http}
+W=${W:-/tmp/w1m}
+DB=${DB:-$W.sqlite}
+RUN=${SECONDS_PER_RUN:-10}
+SOAK=${SOAK_SECONDS:-60}
+PORT=${PORT:-18080}
+ENGINE=${ENGINE:-memory}
+CHECK=${CHECK:-1}
+REDIS_PORT=${REDIS_PORT:-16379}
+NEARBY=.build/release/nearby
+HERE=scripts/bench-http
+mkdir -p "$OUT"
+RESULTS=$OUT/results.jsonl
+: > "$RESULTS"
+log() { echo "[bench-http $(date -u +%H:%M:%S)] $*" >&2; }
+
+[ -x "$NEARBY" ] || { echo "no release build: swift build -c release" >&2; exit 1; }
+command -v wrk >/dev/null && command -v redis-server >/dev/null || { echo "apt-get install wrk redis-server" >&2; exit 1; }
+gcc -O2 -pthread -o "$OUT/redis-geoload" "$HERE/redis-geoload.c"
+
+if [ ! -f "$W.places.tsv" ]; then
+  log "generating the 1M workload at $W"
+  "$NEARBY" generate --workload "$W" --count 1000000
+fi
+if [ ! -f "$DB" ]; then
+  log "importing $W.places.tsv into $DB"
+  "$NEARBY" import --db "$DB" "$W.places.tsv" > "$OUT/import.json"
+fi
+for kind in radius category; do
+  python3 "$HERE/workload.py" paths "$W.queries.tsv" $kind > "$OUT/paths-$kind.txt"
+  python3 "$HERE/workload.py" redis-commands "$W.queries.tsv" $kind > "$OUT/redis-$kind.txt"
+done
+
+SERVER_PID= REDIS_PID=
+cleanup() {
+  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
+  [ -n "$REDIS_PID" ] && kill "$REDIS_PID" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+log "starting nearby serve --engine $ENGINE on 127.0.0.1:$PORT"
+"$NEARBY" serve --db "$DB" --host 127.0.0.1 --port $PORT --engine $ENGINE --max-limit 1000000 --log-level warning 2> "$OUT/serve.log" &
+SERVER_PID=$!
+for _ in $(seq 1 1200); do curl -sf "http://127.0.0.1:$PORT/healthz" > /dev/null && break; sleep 0.1; done
+curl -sf "http://127.0.0.1:$PORT/healthz" >&2
+
+log "starting redis-server on 127.0.0.1:$REDIS_PORT and loading the places"
+redis-server --bind 127.0.0.1 --port $REDIS_PORT --save "" --appendonly no --daemonize no > "$OUT/redis.log" 2>&1 &
+REDIS_PID=$!
+for _ in $(seq 1 100); do redis-cli -p $REDIS_PORT ping > /dev/null 2>&1 && break; sleep 0.1; done
+redis-cli -p $REDIS_PORT flushall > /dev/null
+python3 "$HERE/workload.py" redis-load "$W.places.tsv" | redis-cli -p $REDIS_PORT --pipe > "$OUT/redis-load.log"
+redis-cli -p $REDIS_PORT zcard places >&2
+
+# 1. Correctness: every query once, through HTTP and through Redis.
+[ "$CHECK" = 1 ] && for kind in radius category; do
+  log "answers through HTTP ($kind)"
+  python3 "$HERE/workload.py" answers $PORT "$W.queries.tsv" $kind "$OUT/nearby-$kind.tsv" >&2
+  "$OUT/redis-geoload" -p $REDIS_PORT -f "$OUT/redis-$kind.txt" -d "$OUT/redis-ids-$kind.txt"
+done
+if [ "$CHECK" = 1 ]; then
+  log "checking against the brute force"
+  python3 scripts/check-answers.py "$W.places.tsv" "$W.queries.tsv" "$OUT/nearby-radius.tsv" | tee "$OUT/check-radius.txt" >&2 || true
+  python3 "$HERE/workload.py" check-category "$W.places.tsv" "$W.queries.tsv" "$OUT/nearby-category.tsv" | tee "$OUT/check-category.txt" >&2 || true
+fi
+[ "$CHECK" = 1 ] && for kind in radius category; do
+  python3 "$HERE/workload.py" compare-redis "$W.queries.tsv" $kind "$OUT/redis-ids-$kind.txt" $PORT >> "$RESULTS"
+done
+
+# 2. Throughput and latency, Nearby then Redis at each concurrency, in one run.
+for kind in radius category; do
+  for c in 1 2 16 64; do
+    t=$(( c < 2 ? 1 : 2 ))
+    log "$kind, $c connections: nearby (wrk), then redis"
+    NEARBY_PATHS="$OUT/paths-$kind.txt" wrk -t$t -c$c -d${RUN}s --timeout 10s -s "$HERE/cycle.lua" \
+      "http://127.0.0.1:$PORT" | tail -1 | sed "s/^{/{\"system\":\"nearby-$ENGINE\",\"kind\":\"$kind\",\"connections\":$c,/" >> "$RESULTS"
+    "$OUT/redis-geoload" -p $REDIS_PORT -f "$OUT/redis-$kind.txt" -c $c -t $RUN -n 2000000 \
+      | sed "s/^{/{\"system\":\"redis\",\"kind\":\"$kind\",/" >> "$RESULTS"
+  done
+done
+kill "$REDIS_PID"; wait "$REDIS_PID" 2>/dev/null || true; REDIS_PID=
+
+# 3. Soak: 64 connections for $SOAK s, the server's resident memory sampled every second.
+[ "$SOAK" -gt 0 ] || { log "done: $RESULTS"; cat "$RESULTS"; exit 0; }
+log "soak: 64 connections, $SOAK s"
+( for s in $(seq 1 $((SOAK + 2))); do
+    echo "$s $(awk '/VmRSS/ {print $2}' /proc/$SERVER_PID/status)"; sleep 1
+  done ) > "$OUT/soak-rss.txt" &
+SAMPLER=$!
+NEARBY_PATHS="$OUT/paths-radius.txt" wrk -t2 -c64 -d${SOAK}s --timeout 10s -s "$HERE/cycle.lua" \
+  "http://127.0.0.1:$PORT" | tail -1 | sed "s/^{/{\"system\":\"nearby-$ENGINE\",\"kind\":\"soak\",\"connections\":64,/" >> "$RESULTS"
+wait $SAMPLER || true
+awk 'NR==10 {a=$2} {if ($2>m) m=$2; last=$2} END {printf "{\"soak_rss_kb_at_10s\":%d,\"soak_rss_kb_max\":%d,\"soak_rss_kb_end\":%d}\n", a, m, last}' \
+  "$OUT/soak-rss.txt" >> "$RESULTS"
+curl -s "http://127.0.0.1:$PORT/metrics" > "$OUT/metrics.txt"
+log "done: $RESULTS"
+cat "$RESULTS"

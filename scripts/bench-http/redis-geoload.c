@@ -1,0 +1,132 @@
+/* A small load generator for Redis GEOSEARCH, the counterpart of wrk for the HTTP server in
+ * scripts/bench-http.sh: C connections (one thread each, keep-alive, one command at a time) cycle
+ * through a file of RESP-encoded commands for a fixed time; prints q/s and latency percentiles.
+ * With -d FILE it instead sends every command once on one connection and writes each reply's
+ * members (in Redis's order, comma-joined) one line per command, for checking the answers.
+ *
+ * usage: redis-geoload -p PORT -f COMMANDS.txt [-c CONNECTIONS] [-t SECONDS] [-n MAX_REQUESTS] [-d OUT]
+ * COMMANDS.txt: one Redis inline command per line ("GEOSEARCH places FROMLONLAT 127 37 BYRADIUS 500 m
+ * ASC WITHDIST"), as scripts/bench-http/workload.py writes them.                                  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+static char **cmds; static size_t *cmd_len; static size_t ncmds;
+static int port = 6379, conns = 1; static double seconds = 10; static long max_requests = 1000000;
+static double *lat_us; static long nlat; static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static long next_cmd; static long errors;
+
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
+
+typedef struct { int fd; char *buf; size_t cap, len, pos; } conn_t;
+
+static int fill(conn_t *c) {
+    if (c->pos > 0 && c->pos == c->len) { c->pos = c->len = 0; }
+    if (c->len == c->cap) { c->cap *= 2; c->buf = realloc(c->buf, c->cap); }
+    ssize_t n = read(c->fd, c->buf + c->len, c->cap - c->len);
+    if (n <= 0) return -1;
+    c->len += n; return 0;
+}
+/* Reads one line (without \r\n) starting at pos; returns its start index. */
+static long line(conn_t *c) {
+    for (;;) {
+        char *p = memchr(c->buf + c->pos, '\n', c->len - c->pos);
+        if (p) { long start = c->pos; c->pos = p - c->buf + 1; return start; }
+        if (fill(c) < 0) return -1;
+    }
+}
+/* Reads one RESP value; bulk strings at depth `memberDepth` are appended to out (comma-joined). */
+static int value(conn_t *c, int depth, FILE *out, int *first) {
+    long s = line(c); if (s < 0) return -1;
+    char type = c->buf[s]; long n = atol(c->buf + s + 1);
+    if (type == '-') { errors++; return 0; }
+    if (type == '*') {
+        for (long i = 0; i < n; i++) {
+            /* GEOSEARCH WITHDIST: an array of [member, distance]; the member is the first of each pair. */
+            if (value(c, depth + 1, (out && (depth == 0 || i == 0)) ? out : NULL, first) < 0) return -1;
+        }
+        return 0;
+    }
+    if (type == '$' && n >= 0) {
+        while ((long)(c->len - c->pos) < n + 2) { if (fill(c) < 0) return -1; }
+        if (out && depth == 2) { if (!*first) fputc(',', out); fwrite(c->buf + c->pos, 1, n, out); *first = 0; }
+        c->pos += n + 2;
+    }
+    return 0;
+}
+static int dial(void) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+    struct sockaddr_in a = {0}; a.sin_family = AF_INET; a.sin_port = htons(port); a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) { perror("connect"); exit(1); }
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return fd;
+}
+static int send_all(int fd, const char *p, size_t n) {
+    while (n) { ssize_t k = write(fd, p, n); if (k <= 0) return -1; p += k; n -= k; }
+    return 0;
+}
+static void *worker(void *arg) {
+    double end = *(double *)arg;
+    conn_t c = { dial(), malloc(1 << 16), 1 << 16, 0, 0 };
+    double *mine = malloc(sizeof(double) * (max_requests / conns + 1)); long n = 0;
+    while (now() < end && n < max_requests / conns) {
+        pthread_mutex_lock(&mu); long i = next_cmd++ % ncmds; pthread_mutex_unlock(&mu);
+        double t0 = now(); int first = 1;
+        if (send_all(c.fd, cmds[i], cmd_len[i]) < 0 || value(&c, 0, NULL, &first) < 0) { errors++; break; }
+        mine[n++] = (now() - t0) * 1e6;
+    }
+    pthread_mutex_lock(&mu); memcpy(lat_us + nlat, mine, n * sizeof(double)); nlat += n; pthread_mutex_unlock(&mu);
+    free(mine); free(c.buf); close(c.fd);
+    return NULL;
+}
+static int cmp(const void *a, const void *b) { double x = *(double *)a, y = *(double *)b; return x < y ? -1 : x > y; }
+
+int main(int argc, char **argv) {
+    const char *file = NULL, *dump = NULL;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "-p")) port = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-f")) file = argv[i + 1];
+        else if (!strcmp(argv[i], "-c")) conns = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-t")) seconds = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "-n")) max_requests = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "-d")) dump = argv[i + 1];
+    }
+    if (!file || conns < 1) { fprintf(stderr, "usage: redis-geoload -p PORT -f COMMANDS.txt [-c N] [-t S] [-n MAX] [-d OUT]\n"); return 2; }
+    FILE *f = fopen(file, "r"); if (!f) { perror(file); return 1; }
+    size_t cap = 1024; cmds = malloc(cap * sizeof *cmds); cmd_len = malloc(cap * sizeof *cmd_len);
+    char *l = NULL; size_t lcap = 0; ssize_t k;
+    while ((k = getline(&l, &lcap, f)) > 0) {  /* an inline command, sent as is (with its newline) */
+        if (ncmds == cap) { cap *= 2; cmds = realloc(cmds, cap * sizeof *cmds); cmd_len = realloc(cmd_len, cap * sizeof *cmd_len); }
+        cmds[ncmds] = malloc(k); memcpy(cmds[ncmds], l, k); cmd_len[ncmds++] = k;
+    }
+    if (dump) {
+        FILE *out = fopen(dump, "w"); conn_t c = { dial(), malloc(1 << 16), 1 << 16, 0, 0 };
+        for (size_t i = 0; i < ncmds; i++) {
+            int first = 1;
+            if (send_all(c.fd, cmds[i], cmd_len[i]) < 0 || value(&c, 0, out, &first) < 0) { fprintf(stderr, "connection lost\n"); return 1; }
+            fputc('\n', out);
+        }
+        fclose(out);
+        return errors ? 1 : 0;
+    }
+    lat_us = malloc(sizeof(double) * (max_requests + conns));
+    pthread_t *t = malloc(sizeof(pthread_t) * conns);
+    double start = now(), end = start + seconds;
+    for (int i = 0; i < conns; i++) pthread_create(&t[i], NULL, worker, &end);
+    for (int i = 0; i < conns; i++) pthread_join(t[i], NULL);
+    double took = now() - start;
+    qsort(lat_us, nlat, sizeof(double), cmp);
+#define P(q) (nlat ? lat_us[(long)((nlat - 1) * (q))] : 0)
+    printf("{\"connections\":%d,\"requests\":%ld,\"errors\":%ld,\"seconds\":%.3f,\"qps\":%.1f,"
+           "\"p50_us\":%.1f,\"p90_us\":%.1f,\"p99_us\":%.1f}\n",
+           conns, nlat, errors, took, nlat / took, P(0.5), P(0.9), P(0.99));
+    return errors ? 1 : 0;
+}

@@ -9,7 +9,8 @@
 # redis-server), gcc, python3 with numpy. Environment: W (workload prefix, default /tmp/w1m;
 # generated when missing), DB (cache, default $W.sqlite; imported when missing), SECONDS_PER_RUN
 # (default 10), SOAK_SECONDS (default 60; 0 skips the soak), ENGINE (the server's --engine, default
-# memory), CHECK (1: check every answer first, the default; 0 skips), PORT (default 18080),
+# memory), CHECK (1: check every answer first, the default; 0 skips), FIRST (check only the first
+# N queries; default all 10,000), PORT (default 18080),
 # REDIS_PORT (default 16379).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +22,7 @@ SOAK=${SOAK_SECONDS:-60}
 PORT=${PORT:-18080}
 ENGINE=${ENGINE:-memory}
 CHECK=${CHECK:-1}
+FIRST=${FIRST:-0}
 REDIS_PORT=${REDIS_PORT:-16379}
 NEARBY=.build/release/nearby
 HERE=scripts/bench-http
@@ -41,7 +43,10 @@ if [ ! -f "$DB" ]; then
   log "importing $W.places.tsv into $DB"
   "$NEARBY" import --db "$DB" "$W.places.tsv" > "$OUT/import.json"
 fi
+if [ "$FIRST" -gt 0 ]; then head -n $((FIRST + 1)) "$W.queries.tsv" > "$OUT/check-queries.tsv"; else cp "$W.queries.tsv" "$OUT/check-queries.tsv"; fi
+CQ=$OUT/check-queries.tsv
 for kind in radius category; do
+  python3 "$HERE/workload.py" redis-commands "$CQ" $kind > "$OUT/redis-check-$kind.txt"
   python3 "$HERE/workload.py" paths "$W.queries.tsv" $kind > "$OUT/paths-$kind.txt"
   python3 "$HERE/workload.py" redis-commands "$W.queries.tsv" $kind > "$OUT/redis-$kind.txt"
 done
@@ -70,16 +75,16 @@ redis-cli -p $REDIS_PORT zcard places >&2
 # 1. Correctness: every query once, through HTTP and through Redis.
 [ "$CHECK" = 1 ] && for kind in radius category; do
   log "answers through HTTP ($kind)"
-  python3 "$HERE/workload.py" answers $PORT "$W.queries.tsv" $kind "$OUT/nearby-$kind.tsv" >&2
-  "$OUT/redis-geoload" -p $REDIS_PORT -f "$OUT/redis-$kind.txt" -d "$OUT/redis-ids-$kind.txt"
+  python3 "$HERE/workload.py" answers $PORT "$CQ" $kind "$OUT/nearby-$kind.tsv" >&2
+  "$OUT/redis-geoload" -p $REDIS_PORT -f "$OUT/redis-check-$kind.txt" -d "$OUT/redis-ids-$kind.txt"
 done
 if [ "$CHECK" = 1 ]; then
   log "checking against the brute force"
-  python3 scripts/check-answers.py "$W.places.tsv" "$W.queries.tsv" "$OUT/nearby-radius.tsv" | tee "$OUT/check-radius.txt" >&2 || true
-  python3 "$HERE/workload.py" check-category "$W.places.tsv" "$W.queries.tsv" "$OUT/nearby-category.tsv" | tee "$OUT/check-category.txt" >&2 || true
+  python3 scripts/check-answers.py "$W.places.tsv" "$CQ" "$OUT/nearby-radius.tsv" | tee "$OUT/check-radius.txt" >&2 || true
+  python3 "$HERE/workload.py" check-category "$W.places.tsv" "$CQ" "$OUT/nearby-category.tsv" | tee "$OUT/check-category.txt" >&2 || true
 fi
 [ "$CHECK" = 1 ] && for kind in radius category; do
-  python3 "$HERE/workload.py" compare-redis "$W.queries.tsv" $kind "$OUT/redis-ids-$kind.txt" $PORT >> "$RESULTS"
+  python3 "$HERE/workload.py" compare-redis "$CQ" $kind "$OUT/redis-ids-$kind.txt" $PORT >> "$RESULTS"
 done
 
 # 2. Throughput and latency, Nearby then Redis at each concurrency, in one run.

@@ -62,7 +62,7 @@ import NearbyTestSupport
         let cache = try PlaceCache(path: dir.file("l.sqlite"))
         _ = try Importer().importPlaces(places, into: cache)
         CacheSnapshot.update(cache)
-        let engines = try EngineKind.allCases.map { try $0.open(cache) }
+        let engines = try EngineKind.overCache.map { try $0.open(cache) }
         for (codes, expected) in [("51", ["1", "2"]), ("42", ["1", "2"]), ("51110", ["1", "2"]), ("11,42110", ["1", "2", "3"]), ("11110", ["3"])] {
             let q = try QueryParameters.parse([("ldong", codes), ("limit", "0")], areas: Self.areas)
             for engine in engines { #expect(try engine.run(q).places.map(\.id) == expected, "\(codes)") }

@@ -108,6 +108,14 @@ import Testing
         _ = try PostGISStore(url: empty)
         try cluster.psql("UPDATE nearby_meta SET value = 99 WHERE key = 'schemaVersion'", url: empty)
         #expect { try PostGISStore(url: empty) } throws: { "\($0)".contains("newer than this nearby understands") }
+        // A version-1 database (before kakaocategory and ldongsource) is refused by readers and
+        // migrated in place by a writer.
+        try cluster.psql("ALTER TABLE places DROP COLUMN kakaocategory, DROP COLUMN ldongsource; "
+            + "UPDATE nearby_meta SET value = 1 WHERE key = 'schemaVersion'", url: empty)
+        #expect { try PostGISStore(url: empty) } throws: { "\($0)".contains("schema version 1; run nearby import --pg") }
+        _ = try PostGISStore(url: empty, readOnly: false)
+        #expect(try PostGISStore(url: empty).count() == 0)
+        try cluster.psql("SELECT kakaocategory, ldongsource FROM places", url: empty)
         #expect { try PostGISStore(url: "postgresql://nobody:secret@127.0.0.1:1/x") } throws: {
             "\($0)".contains("cannot connect") && !"\($0)".contains("secret")
         }

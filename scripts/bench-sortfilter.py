@@ -115,8 +115,30 @@ def box(lat, lon, radius):
     return lat - dlat, lat + dlat, lon - dlon, lon + dlon
 
 
-class DuckDBEngine:
+class SQLEngine:
+    """What DuckDB and SQLite share: a query is two statements, the count and the page, timed together.
+    Subclasses set `con`, `title_order` (the ORDER BY of a title sort), `least` (SQL's two-argument
+    minimum) and `near(a, b, where)`: the rows within the box `b` that pass `where`, with column `a`."""
+
+    def answer(self, q):
+        where, params, order, limit, offset, centre = translate(q, self.title_order)
+        if centre:
+            lat, lon, radius = centre
+            a, d = haversine_sql(lat, lon, self.least)
+            source = f"(SELECT *, {d} AS d FROM ({self.near(a, box(lat, lon, radius), where)}) WHERE {d} <= {radius!r})"
+        else:
+            source = "places" + ((" WHERE " + " AND ".join(where)) if where else "")
+        start = time.perf_counter_ns()
+        total = self.con.execute(f"SELECT count(*) FROM {source}", params).fetchone()[0]
+        rows = self.con.execute(f"SELECT id FROM {source} ORDER BY {order} LIMIT {limit} OFFSET {offset}", params).fetchall()
+        micros = (time.perf_counter_ns() - start) / 1000
+        return total, [r[0] for r in rows], micros
+
+
+class DuckDBEngine(SQLEngine):
     name = "duckdb"
+    title_order = "title COLLATE ko"
+    least = "least"
 
     def __init__(self, places_path):
         try:
@@ -137,29 +159,16 @@ class DuckDBEngine:
         return self.con.execute(
             "SELECT id, dense_rank() OVER (ORDER BY title COLLATE ko) FROM places").fetchall()
 
-    def answer(self, q):
-        where, params, order, limit, offset, centre = translate(q, "title COLLATE ko")
-        if centre:
-            lat, lon, radius = centre
-            a, d = haversine_sql(lat, lon, "least")
-            b = box(lat, lon, radius)
-            base = (f"SELECT *, {d} AS d FROM (SELECT *, {a} AS a"
-                    f" FROM places WHERE lat BETWEEN {b[0]!r} AND {b[1]!r} AND lon BETWEEN {b[2]!r} AND {b[3]!r}"
-                    + "".join(" AND " + w for w in where) + f") WHERE {d} <= {radius!r}")
-            start = time.perf_counter_ns()
-            rows = self.con.execute(f"SELECT id FROM ({base}) ORDER BY {order} LIMIT {limit} OFFSET {offset}", params).fetchall()
-            total = self.con.execute(f"SELECT count(*) FROM ({base})", params).fetchone()[0]
-        else:
-            cond = (" WHERE " + " AND ".join(where)) if where else ""
-            start = time.perf_counter_ns()
-            total = self.con.execute(f"SELECT count(*) FROM places{cond}", params).fetchone()[0]
-            rows = self.con.execute(f"SELECT id FROM places{cond} ORDER BY {order} LIMIT {limit} OFFSET {offset}", params).fetchall()
-        micros = (time.perf_counter_ns() - start) / 1000
-        return total, [r[0] for r in rows], micros
+    @staticmethod
+    def near(a, b, where):
+        return (f"SELECT *, {a} AS a FROM places WHERE lat BETWEEN {b[0]!r} AND {b[1]!r} AND lon BETWEEN {b[2]!r} AND {b[3]!r}"
+                + "".join(" AND " + w for w in where))
 
 
-class SQLiteEngine:
+class SQLiteEngine(SQLEngine):
     name = "sqlite"
+    title_order = "title_rank"
+    least = "min"
     indexes = [
         "CREATE INDEX by_category_title ON places(category, title_rank)",
         "CREATE INDEX by_category_modified ON places(category, modified)",
@@ -188,26 +197,12 @@ class SQLiteEngine:
         self.con.execute("ANALYZE")
         self.con.commit()
 
-    def answer(self, q):
-        where, params, order, limit, offset, centre = translate(q, "title_rank")
-        if centre:
-            lat, lon, radius = centre
-            a, d = haversine_sql(lat, lon, "min")
-            b = box(lat, lon, radius)
-            # R*Tree boxes are 32-bit floats rounded outward: overlapping the query box finds a superset.
-            base = (f"SELECT *, {d} AS d FROM (SELECT p.*, {a} AS a FROM places_rtree r JOIN places p ON p.id = r.id"
-                    f" WHERE r.max_lat >= {b[0]!r} AND r.min_lat <= {b[1]!r} AND r.max_lon >= {b[2]!r} AND r.min_lon <= {b[3]!r}"
-                    + "".join(" AND " + w for w in where) + f") WHERE {d} <= {radius!r}")
-            start = time.perf_counter_ns()
-            rows = self.con.execute(f"SELECT id FROM ({base}) ORDER BY {order} LIMIT {limit} OFFSET {offset}", params).fetchall()
-            total = self.con.execute(f"SELECT count(*) FROM ({base})", params).fetchone()[0]
-        else:
-            cond = (" WHERE " + " AND ".join(where)) if where else ""
-            start = time.perf_counter_ns()
-            total = self.con.execute(f"SELECT count(*) FROM places{cond}", params).fetchone()[0]
-            rows = self.con.execute(f"SELECT id FROM places{cond} ORDER BY {order} LIMIT {limit} OFFSET {offset}", params).fetchall()
-        micros = (time.perf_counter_ns() - start) / 1000
-        return total, [r[0] for r in rows], micros
+    @staticmethod
+    def near(a, b, where):
+        # R*Tree boxes are 32-bit floats rounded outward: overlapping the query box finds a superset.
+        return (f"SELECT p.*, {a} AS a FROM places_rtree r JOIN places p ON p.id = r.id"
+                f" WHERE r.max_lat >= {b[0]!r} AND r.min_lat <= {b[1]!r} AND r.max_lon >= {b[2]!r} AND r.min_lon <= {b[3]!r}"
+                + "".join(" AND " + w for w in where))
 
 
 def nearby_answers(binary, db, queries_path, first):

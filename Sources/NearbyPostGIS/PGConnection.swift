@@ -30,8 +30,9 @@ final class PGConnection {
 
     deinit { PQfinish(handle) }
 
+    /// libpq's multi-line messages (a tab before each hint) as one line of single spaces.
     private static func trim(_ s: String) -> String {
-        s.split(whereSeparator: \.isNewline).map(String.init).joined(separator: " ")
+        s.split(whereSeparator: { $0.isNewline || $0 == "\t" || $0 == " " }).map(String.init).joined(separator: " ")
     }
 
     /// Checks a result; throws with the server's message unless it is `expected`.

@@ -91,3 +91,18 @@ enum Fixture {
             .sorted { ($0.distance, Int($0.id)!) < ($1.distance, Int($1.id)!) }
     }
 }
+
+/// A test case with a real server over a fresh cache of `places` (the fixture's 6,000), started
+/// before each test and stopped after it.
+class ServerTestCase: XCTestCase {
+    var folder: TempFolder!
+    var server: RunningServer!
+    let places = Fixture.places(6_000)
+
+    override func setUpWithError() throws {
+        folder = try TempFolder()
+        server = try RunningServer(path: try Fixture.cache(in: folder))
+    }
+
+    override func tearDown() { server?.stop(); server = nil; folder = nil }
+}

@@ -5,18 +5,7 @@ import NearbyTestSupport
 import XCTest
 
 /// Nearby's own API through HTTP, on a real server over a real cache, checked against the brute force.
-final class PlacesAPITests: XCTestCase {
-    var folder: TempFolder!
-    var server: RunningServer!
-    let places = Fixture.places(6_000)
-
-    override func setUpWithError() throws {
-        folder = try TempFolder()
-        server = try RunningServer(path: try Fixture.cache(in: folder))
-    }
-
-    override func tearDown() { server?.stop(); server = nil; folder = nil }
-
+final class PlacesAPITests: ServerTestCase {
     func testRadiusPagesEqualTheBruteForce() throws {
         let (lat, lon) = Fixture.seoul
         let expected = Fixture.within(places, lat: lat, lon: lon, radius: 2_000)

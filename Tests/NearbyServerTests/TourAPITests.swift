@@ -5,18 +5,7 @@ import NearbyTestSupport
 import XCTest
 
 /// TourAPI's KorService2 operations, asked exactly as a TourAPI app asks them.
-final class TourAPITests: XCTestCase {
-    var folder: TempFolder!
-    var server: RunningServer!
-    let places = Fixture.places(6_000)
-
-    override func setUpWithError() throws {
-        folder = try TempFolder()
-        server = try RunningServer(path: try Fixture.cache(in: folder))
-    }
-
-    override func tearDown() { server?.stop(); server = nil; folder = nil }
-
+final class TourAPITests: ServerTestCase {
     func body(_ r: LoopbackHTTP.Response) -> [String: Any] { (r.json["response"] as? [String: Any])?["body"] as? [String: Any] ?? [:] }
     func header(_ r: LoopbackHTTP.Response) -> [String: Any] { (r.json["response"] as? [String: Any])?["header"] as? [String: Any] ?? [:] }
     func items(_ r: LoopbackHTTP.Response) -> [[String: Any]] { ((body(r)["items"] as? [String: Any])?["item"] as? [[String: Any]]) ?? [] }

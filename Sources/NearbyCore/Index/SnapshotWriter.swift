@@ -213,8 +213,23 @@ public struct SnapshotWriter {
         lats = arranged(lats); lons = arranged(lons); category = arranged(category)
         created = arranged(created); modified = arranged(modified); eventStart = arranged(eventStart)
         eventEnd = arranged(eventEnd); flags = arranged(flags)
-        areacode = Self.arranged(areacode, order); sigungucode = Self.arranged(sigungucode, order)
-        codes = codes.map { Self.arranged($0, order) }
+        var areas = CodeColumn.Builder(capacity: count), sigungus = CodeColumn.Builder(capacity: count)
+        let areaValues = Self.dictionaryValues(areacode.dictionary), sigunguValues = Self.dictionaryValues(sigungucode.dictionary)
+        for i in order {
+            let a = areacode.codes[Int(i)], s = sigungucode.codes[Int(i)]
+            areas.append(a == 0 ? nil : areaValues[Int(a) - 1])
+            sigungus.append(s == 0 ? nil : sigunguValues[Int(s) - 1])
+        }
+        areacode = areas; sigungucode = sigungus
+        codes = codes.map { column in
+            let values = Self.dictionaryValues(column.dictionary)
+            var arranged = CodeColumn.Builder(capacity: count)
+            for i in order {
+                let c = column.codes[Int(i)]
+                arranged.append(c == 0 ? nil : values[Int(c) - 1])
+            }
+            return arranged
+        }
         var bytes: [UInt8] = [], offsets: [UInt32] = [0], units: [UInt16] = [], ends: [UInt32] = []
         bytes.reserveCapacity(idBytes.count); offsets.reserveCapacity(count + 1)
         units.reserveCapacity(foldedUnits.count); ends.reserveCapacity(count)
@@ -225,17 +240,6 @@ public struct SnapshotWriter {
             ends.append(UInt32(units.count))
         }
         idBytes = bytes; idOffsets = offsets; foldedUnits = units; foldedEnds = ends
-    }
-
-    /// A code column with its rows put into `order` (codes renumbered in the new first-seen order).
-    private static func arranged(_ column: CodeColumn.Builder, _ order: [Int32]) -> CodeColumn.Builder {
-        let values = dictionaryValues(column.dictionary)
-        var arranged = CodeColumn.Builder(capacity: order.count)
-        for i in order {
-            let c = column.codes[Int(i)]
-            arranged.append(c == 0 ? nil : values[Int(c) - 1])
-        }
-        return arranged
     }
 
     private static func number(_ id: String) -> Int64 {

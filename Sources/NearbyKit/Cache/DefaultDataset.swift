@@ -39,11 +39,23 @@ public enum DefaultDataset {
         var repo = URL(fileURLWithPath: sourceFile)
         for _ in 0..<4 { repo = repo.deletingLastPathComponent() }
         dirs.append(repo.appendingPathComponent("data").path)
-        if let exe = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent() {
+        if let exe = executableFolder() {
             dirs.append(exe.appendingPathComponent("data").path)
             dirs.append(exe.deletingLastPathComponent().appendingPathComponent("share/nearby/data").path)
         }
         return dirs
+    }
+
+    /// The running executable's folder, symbolic links resolved. Not from `Bundle.main` on Linux:
+    /// Foundation's main bundle traps when it cannot stat the executable (a binary in a folder
+    /// private to another user, run through `setpriv` or `sudo -u`), and this is only a search path.
+    static func executableFolder() -> URL? {
+        #if os(Linux)
+        guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
+        return URL(fileURLWithPath: path).deletingLastPathComponent()
+        #else
+        return Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent()
+        #endif
     }
 
     /// The data folder: the first candidate that holds `kr_points.tsv`.

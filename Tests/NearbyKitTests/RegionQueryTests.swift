@@ -44,6 +44,64 @@ import NearbyTestSupport
         }
     }
 
+    /// Every filter the request parser knows, combined with `--region`, equals the brute force: the
+    /// same filter without the region, then kept by polygon membership. A filter added to
+    /// `QueryParameters.all` without a sample here fails this test, so none is left out.
+    @Test func everyFilterCombinedWithARegionEqualsTheBruteForce() throws {
+        let index = try Self.areas.index()
+        let seoul = try #require({ if case .found(let r) = index.resolve("서울") { return r } else { return nil } }())
+        var places = PlaceGenerator(towns: try DefaultDataset.towns(), seed: 11).places(count: 6000)
+        for i in places.indices {
+            places[i].lclsSystm1 = places[i].category == 39 ? "FD" : "AC"
+            places[i].lclsSystm2 = places[i].category == 39 ? "FD05" : "AC01"
+            if i % 5 == 0 { places[i].kakaoCategory = places[i].category == 39 ? "FD6" : "AT4" }
+        }
+        let inSeoul = places.filter { index.contains(any: seoul, lat: $0.lat, lon: $0.lon) }
+        let festival = try #require(inSeoul.first { $0.eventStart != nil })
+        let some = inSeoul[inSeoul.count / 2]
+        let samples: [String: [(String, String)]] = [
+            "bbox": [("bbox", "126.9,37.45,127.1,37.65")],
+            "category": [("category", "39")],
+            "areacode": [("areacode", try #require(some.areacode))],
+            "sigungucode": [("sigungucode", try #require(some.sigungucode))],
+            "keyword": [("keyword", String(some.title.prefix(2)))],
+            "created-since": [("created-since", "2018-01-01")],
+            "created-until": [("created-until", "2018-12-31")],
+            "modified-since": [("modified-since", "2024-01-01")],
+            "modified-until": [("modified-until", "2022-06-30")],
+            "date": [("date", try #require(festival.eventStart))],
+            "from": [("from", try #require(festival.eventStart)), ("to", try #require(festival.eventEnd))],
+            "to": [("from", "20200101"), ("to", try #require(festival.eventEnd))],
+            "during": [("during", "\(try #require(festival.eventStart)),\(try #require(festival.eventEnd))")],
+            "with-image": [("with-image", "true")],
+            "accessible": [("accessible", "wheelchair")],
+            "cat": [("cat", "A05")],
+            "lcls": [("lcls", "FD05")],
+            "ldong": [("ldong", "\(try #require(some.lDongRegnCd))\(try #require(some.lDongSignguCd))")],
+            "kakao-category": [("kakao-category", "FD6")],
+        ]
+        let notFilters: Set = ["lat", "lon", "radius", "knn", "sort", "arrange", "limit", "page", "cursor", "distance", "region"]
+        for parameter in QueryParameters.all where !notFilters.contains(parameter.name) {
+            #expect(samples[parameter.name] != nil, "no sample for the filter \(parameter.name): add one here")
+        }
+
+        let dir = try TempFolder()
+        let cache = try PlaceCache(path: dir.file("f.sqlite"))
+        _ = try Importer().importPlaces(places, into: cache)
+        CacheSnapshot.update(cache)
+        let engines = try EngineKind.overCache.map { try $0.open(cache) }
+        for (name, filter) in samples.sorted(by: { $0.key < $1.key }) {
+            let everywhere = try engines[0].run(try QueryParameters.parse(filter + [("limit", "0")], areas: Self.areas))
+            let expected = everywhere.places.filter { index.contains(any: seoul, lat: $0.lat, lon: $0.lon) }.map(\.id)
+            #expect(!expected.isEmpty, "\(name): the sample finds nothing in 서울, so it tests nothing")
+            let q = try QueryParameters.parse(filter + [("region", "서울"), ("limit", "0")], areas: Self.areas)
+            for engine in engines {
+                let answer = try engine.run(q)
+                #expect(answer.places.map(\.id) == expected && answer.total == expected.count, "\(name) on \(engine)")
+            }
+        }
+    }
+
     /// `--ldong` accepts old and new legal-dong codes (data/region-code-changes.tsv) and finds places
     /// stored with either, on every engine.
     @Test func legalDongCodesOldAndNew() throws {

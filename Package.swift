@@ -30,7 +30,9 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CPROJ", pkgConfig: "proj", providers: [.apt(["libproj-dev"])]),
+        // PROJ's headers only (from /usr/include): its library is loaded with dlopen when first used, so a
+        // process that never measures a geodesic or projected distance does not pay for loading it.
+        .systemLibrary(name: "CPROJ", providers: [.apt(["libproj-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .target(name: "NearbyCore", dependencies: ["CPROJ"]),
         .target(name: "NearbyStore", dependencies: ["NearbyCore", "CSQLite"]),

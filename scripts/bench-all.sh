@@ -11,7 +11,7 @@ OUT=${OUT:-bench-results}
 CHARTS=${CHARTS:-charts}
 mkdir -p "$OUT" "$CHARTS"
 
-swift build -c release --product nearby
+swift build -c release --static-swift-stdlib --product nearby
 N=.build/release/nearby
 
 for spec in 10k:10000 100k:100000 1m:1000000 5m:5000000; do

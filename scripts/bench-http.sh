@@ -5,7 +5,7 @@
 #
 #   scripts/bench-http.sh [OUT_DIR]          (default /tmp/bench-http)
 #
-# Needs: a release build (swift build -c release), wrk and redis-server (apt-get install wrk
+# Needs: a release build (swift build -c release --static-swift-stdlib), wrk and redis-server (apt-get install wrk
 # redis-server), gcc, python3 with numpy. Environment: W (workload prefix, default /tmp/w1m;
 # generated when missing), DB (cache, default $W.sqlite; imported when missing), SECONDS_PER_RUN
 # (default 10), SOAK_SECONDS (default 60; 0 skips the soak), ENGINE (the server's --engine, default
@@ -31,7 +31,7 @@ RESULTS=$OUT/results.jsonl
 : > "$RESULTS"
 log() { echo "[bench-http $(date -u +%H:%M:%S)] $*" >&2; }
 
-[ -x "$NEARBY" ] || { echo "no release build: swift build -c release" >&2; exit 1; }
+[ -x "$NEARBY" ] || { echo "no release build: swift build -c release --static-swift-stdlib" >&2; exit 1; }
 command -v wrk >/dev/null && command -v redis-server >/dev/null || { echo "apt-get install wrk redis-server" >&2; exit 1; }
 gcc -O2 -pthread -o "$OUT/redis-geoload" "$HERE/redis-geoload.c"
 

@@ -9,7 +9,7 @@
 #      ST_DWithin(geog, q, r, false) from a prepared C libpq statement (scripts/pg_peer.c), and
 #      the memory engine beside them.
 #
-#   swift build -c release --product nearby
+#   swift build -c release --static-swift-stdlib --product nearby
 #   .build/release/nearby generate --workload /tmp/w1m --count 1000000
 #   W=/tmp/w1m scripts/bench-postgis.sh
 set -euo pipefail

@@ -3,7 +3,7 @@
 # memory and sqlite engines and the sqlite3 CLI on the equivalent R*Tree query; and what writing
 # the snapshot adds to the import. Numbers go to BENCHMARKS.md ("Snapshot").
 #
-# Needs: swift build -c release; hyperfine; /usr/bin/time (GNU); sqlite3;
+# Needs: swift build -c release --static-swift-stdlib; hyperfine; /usr/bin/time (GNU); sqlite3;
 # the workloads: nearby generate --workload /tmp/w1m --count 1000000 (and /tmp/w100k --count 100000);
 # numpy and scipy for the cKDTree comparison (scripts/bench-ckdtree.py installs them when missing)
 set -euo pipefail

@@ -36,7 +36,7 @@ if [[ ! -f $OUT/built || -n $stamp ]]; then
         t=$(basename "$src" .swift)
         swiftc "${FLAGS[@]}" -I "$OUT/modules" -I Sources/CPROJ -I Sources/CSQLite \
             "$src" Fuzz/Targets/FuzzCheck.swift -o "$OUT/bin/$t" \
-            -L "$OUT/modules" -lNearbyStore -lNearbyCore -lsqlite3 -lproj 2>"$OUT/logs/link-$t.log" \
+            -L "$OUT/modules" -lNearbyStore -lNearbyCore -lsqlite3 2>"$OUT/logs/link-$t.log" \
             || { cat "$OUT/logs/link-$t.log" >&2; exit 1; }
     done
     touch "$OUT/built"

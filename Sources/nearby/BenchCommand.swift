@@ -11,9 +11,9 @@ struct BenchCommand: ParsableCommand {
         discussion: """
             Each run prints ONE JSON document on stdout (its shape is in docs/bench-json.md); a progress \
             line goes to stderr only when stderr is a terminal. Workload files come from \
-            make_dataset.py (see the workload README):
+            `nearby generate --workload` (byte for byte the shared make_dataset.py's files):
 
-              python3 make_dataset.py 1000000 10000 /tmp/w1m; W=/tmp/w1m
+              nearby generate --workload /tmp/w1m --count 1000000; W=/tmp/w1m
               nearby bench radius --places $W.places.tsv \\
                   --queries $W.queries.tsv > mem.json
               nearby bench radius --engine sqlite --places $W.places.tsv \\

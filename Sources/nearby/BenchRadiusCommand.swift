@@ -12,7 +12,7 @@ struct BenchRadiusCommand: ParsableCommand {
             document: build time, resident memory, latency percentiles overall and per radius, queries \
             per second, and each query's total match count and answer checksum.
 
-              W=/tmp/w1m   # from make_dataset.py 1000000 10000 /tmp/w1m
+              W=/tmp/w1m   # from nearby generate --workload /tmp/w1m --count 1000000
               nearby bench radius --places $W.places.tsv --queries $W.queries.tsv
               nearby bench radius --engine sqlite --first 1000 \\
                   --places $W.places.tsv --queries $W.queries.tsv --answers sqlite.tsv

@@ -17,6 +17,20 @@ import Testing
         #expect(two.output == "20015114.442035925\n20015114.442035925\n")
     }
 
+    /// PROJ is loaded when a model needs it, not at start-up (PROJLibrary.swift): the dynamic loader's
+    /// own log (`LD_DEBUG=files`) names libproj for a geodesic distance and not for a haversine one.
+    @Test func projIsLoadedOnlyWhenAModelNeedsIt() throws {
+        func loadsPROJ(_ arguments: [String]) throws -> Bool {
+            let run = try CLIRunner.run(["distance"] + arguments + ["37.5665", "126.9780", "35.1796", "129.0756"],
+                                        environment: ["LD_DEBUG": "files"])
+            #expect(run.status == 0)
+            #expect(run.stderr.contains("file=libc.so"), "LD_DEBUG gave no log: \(run.stderr.prefix(200))")
+            return run.stderr.contains("file=libproj.so")
+        }
+        #expect(try !loadsPROJ([]))
+        #expect(try loadsPROJ(["--distance", "geodesic"]))
+    }
+
     @Test func allModelsAsTextAndJSONLines() throws {
         let text = try CLIRunner.run(["distance", "--all", "40.64", "-73.78", "1.36", "103.99"])
         let columns = text.output.split(separator: " ").map { Double($0.trimmingCharacters(in: .newlines))! }

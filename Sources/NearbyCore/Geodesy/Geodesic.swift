@@ -11,12 +11,19 @@ import CPROJ
 public struct Geodesic: @unchecked Sendable {
     // @unchecked: a plain C struct of doubles that `geod_inverse` only reads.
     private let g: geod_geodesic
+    /// PROJ's `geod_inverse`, kept here so the hot loop calls it without a lookup.
+    private let inverseFunction: @convention(c) (
+        UnsafePointer<geod_geodesic>?, Double, Double, Double, Double,
+        UnsafeMutablePointer<Double>?, UnsafeMutablePointer<Double>?, UnsafeMutablePointer<Double>?
+    ) -> Void
 
     /// Equatorial radius `a` in metres and flattening `f`.
     public init(a: Double, f: Double) {
+        let proj = PROJLibrary.functions
         var g = geod_geodesic()
-        geod_init(&g, a, f)
+        proj.geodInit(&g, a, f)
         self.g = g
+        inverseFunction = proj.geodInverse
     }
 
     /// The WGS84 ellipsoid: a = 6,378,137 m, f = 1/298.257223563.
@@ -31,7 +38,7 @@ public struct Geodesic: @unchecked Sendable {
         -> (distance: Double, azimuth1: Double, azimuth2: Double)
     {
         var s12 = 0.0, azi1 = 0.0, azi2 = 0.0
-        withUnsafePointer(to: g) { geod_inverse($0, lat1, lon1, lat2, lon2, &s12, &azi1, &azi2) }
+        withUnsafePointer(to: g) { inverseFunction($0, lat1, lon1, lat2, lon2, &s12, &azi1, &azi2) }
         return (s12, azi1, azi2)
     }
 
@@ -39,7 +46,7 @@ public struct Geodesic: @unchecked Sendable {
     @inline(__always)
     public func distance(lat1: Double, lon1: Double, lat2: Double, lon2: Double) -> Double {
         var s12 = 0.0
-        withUnsafePointer(to: g) { geod_inverse($0, lat1, lon1, lat2, lon2, &s12, nil, nil) }
+        withUnsafePointer(to: g) { inverseFunction($0, lat1, lon1, lat2, lon2, &s12, nil, nil) }
         return s12
     }
 }

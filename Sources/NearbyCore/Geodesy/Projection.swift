@@ -73,31 +73,34 @@ public final class Projection: @unchecked Sendable {
     /// CRS itself, `proj_factors` builds a new transformation on every call (milliseconds).
     private let factors: OpaquePointer?
     private let lock = NSLock()
+    private let proj: PROJLibrary
 
     /// Throws `DistanceModelError.unknownCRS` for a code PROJ does not know and `.notProjected` for a
     /// geographic, geocentric or other non-projected CRS.
     public init(epsg: Int) throws {
-        guard let context = proj_context_create() else { throw DistanceModelError.proj("cannot create a PROJ context") }
-        proj_log_level(context, PJ_LOG_NONE)  // errors are reported by us, not printed by PROJ
-        proj_context_set_enable_network(context, 0)
+        let proj = try PROJLibrary.shared.get()
+        self.proj = proj
+        guard let context = proj.contextCreate() else { throw DistanceModelError.proj("cannot create a PROJ context") }
+        _ = proj.logLevel(context, PJ_LOG_NONE)  // errors are reported by us, not printed by PROJ
+        _ = proj.setEnableNetwork(context, 0)
         do {
-            let crs = try Self.projectedCRS(context, epsg: epsg)
-            defer { proj_destroy(crs) }
-            name = proj_get_name(crs).map { String(cString: $0) } ?? "EPSG:\(epsg)"
-            metresPerUnit = Self.metresPerUnit(context, crs)
-            guard let raw = proj_create_crs_to_crs(context, "EPSG:4326", "EPSG:\(epsg)", nil) else {
+            let crs = try Self.projectedCRS(proj, context, epsg: epsg)
+            defer { _ = proj.destroy(crs) }
+            name = proj.getName(crs).map { String(cString: $0) } ?? "EPSG:\(epsg)"
+            metresPerUnit = Self.metresPerUnit(proj, context, crs)
+            guard let raw = proj.createCRSToCRS(context, "EPSG:4326", "EPSG:\(epsg)", nil) else {
                 throw DistanceModelError.proj("no transformation from EPSG:4326 to EPSG:\(epsg)")
             }
-            defer { proj_destroy(raw) }
-            guard let normalized = proj_normalize_for_visualization(context, raw) else {
+            defer { _ = proj.destroy(raw) }
+            guard let normalized = proj.normalizeForVisualization(context, raw) else {
                 throw DistanceModelError.proj("cannot normalise the axis order of EPSG:4326 → EPSG:\(epsg)")
             }
             transform = normalized
-            factors = proj_as_proj_string(context, crs, PJ_PROJ_5, nil)
+            factors = proj.asPROJString(context, crs, PJ_PROJ_5, nil)
                 .map { String(cString: $0).replacingOccurrences(of: "+type=crs", with: "") }
-                .flatMap { proj_create(context, $0) }
+                .flatMap { proj.create(context, $0) }
         } catch {
-            proj_context_destroy(context)
+            _ = proj.contextDestroy(context)
             throw error
         }
         self.context = context
@@ -105,23 +108,24 @@ public final class Projection: @unchecked Sendable {
     }
 
     deinit {
-        if let factors { proj_destroy(factors) }
-        proj_destroy(transform)
-        proj_context_destroy(context)
+        if let factors { _ = proj.destroy(factors) }
+        _ = proj.destroy(transform)
+        _ = proj.contextDestroy(context)
     }
 
     /// Checks that PROJ knows `epsg` as a projected CRS, without building a transformation.
     public static func validate(epsg: Int) throws {
-        guard let context = proj_context_create() else { throw DistanceModelError.proj("cannot create a PROJ context") }
-        defer { proj_context_destroy(context) }
-        proj_log_level(context, PJ_LOG_NONE)
-        proj_context_set_enable_network(context, 0)
-        proj_destroy(try projectedCRS(context, epsg: epsg))
+        let proj = try PROJLibrary.shared.get()
+        guard let context = proj.contextCreate() else { throw DistanceModelError.proj("cannot create a PROJ context") }
+        defer { _ = proj.contextDestroy(context) }
+        _ = proj.logLevel(context, PJ_LOG_NONE)
+        _ = proj.setEnableNetwork(context, 0)
+        _ = proj.destroy(try projectedCRS(proj, context, epsg: epsg))
     }
 
     /// Projected (x, y) in metres of one WGS84 point.
     public func forward(lat: Double, lon: Double) -> (x: Double, y: Double) {
-        let out = lock.withLock { proj_trans(transform, PJ_FWD, proj_coord(lon, lat, 0, 0)) }
+        let out = lock.withLock { proj.trans(transform, PJ_FWD, PROJLibrary.coord(lon, lat)) }
         return (out.xy.x * metresPerUnit, out.xy.y * metresPerUnit)
     }
 
@@ -136,7 +140,7 @@ public final class Projection: @unchecked Sendable {
         xs.withUnsafeMutableBufferPointer { x in
             ys.withUnsafeMutableBufferPointer { y in
                 _ = lock.withLock {
-                    proj_trans_generic(
+                    proj.transGeneric(
                         transform, PJ_FWD, x.baseAddress, stride, n, y.baseAddress, stride, n, nil, 0, 0, nil, 0, 0)
                 }
             }
@@ -157,32 +161,32 @@ public final class Projection: @unchecked Sendable {
         guard let factors else { return nil }
         let deg = Double.pi / 180
         let f = lock.withLock { () -> PJ_FACTORS in
-            let f = proj_factors(factors, proj_coord(lon * deg, lat * deg, 0, 0))
-            proj_errno_reset(factors)
+            let f = proj.factors(factors, PROJLibrary.coord(lon * deg, lat * deg))
+            _ = proj.errnoReset(factors)
             return f
         }
         let k = f.tissot_semiminor
         return k.isFinite && k > 0 ? k : nil
     }
 
-    private static func projectedCRS(_ context: OpaquePointer, epsg: Int) throws -> OpaquePointer {
-        guard epsg > 0, let crs = proj_create(context, "EPSG:\(epsg)") else {
+    private static func projectedCRS(_ proj: PROJLibrary, _ context: OpaquePointer, epsg: Int) throws -> OpaquePointer {
+        guard epsg > 0, let crs = proj.create(context, "EPSG:\(epsg)") else {
             throw DistanceModelError.unknownCRS("EPSG:\(epsg)")
         }
-        guard proj_get_type(crs) == PJ_TYPE_PROJECTED_CRS else {
-            let name = proj_get_name(crs).map { String(cString: $0) } ?? "?"
-            proj_destroy(crs)
+        guard proj.getType(crs) == PJ_TYPE_PROJECTED_CRS else {
+            let name = proj.getName(crs).map { String(cString: $0) } ?? "?"
+            _ = proj.destroy(crs)
             throw DistanceModelError.notProjected("EPSG:\(epsg)", name: name)
         }
         return crs
     }
 
     /// Metres per unit of the CRS's first axis (1 for metre-based CRSs).
-    private static func metresPerUnit(_ context: OpaquePointer, _ crs: OpaquePointer) -> Double {
-        guard let cs = proj_crs_get_coordinate_system(context, crs) else { return 1 }
-        defer { proj_destroy(cs) }
+    private static func metresPerUnit(_ proj: PROJLibrary, _ context: OpaquePointer, _ crs: OpaquePointer) -> Double {
+        guard let cs = proj.crsGetCoordinateSystem(context, crs) else { return 1 }
+        defer { _ = proj.destroy(cs) }
         var factor = 1.0
-        guard proj_cs_get_axis_info(context, cs, 0, nil, nil, nil, &factor, nil, nil, nil) != 0, factor > 0 else {
+        guard proj.csGetAxisInfo(context, cs, 0, nil, nil, nil, &factor, nil, nil, nil) != 0, factor > 0 else {
             return 1
         }
         return factor

@@ -290,14 +290,18 @@ extension PackedRTree {
         }
     }
 
-    /// Calls `visit(item, distance)` for every item with `distance ≤ radius`, in no particular order.
-    /// Only lower bounds prune here: a box wholly inside the circle would still need every distance.
+    /// Calls `visit(item, distance)` for every item with `distance ≤ radius` and `include(item)`, in no
+    /// particular order. Only lower bounds prune here: a box wholly inside the circle would still need
+    /// every distance. `include` is asked before the distance is computed (a category test is cheaper
+    /// than a haversine), for items inside the circle's search box.
     @inlinable
-    public func within<M: SpatialMetric>(_ m: M, radius: Double, _ visit: (Int32, Double) -> Void) {
+    public func within<M: SpatialMetric>(
+        _ m: M, radius: Double, where include: (Int32) -> Bool = { _ in true }, _ visit: (Int32, Double) -> Void
+    ) {
         withView { v in
             let window = Window(m.searchBox(radius: radius))
             let refine = { (run: Range<Int>) in
-                for pos in run where window.contains(v.x(pos), v.y(pos)) {
+                for pos in run where window.contains(v.x(pos), v.y(pos)) && include(v.items[pos]) {
                     let d = m.distance(x: v.x(pos), y: v.y(pos))
                     if d <= radius { visit(v.items[pos], d) }
                 }
@@ -313,6 +317,16 @@ extension PackedRTree {
     /// (`upperBound ≤ radius`) add their size without their points being visited.
     @inlinable
     public func count<M: SpatialMetric>(_ m: M, radius: Double) -> Int {
+        count(m, radius: radius, found: { _, _ in }, contained: { _ in })
+    }
+
+    /// `count`, also reporting what it learnt on the way: `found(item, distance)` for every match it
+    /// measured (in leaves the circle's edge crosses) and `contained(positions)` for every subtree it
+    /// counted unopened. Small answers are then complete after this one walk (`firstMatches`).
+    @inlinable
+    func count<M: SpatialMetric>(
+        _ m: M, radius: Double, found: (Int32, Double) -> Void, contained: (Range<Int>) -> Void
+    ) -> Int {
         withView { v in
             var total = 0
             let window = Window(m.searchBox(radius: radius))
@@ -322,12 +336,38 @@ extension PackedRTree {
                 return m.upperBound(minX: x0, minY: y0, maxX: x1, maxY: y1) <= radius ? .inside : .partial
             }, inside: { run in
                 total += run.count
+                contained(run)
             }, partial: { run in
-                for pos in run where window.contains(v.x(pos), v.y(pos))
-                    && m.distance(x: v.x(pos), y: v.y(pos)) <= radius { total += 1 }
+                for pos in run where window.contains(v.x(pos), v.y(pos)) {
+                    let d = m.distance(x: v.x(pos), y: v.y(pos))
+                    if d <= radius { total += 1; found(v.items[pos], d) }
+                }
             })
             return total
         }
+    }
+
+    /// Every item with `distance ≤ radius` and its distance, in no particular order, when there are at
+    /// most `budget` of them; else nil, having cost one counting walk.
+    ///
+    /// Why: a first page by distance used to cost `count` and then best-first `nearest`, two walks
+    /// measuring the same points. When the answer is small (the common case on sparse data), the
+    /// counting walk has already measured most matches; the few in unopened subtrees are measured
+    /// here, and the caller selects its page from the list. Large answers keep the best-first page.
+    @inlinable
+    public func firstMatches<M: SpatialMetric>(
+        _ m: M, radius: Double, budget: Int
+    ) -> (total: Int, matches: [(item: Int32, distance: Double)]?) {
+        var matches: [(item: Int32, distance: Double)] = []
+        var runs: [Range<Int>] = []
+        let total = count(m, radius: radius, found: { matches.append(($0, $1)) }, contained: { runs.append($0) })
+        guard total <= budget else { return (total, nil) }
+        withView { v in
+            for run in runs {
+                for pos in run { matches.append((v.items[pos], m.distance(x: v.x(pos), y: v.y(pos)))) }
+            }
+        }
+        return (total, matches)
     }
 
     /// The `k` items nearest to the metric's centre with `distance ≤ maxDistance` and `include(item)`,

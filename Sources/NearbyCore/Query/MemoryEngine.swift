@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Plan of a query (see ARCHITECTURE.md):
 /// - radius, no filter, limited, ordered by distance only: the total comes from `count` (whole
-///   subtrees inside the circle are counted from their sizes) and the page from best-first `nearest`;
+///   subtrees inside the circle are counted from their sizes); the page from the matches that walk
+///   measured when the answer is small (`firstMatches`), else from best-first `nearest`;
 /// - other radius queries visit the circle's points once, filtering and counting, then select the
 ///   top `page × limit` rows with a bounded heap (`RowOrder.top`), never sorting every match;
 /// - k nearest: best-first `nearest` with the filter as its predicate, then order and page;
@@ -126,10 +127,17 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         @inline(__always)
         func row(_ item: Int32) -> Int { treeRows.map { Int($0[Int(item)]) } ?? Int(item) }
 
-        /// Every row within `radius` with its distance: through the tree, or by a scan.
-        func within(_ radius: Double, _ table: PlaceTable, _ visit: (Int, Double) -> Void) {
-            if let tree { tree.within(metric, radius: radius) { visit(row($0), $1) }; return }
-            for row in 0..<table.count {
+        /// Every row within `radius` accepted by `include`, with its distance: through the tree, or by a
+        /// scan. `include` is asked before the distance is computed.
+        func within(
+            _ radius: Double, _ table: PlaceTable, where include: (Int) -> Bool = { _ in true },
+            _ visit: (Int, Double) -> Void
+        ) {
+            if let tree {
+                tree.within(metric, radius: radius, where: { include(row($0)) }) { visit(row($0), $1) }
+                return
+            }
+            for row in 0..<table.count where include(row) {
                 let d = distance(row, table)
                 if d <= radius { visit(row, d) }
             }
@@ -143,7 +151,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
                     .map { Row(item: row($0.item), dist: $0.distance) }
             }
             var all: [Row] = []
-            within(maxDistance, table) { i, d in if include(i) { all.append(Row(item: i, dist: d)) } }
+            within(maxDistance, table, where: include) { i, d in all.append(Row(item: i, dist: d)) }
             return RowOrder(PlaceOrder([SortKey(.distance)]), table: table).top(k, of: all)
         }
     }
@@ -165,11 +173,17 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             sorted = true
         case .radius(let r):
             if bestFirst, let s = space, let tree = s.tree {
-                total = tree.count(s.metric, radius: r)
-                rows = s.nearest(q.page * q.limit, maxDistance: r, table) { _ in true }
-                sorted = true
+                // Small answers come whole from the counting walk; large ones page best-first.
+                let (count, matches) = tree.firstMatches(s.metric, radius: r, budget: 4 * q.page * q.limit + 64)
+                total = count
+                if let matches {
+                    rows = matches.map { Row(item: s.row($0.item), dist: $0.distance) }
+                } else {
+                    rows = s.nearest(q.page * q.limit, maxDistance: r, table) { _ in true }
+                    sorted = true
+                }
             } else {
-                space!.within(r, table) { i, d in if filter(i) { rows.append(Row(item: i, dist: d)) } }
+                space!.within(r, table, where: { filter($0) }) { i, d in rows.append(Row(item: i, dist: d)) }
                 total = rows.count
             }
         case .all:

@@ -118,7 +118,8 @@ public enum DateBound {
 struct RowFilter {
     let table: PlaceTable
     let passAll: Bool
-    private let categories: Set<Int32>?
+    /// A list, not a Set: queries name one to three categories, and a linear test beats hashing per row.
+    private let categories: [Int32]?
     private let areacodes: (codes: Set<UInt16>, text: Set<String>)?
     private let sigungucodes: (codes: Set<UInt16>, text: Set<String>)?
     private let keyword: (matcher: KeywordMatcher, titles: FoldedTitles)?
@@ -133,7 +134,7 @@ struct RowFilter {
     init(_ f: PlaceFilter, table: PlaceTable) {
         self.table = table
         passAll = f.isEmpty
-        categories = f.categories.map { Set($0.map { Int32(truncatingIfNeeded: $0) }) }
+        categories = f.categories.map { Array(Set($0.map { Int32(truncatingIfNeeded: $0) })).sorted() }
         areacodes = f.areacodes.map { (table.areacode.codes(of: $0), $0) }
         sigungucodes = f.sigungucodes.map { (table.sigungucode.codes(of: $0), $0) }
         keyword = f.keyword.map { (KeywordMatcher($0), table.foldedTitles()) }

@@ -109,6 +109,22 @@ import Testing
         #expect(reason([("limit", long)])!.reason.count < 120)
     }
 
+    /// `--areacode` is TourAPI's areaCode only; a legal-dong 시도 code (11 서울) is refused with the
+    /// way to ask for it, and 31/36 (TourAPI's 경기/경남, legal-dong 울산/세종) read as TourAPI's.
+    @Test func areacodeIsTourAPIsAndALegalDongCodeIsPointedToLdong() throws {
+        let seoul = try QueryParameters.parse([("areacode", "1"), ("areacode", "39,31")])
+        #expect(seoul.filter.areacodes == ["1", "31", "39"])
+        #expect(throws: RequestError(parameter: "areacode", reason:
+            #""11" is not a TourAPI areaCode (1–8, 31–39); 11 is a legal-dong 시도 code (서울): use --ldong 11, or --areacode 1"#)) {
+            try QueryParameters.parse([("areacode", "1,11")])
+        }
+        #expect(throws: RequestError(parameter: "areacode", reason: #""99" is not a TourAPI areaCode (1–8, 31–39)"#)) {
+            try QueryParameters.parse([("areacode", "99")])
+        }
+        for (ldong, area) in TourAreaCode.byLegalDong { #expect(TourAreaCode.isAreaCode(area), "\(ldong)") }
+        #expect(Set(TourAreaCode.byLegalDong.values) == Set(TourAreaCode.names.keys))
+    }
+
     @Test func thirtiethOfFebruaryIsADayForFiltersAsForImport() throws {
         #expect(TourDate.isDay("20250230") && TourDate.isDateTime("20250230120000"))
         #expect(!TourDate.isDay("20251301") && !TourDate.isDay("20250132") && !TourDate.isDateTime("20250101240000"))

@@ -55,6 +55,7 @@ import NearbyTestSupport
             places[i].lclsSystm1 = places[i].category == 39 ? "FD" : "AC"
             places[i].lclsSystm2 = places[i].category == 39 ? "FD05" : "AC01"
             if i % 5 == 0 { places[i].kakaoCategory = places[i].category == 39 ? "FD6" : "AT4" }
+            places[i].sigungucode = String(1 + i % 25)  // TourAPI's serials within an area (not generated)
         }
         let inSeoul = places.filter { index.contains(any: seoul, lat: $0.lat, lon: $0.lon) }
         let festival = try #require(inSeoul.first { $0.eventStart != nil })

@@ -87,6 +87,7 @@ public struct Importer {
                     if let regions { checkCodes(&place, regions, file: input.name, line: item.line) }
                     try writer.upsert(place)
                 case .delete(let id): try writer.delete(id: id)
+                case .detail(let detail): try writer.detail(detail)
                 }
                 records += 1
                 if records % 100_000 == 0 { onProgress("\(input.name): \(records) records") }

@@ -144,7 +144,7 @@ public final class PostGISWriter: PlaceSink {
                 WHEN s.op = 'd' THEN CASE WHEN p.id IS NULL THEN 'unchanged' ELSE 'deleted' END
                 WHEN p.id IS NULL THEN 'inserted'
                 WHEN p.modified IS NOT NULL AND (s.modified IS NULL OR s.modified < p.modified) THEN 'older'
-                WHEN (\(same.map { "s." + $0 }.joined(separator: ", "))) IS NOT DISTINCT FROM
+                WHEN (\(same.map(Self.incoming).joined(separator: ", "))) IS NOT DISTINCT FROM
                      (\(same.map { "p." + $0 }.joined(separator: ", "))) THEN 'unchanged'
                 ELSE 'updated' END AS outcome
             FROM nearby_staging s LEFT JOIN places p ON p.id = s.id
@@ -226,6 +226,19 @@ public final class PostGISWriter: PlaceSink {
         try connection.execute("DELETE FROM pending_details d USING places p WHERE p.id = d.id")
     }
 
+    /// A staged column as it compares with the stored row `p`: a record without details keeps the
+    /// stored place's (`Place.keepDetails`), so it is unchanged when it differs only by them.
+    private static func incoming(_ column: String) -> String {
+        let noBarrierFree = "s.barrierfree IS NULL AND p.barrierfree IS NOT NULL"
+        let noPet = "s.pet IS NULL AND s.petinfo IS NULL"
+        return switch column {
+        case "barrierfree": "coalesce(s.barrierfree, p.barrierfree)"
+        case "accessibility": "CASE WHEN \(noBarrierFree) THEN coalesce(s.accessibility, p.accessibility) ELSE s.accessibility END"
+        case "pet", "petinfo": "CASE WHEN \(noPet) THEN p.\(column) ELSE s.\(column) END"
+        default: "s." + column
+        }
+    }
+
     /// Ids staged more than once: their records are applied here in arrival order, one at a time as
     /// `PlaceCacheWriter` does, and taken out of the staging table.
     private func foldRepeatedIDs() throws {
@@ -248,7 +261,8 @@ public final class PostGISWriter: PlaceSink {
                 if cached == nil { counts.unchanged += 1 } else { counts.deleted += 1; state[id] = .some(nil); touched.append(id) }
                 continue
             }
-            let p = try store.place(staged, row, first: 1)
+            var p = try store.place(staged, row, first: 1)
+            if let cached { p.keepDetails(of: cached) }
             if cached == nil {
                 counts.inserted += 1
             } else if PlaceCacheWriter.isOlder(p.modified, than: cached!.modified) {

@@ -16,7 +16,7 @@ import Testing
         "with-image": ("true", "false"), "accessible": ("wheelchair", "restroom"), "sort": ("title", "-title"),
         "arrange": ("A", "C"), "limit": ("10", "20"), "page": ("1", "2"), "cursor": ("x", "y"),
         "distance": ("haversine", "geodesic"), "region": ("11110", "11140"),
-        "cat": ("A05", "A05020900"), "lcls": ("FD", "FD05"), "ldong": ("11", "11110"), "kakao-category": ("CE7", "FD6"),
+        "cat": ("A05", "A05020900"), "lcls": ("FD", "FD05"), "ldong": ("11", "11110"), "kakao-category": ("CE7", "FD6"), "pet": ("all", "some"),
     ]
 
     /// Areas for `region` by code: boxes, enough to check the parser's side (the real polygons are

@@ -125,7 +125,7 @@ public struct ImportSummary: Sendable {
         let c = counts
         var out = Array("""
             {"inserted":\(c.inserted),"updated":\(c.updated),"unchanged":\(c.unchanged),"older":\(c.older),\
-            "deleted":\(c.deleted),"rejected":\(c.rejected),"files":[
+            "deleted":\(c.deleted),"rejected":\(c.rejected),"pending":\(c.pending),"files":[
             """.utf8)
         for (i, file) in files.enumerated() {
             out.append(contentsOf: (i == 0 ? "{\"file\":" : ",{\"file\":").utf8)

@@ -11,7 +11,7 @@ func summary(_ result: CLIResult) throws -> [String: Any] {
 func counts(_ result: CLIResult) throws -> [String: Int] {
     let s = try summary(result)
     var c: [String: Int] = [:]
-    for key in ["inserted", "updated", "unchanged", "older", "deleted", "rejected"] { c[key] = s[key] as? Int }
+    for key in ["inserted", "updated", "unchanged", "older", "deleted", "rejected", "pending"] { c[key] = s[key] as? Int }
     return c
 }
 

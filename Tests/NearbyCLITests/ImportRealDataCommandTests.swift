@@ -63,7 +63,7 @@ import Testing
         #expect(try ids("--accessible", "infants", "--ldong", "11") == ["126508"])
         #expect(try ids("--pet", "some", "--pet", "no") == ["126511", "2733968"])
         // --areacode is TourAPI's areaCode (서울 1); the legal-dong 11 is pointed to --ldong.
-        #expect(try ids("--areacode", "1") == ["126508"])
+        #expect(try ids("--areacode", "1") == ["126508", "126535", "129703", "2900001", "2900002"])
         let seoul = try CLIRunner.run(["query", "--db", db, "--areacode", "11"])
         #expect(seoul.status == 2 && seoul.stderr.contains("--areacode: \"11\" is not a TourAPI areaCode (1–8, 31–39); 11 is a legal-dong 시도 code (서울): use --ldong 11"), "\(seoul.stderr)")
         let pet = try CLIRunner.run(["query", "--db", db, "--pet", "yes"])

@@ -109,6 +109,15 @@ import Testing
         }
     }
 
+    /// 003_details.sql spells the visitor-group bits as numbers: they are `Accessibility.members`' masks.
+    @Test func detailsMigrationHasTheGroupBits() throws {
+        let sql = try #require(try PostGISStore.migrations().first { $0.version == 3 }).sql
+        for group in Accessibility.categories {
+            let members = try #require(Accessibility.mask(Accessibility.members[group] ?? []))
+            #expect(sql.contains("accessmask & \(members) <> 0 THEN \(Accessibility.bit(group)!) ELSE 0 END)  -- \(group)"), "\(group)")
+        }
+    }
+
     @Test func strictImportChangesNothing() throws {
         let dir = try TempFolder()
         let store = try PostGISStore(url: try PostgresCluster.shared().makeDatabase(), readOnly: false)

@@ -23,10 +23,11 @@ public struct PlaceDetail: Sendable, Hashable {
         self.id = id; self.kind = kind; self.fields = fields
     }
 
-    /// The kind of detail a TourAPI object with these keys is, when it names one of the kind's fields.
+    /// The kind of detail a TourAPI object with these keys is, when it names one of the kind's fields
+    /// (`parking` alone does not make one: detailIntro2 items have it too).
     public static func kind(ofKeys keys: some Sequence<String>) -> Kind? {
         for key in keys {
-            if BarrierFreeDetail.fields[key] != nil { return .barrierFree }
+            if key != "parking" && BarrierFreeDetail.fields[key] != nil { return .barrierFree }
             if PetFriendliness.fields.contains(key) { return .pet }
         }
         return nil

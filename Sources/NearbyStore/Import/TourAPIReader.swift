@@ -135,14 +135,15 @@ enum TourAPIReader {
     }
 
     /// A detailWithTour2 or detailPetTour2 item: its `contentid` and the kind's fields with text (numbers
-    /// as their text; other keys such as `contenttypeid` ignored).
+    /// as their text, trimmed, NFC as the validator makes place text; other keys such as `contenttypeid`
+    /// ignored).
     private static func readDetail(_ item: JSONObject, line: Int, prefix: String, into sink: inout RecordSink) throws {
         guard let kind = PlaceDetail.kind(ofKeys: item.members.map(\.key)) else { return }
         var id = "", fields: [PlaceDetail.Field] = []
         for m in item.members {
             let text: String
             switch m.value {
-            case .string(let s), .number(let s): text = s.trimmingCharacters(in: .whitespacesAndNewlines)
+            case .string(let s), .number(let s): text = TextNormalization.nfc(s.trimmingCharacters(in: .whitespacesAndNewlines))
             case .null: continue
             default:
                 guard m.key == "contentid" || PlaceDetail.isField(m.key, of: kind) else { continue }

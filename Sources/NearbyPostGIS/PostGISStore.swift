@@ -11,7 +11,7 @@ import NearbyStore
 /// at a time.
 public final class PostGISStore {
     /// The schema version this code reads and writes: the number of the last file in `Migrations/`.
-    public static let schemaVersion: Int64 = 2
+    public static let schemaVersion: Int64 = 3
     /// Key of the advisory lock a writer holds for its whole transaction ("NRBY", as the SQLite
     /// cache's application id): a second concurrent writer fails at once with `busy`.
     static let writerLock: Int64 = 0x4E52_4259
@@ -134,7 +134,8 @@ public final class PostGISStore {
             eventEnd: text(.eventEnd), accessibility: text(.accessibility).map(Self.accessibilityTags) ?? [],
             lDongRegnCd: text(.lDongRegnCd), lDongSignguCd: text(.lDongSignguCd),
             lclsSystm1: text(.lclsSystm1), lclsSystm2: text(.lclsSystm2), lclsSystm3: text(.lclsSystm3),
-            kakaoCategory: text(.kakaoCategory), lDongSource: text(.lDongSource))
+            kakaoCategory: text(.kakaoCategory), lDongSource: text(.lDongSource),
+            pet: text(.pet), barrierFree: text(.barrierFree), petInfo: text(.petInfo))
     }
 
     /// As the SQLite cache stores them: joined with ",", NULL when empty.

@@ -44,6 +44,8 @@ public final class PostGISWriter: PlaceSink {
     private var buffer: [UInt8] = []
     private var sequence: Int64 = 0
     private var applied = false
+    /// Details, applied in arrival order after the places (`applyDetails`).
+    private var details: [PlaceDetail] = []
 
     /// The staged columns: arrival number, u(psert) or d(elete), the place's columns, accessmask.
     private static let stagedColumns = "seq, op, \(PostGISStore.placeColumns), accessmask"
@@ -79,8 +81,13 @@ public final class PostGISWriter: PlaceSink {
             }
             buffer.append(UInt8(ascii: "\t"))
         }
-        append(String(p.accessibility.reduce(UInt32(0)) { $0 | (Accessibility.bit($1) ?? 0) }))
+        append(String(Accessibility.placeMask(p.accessibility)))
         try endLine()
+    }
+
+    public func detail(_ detail: PlaceDetail) throws {
+        precondition(!applied, "PostGISWriter used after apply()")
+        details.append(detail)
     }
 
     public func delete(id: String) throws {
@@ -122,6 +129,11 @@ public final class PostGISWriter: PlaceSink {
         try connection.putCopyData(buffer)
         buffer = []
         try connection.endCopy()
+        try applyPlaces()
+        try applyDetails()
+    }
+
+    private func applyPlaces() throws {
         guard sequence > 0 else { return }
         try foldRepeatedIDs()
         let columns = PostGISStore.placeColumns
@@ -132,7 +144,7 @@ public final class PostGISWriter: PlaceSink {
                 WHEN s.op = 'd' THEN CASE WHEN p.id IS NULL THEN 'unchanged' ELSE 'deleted' END
                 WHEN p.id IS NULL THEN 'inserted'
                 WHEN p.modified IS NOT NULL AND (s.modified IS NULL OR s.modified < p.modified) THEN 'older'
-                WHEN (\(same.map { "s." + $0 }.joined(separator: ", "))) IS NOT DISTINCT FROM
+                WHEN (\(same.map(Self.incoming).joined(separator: ", "))) IS NOT DISTINCT FROM
                      (\(same.map { "p." + $0 }.joined(separator: ", "))) THEN 'unchanged'
                 ELSE 'updated' END AS outcome
             FROM nearby_staging s LEFT JOIN places p ON p.id = s.id
@@ -150,6 +162,14 @@ public final class PostGISWriter: PlaceSink {
             }
         }
         guard counts.changedRows else { return }
+        // Replaced places that had details the new record does not bring keep them (`Place.keepDetails`).
+        let detailed = try connection.query("""
+            SELECT \(PlaceField.allCases.map { "p." + $0.name.lowercased() }.joined(separator: ", "))
+            FROM places p JOIN nearby_outcome o ON o.id = p.id
+            WHERE o.outcome = 'updated' AND ((p.barrierfree IS NOT NULL AND o.barrierfree IS NULL)
+                                          OR (p.petinfo IS NOT NULL AND o.petinfo IS NULL AND o.pet IS NULL))
+            """)
+        let kept = try (0..<detailed.count).map { try store.place(detailed, $0) }
         let changes = counts.inserted + counts.updated + counts.deleted
         let rebuild = try changes * 8 >= store.count()
         if rebuild { try connection.execute("DROP INDEX places_geom") }
@@ -160,6 +180,63 @@ public final class PostGISWriter: PlaceSink {
             FROM nearby_outcome WHERE outcome IN ('inserted', 'updated') ORDER BY seq
             """)
         if rebuild { try connection.execute("CREATE INDEX places_geom ON places USING gist (geom); ANALYZE places") }
+        for cached in kept {
+            guard var p = try place(id: cached.id) else { continue }
+            p.keepDetails(of: cached)
+            try replace(id: p.id, with: p)
+        }
+    }
+
+    /// The stored place with `id`, nil when there is none.
+    private func place(id: String) throws -> Place? {
+        let r = try connection.prepared("nearby_find", "SELECT \(PostGISStore.placeColumns) FROM places WHERE id = $1", [id])
+        return r.count == 0 ? nil : try store.place(r, 0)
+    }
+
+    /// Merges the details into their places in arrival order, then the waiting details into the places
+    /// that have arrived; a detail whose place is not there waits in `pending_details`. The same rules
+    /// and counts as `PlaceCacheWriter.detail`.
+    private func applyDetails() throws {
+        for d in details {
+            guard var p = try place(id: d.id) else {
+                _ = try connection.prepared("nearby_pend", """
+                    INSERT INTO pending_details (id, kind, fields) VALUES ($1, $2, $3)
+                    ON CONFLICT (id, kind) DO UPDATE SET fields = excluded.fields
+                    """, [d.id, d.kind.rawValue, d.originalText])
+                counts.pending += 1
+                continue
+            }
+            let before = p
+            p.merge(d)
+            if p == before { counts.unchanged += 1; continue }
+            counts.updated += 1
+            try replace(id: p.id, with: p)
+        }
+        let waiting = try connection.query("""
+            SELECT d.id, d.kind, d.fields FROM pending_details d JOIN places p ON p.id = d.id ORDER BY d.id, d.kind
+            """)
+        guard waiting.count > 0 else { return }
+        for row in 0..<waiting.count {
+            guard let id = waiting.text(row, 0), var p = try place(id: id),
+                  let kind = waiting.text(row, 1).flatMap(PlaceDetail.Kind.init(rawValue:)),
+                  let fields = waiting.text(row, 2).flatMap(PlaceDetail.fields(fromOriginalText:)) else { continue }
+            p.merge(PlaceDetail(id: id, kind: kind, fields: fields))
+            try replace(id: id, with: p)
+        }
+        try connection.execute("DELETE FROM pending_details d USING places p WHERE p.id = d.id")
+    }
+
+    /// A staged column as it compares with the stored row `p`: a record without details keeps the
+    /// stored place's (`Place.keepDetails`), so it is unchanged when it differs only by them.
+    private static func incoming(_ column: String) -> String {
+        let noBarrierFree = "s.barrierfree IS NULL AND p.barrierfree IS NOT NULL"
+        let noPet = "s.pet IS NULL AND s.petinfo IS NULL"
+        return switch column {
+        case "barrierfree": "coalesce(s.barrierfree, p.barrierfree)"
+        case "accessibility": "CASE WHEN \(noBarrierFree) THEN coalesce(s.accessibility, p.accessibility) ELSE s.accessibility END"
+        case "pet", "petinfo": "CASE WHEN \(noPet) THEN p.\(column) ELSE s.\(column) END"
+        default: "s." + column
+        }
     }
 
     /// Ids staged more than once: their records are applied here in arrival order, one at a time as
@@ -184,7 +261,8 @@ public final class PostGISWriter: PlaceSink {
                 if cached == nil { counts.unchanged += 1 } else { counts.deleted += 1; state[id] = .some(nil); touched.append(id) }
                 continue
             }
-            let p = try store.place(staged, row, first: 1)
+            var p = try store.place(staged, row, first: 1)
+            if let cached { p.keepDetails(of: cached) }
             if cached == nil {
                 counts.inserted += 1
             } else if PlaceCacheWriter.isOlder(p.modified, than: cached!.modified) {
@@ -198,25 +276,28 @@ public final class PostGISWriter: PlaceSink {
         }
         try connection.execute("DELETE FROM nearby_staging WHERE id IN (\(repeated))")
         var done = Set<String>()
-        for id in touched where done.insert(id).inserted {
-            _ = try connection.prepared("nearby_remove", "DELETE FROM places WHERE id = $1", [id])
-            guard let p = state[id] ?? nil else { continue }
-            let values: [String?] = PlaceField.allCases.map { field in
-                switch field {
-                case .lat: p.lat.description
-                case .lon: p.lon.description
-                case .category: String(p.category)
-                case .accessibility: PostGISStore.accessibilityText(p.accessibility)
-                default: p[text: field]
-                }
+        for id in touched where done.insert(id).inserted { try replace(id: id, with: state[id] ?? nil) }
+    }
+
+    /// Removes the row with `id` and, unless `p` is nil, inserts `p` in its place.
+    private func replace(id: String, with p: Place?) throws {
+        _ = try connection.prepared("nearby_remove", "DELETE FROM places WHERE id = $1", [id])
+        guard let p else { return }
+        let values: [String?] = PlaceField.allCases.map { field in
+            switch field {
+            case .lat: p.lat.description
+            case .lon: p.lon.description
+            case .category: String(p.category)
+            case .accessibility: PostGISStore.accessibilityText(p.accessibility)
+            default: p[text: field]
             }
-            let mask = String(p.accessibility.reduce(UInt32(0)) { $0 | (Accessibility.bit($1) ?? 0) })
-            let n = PlaceField.allCases.count
-            let placeholders = (1...n + 1).map { "$\($0)" }.joined(separator: ", ")
-            _ = try connection.prepared("nearby_insert", """
-                INSERT INTO places (\(PostGISStore.placeColumns), accessmask, geom)
-                VALUES (\(placeholders), ST_SetSRID(ST_MakePoint($\(1 + PlaceField.lon.rawValue), $\(1 + PlaceField.lat.rawValue)), 4326))
-                """, values + [mask])
         }
+        let mask = String(Accessibility.placeMask(p.accessibility))
+        let n = PlaceField.allCases.count
+        let placeholders = (1...n + 1).map { "$\($0)" }.joined(separator: ", ")
+        _ = try connection.prepared("nearby_insert", """
+            INSERT INTO places (\(PostGISStore.placeColumns), accessmask, geom)
+            VALUES (\(placeholders), ST_SetSRID(ST_MakePoint($\(1 + PlaceField.lon.rawValue), $\(1 + PlaceField.lat.rawValue)), 4326))
+            """, values + [mask])
     }
 }

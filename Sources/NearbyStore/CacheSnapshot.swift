@@ -87,7 +87,7 @@ public enum CacheSnapshot {
             let s = try cache.connection.prepare("""
                 SELECT id, title, lat, lon, category, created, modified, areacode, sigungucode,
                        coalesce(length(image), 0) > 0, eventStart, eventEnd, accessMask,
-                       cat1, cat2, cat3, lclsSystm1, lclsSystm2, lclsSystm3, lDongRegnCd, lDongSignguCd, kakaoCategory
+                       cat1, cat2, cat3, lclsSystm1, lclsSystm2, lclsSystm3, lDongRegnCd, lDongSignguCd, kakaoCategory, pet
                   FROM places
                 """)
             while try s.step() {
@@ -101,6 +101,7 @@ public enum CacheSnapshot {
                         CodeFamily.levelsKey(s.text(16), s.text(17), s.text(18)),
                         CodeFamily.ldongKey(regn: s.text(19), signgu: s.text(20)),
                         s.text(21).flatMap { $0.isEmpty ? nil : $0 },
+                        s.text(22).flatMap { $0.isEmpty ? nil : $0 },
                     ])
             }
             try writer.write(stamp: stamp, to: path)

@@ -4,10 +4,11 @@ import NearbyCore
 
 /// The persistent cache of places: one SQLite file.
 ///
-/// Layout (schema version 1, `PRAGMA application_id` = `PlaceCache.applicationID`):
+/// Layout (schema version 3, `PRAGMA application_id` = `PlaceCache.applicationID`):
 /// - `places`: an integer `rowid`, the unique text `id`, then every `Place` field under its JSON name.
 ///   `accessibility` is the tag list joined with "," (NULL when empty) so it round-trips exactly, and
-///   `accessMask` is the bitmask of its known tags (`Accessibility.mask`) for SQL filters.
+///   `accessMask` is the bitmask of its known tags and their visitor groups (`Accessibility.placeMask`).
+/// - `pending_details(id, kind, fields)`: details for places not cached yet (`pendingDetailsSQL`).
 /// - `places_rtree(rowid, minLon, maxLon, minLat, maxLat)`: an R*Tree over the same rowids. R*Tree boxes are
 ///   32-bit floats, so each point is stored as the box from the Float just below to the Float just above it:
 ///   the true point is always inside, and `candidates` returns a superset the caller refines exactly.
@@ -28,12 +29,27 @@ public final class PlaceCache {
     public static let applicationID: Int64 = 0x4E52_4259
     /// The schema version this code reads and writes. Opening a file with a newer version is refused;
     /// an older one is upgraded in place by `migrations` (which needs write access to the file).
-    public static let schemaVersion: Int64 = 2
-    /// `migrations[v]` turns schema version v into v + 1. Each only adds nullable columns, so a
-    /// migrated cache holds the same places and its snapshot's stamp stays valid.
+    public static let schemaVersion: Int64 = 3
+    /// `migrations[v]` turns schema version v into v + 1. Each adds nullable columns or tables, so a
+    /// migrated cache holds the same places; version 3 also gives `accessMask` the visitor-group bits
+    /// (the index snapshot format changed with it, so an old snapshot is rebuilt, not reused).
     static let migrations: [Int64: String] = [
         1: "ALTER TABLE places ADD COLUMN kakaoCategory TEXT; ALTER TABLE places ADD COLUMN lDongSource TEXT",
+        2: "ALTER TABLE places ADD COLUMN pet TEXT; ALTER TABLE places ADD COLUMN barrierFree TEXT; "
+            + "ALTER TABLE places ADD COLUMN petInfo TEXT; \(pendingDetailsSQL); \(groupBitsSQL)",
     ]
+    /// Details (`PlaceDetail`) whose place is not cached yet: kind is `barrierFree` or `pet`, fields the
+    /// detail's `originalText`. The writer merges them into the place when it arrives, and drops them.
+    static let pendingDetailsSQL =
+        "CREATE TABLE pending_details(id TEXT NOT NULL, kind TEXT NOT NULL, fields TEXT NOT NULL, PRIMARY KEY(id, kind)) WITHOUT ROWID"
+    /// Sets each visitor group's bit in `accessMask` where a facility of the group is (`Accessibility.placeMask`).
+    static let groupBitsSQL: String = {
+        let terms = Accessibility.categories.map { group in
+            let members = Accessibility.mask(Accessibility.members[group]!)!
+            return "(CASE WHEN accessMask & \(members) != 0 THEN \(Accessibility.bit(group)!) ELSE 0 END)"
+        }
+        return "UPDATE places SET accessMask = accessMask | " + terms.joined(separator: " | ") + " WHERE accessMask != 0"
+    }()
     /// SQLite page cache for reads (KiB): a whole-cache read of 1M places touches ~300 MB of pages.
     static let readCacheKiB = 131_072
     /// SQLite page cache while writing (KiB): enough for the id index's hot pages.
@@ -169,7 +185,8 @@ public final class PlaceCache {
                     image TEXT, cat1 TEXT, cat2 TEXT, cat3 TEXT, eventStart TEXT, eventEnd TEXT,
                     accessibility TEXT, accessMask INTEGER NOT NULL DEFAULT 0,
                     lDongRegnCd TEXT, lDongSignguCd TEXT, lclsSystm1 TEXT, lclsSystm2 TEXT, lclsSystm3 TEXT,
-                    kakaoCategory TEXT, lDongSource TEXT);
+                    kakaoCategory TEXT, lDongSource TEXT, pet TEXT, barrierFree TEXT, petInfo TEXT);
+                \(Self.pendingDetailsSQL);
                 \(RTreeBulkLoader.createSQL);
                 CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
                 INSERT INTO meta VALUES('generation', 0);
@@ -249,7 +266,8 @@ public final class PlaceCache {
             accessibility: try text(.accessibility).map(accessibilityTags) ?? [],
             lDongRegnCd: try text(.lDongRegnCd), lDongSignguCd: try text(.lDongSignguCd),
             lclsSystm1: try text(.lclsSystm1), lclsSystm2: try text(.lclsSystm2), lclsSystm3: try text(.lclsSystm3),
-            kakaoCategory: try text(.kakaoCategory), lDongSource: try text(.lDongSource))
+            kakaoCategory: try text(.kakaoCategory), lDongSource: try text(.lDongSource),
+            pet: try text(.pet), barrierFree: try text(.barrierFree), petInfo: try text(.petInfo))
     }
 
     /// A row whose stored value cannot be a `Place` field.

@@ -12,8 +12,13 @@ import NearbyCore
 /// - `older`: an existing id kept because the record's `modified` is older than the cached one.
 /// - `deleted`: cached places removed (TourAPI sync lists with `showflag` 0).
 /// - `rejected`: bad records the parser skipped (counted by the importer, not by the cache).
+/// - `pending`: details (`PlaceDetail`) for a place not in the cache, kept until it arrives.
+///
+/// A detail for a cached place merges into it (`Place.merge`) and counts as `updated` (or `unchanged`
+/// when it changes nothing). A place that replaces a cached one keeps the cached place's merged details
+/// unless it brings its own (`Place.keepDetails`), so re-importing a list does not drop them.
 public struct WriteCounts: Sendable, Equatable {
-    public var inserted = 0, updated = 0, unchanged = 0, older = 0, deleted = 0, rejected = 0
+    public var inserted = 0, updated = 0, unchanged = 0, older = 0, deleted = 0, rejected = 0, pending = 0
     public init() {}
 
     /// True when the write changed at least one row.
@@ -47,6 +52,7 @@ public protocol PlaceSink: AnyObject {
     var counts: WriteCounts { get }
     func upsert(_ place: Place) throws
     func delete(id: String) throws
+    func detail(_ detail: PlaceDetail) throws
 }
 
 /// Upserts and deletes places inside a `PlaceCache.write` transaction, with statements prepared once and
@@ -55,6 +61,9 @@ public final class PlaceCacheWriter: PlaceSink {
     public private(set) var counts = WriteCounts()
     private let connection: SQLiteConnection
     private let find, insertRow, replaceRow, removePlace: SQLiteStatement
+    private let findPending, savePending, removePending: SQLiteStatement
+    /// Some detail waits in `pending_details`: each new place must look for its own.
+    private var hasPending: Bool
     /// The cache was empty when the write began: insert without looking the id up first (a duplicate id
     /// fails the UNIQUE constraint and takes the lookup path), which saves a b-tree search per record.
     private let insertFirst: Bool
@@ -71,10 +80,17 @@ public final class PlaceCacheWriter: PlaceSink {
         replaceRow = try connection.prepare("REPLACE INTO places(\(columns)) VALUES(\(values))")
         removePlace = try connection.prepare("DELETE FROM places WHERE rowid = ?1")
         insertFirst = try connection.integer("SELECT NOT EXISTS (SELECT 1 FROM places)") == 1
+        findPending = try connection.prepare("SELECT kind, fields FROM pending_details WHERE id = ?1 ORDER BY kind")
+        savePending = try connection.prepare("REPLACE INTO pending_details(id, kind, fields) VALUES(?1, ?2, ?3)")
+        removePending = try connection.prepare("DELETE FROM pending_details WHERE id = ?1")
+        hasPending = try connection.integer("SELECT EXISTS (SELECT 1 FROM pending_details)") == 1
     }
 
-    /// Inserts `place`, or replaces the cached place with its id unless the cached one is newer.
-    public func upsert(_ place: Place) throws {
+    /// Inserts `place` (with the details waiting for it), or replaces the cached place with its id
+    /// unless the cached one is newer.
+    public func upsert(_ incoming: Place) throws {
+        var place = incoming
+        if hasPending { try applyPending(to: &place) }
         if insertFirst {
             do { return try save(place, rowid: nil) } catch let error as SQLiteError
                 where error.isUniqueViolation {}
@@ -85,7 +101,12 @@ public final class PlaceCacheWriter: PlaceSink {
         let rowid = find.int64(0)
         if Self.isOlder(place.modified, than: find.text(1 + Int32(PlaceField.modified.rawValue))) {
             counts.older += 1
-        } else if cachedRowEquals(place) {
+            return
+        }
+        if PlaceDetail.Kind.allCases.contains(where: { !find.isNull(1 + Int32(Self.textField(of: $0).rawValue)) }) {
+            place.keepDetails(of: try cachedPlace())
+        }
+        if cachedRowEquals(place) {
             counts.unchanged += 1
         } else {
             let moved = find.double(1 + Int32(PlaceField.lat.rawValue)) != place.lat
@@ -93,6 +114,60 @@ public final class PlaceCacheWriter: PlaceSink {
             find.reset()
             try save(place, rowid: rowid, moved: moved)
         }
+    }
+
+    /// Merges `detail` into the cached place with its id, or keeps it in `pending_details` until that
+    /// place arrives (a later detail of the same kind replaces a waiting one).
+    public func detail(_ detail: PlaceDetail) throws {
+        defer { find.reset() }
+        try find.bind(1, detail.id)
+        guard try find.step() else {
+            defer { savePending.reset() }
+            try savePending.bind(1, detail.id); try savePending.bind(2, detail.kind.rawValue)
+            try savePending.bind(3, detail.originalText)
+            try savePending.step()
+            hasPending = true
+            counts.pending += 1
+            return
+        }
+        let rowid = find.int64(0)
+        var place = try cachedPlace()
+        place.merge(detail)
+        if cachedRowEquals(place) { counts.unchanged += 1; return }
+        find.reset()
+        try save(place, rowid: rowid, moved: false)
+    }
+
+    /// The field that keeps the texts of a kind of detail (its presence marks a merged detail).
+    static func textField(of kind: PlaceDetail.Kind) -> PlaceField {
+        switch kind {
+        case .barrierFree: .barrierFree
+        case .pet: .petInfo
+        }
+    }
+
+    /// The place at `find`'s cursor.
+    private func cachedPlace() throws -> Place {
+        do { return try PlaceCache.place(from: find, first: 1) } catch {
+            throw PlaceCacheError.damaged(path: connection.path, row: find.text(1) ?? "", field: error.field, reason: error.reason)
+        }
+    }
+
+    /// Merges into `place` the details waiting for its id, and removes them from `pending_details`.
+    private func applyPending(to place: inout Place) throws {
+        defer { findPending.reset() }
+        try findPending.bind(1, place.id)
+        var found = false
+        while try findPending.step() {
+            guard let kind = findPending.text(0).flatMap(PlaceDetail.Kind.init(rawValue:)),
+                  let fields = findPending.text(1).flatMap(PlaceDetail.fields(fromOriginalText:)) else { continue }
+            place.merge(PlaceDetail(id: place.id, kind: kind, fields: fields))
+            found = true
+        }
+        guard found else { return }
+        defer { removePending.reset() }
+        try removePending.bind(1, place.id)
+        try removePending.step()
     }
 
     /// Removes the place with `id` if it is cached.
@@ -150,7 +225,7 @@ public final class PlaceCacheWriter: PlaceSink {
                 if let text = p[text: field] { s.stage(parameter, text) }
             }
         }
-        try s.bind(2 + Int32(PlaceField.allCases.count), Int64(Self.knownTagMask(p.accessibility)))
+        try s.bind(2 + Int32(PlaceField.allCases.count), Int64(Accessibility.placeMask(p.accessibility)))
         try s.stepStaged()
         if rowid == nil { counts.inserted += 1 } else { counts.updated += 1 }
         if moved { boxChanges.append((rowid ?? connection.lastInsertRowID, (p.lon, p.lat))) }
@@ -179,11 +254,6 @@ public final class PlaceCacheWriter: PlaceSink {
             }
         }
         boxChanges = []
-    }
-
-    /// The bits of the tags in `Accessibility.tags`; unknown tags are kept in the text column only.
-    static func knownTagMask(_ tags: [String]) -> UInt32 {
-        tags.reduce(0) { $0 | (Accessibility.bit($1) ?? 0) }
     }
 
     /// 32-bit floats strictly below and above `x` (R*Tree coordinates are Floats): one Float step beyond

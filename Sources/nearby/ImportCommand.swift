@@ -14,7 +14,9 @@ struct ImportCommand: ParsableCommand {
 
             A record replaces the cached place with the same id only when its `modified` is not older \
             (a record without `modified` counts as the oldest). A TourAPI sync-list item with showflag 0 \
-            removes the place.
+            removes the place. TourAPI details without coordinates (detailWithTour2: barrier-free \
+            facilities; detailPetTour2: pets) merge into the place with their contentid; a detail whose \
+            place is not cached yet waits and is merged when the place is imported.
 
             All inputs are imported in one transaction: if anything fails, or the process is \
             interrupted, the cache is exactly as it was. Bad records (file:line: field: reason) are \
@@ -22,13 +24,14 @@ struct ImportCommand: ParsableCommand {
             nothing changes.
 
             stdout gets one JSON line: {"inserted":..,"updated":..,"unchanged":..,"older":..,\
-            "deleted":..,"rejected":..,"files":[{"file":..,"format":..,"records":..,"rejected":..}]}. \
+            "deleted":..,"rejected":..,"pending":..,"files":[{"file":..,"format":..,"records":..,"rejected":..}]}. \
             `unchanged` counts records identical to the cached place (and deletes of absent ids), \
-            `older` records kept out by a newer cached place.
+            `older` records kept out by a newer cached place, `pending` details waiting for their place.
 
             Examples:
               nearby import places.jsonl
               nearby import --db trip.sqlite areaBasedList-*.json festivals.json
+              nearby import detailWithTour2-*.json detailPetTour2.jsonl
               curl -s "$TOURAPI_URL" | nearby import --strict -
               nearby import --pg postgresql://app@db:5432/nearby *.json
             """)

@@ -38,6 +38,7 @@ struct QueryCommand: ParsableCommand {
               nearby query --lat 37.5665 --lon 126.9780 --knn 10 --distance geodesic
               nearby query --bbox 126.9,37.5,127.1,37.6 --keyword ㄱㅂㄱ --arrange A
               nearby query --lat 35.18 --lon 129.08 --radius 20000 --date 2025-05-05
+              nearby query --areacode 1 --accessible infants --pet all,some --format table
               nearby query --queries /tmp/w1m.queries.tsv --fields qid,id,distance \\
                 --db /tmp/w1m.sqlite
             """)

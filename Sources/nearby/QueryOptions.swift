@@ -36,6 +36,7 @@ struct QueryOptions: ParsableArguments {
     @Option(help: help("lcls")) var lcls: [String] = []
     @Option(help: help("ldong")) var ldong: [String] = []
     @Option(name: .customLong("kakao-category"), help: help("kakao-category")) var kakaoCategory: [String] = []
+    @Option(help: help("pet")) var pet: [String] = []
 
     private static func help(_ name: String) -> ArgumentHelp {
         let p = QueryParameters.parameter(named: name)!
@@ -63,6 +64,7 @@ struct QueryOptions: ParsableArguments {
         for c in lcls { add("lcls", c) }
         for c in ldong { add("ldong", c) }
         for c in kakaoCategory { add("kakao-category", c) }
+        for p in pet { add("pet", p) }
         return out
     }
 }

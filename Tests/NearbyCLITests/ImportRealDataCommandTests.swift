@@ -12,7 +12,7 @@ import Testing
     @Test func mixedFolderImportsEveryPlaceWithCoordinates() throws {
         let refused: Set = ["capture-error.json", "no-places.json", "utf16-export.txt", "README.md"]
         let names = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).filter { !refused.contains($0) }.sorted()
-        #expect(names.count == 12)
+        #expect(names.count == 14)
         let dir = try TempFolder()
         let db = dir.file("c.sqlite")
         let result = try CLIRunner.run(["import", "--db", db] + names.map { Self.folder.appendingPathComponent($0).path })
@@ -58,6 +58,16 @@ import Testing
         #expect(try ids("--ldong", "26", "--cat", "A05") == ["2750143"])
         let bad = try CLIRunner.run(["query", "--db", db, "--ldong", "1111"])
         #expect(bad.status == 2 && bad.stderr.contains("--ldong: \"1111\" is not a 2-digit lDongRegnCd"))
+        // The barrier-free and pet details of the folder, merged into their places.
+        #expect(try ids("--accessible", "visual") == ["126508"])
+        #expect(try ids("--accessible", "infants", "--ldong", "11") == ["126508"])
+        #expect(try ids("--pet", "some", "--pet", "no") == ["126511", "2733968"])
+        // --areacode is TourAPI's areaCode (서울 1); the legal-dong 11 is pointed to --ldong.
+        #expect(try ids("--areacode", "1") == ["126508", "126535", "129703", "2900001", "2900002"])
+        let seoul = try CLIRunner.run(["query", "--db", db, "--areacode", "11"])
+        #expect(seoul.status == 2 && seoul.stderr.contains("--areacode: \"11\" is not a TourAPI areaCode (1–8, 31–39); 11 is a legal-dong 시도 code (서울): use --ldong 11"), "\(seoul.stderr)")
+        let pet = try CLIRunner.run(["query", "--db", db, "--pet", "yes"])
+        #expect(pet.status == 2 && pet.stderr.contains("--pet: \"yes\" is not one of all, some, no"), "\(pet.stderr)")
     }
 
     /// Issue 12 at import: codes derived from coordinates for places without them (marked), a warning

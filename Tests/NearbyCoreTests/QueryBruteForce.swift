@@ -89,7 +89,10 @@ struct QueryBruteForce {
         }
         if let w = f.kakaoCategories, !(p.kakaoCategory.map(w.contains) ?? false) { return false }
         if f.withImage && (p.image ?? "").isEmpty { return false }
-        if !Set(f.accessibility).isSubset(of: p.accessibility) { return false }
+        // A visitor group is had when the place names it or one of its facilities (Accessibility.members).
+        let had = Set(p.accessibility).union(Accessibility.members.filter { !$0.value.allSatisfy { !p.accessibility.contains($0) } }.keys)
+        if !Set(f.accessibility).isSubset(of: had) { return false }
+        if let w = f.pet, !(p.pet.map(w.contains) ?? false) { return false }
         if let b = f.bbox {
             let lonOK = b.minLon <= b.maxLon ? (b.minLon...b.maxLon).contains(p.lon) : (p.lon >= b.minLon || p.lon <= b.maxLon)
             if !(lonOK && (b.minLat...b.maxLat).contains(p.lat)) { return false }

@@ -16,7 +16,7 @@ import Testing
         "with-image": ("true", "false"), "accessible": ("wheelchair", "restroom"), "sort": ("title", "-title"),
         "arrange": ("A", "C"), "limit": ("10", "20"), "page": ("1", "2"), "cursor": ("x", "y"),
         "distance": ("haversine", "geodesic"), "region": ("11110", "11140"),
-        "cat": ("A05", "A05020900"), "lcls": ("FD", "FD05"), "ldong": ("11", "11110"), "kakao-category": ("CE7", "FD6"),
+        "cat": ("A05", "A05020900"), "lcls": ("FD", "FD05"), "ldong": ("11", "11110"), "kakao-category": ("CE7", "FD6"), "pet": ("all", "some"),
     ]
 
     /// Areas for `region` by code: boxes, enough to check the parser's side (the real polygons are
@@ -107,6 +107,22 @@ import Testing
         #expect(reason([("keyword", "x"), ("limit", "a\u{1b}[31mb")])?.reason == #""a\u001b[31mb" is not an integer"#)
         let long = String(repeating: "9", count: 500) + "x"
         #expect(reason([("limit", long)])!.reason.count < 120)
+    }
+
+    /// `--areacode` is TourAPI's areaCode only; a legal-dong 시도 code (11 서울) is refused with the
+    /// way to ask for it, and 31/36 (TourAPI's 경기/경남, legal-dong 울산/세종) read as TourAPI's.
+    @Test func areacodeIsTourAPIsAndALegalDongCodeIsPointedToLdong() throws {
+        let seoul = try QueryParameters.parse([("areacode", "1"), ("areacode", "39,31")])
+        #expect(seoul.filter.areacodes == ["1", "31", "39"])
+        #expect(throws: RequestError(parameter: "areacode", reason:
+            #""11" is not a TourAPI areaCode (1–8, 31–39); 11 is a legal-dong 시도 code (서울): use --ldong 11, or --areacode 1"#)) {
+            try QueryParameters.parse([("areacode", "1,11")])
+        }
+        #expect(throws: RequestError(parameter: "areacode", reason: #""99" is not a TourAPI areaCode (1–8, 31–39)"#)) {
+            try QueryParameters.parse([("areacode", "99")])
+        }
+        for (ldong, area) in TourAreaCode.byLegalDong { #expect(TourAreaCode.isAreaCode(area), "\(ldong)") }
+        #expect(Set(TourAreaCode.byLegalDong.values) == Set(TourAreaCode.names.keys))
     }
 
     @Test func thirtiethOfFebruaryIsADayForFiltersAsForImport() throws {

@@ -13,9 +13,9 @@ import Testing
 
     @Test func namedColumnsEqualTheJSONLine() throws {
         let tsv = try read("qid\tcategory\tareacode\tkeyword\tcreated-since\tsort\tlimit\tpage\n"
-            + "7\t12,39\t11\t동\t20150101\ttitle\t30\t2\n"
+            + "7\t12,39\t1\t동\t20150101\ttitle\t30\t2\n"
             + "x\t\t\t\t\t-modified\t10\t\n")
-        let json = try BatchQueries.read(Array(("{\"qid\":7,\"category\":[12,39],\"areacode\":\"11\",\"keyword\":\"동\",\"createdSince\":\"20150101\",\"sort\":\"title\",\"limit\":30,\"page\":2}\n"
+        let json = try BatchQueries.read(Array(("{\"qid\":7,\"category\":[12,39],\"areacode\":\"1\",\"keyword\":\"동\",\"createdSince\":\"20150101\",\"sort\":\"title\",\"limit\":30,\"page\":2}\n"
             + "{\"qid\":\"x\",\"sort\":\"-modified\",\"limit\":10}\n").utf8), file: "q.jsonl", defaults: [], areas: nil)
         #expect(tsv.map(\.query) == json.map(\.query))
         #expect(tsv.map(\.qid) == [.int(7), .string("x")])

@@ -33,7 +33,7 @@ import NearbyKit
     /// same on every platform. A deliberate generator change updates this and `DefaultDataset.version`.
     @Test func pinnedBytes() {
         let places = PlaceGenerator(towns: Self.towns, seed: 2026).places(count: 1000)
-        #expect(fnv1a(tsv(places)) == 5_859_935_692_067_753_266)
+        #expect(fnv1a(tsv(places)) == 7_148_582_454_963_053_789)
     }
 
     @Test func tsvHasTheWorkloadColumnsFirstAndOneFieldPerColumn() {
@@ -66,15 +66,18 @@ import NearbyKit
         #expect(abs(share { $0.tel != nil } - 0.5) < 0.02)
         #expect(share { $0.title.unicodeScalars.contains { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil) } } > 0.2)
 
-        var sidoOf: [String: String] = [:]  // sigungucode → province name
+        var sidoOf: [String: String] = [:]  // lDongRegnCd + lDongSignguCd → province name
         for t in Self.towns { sidoOf[String(t.code.prefix(5))] = t.sido }
         for p in places {
             #expect((33.0...38.75).contains(p.lat) && (124.5...132.0).contains(p.lon), "\(p.id)")
             let created = try #require(p.created), modified = try #require(p.modified)
             #expect(created.count == 14 && modified.count == 14 && modified >= created)
             #expect(isRealTimestamp(created) && isRealTimestamp(modified), "\(created) \(modified)")
-            let sido = try #require(sidoOf[p.sigungucode!])
-            #expect(p.sigungucode!.hasPrefix(p.areacode!) && p.addr!.hasPrefix(sido))
+            let regn = try #require(p.lDongRegnCd), signgu = try #require(p.lDongSignguCd)
+            let sido = try #require(sidoOf[regn + signgu])
+            // areacode is TourAPI's areaCode of the legal-dong 시도; TourAPI's sigunguCode is not generated.
+            #expect(p.areacode == TourAreaCode.areaCode(legalDong: regn) && p.areacode != nil && p.sigungucode == nil)
+            #expect(p.addr!.hasPrefix(sido))
             #expect(p.accessibility == Array(Set(p.accessibility)).sorted())
             #expect(p.accessibility.allSatisfy { Accessibility.bit($0) != nil })
             if p.category == 15 {

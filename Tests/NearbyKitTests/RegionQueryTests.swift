@@ -55,6 +55,8 @@ import NearbyTestSupport
             places[i].lclsSystm1 = places[i].category == 39 ? "FD" : "AC"
             places[i].lclsSystm2 = places[i].category == 39 ? "FD05" : "AC01"
             if i % 5 == 0 { places[i].kakaoCategory = places[i].category == 39 ? "FD6" : "AT4" }
+            places[i].sigungucode = String(1 + i % 25)  // TourAPI's serials within an area (not generated)
+            if i % 3 == 0 { places[i].pet = ["all", "some", "no"][i % 9 / 3] }
         }
         let inSeoul = places.filter { index.contains(any: seoul, lat: $0.lat, lon: $0.lon) }
         let festival = try #require(inSeoul.first { $0.eventStart != nil })
@@ -74,11 +76,12 @@ import NearbyTestSupport
             "to": [("from", "20200101"), ("to", try #require(festival.eventEnd))],
             "during": [("during", "\(try #require(festival.eventStart)),\(try #require(festival.eventEnd))")],
             "with-image": [("with-image", "true")],
-            "accessible": [("accessible", "wheelchair")],
+            "accessible": [("accessible", "wheelchair"), ("accessible", "elderly")],
             "cat": [("cat", "A05")],
             "lcls": [("lcls", "FD05")],
             "ldong": [("ldong", "\(try #require(some.lDongRegnCd))\(try #require(some.lDongSignguCd))")],
             "kakao-category": [("kakao-category", "FD6")],
+            "pet": [("pet", "some")],
         ]
         let notFilters: Set = ["lat", "lon", "radius", "knn", "sort", "arrange", "limit", "page", "cursor", "distance", "region"]
         for parameter in QueryParameters.all where !notFilters.contains(parameter.name) {

@@ -82,6 +82,42 @@ import Testing
         #expect(e.1.first { $0.id == places[13].id }?.title == "C")
     }
 
+    /// TourAPI details (NearbyStoreTests/Fixtures/RealData): waiting before their places, merged when
+    /// they arrive, kept through a re-import of the list; the same counts, places and `--accessible`
+    /// group and `--pet` answers as the SQLite cache.
+    @Test func detailsMergeAsInTheCache() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../NearbyStoreTests/Fixtures/RealData").standardized
+        func files(_ names: String...) -> [String] { names.map { folder.appendingPathComponent($0).path } }
+        let dir = try TempFolder()
+        let cache = try PlaceCache(path: dir.file("c.sqlite"))
+        let store = try PostGISStore(url: try PostgresCluster.shared().makeDatabase(), readOnly: false)
+        for batch in [files("detailWithTour2.json", "detailPetTour2.jsonl"), files("bare-array.json", "batch-dump.json"),
+                      files("bare-array.json", "detailPetTour2.jsonl")] {
+            let r = try Self.importBoth(batch, cache: cache, store: store)
+            #expect(r.sqlite == r.pg, "\(r.sqlite)\n\(r.pg)")
+        }
+        let e = try Self.exports(cache, store)
+        #expect(e.0 == e.1 && e.1.count == 4)
+        #expect(e.1.first { $0.id == "126508" }?.accessibility.contains("physical") == true)
+        CacheSnapshot.update(cache)
+        let engines: [any QueryEngine] = try EngineKind.overCache.map { try $0.open(cache) } + [try PostGISEngine(store: store)]
+        for pairs: [(name: String, value: String)] in [[("accessible", "visual")], [("accessible", "elderly")], [("pet", "some,no")]] {
+            let q = try QueryParameters.parse(pairs + [("limit", "0")])
+            let answers = try engines.map { try $0.run(q) }
+            #expect(answers.allSatisfy { $0 == answers[0] } && !answers[0].places.isEmpty, "\(pairs)")
+        }
+    }
+
+    /// 003_details.sql spells the visitor-group bits as numbers: they are `Accessibility.members`' masks.
+    @Test func detailsMigrationHasTheGroupBits() throws {
+        let sql = try #require(try PostGISStore.migrations().first { $0.version == 3 }).sql
+        for group in Accessibility.categories {
+            let members = try #require(Accessibility.mask(Accessibility.members[group] ?? []))
+            #expect(sql.contains("accessmask & \(members) <> 0 THEN \(Accessibility.bit(group)!) ELSE 0 END)  -- \(group)"), "\(group)")
+        }
+    }
+
     @Test func strictImportChangesNothing() throws {
         let dir = try TempFolder()
         let store = try PostGISStore(url: try PostgresCluster.shared().makeDatabase(), readOnly: false)
@@ -110,12 +146,14 @@ import Testing
         #expect { try PostGISStore(url: empty) } throws: { "\($0)".contains("newer than this nearby understands") }
         // A version-1 database (before kakaocategory and ldongsource) is refused by readers and
         // migrated in place by a writer.
-        try cluster.psql("ALTER TABLE places DROP COLUMN kakaocategory, DROP COLUMN ldongsource; "
+        try cluster.psql("ALTER TABLE places DROP COLUMN kakaocategory, DROP COLUMN ldongsource, "
+            + "DROP COLUMN pet, DROP COLUMN barrierfree, DROP COLUMN petinfo; DROP TABLE pending_details; "
             + "UPDATE nearby_meta SET value = 1 WHERE key = 'schemaVersion'", url: empty)
         #expect { try PostGISStore(url: empty) } throws: { "\($0)".contains("schema version 1; run nearby import --pg") }
         _ = try PostGISStore(url: empty, readOnly: false)
         #expect(try PostGISStore(url: empty).count() == 0)
-        try cluster.psql("SELECT kakaocategory, ldongsource FROM places", url: empty)
+        try cluster.psql("SELECT kakaocategory, ldongsource, pet, barrierfree, petinfo FROM places", url: empty)
+        try cluster.psql("SELECT id, kind, fields FROM pending_details", url: empty)
         #expect { try PostGISStore(url: "postgresql://nobody:secret@127.0.0.1:1/x") } throws: {
             "\($0)".contains("cannot connect") && !"\($0)".contains("secret") && !"\($0)".contains("\t") && !"\($0)".contains("\n")
         }

@@ -85,6 +85,29 @@ import Testing
         #expect(parsed.lines == [4, 18])
     }
 
+    /// detailWithTour2 and detailPetTour2 items (no coordinates) are detail records: the kind's fields
+    /// with text, in the source's order, at the line where each item starts; numbers as text.
+    @Test func barrierFreeAndPetDetails() throws {
+        let tour = try Self.fixture("detailWithTour2.json")
+        #expect(tour.format == .tourapi && tour.errors.isEmpty && tour.lines == [2, 9])
+        let details = tour.records.compactMap { if case .detail(let d) = $0.record { d } else { nil } }
+        #expect(details.map(\.id) == ["126508", "9999901"] && details.allSatisfy { $0.kind == .barrierFree })
+        #expect(details[0].fields.map(\.name) == ["parking", "route", "wheelchair", "elevator", "restroom", "helpdog",
+                                                  "audioguide", "stroller", "infantsfamilyetc"])
+        #expect(details[1].tags == ["hearing", "sign-language", "video-guide"])  // stroller 불가: no tag
+        let pet = try Self.fixture("detailPetTour2.jsonl")
+        #expect(pet.errors.isEmpty && pet.lines == [1, 2])
+        let levels = pet.records.compactMap { if case .detail(let d) = $0.record { d.kind == .pet ? d.id : nil } else { nil } }
+        #expect(levels == ["2733968", "126511"])
+
+        let numbers = try parseFile(#"[{"contentid": 126508, "wheelchair": "있음"}, {"contentid": "", "helpdog": "가능"}]"#, name: "d.json")
+        #expect(numbers.records.map(\.record) == [.detail(PlaceDetail(id: "126508", kind: .barrierFree, fields: [.init(name: "wheelchair", text: "있음")]))])
+        #expect(numbers.messages == ["d.json:1: [1].contentid: missing"])
+        #expect(PetFriendliness.level("전구역 동반가능") == "all" && PetFriendliness.level("일부 구역 동반 가능") == "some"
+                && PetFriendliness.level("동반 불가") == "no" && PetFriendliness.level("문의") == nil)
+        #expect(!BarrierFreeDetail.isAvailable(" 없음 ") && !BarrierFreeDetail.isAvailable("N") && BarrierFreeDetail.isAvailable("있음(2대)"))
+    }
+
     @Test func detailCommon2() throws {
         let parsed = try Self.fixture("detailCommon2.json")
         #expect(parsed.errors.isEmpty)

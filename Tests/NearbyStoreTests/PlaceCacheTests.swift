@@ -106,7 +106,7 @@ func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
             try cache.write { w in try w.upsert(place) }
         }
         let v1 = try SQLiteConnection(path: path, readOnly: false, create: false)
-        try v1.execute("ALTER TABLE places DROP COLUMN kakaoCategory; ALTER TABLE places DROP COLUMN lDongSource; PRAGMA user_version=1")
+        try v1.execute(Self.downToVersion1)
         #expect(try PlaceCache(path: path, readOnly: true).allPlaces() == [place])
         #expect(try v1.integer("PRAGMA user_version") == PlaceCache.schemaVersion)
         let kakao = Place(id: "kakao:9", title: "카페", lat: 37.5, lon: 127, category: 39, kakaoCategory: "CE7")
@@ -115,13 +115,39 @@ func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
         #expect(try cache.allPlaces() == [place, kakao])
 
         try SQLiteConnection(path: path, readOnly: false, create: false)
-            .execute("ALTER TABLE places DROP COLUMN kakaoCategory; ALTER TABLE places DROP COLUMN lDongSource; PRAGMA user_version=1")
+            .execute(Self.downToVersion1)
         chmod(path, 0o444)
         defer { chmod(path, 0o644) }
         guard getuid() != 0 else { return }  // root writes anyway
         #expect { try PlaceCache(path: path, readOnly: true) } throws: { error in
             "\(error)".contains("schema version 1 must be upgraded to \(PlaceCache.schemaVersion), which needs write access")
         }
+    }
+
+    /// What a schema-1 file lacks: schema 2's Kakao columns and schema 3's details.
+    static let downToVersion1 = "ALTER TABLE places DROP COLUMN kakaoCategory; ALTER TABLE places DROP COLUMN lDongSource; "
+        + downToVersion2.replacingOccurrences(of: "PRAGMA user_version=2", with: "PRAGMA user_version=1")
+    static let downToVersion2 = "ALTER TABLE places DROP COLUMN pet; ALTER TABLE places DROP COLUMN barrierFree; "
+        + "ALTER TABLE places DROP COLUMN petInfo; DROP TABLE pending_details; PRAGMA user_version=2"
+
+    /// A schema-2 cache gets the detail columns, the pending table and the visitor-group bits in
+    /// `accessMask` (what the snapshot's `--accessible physical` reads), and keeps its places.
+    @Test func schemaTwoGetsDetailsAndGroupBits() throws {
+        let dir = try TempFolder()
+        let path = dir.file("v2.sqlite")
+        let place = Place(id: "1", title: "경복궁", lat: 37.58, lon: 126.98, category: 12, accessibility: ["guide-dog"])
+        do {
+            let cache = try PlaceCache(path: path)
+            try cache.write { w in try w.upsert(place) }
+        }
+        let v2 = try SQLiteConnection(path: path, readOnly: false, create: false)
+        try v2.execute("UPDATE places SET accessMask = \(Accessibility.mask(["guide-dog"])!); " + Self.downToVersion2)
+        let cache = try PlaceCache(path: path)
+        #expect(try cache.allPlaces() == [place])
+        #expect(try v2.integer("SELECT accessMask FROM places") == Int64(Accessibility.mask(["guide-dog", "visual"])!))
+        let waiting = PlaceDetail(id: "2", kind: .pet, fields: [.init(name: "acmpyTypeCd", text: "전구역 동반가능")])
+        let counts = try cache.write { w in try w.detail(waiting); return w.counts }
+        #expect(counts.pending == 1)
     }
 
     @Test func corruptedSchemaPageIsRefused() throws {
@@ -155,9 +181,9 @@ func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
         #expect(try cache.place(id: "tag") == oneTag)
         #expect(try cache.count() == 3)
         #expect(try Set(cache.allPlaces()) == [fullPlace(), bare, oneTag])
-        // The known-tag bitmask is stored beside the exact text.
+        // The known-tag bitmask, with the visitor groups the tags serve, is stored beside the exact text.
         let mask = try cache.connection.integer("SELECT accessMask FROM places WHERE id = 'full-1'")
-        #expect(UInt32(mask) == Accessibility.mask(["elevator", "wheelchair"]))
+        #expect(UInt32(mask) == Accessibility.mask(["elevator", "wheelchair", "physical", "elderly"]))
     }
 
     @Test func exportOrderIsByID() throws {

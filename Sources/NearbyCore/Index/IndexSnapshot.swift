@@ -9,14 +9,14 @@ import Foundation
 /// uses in place (no parsing, no copying), so a one-shot `nearby query` answers in milliseconds
 /// (flatbush's `Flatbush.from(buffer)` is the model).
 ///
-/// ## Format, version 1 (every integer little-endian)
+/// ## Format, version 2 (every integer little-endian)
 ///
 /// Header, 64 bytes:
 ///
 /// | offset | size | field |
 /// |---:|---:|---|
 /// | 0 | 8 | magic `NRBYSNAP` |
-/// | 8 | 4 | format version (1) |
+/// | 8 | 4 | format version (2; 1 had no `PET` keys and no visitor-group bits in `FLAG`) |
 /// | 12 | 4 | number of sections k |
 /// | 16 | 8 | identity of the cache the snapshot was made from (`meta.identity`, random per cache file) |
 /// | 24 | 8 | cache generation it was made at (`meta.generation`) |
@@ -35,7 +35,7 @@ import Foundation
 /// sections (sort orders, statistics) without breaking older readers; a change to an existing
 /// section's meaning bumps the format version, and readers refuse versions they do not know.
 ///
-/// Sections of version 1 (rows are in id order, `PlaceTable`'s order, so the row index is the id
+/// Sections of version 2 (rows are in id order, `PlaceTable`'s order, so the row index is the id
 /// rank that breaks every tie and no separate id-rank column is stored):
 ///
 /// | tag | type | count | what |
@@ -50,7 +50,7 @@ import Foundation
 /// | `ARDO`, `SGDO` | UInt32 | d + 1 | dictionary offsets into `ARDB`, `SGDB` (UTF-8 bytes) |
 /// | `CRTD`, `MODF` | Int64 | n | created, modified as `yyyyMMddHHmmss` (0 = none) |
 /// | `EVST`, `EVEN` | Int32 | n | festival start, end as `yyyyMMdd` (0 = none) |
-/// | `FLAG` | UInt32 | n | accessibility bits and the has-image bit |
+/// | `FLAG` | UInt32 | n | accessibility bits (`Accessibility.placeMask`) and the has-image bit |
 /// | `RANK` | UInt32 | n | Korean-collation rank of the title (`KoreanCollation.ranks`) |
 /// | `FTUN`, `FTEN` | UInt16, UInt32 | units, n | folded titles for the keyword filter (`FoldedTitles`) |
 /// | `IDOF`, `IDBY` | UInt32, UInt8 | n + 1, bytes | ids (UTF-8), for cursors and for fetching a page's records |
@@ -58,6 +58,7 @@ import Foundation
 /// | `LCLC`, `LCLO`, `LCLB` | as above | | `CodeFamily.lcls` keys |
 /// | `LDGC`, `LDGO`, `LDGB` | as above | | `CodeFamily.ldong` keys |
 /// | `KKOC`, `KKOO`, `KKOB` | as above | | `CodeFamily.kakaoCategory` keys |
+/// | `PETC`, `PETO`, `PETB` | as above | | `CodeFamily.pet` keys |
 ///
 /// Output records are not in the snapshot: the engine fetches a page's rows from the cache by id.
 ///
@@ -79,7 +80,7 @@ import Foundation
 /// snapshot or the new one, and the generation stamp tells a snapshot older than the cache.
 public enum IndexSnapshot {
     static let magic = Array("NRBYSNAP".utf8)
-    public static let formatVersion: UInt32 = 1
+    public static let formatVersion: UInt32 = 2
     static let headerSize = 64
     static let entrySize = 24
     static let alignment = 64
@@ -168,7 +169,7 @@ public enum IndexSnapshot {
     static func align(_ n: Int) -> Int { (n + alignment - 1) / alignment * alignment }
 
     /// Tag stems of the `CodeFamily` sections, by raw value (C codes, O dictionary offsets, B bytes).
-    static let codeTags = ["CAT", "LCL", "LDG", "KKO"]
+    static let codeTags = ["CAT", "LCL", "LDG", "KKO", "PET"]
 
     /// The cheap body checksum described on the type, of a body of `count` bytes whose parts
     /// `read(start, count, add)` passes to `add` (false when it cannot: then nil).

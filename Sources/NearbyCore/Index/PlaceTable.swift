@@ -64,11 +64,8 @@ public final class PlaceTable: @unchecked Sendable {
             modified.append(Self.timestamp(places[i].modified))
             eventStart.append(Self.day(places[i].eventStart))
             eventEnd.append(Self.day(places[i].eventEnd ?? places[i].eventStart))
-            var f: UInt32 = places[i].image.map { $0.isEmpty ? 0 : Self.imageBit } ?? 0
-            if !places[i].accessibility.isEmpty {
-                for tag in places[i].accessibility { f |= Accessibility.bit(tag) ?? 0 }
-            }
-            flags.append(f)
+            let f: UInt32 = places[i].image.map { $0.isEmpty ? 0 : Self.imageBit } ?? 0
+            flags.append(places[i].accessibility.isEmpty ? f : f | Accessibility.placeMask(places[i].accessibility))
             areacode.append(places[i].areacode)
             sigungucode.append(places[i].sigungucode)
             for family in CodeFamily.allCases { codeColumns[family.rawValue].append(family.key(of: places[i])) }

@@ -79,7 +79,7 @@ public struct SnapshotWriter {
         append(id: p.id, title: p.title, lat: p.lat, lon: p.lon, category: p.category, created: p.created,
                modified: p.modified, areacode: p.areacode, sigungucode: p.sigungucode,
                hasImage: !(p.image?.isEmpty ?? true), eventStart: p.eventStart, eventEnd: p.eventEnd,
-               accessibility: p.accessibility.reduce(0) { $0 | (Accessibility.bit($1) ?? 0) },
+               accessibility: Accessibility.placeMask(p.accessibility),
                codeKeys: CodeFamily.allCases.map { $0.key(of: p) })
     }
 

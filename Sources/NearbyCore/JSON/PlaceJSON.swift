@@ -5,11 +5,13 @@ public enum PlaceField: Int, CaseIterable, Sendable {
     case id, title, lat, lon, category, created, modified, areacode, sigungucode, addr, tel, image
     case cat1, cat2, cat3, eventStart, eventEnd, accessibility
     case lDongRegnCd, lDongSignguCd, lclsSystm1, lclsSystm2, lclsSystm3, kakaoCategory, lDongSource
+    case pet, barrierFree, petInfo
 
     public var name: String { Self.names[rawValue] }
     private static let names = ["id", "title", "lat", "lon", "category", "created", "modified", "areacode",
         "sigungucode", "addr", "tel", "image", "cat1", "cat2", "cat3", "eventStart", "eventEnd", "accessibility",
-        "lDongRegnCd", "lDongSignguCd", "lclsSystm1", "lclsSystm2", "lclsSystm3", "kakaoCategory", "lDongSource"]
+        "lDongRegnCd", "lDongSignguCd", "lclsSystm1", "lclsSystm2", "lclsSystm3", "kakaoCategory", "lDongSource",
+        "pet", "barrierFree", "petInfo"]
     /// Field names by length, as UTF-8: `byLength[n]` holds the (raw value, name) pairs of length n.
     private static let byLength: [[(Int, [UInt8])]] = (0...16).map { n in
         names.enumerated().filter { $0.element.utf8.count == n }.map { ($0.offset, Array($0.element.utf8)) }
@@ -65,6 +67,9 @@ extension Place {
             case .lclsSystm3: return lclsSystm3
             case .kakaoCategory: return kakaoCategory
             case .lDongSource: return lDongSource
+            case .pet: return pet
+            case .barrierFree: return barrierFree
+            case .petInfo: return petInfo
             case .lat, .lon, .category, .accessibility: preconditionFailure("\(field.name) is not a text field")
             }
         }
@@ -91,6 +96,9 @@ extension Place {
             case .lclsSystm3: lclsSystm3 = newValue
             case .kakaoCategory: kakaoCategory = newValue
             case .lDongSource: lDongSource = newValue
+            case .pet: pet = newValue
+            case .barrierFree: barrierFree = newValue
+            case .petInfo: petInfo = newValue
             case .lat, .lon, .category, .accessibility: preconditionFailure("\(field.name) is not a text field")
             }
         }
@@ -101,7 +109,7 @@ extension Place {
 ///
 /// Layout: one object, no newline; optional leading extra members (e.g. `"qid"`), then the `PlaceField`s in
 /// declaration order (`id, title, lat, lon, category, created, modified, areacode, sigungucode, addr, tel,
-/// image, cat1, cat2, cat3, eventStart, eventEnd, accessibility, lDongRegnCd, lDongSignguCd, lclsSystm1..3, kakaoCategory, lDongSource`),
+/// image, cat1, cat2, cat3, eventStart, eventEnd, accessibility, lDongRegnCd, lDongSignguCd, lclsSystm1..3, kakaoCategory, lDongSource, pet, barrierFree, petInfo`),
 /// nil fields and an empty `accessibility` omitted, then an optional `"distance"` in metres. Doubles are
 /// written in their shortest round-trip form, so `decode(append(p)) == p` for every place.
 ///

@@ -11,8 +11,10 @@
 ///   dates 2004-01-01…2026-06-30); festivals (15) get `eventStart ≤ eventEnd` (`yyyyMMdd`);
 ///   `image` for about 60 %; 1–4 accessibility tags for about 30 %; `tel` for about half;
 ///   `addr` is the town's real address plus a generated lot number; `cat1`–`cat3` plausible for
-///   the category word; `areacode`/`sigungucode` are the 2- and 5-digit code prefixes (the workload's
-///   convention) and `lDongRegnCd`/`lDongSignguCd` the code's digits 1–2 and 3–5.
+///   the category word; `lDongRegnCd`/`lDongSignguCd` are the town's legal-dong code's digits 1–2 and
+///   3–5, `areacode` TourAPI's areaCode of that 시도 (`TourAreaCode`), and `sigungucode` is left out
+///   (TourAPI's sigunguCode has no mapping from legal-dong codes). The shared workload's TSV keeps its
+///   own format, with the legal-dong prefixes in `areacode`/`sigungucode` (`SharedWorkload`).
 ///
 /// Reproducible: place `id` is drawn from its own SplitMix64 stream seeded by (seed, id), with exact
 /// IEEE arithmetic only (no libm, no platform formatting), so a place is the same on every platform
@@ -28,7 +30,10 @@ public struct PlaceGenerator: Sendable {
     let townText: [TownText]
 
     struct TownText: Sendable {
-        var name, address, areacode, sigungucode, lDongSignguCd: String
+        var name, address: String
+        /// TourAPI's areaCode of the town's 시도 (`TourAreaCode`), nil for a code it does not know.
+        var areacode: String?
+        var lDongRegnCd, lDongSignguCd: String
         var phonePrefix: String?
     }
 
@@ -47,9 +52,9 @@ public struct PlaceGenerator: Sendable {
         cumulativeWeight = towns.map { sum += 1 / ($0.areaKm2 + 0.3); return sum }
         lonDegreesPerKm = towns.map { 1 / (Self.kmPerDegree * Self.cosine(degrees: $0.lat)) }
         townText = towns.map { t in
-            let area = String(t.code.prefix(2)), sigungu = String(t.code.prefix(5))
-            return TownText(name: t.name, address: t.address + " ", areacode: area, sigungucode: sigungu,
-                            lDongSignguCd: String(sigungu.suffix(3)), phonePrefix: Self.phonePrefix[area])
+            let sido = String(t.code.prefix(2)), sigungu = String(t.code.prefix(5))
+            return TownText(name: t.name, address: t.address + " ", areacode: TourAreaCode.areaCode(legalDong: sido),
+                            lDongRegnCd: sido, lDongSignguCd: String(sigungu.suffix(3)), phonePrefix: Self.phonePrefix[sido])
         }
     }
 
@@ -79,10 +84,10 @@ public struct PlaceGenerator: Sendable {
         var place = Place(
             id: String(id), title: title, lat: lat, lon: lon, category: category,
             created: CivilDate.timestamp(second: createdSecond), modified: CivilDate.timestamp(second: modifiedSecond),
-            areacode: text.areacode, sigungucode: text.sigungucode,
+            areacode: text.areacode,
             addr: text.address + String(1 + rng.below(999)),
             cat1: kind.cat1, cat2: word.cat2, cat3: word.cat3,
-            lDongRegnCd: text.areacode, lDongSignguCd: text.lDongSignguCd)
+            lDongRegnCd: text.lDongRegnCd, lDongSignguCd: text.lDongSignguCd)
         if category == 15 {
             let start = Int(rng.below(UInt64(Self.festivalsUntil - Self.festivalsFrom))) + Self.festivalsFrom
             let length = Self.festivalLengths[Int(rng.below(UInt64(Self.festivalLengths.count)))]
@@ -233,9 +238,10 @@ public struct PlaceGenerator: Sendable {
     ]
     /// Festival lengths in days after the first day: mostly short, some a month or two.
     static let festivalLengths = [0, 1, 2, 2, 3, 3, 6, 9, 14, 30, 59]
-    /// Tag indices to draw from: the first four tags (wheelchair, elevator, restroom, parking) four
-    /// times as likely as the rest.
+    /// Tag indices to draw from: the facility tags (not the visitor groups, which follow from them),
+    /// the first four (wheelchair, elevator, restroom, parking) four times as likely as the rest.
     static let accessibilityDraw: [UInt32] = Accessibility.tags.indices
+        .filter { !Accessibility.categories.contains(Accessibility.tags[$0]) }
         .flatMap { Array(repeating: UInt32($0), count: $0 < 4 ? 4 : 1) }
     /// Tag indices in name order, the order `Place.accessibility` keeps.
     static let tagsByName: [Int] = Accessibility.tags.indices.sorted { Accessibility.tags[$0] < Accessibility.tags[$1] }

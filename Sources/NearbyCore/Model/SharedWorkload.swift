@@ -13,7 +13,8 @@ import Foundation
 ///   14 10 %, 28 8 %, 15 6 %, 25 4 %); `title` is `NAME WORD K`: the village's name (else the town's),
 ///   the category's word and K in 1...999. `created`/`modified` are `yyyyMMddHHmmss` on a calendar
 ///   of 30-day months and 360-day years from 2004: created in the first 21 years, modified between
-///   created and year 22. `areacode`/`sigungucode` are the first 2 and 5 digits of the town's code.
+///   created and year 22. `areacode`/`sigungucode` are the first 2 and 5 digits of the town's code
+///   (legal-dong codes, the shared format's convention; Nearby's own `areacode` is TourAPI's, `TourAreaCode`).
 /// - queries: `qid lat lon radius_m limit`: a town drawn as above, its point moved by normal noise of
 ///   0.01° on each axis (6 decimals), radius 500, 1000, 2000, 5000 or 20000 m (3:4:4:2:1), limit 0
 ///   (all), 30 or 100.

@@ -13,8 +13,9 @@
 ///   parser adds the region's former codes (data/region-code-changes.tsv: `51` also asks for `42`),
 ///   so places stored with old or new codes are both found.
 /// - `kakaoCategory`: equality (`CE7`).
+/// - `pet`: equality with the place's pet-friendliness level (`--pet all,some`; `PetFriendliness`).
 public enum CodeFamily: Int, CaseIterable, Sendable {
-    case cat, lcls, ldong, kakaoCategory
+    case cat, lcls, ldong, kakaoCategory, pet
 
     /// Separates a place's levels in `key` (a control character no code holds).
     static let separator: Character = "\u{1F}"
@@ -27,6 +28,7 @@ public enum CodeFamily: Int, CaseIterable, Sendable {
         case .lcls: Self.levelsKey(p.lclsSystm1, p.lclsSystm2, p.lclsSystm3)
         case .ldong: Self.ldongKey(regn: p.lDongRegnCd, signgu: p.lDongSignguCd)
         case .kakaoCategory: p.kakaoCategory.flatMap { $0.isEmpty ? nil : $0 }
+        case .pet: p.pet.flatMap { $0.isEmpty ? nil : $0 }
         }
     }
 
@@ -48,7 +50,7 @@ public enum CodeFamily: Int, CaseIterable, Sendable {
         case .cat, .lcls:
             return key.split(separator: Self.separator).contains { level in wanted.contains { level.hasPrefix($0) } }
         case .ldong: return wanted.contains { key.hasPrefix($0) }
-        case .kakaoCategory: return wanted.contains(key)
+        case .kakaoCategory, .pet: return wanted.contains(key)
         }
     }
 
@@ -59,6 +61,7 @@ public enum CodeFamily: Int, CaseIterable, Sendable {
         case .lcls: f.lcls
         case .ldong: f.ldong
         case .kakaoCategory: f.kakaoCategories
+        case .pet: f.pet
         }
     }
 }

@@ -36,6 +36,8 @@ public struct PlaceFilter: Sendable, Hashable {
     public var lcls: Set<String>?
     public var ldong: Set<String>?
     public var kakaoCategories: Set<String>?
+    /// Pet-friendliness levels to keep (`--pet`: all, some, no; `PetFriendliness`); nil keeps all.
+    public var pet: Set<String>?
 
     public init(
         categories: Set<Int>? = nil, areacodes: Set<String>? = nil, sigungucodes: Set<String>? = nil,
@@ -53,7 +55,7 @@ public struct PlaceFilter: Sendable, Hashable {
     public var isEmpty: Bool {
         categories == nil && areacodes == nil && sigungucodes == nil && keyword == nil && created == nil
             && modified == nil && eventPeriod == nil && !withImage && accessibility.isEmpty && bbox == nil && region == nil
-            && cat == nil && lcls == nil && ldong == nil && kakaoCategories == nil
+            && cat == nil && lcls == nil && ldong == nil && kakaoCategories == nil && pet == nil
     }
 }
 

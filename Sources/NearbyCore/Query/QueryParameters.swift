@@ -44,7 +44,7 @@ public enum QueryParameters {
         Parameter("knn", "k", "The k nearest places that pass the filters (ties by id).", negative: true),
         Parameter("bbox", "minLon,minLat,maxLon,maxLat", "Only places in this box; minLon > maxLon crosses the antimeridian.", negative: true),
         Parameter("category", "ids", "Content type ids, e.g. 12,39 (12 tourist spot, 14 culture, 15 festival, 25 course, 28 leisure, 32 lodging, 38 shopping, 39 food); repeats add up.", list: true, negative: true),
-        Parameter("areacode", "codes", "TourAPI area codes (areaCode), comma-separated; repeats add up.", list: true),
+        Parameter("areacode", "codes", "TourAPI areaCode: 1 서울, 2 인천, 3 대전, 4 대구, 5 광주, 6 부산, 7 울산, 8 세종, 31 경기, 32 강원, 33 충북, 34 충남, 35 경북, 36 경남, 37 전북, 38 전남, 39 제주 (legal-dong codes such as 11 go to --ldong); repeats add up.", list: true),
         Parameter("sigungucode", "codes", "TourAPI sigungu codes, comma-separated; repeats add up.", list: true),
         Parameter("region", "name|code", "Only places inside this administrative region, by its boundary: 종로구, '서울 종로구', 11110 (시군구), 11 (시도); old codes too. Repeats add up.", list: true),
         Parameter("keyword", "text", "Text the title contains: case-insensitive, Unicode-normalised; initial consonants match syllables (ㄱㅂㄱ finds 경복궁).", negative: true),
@@ -68,6 +68,7 @@ public enum QueryParameters {
         Parameter("lcls", "codes", "KorService2 lclsSystm1/2/3 codes, as cat (FD food, FD05 cafés…). Repeats add up.", list: true),
         Parameter("ldong", "codes", "Legal-dong codes: lDongRegnCd (11) or lDongRegnCd+lDongSignguCd (11110); old codes too. Repeats add up.", list: true),
         Parameter("kakao-category", "codes", "Kakao category_group_code: FD6 food, CE7 café, AT4 sights, AD5 stay, CT1 culture…; repeats add up.", list: true),
+        Parameter("pet", "levels", "Pet-friendliness from TourAPI's detailPetTour2: all (everywhere), some (some areas), no; repeats add up.", list: true),
     ]
 
     private static let byName: [String: Parameter] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
@@ -134,6 +135,7 @@ public enum QueryParameters {
         if let c = f.lcls { add("lcls", c.sorted().joined(separator: ",")) }
         if let c = f.ldong { add("ldong", c.sorted().joined(separator: ",")) }
         if let c = f.kakaoCategories { add("kakao-category", c.sorted().joined(separator: ",")) }
+        if let p = f.pet { add("pet", p.sorted().joined(separator: ",")) }
         if !q.order.keys.isEmpty { add("sort", q.order.description) }
         add("limit", String(q.limit))
         if q.page != 1 { add("page", String(q.page)) }
@@ -214,7 +216,7 @@ public enum QueryParameters {
                 guard !ids.isEmpty else { throw RequestError(parameter: "category", reason: "empty list") }
                 f.categories = ids
             }
-            f.areacodes = list("areacode").map(Set.init)
+            f.areacodes = try areaCodes()
             f.sigungucodes = list("sigungucode").map(Set.init)
             if let names = values["region"] {
                 guard let areas else { throw RequestError(parameter: "region", reason: "needs the region index (NearbyKit's RegionAreas)") }
@@ -234,6 +236,12 @@ public enum QueryParameters {
             f.cat = try codes("cat", digitsOnly: false)
             f.lcls = try codes("lcls", digitsOnly: false)
             f.kakaoCategories = try codes("kakao-category", digitsOnly: false).map { Set($0.map { $0.uppercased() }) }
+            if let levels = try codes("pet", digitsOnly: false) {
+                for level in levels where !PetFriendliness.levels.contains(level) {
+                    throw RequestError(parameter: "pet", reason: "\(RequestError.quoted(level)) is not one of \(PetFriendliness.levels.joined(separator: ", "))")
+                }
+                f.pet = levels
+            }
             if let ldong = try codes("ldong", digitsOnly: true) {
                 var all = Set<String>()
                 for code in ldong {
@@ -274,6 +282,19 @@ public enum QueryParameters {
             }
             if let problem = q.problem { throw problem }
             return q
+        }
+
+        /// `areacode`: TourAPI's area codes only (`TourAreaCode`); a legal-dong 시도 code is pointed to `ldong`.
+        private func areaCodes() throws(RequestError) -> Set<String>? {
+            guard let items = list("areacode") else { return nil }
+            guard !items.isEmpty else { throw RequestError(parameter: "areacode", reason: "empty list") }
+            for item in items where !TourAreaCode.isAreaCode(item) {
+                let hint = TourAreaCode.areaCode(legalDong: item).map {
+                    "; \(item) is a legal-dong 시도 code (\(TourAreaCode.names[$0]!)): use --ldong \(item), or --areacode \($0)"
+                } ?? ""
+                throw RequestError(parameter: "areacode", reason: "\(RequestError.quoted(item)) is not a TourAPI areaCode (1–8, 31–39)\(hint)")
+            }
+            return Set(items)
         }
 
         /// A list of codes made of ASCII letters and digits (or digits only); nil when not given.

@@ -82,6 +82,8 @@ public struct QuerySampler: Sendable {
             p.lDongSignguCd = pick(["110", "140", "", nil])
         }
         p.kakaoCategory = pick(["CE7", "FD6", "AT4", "", nil, nil])
+        p.pet = pick(["all", "some", "no", nil, nil])
+        if chance(0.1) { p.accessibility = Array(Set(p.accessibility + [pick(Accessibility.categories)])).sorted() }
     }
 
     static let cats = [("A01", "A0101", "A01010100"), ("A05", "A0502", "A05020900"), ("A05", "A0502", "A05020100"), ("A02", "A0201", "A02010600")]
@@ -99,6 +101,8 @@ public struct QuerySampler: Sendable {
         if chance(0.15) { let d = Int32(int(2024...2025) * 10000 + int(1...12) * 100 + int(1...28)); f.eventPeriod = d...(d + Int32(int(0...3))) }
         if chance(0.2) { f.withImage = true }
         if chance(0.15) { f.accessibility = Array(Accessibility.tags.prefix(4).filter { _ in chance(0.4) }) }
+        if chance(0.1) { f.accessibility.append(pick(Accessibility.categories)) }
+        if chance(0.1) { f.pet = Set((0..<int(1...2)).map { _ in pick(PetFriendliness.levels) }) }
         if chance(0.1) { f.cat = Set((0..<int(1...2)).map { _ in pick(["A05", "A0502", "A05020900", "A01", "A01010100", "A0"]) }) }
         if chance(0.1) { f.lcls = Set((0..<int(1...2)).map { _ in pick(["FD", "FD05", "HS01", "NA010100"]) }) }
         if chance(0.1) { f.ldong = Set((0..<int(1...2)).map { _ in pick(["11", "11110", "26", "51", "42140"]) }) }

@@ -16,7 +16,7 @@ public enum DefaultDataset {
     public static let seed: UInt64 = 2026
     public static let townsFileName = "kr_points.tsv"
     /// Bump when the generator's output changes, so a cache built from an older default can be rebuilt.
-    public static let version = 1
+    public static let version = 2
     /// One line for humans and cache metadata.
     public static let summary =
         "default dataset v\(version): \(count) generated places (seed \(seed)) around the real towns of \(townsFileName)"

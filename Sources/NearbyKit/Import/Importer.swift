@@ -87,6 +87,7 @@ public struct Importer {
                     if let regions { checkCodes(&place, regions, file: input.name, line: item.line) }
                     try writer.upsert(place)
                 case .delete(let id): try writer.delete(id: id)
+                case .detail(let detail): try writer.detail(detail)
                 }
                 records += 1
                 if records % 100_000 == 0 { onProgress("\(input.name): \(records) records") }
@@ -124,7 +125,7 @@ public struct ImportSummary: Sendable {
         let c = counts
         var out = Array("""
             {"inserted":\(c.inserted),"updated":\(c.updated),"unchanged":\(c.unchanged),"older":\(c.older),\
-            "deleted":\(c.deleted),"rejected":\(c.rejected),"files":[
+            "deleted":\(c.deleted),"rejected":\(c.rejected),"pending":\(c.pending),"files":[
             """.utf8)
         for (i, file) in files.enumerated() {
             out.append(contentsOf: (i == 0 ? "{\"file\":" : ",{\"file\":").utf8)

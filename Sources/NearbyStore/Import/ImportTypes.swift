@@ -41,6 +41,8 @@ public enum ImportRecord: Equatable, Sendable {
     case upsert(Place)
     /// A TourAPI sync-list item with `showflag` 0: the place was withdrawn.
     case delete(id: String)
+    /// A detailWithTour2 or detailPetTour2 item: merges into the place with its id (`PlaceDetail`).
+    case detail(PlaceDetail)
 }
 
 /// A record and the 1-based line it came from.

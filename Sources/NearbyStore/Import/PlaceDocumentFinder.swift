@@ -7,11 +7,12 @@ import NearbyCore
 /// document** is an object with `place_name` and `x` or `y`. Both are looked for at any depth: a bare
 /// array, a collector's wrapper (`{"collectedAt":…,"items":[…]}`), a capture wrapper
 /// (`{"ok":true,"url":…,"json":{"response":…}}`), a batch dump's `{"common":{…},"intro":{…},"image":[…]}`,
-/// or one item per line. An object found is not searched further; objects that are neither (an `intro`,
-/// a `detailWithTour2` item: `contentid` without coordinates) are passed over.
+/// or one item per line. A **TourAPI detail** is an object with `contentid`, no coordinates, and a field
+/// of detailWithTour2 or detailPetTour2 (`PlaceDetail.kind(ofKeys:)`). An object found is not searched
+/// further; objects that are none of these (an `intro`, an `image` list) are passed over.
 enum PlaceDocumentFinder {
     /// What a found object is.
-    enum Kind { case tourItem, kakaoDocument }
+    enum Kind { case tourItem, tourDetail, kakaoDocument }
 
     /// A found object and the path that names it in errors (`items[3]`, `[0]`, `common`).
     struct Found {
@@ -33,6 +34,7 @@ enum PlaceDocumentFinder {
         }
         if contentid && map { return .tourItem }
         if placeName && xy { return .kakaoDocument }
+        if contentid && PlaceDetail.kind(ofKeys: o.members.lazy.map(\.key)) != nil { return .tourDetail }
         return nil
     }
 

@@ -136,7 +136,7 @@ public enum PlaceParser {
     }
 
     private static func format(of kind: PlaceDocumentFinder.Kind) -> ImportFormat {
-        kind == .tourItem ? .tourapi : .kakao
+        kind == .kakaoDocument ? .kakao : .tourapi
     }
 
     private static func isPlaceLike(_ o: JSONObject) -> Bool {
@@ -156,7 +156,7 @@ public enum PlaceParser {
     }
 
     /// Why a JSON document with nothing to import is refused.
-    static let noPlace = "no place in this file: no TourAPI item (contentid with mapx/mapy), Kakao Local document (place_name with x/y) or place object (id, title, lat, lon, category) at any depth"
+    static let noPlace = "no place in this file: no TourAPI item (contentid with mapx/mapy, or a detailWithTour2/detailPetTour2 item), Kakao Local document (place_name with x/y) or place object (id, title, lat, lon, category) at any depth"
 }
 
 /// Passes one input's records on as they are read: runs the shared validator and, in strict mode,
@@ -191,6 +191,11 @@ struct RecordSink {
             return try reject(line: line, field: name(error.field), reason: error.reason)
         }
         try emit(LineRecord(line: line, record: .upsert(place)))
+    }
+
+    /// Passes a detail record on.
+    func detail(_ detail: PlaceDetail, line: Int) throws {
+        try emit(LineRecord(line: line, record: .detail(detail)))
     }
 
     /// Passes a delete record on.

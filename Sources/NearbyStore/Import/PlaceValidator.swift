@@ -9,7 +9,8 @@ typealias FieldError = PlaceJSON.DecodeError
 /// Checks: `id` non-empty; `lat` in [-90, 90] and `lon` in [-180, 180], both finite; `created`/`modified`
 /// a `yyyyMMddHHmmss` date-time and `eventStart`/`eventEnd` a `yyyyMMdd` date (each field in its range,
 /// see `validDay`), with start ≤ end;
-/// accessibility tags from `Accessibility.tags` (the list comes out sorted and unique). Normalises every
+/// accessibility tags from `Accessibility.tags` (the list comes out sorted and unique); `pet` one of
+/// `PetFriendliness.levels`. Normalises every
 /// text field to NFC (Unicode canonical composition), so a decomposed 한글 title matches a composed query.
 enum PlaceValidator {
     static func validate(_ place: inout Place) throws(FieldError) {
@@ -35,11 +36,15 @@ enum PlaceValidator {
             }
             place.accessibility = Array(Set(place.accessibility)).sorted()
         }
+        if let pet = place.pet, !PetFriendliness.levels.contains(pet) {
+            throw FieldError(field: "pet", reason: "\(quoted(pet)) is not one of \(PetFriendliness.levels.joined(separator: ", "))")
+        }
         nfc(&place.id); nfc(&place.title); nfc(&place.created); nfc(&place.modified); nfc(&place.areacode)
         nfc(&place.sigungucode); nfc(&place.addr); nfc(&place.tel); nfc(&place.image); nfc(&place.cat1)
         nfc(&place.cat2); nfc(&place.cat3); nfc(&place.eventStart); nfc(&place.eventEnd)
         nfc(&place.lDongRegnCd); nfc(&place.lDongSignguCd)
         nfc(&place.lclsSystm1); nfc(&place.lclsSystm2); nfc(&place.lclsSystm3)
+        nfc(&place.barrierFree); nfc(&place.petInfo)
     }
 
     private static func notDate(_ f: PlaceField, _ s: String, _ form: String) -> FieldError {

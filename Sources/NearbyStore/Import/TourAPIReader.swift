@@ -10,7 +10,8 @@ import NearbyCore
 /// "numOfRows":..,"pageNo":..,"totalCount":..}}}`; `items` is `""` on an empty page and `item` a single
 /// object when there is one. Every value is a string. `mapx` is the LONGITUDE, `mapy` the latitude;
 /// `addr1` and a non-empty `addr2` join with a space; `dist`, `firstimage2`, `mlevel`, `zipcode`,
-/// `cpyrhtDivCd` and other keys are ignored. A sync-list item with `showflag` "0" is a delete.
+/// `cpyrhtDivCd` and other keys are ignored. A sync-list item with `showflag` "0" is a delete. A
+/// detailWithTour2 or detailPetTour2 item (no coordinates) is a detail record (`PlaceDetail`).
 /// A response with another `resultCode` is an error envelope: the whole file is refused with its message.
 /// Errors name TourAPI's own keys (`mapy`), prefixed with `item[i].` when items share a line.
 enum TourAPIReader {
@@ -50,13 +51,13 @@ enum TourAPIReader {
                 try readResponse(response, lines: &lines, into: &sink)
                 continue
             }
-            let found = PlaceDocumentFinder.find(in: response).filter { $0.kind == kind }
+            let found = PlaceDocumentFinder.find(in: response).filter { $0.kind == kind || (kind == .tourItem && $0.kind == .tourDetail) }
             let at = found.map { lines.line(at: $0.object.offset) }
             for (i, item) in found.enumerated() {
                 let shared = (i > 0 && at[i - 1] == at[i]) || (i + 1 < at.count && at[i + 1] == at[i])
                 let prefix = shared ? "\(item.path)." : ""
                 switch kind {
-                case .tourItem: try readItem(item.object, line: at[i], prefix: prefix, into: &sink)
+                case .tourItem, .tourDetail: try readItem(item.object, line: at[i], prefix: prefix, into: &sink)
                 case .kakaoDocument: try KakaoLocalReader.readDocument(item.object, line: at[i], prefix: prefix, into: &sink)
                 }
             }
@@ -90,6 +91,7 @@ enum TourAPIReader {
     }
 
     private static func readItem(_ item: JSONObject, line: Int, prefix: String, into sink: inout RecordSink) throws {
+        if PlaceDocumentFinder.kind(of: item) == .tourDetail { return try readDetail(item, line: line, prefix: prefix, into: &sink) }
         var draft = PlaceDraft()
         var addr1 = "", addr2 = "", showflag: String?
         do throws(FieldError) {
@@ -130,6 +132,29 @@ enum TourAPIReader {
             return try sink.reject(line: line, field: prefix + field, reason: "0 is TourAPI's placeholder for a place without coordinates")
         }
         try sink.upsert(&draft.place, line: line) { prefix + (tourNames[$0] ?? $0) }
+    }
+
+    /// A detailWithTour2 or detailPetTour2 item: its `contentid` and the kind's fields with text (numbers
+    /// as their text, trimmed, NFC as the validator makes place text; other keys such as `contenttypeid`
+    /// ignored).
+    private static func readDetail(_ item: JSONObject, line: Int, prefix: String, into sink: inout RecordSink) throws {
+        guard let kind = PlaceDetail.kind(ofKeys: item.members.map(\.key)) else { return }
+        var id = "", fields: [PlaceDetail.Field] = []
+        for m in item.members {
+            let text: String
+            switch m.value {
+            case .string(let s), .number(let s): text = TextNormalization.nfc(s.trimmingCharacters(in: .whitespacesAndNewlines))
+            case .null: continue
+            default:
+                guard m.key == "contentid" || PlaceDetail.isField(m.key, of: kind) else { continue }
+                return try sink.reject(line: line, field: prefix + m.key, reason: "expected a string")
+            }
+            if m.key == "contentid" { id = text } else if PlaceDetail.isField(m.key, of: kind), !text.isEmpty {
+                fields.append(PlaceDetail.Field(name: m.key, text: text))
+            }
+        }
+        guard !id.isEmpty else { return try sink.reject(line: line, field: prefix + "contentid", reason: "missing") }
+        try sink.detail(PlaceDetail(id: id, kind: kind, fields: fields), line: line)
     }
 
     /// TourAPI answers some errors (an unregistered service key, a wrong URL) in XML even when JSON was

@@ -90,22 +90,22 @@ public struct SnapshotWriter {
             throw IndexSnapshot.Problem.damaged("more than 4 GiB of ids or titles")
         }
         let order = inIdOrder ? nil : idOrder()
-        let (titles, ends) = (titleBytes, titleEnds)
+        let titles = Titles(bytes: titleBytes, ends: titleEnds)
         titleBytes = []; titleEnds = []
         let ranks = Background { () -> [UInt32] in
-            let r = titles.withUnsafeBufferPointer { u in ends.withUnsafeBufferPointer { KoreanCollation.ranks(utf8: u, ends: $0) } }
+            let r = titles.ranks()
             return order.map { $0.map { r[Int($0)] } } ?? r
         }
         if let order { arrange(order) }
-        let tree = PackedRTree(xs: lons, ys: lats, nodeSize: Self.nodeSize)
         let areas = Self.strings(Self.dictionaryValues(areacode.dictionary))
         let sigungus = Self.strings(Self.dictionaryValues(sigungucode.dictionary))
         let codeStrings = codes.map { Self.strings(Self.dictionaryValues($0.dictionary)) }
         let n = count
+        let (treeLevels, treeBoxes) = PackedRTree.shape(count: n, nodeSize: Self.nodeSize)
 
         // The layout first (every section's length is known), then each section into place.
         var tags: [(String, Int, Int)] = [
-            ("TPTS", 8, tree.points.count), ("TITM", 4, n), ("TBOX", 8, tree.boxes.count), ("TLVL", 8, tree.levels.count),
+            ("TPTS", 8, 2 * n), ("TITM", 4, n), ("TBOX", 8, treeBoxes), ("TLVL", 8, treeLevels.count),
             ("LAT ", 8, n), ("LON ", 8, n), ("CATG", 4, n), ("AREA", 2, n), ("SIGU", 2, n),
             ("ARDO", 4, areas.offsets.count), ("ARDB", 1, areas.bytes.count),
             ("SGDO", 4, sigungus.offsets.count), ("SGDB", 1, sigungus.bytes.count),
@@ -133,9 +133,8 @@ public struct SnapshotWriter {
             func put<T: BitwiseCopyable>(_ tag: String, _ values: Column<T>) throws {
                 guard values.withUnsafeBufferPointer({ writeAll(fd, UnsafeRawBufferPointer($0), at: offsets[tag]!) }) else { throw failed() }
             }
-            try put("TPTS", tree.points); try put("TITM", tree.items); try put("TBOX", tree.boxes); try put("TLVL", tree.levels)
-            try put("LAT ", lats); lats = []
-            try put("LON ", lons); lons = []
+            // Peak memory (the import's, BENCHMARKS.md): every column but the coordinates is written
+            // and freed before the tree is built, while the other thread holds the title keys.
             try put("CATG", category); category = []
             try put("AREA", areacode.codes); try put("SIGU", sigungucode.codes)
             areacode = CodeColumn.Builder(capacity: 0); sigungucode = CodeColumn.Builder(capacity: 0)
@@ -155,6 +154,12 @@ public struct SnapshotWriter {
                 try put(stem + "C", codes[i].codes); try put(stem + "O", codeStrings[i].offsets); try put(stem + "B", codeStrings[i].bytes)
                 codes[i] = CodeColumn.Builder(capacity: 0)
             }
+            FreedMemory.giveBack()
+            let tree = PackedRTree(xs: lons, ys: lats, nodeSize: Self.nodeSize)
+            precondition(tree.boxes.count == treeBoxes && tree.levels.elementsEqual(treeLevels), "PackedRTree.shape disagrees with the tree")
+            try put("LAT ", lats); lats = []
+            try put("LON ", lons); lons = []
+            try put("TPTS", tree.points); try put("TITM", tree.items); try put("TBOX", tree.boxes); try put("TLVL", tree.levels)
             try put("RANK", ranks.value)
 
             // The body checksum reads the body back (from the page cache), as a reader checks it.
@@ -182,7 +187,7 @@ public struct SnapshotWriter {
             header.replaceSubrange(0..<8, with: IndexSnapshot.magic)
             set(IndexSnapshot.formatVersion, at: 8); set(UInt32(tags.count), at: 12)
             set(stamp.identity, at: 16); set(stamp.generation, at: 24)
-            set(UInt64(n), at: 32); set(UInt64(fileLength), at: 40); set(UInt32(tree.nodeSize), at: 48)
+            set(UInt64(n), at: 32); set(UInt64(fileLength), at: 40); set(UInt32(Self.nodeSize), at: 48)
             set(body, at: 56)
             for (i, (tag, size, count)) in tags.enumerated() {
                 let e = IndexSnapshot.headerSize + IndexSnapshot.entrySize * i
@@ -191,6 +196,20 @@ public struct SnapshotWriter {
             }
             set(header.withUnsafeBytes { SnapshotHash.of(UnsafeRawBufferPointer(rebasing: $0[0..<tableEnd])) }, at: tableEnd)
             guard header.withUnsafeBytes({ writeAll(fd, $0, at: 0) }) else { throw failed() }
+        }
+    }
+
+    /// The titles' UTF-8, handed to the thread that ranks them, which frees it once their sort keys
+    /// (about twice its size) are built, before sorting them.
+    private final class Titles: @unchecked Sendable {
+        private var bytes: [UInt8], ends: [UInt32]
+        init(bytes: [UInt8], ends: [UInt32]) { (self.bytes, self.ends) = (bytes, ends) }
+
+        /// `KoreanCollation.ranks`; call once.
+        func ranks() -> [UInt32] {
+            let keys = bytes.withUnsafeBufferPointer { u in ends.withUnsafeBufferPointer { KoreanCollation.sortKeys(utf8: u, ends: $0) } }
+            bytes = []; ends = []
+            return keys.ranks()
         }
     }
 

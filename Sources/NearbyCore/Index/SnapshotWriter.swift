@@ -133,8 +133,9 @@ public struct SnapshotWriter {
             func put<T: BitwiseCopyable>(_ tag: String, _ values: Column<T>) throws {
                 guard values.withUnsafeBufferPointer({ writeAll(fd, UnsafeRawBufferPointer($0), at: offsets[tag]!) }) else { throw failed() }
             }
-            // Peak memory (the import's, BENCHMARKS.md): every column but the coordinates is written
-            // and freed before the tree is built, while the other thread holds the title keys.
+            // Peak memory (the import's, BENCHMARKS.md): the title keys (the largest part) are built and
+            // sorted on the other thread while every column but the coordinates is written and freed;
+            // the tree is built only once the ranks are done (it costs far less time than the ranks).
             try put("CATG", category); category = []
             try put("AREA", areacode.codes); try put("SIGU", sigungucode.codes)
             areacode = CodeColumn.Builder(capacity: 0); sigungucode = CodeColumn.Builder(capacity: 0)
@@ -155,12 +156,12 @@ public struct SnapshotWriter {
                 codes[i] = CodeColumn.Builder(capacity: 0)
             }
             FreedMemory.giveBack()
+            try put("RANK", ranks.value)
             let tree = PackedRTree(xs: lons, ys: lats, nodeSize: Self.nodeSize)
             precondition(tree.boxes.count == treeBoxes && tree.levels.elementsEqual(treeLevels), "PackedRTree.shape disagrees with the tree")
             try put("LAT ", lats); lats = []
             try put("LON ", lons); lons = []
             try put("TPTS", tree.points); try put("TITM", tree.items); try put("TBOX", tree.boxes); try put("TLVL", tree.levels)
-            try put("RANK", ranks.value)
 
             // The body checksum reads the body back (from the page cache), as a reader checks it.
             let bodyStart = tableEnd + 8
@@ -209,6 +210,7 @@ public struct SnapshotWriter {
         func ranks() -> [UInt32] {
             let keys = bytes.withUnsafeBufferPointer { u in ends.withUnsafeBufferPointer { KoreanCollation.sortKeys(utf8: u, ends: $0) } }
             bytes = []; ends = []
+            FreedMemory.giveBack()
             return keys.ranks()
         }
     }

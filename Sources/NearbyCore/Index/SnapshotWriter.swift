@@ -9,9 +9,8 @@ import Darwin
 /// places costs about its own size in memory, not the cache's.
 ///
 /// `append` every place (in any order; a cache read in id order skips the sort), then `write` once.
-/// Each section goes to the file with `pwrite` as soon as it is final and is then freed. The title
-/// ranks (collation keys for every title and a sort of them, the costliest part) are computed on a
-/// second thread while this one builds the tree and writes the other sections.
+/// Each section goes to the file with `pwrite` as soon as it is final and is then freed, so that the
+/// large temporaries (the titles' collation keys, the tree's build) never coexist with the columns.
 public struct SnapshotWriter {
     private var idBytes: [UInt8] = [], idOffsets: [UInt32] = [0]
     /// The id as a number when it is at most 18 ASCII digits without a leading zero, else −1
@@ -90,12 +89,6 @@ public struct SnapshotWriter {
             throw IndexSnapshot.Problem.damaged("more than 4 GiB of ids or titles")
         }
         let order = inIdOrder ? nil : idOrder()
-        let titles = Titles(bytes: titleBytes, ends: titleEnds)
-        titleBytes = []; titleEnds = []
-        let ranks = Background { () -> [UInt32] in
-            let r = titles.ranks()
-            return order.map { $0.map { r[Int($0)] } } ?? r
-        }
         if let order { arrange(order) }
         let areas = Self.strings(Self.dictionaryValues(areacode.dictionary))
         let sigungus = Self.strings(Self.dictionaryValues(sigungucode.dictionary))
@@ -133,9 +126,9 @@ public struct SnapshotWriter {
             func put<T: BitwiseCopyable>(_ tag: String, _ values: Column<T>) throws {
                 guard values.withUnsafeBufferPointer({ writeAll(fd, UnsafeRawBufferPointer($0), at: offsets[tag]!) }) else { throw failed() }
             }
-            // Peak memory (the import's, BENCHMARKS.md): the title keys (the largest part) are built and
-            // sorted on the other thread while every column but the coordinates is written and freed;
-            // the tree is built only once the ranks are done (it costs far less time than the ranks).
+            // Peak memory (the import's, BENCHMARKS.md): one large part at a time. Every column but the
+            // titles and coordinates is written and freed first, then the titles are ranked (their sort
+            // keys are the largest part), then the tree is built.
             try put("CATG", category); category = []
             try put("AREA", areacode.codes); try put("SIGU", sigungucode.codes)
             areacode = CodeColumn.Builder(capacity: 0); sigungucode = CodeColumn.Builder(capacity: 0)
@@ -156,7 +149,7 @@ public struct SnapshotWriter {
                 codes[i] = CodeColumn.Builder(capacity: 0)
             }
             FreedMemory.giveBack()
-            try put("RANK", ranks.value)
+            try put("RANK", titleRanks(order))
             let tree = PackedRTree(xs: lons, ys: lats, nodeSize: Self.nodeSize)
             precondition(tree.boxes.count == treeBoxes && tree.levels.elementsEqual(treeLevels), "PackedRTree.shape disagrees with the tree")
             try put("LAT ", lats); lats = []
@@ -200,19 +193,16 @@ public struct SnapshotWriter {
         }
     }
 
-    /// The titles' UTF-8, handed to the thread that ranks them, which frees it once their sort keys
-    /// (about twice its size) are built, before sorting them.
-    private final class Titles: @unchecked Sendable {
-        private var bytes: [UInt8], ends: [UInt32]
-        init(bytes: [UInt8], ends: [UInt32]) { (self.bytes, self.ends) = (bytes, ends) }
-
-        /// `KoreanCollation.ranks`; call once.
-        func ranks() -> [UInt32] {
-            let keys = bytes.withUnsafeBufferPointer { u in ends.withUnsafeBufferPointer { KoreanCollation.sortKeys(utf8: u, ends: $0) } }
-            bytes = []; ends = []
-            FreedMemory.giveBack()
-            return keys.ranks()
+    /// The titles' Korean-collation ranks (`KoreanCollation.ranks`), in `order` when given. Frees the
+    /// titles once their sort keys (about twice their size) are built, before sorting the keys.
+    private mutating func titleRanks(_ order: [Int32]?) -> [UInt32] {
+        let keys = titleBytes.withUnsafeBufferPointer { u in
+            titleEnds.withUnsafeBufferPointer { KoreanCollation.sortKeys(utf8: u, ends: $0) }
         }
+        titleBytes = []; titleEnds = []
+        FreedMemory.giveBack()
+        let r = keys.ranks()
+        return order.map { $0.map { r[Int($0)] } } ?? r
     }
 
     /// Id `i` (in append order).

@@ -42,15 +42,18 @@ public struct Importer {
         // Files are opened before the write begins, so a missing one changes nothing; standard input
         // is read in its turn (a producer may still be writing it while earlier inputs are imported).
         let opened = try paths.map { path throws(UnreadableInputError) in path == "-" ? nil : try InputFile(path: path) }
+        // Loaded before the write lock is taken (so the lock is held no longer than the write) and
+        // dropped before the snapshot is written (which then has its memory).
+        var regions = loadRegions()
         let summary = try cache.write { writer in
             var summary = ImportSummary()
-            let regions = loadRegions()
             for input in opened { summary.files.append(try importFile(try input ?? InputFile(path: "-"), into: writer, regions: regions)) }
             onProgress("updating the spatial index and committing")
             summary.counts = writer.counts
             summary.counts.rejected = summary.files.reduce(0) { $0 + $1.rejected }
             return summary
         }
+        regions = nil
         onProgress("writing the index snapshot")
         CacheSnapshot.update(cache, report: onWarning)
         return summary
@@ -60,9 +63,9 @@ public struct Importer {
     /// counts and `file:line` errors as into a cache; only the writer differs (`PostGISWriter`).
     public func importFiles(_ paths: [String], into store: PostGISStore) throws -> ImportSummary {
         let opened = try paths.map { path throws(UnreadableInputError) in path == "-" ? nil : try InputFile(path: path) }
+        let regions = loadRegions()
         return try store.write { writer in
             var summary = ImportSummary()
-            let regions = loadRegions()
             for input in opened { summary.files.append(try importFile(try input ?? InputFile(path: "-"), into: writer, regions: regions)) }
             onProgress("applying the records and committing")
             try writer.apply()

@@ -34,6 +34,10 @@ public struct SnapshotWriter {
         foldedEnds.reserveCapacity(capacity); lats.reserveCapacity(capacity); lons.reserveCapacity(capacity)
         category.reserveCapacity(capacity); created.reserveCapacity(capacity); modified.reserveCapacity(capacity)
         eventStart.reserveCapacity(capacity); eventEnd.reserveCapacity(capacity); flags.reserveCapacity(capacity)
+        // The text buffers' lengths are unknown: generous room, which costs address space only (pages
+        // are resident once written), where doubling would hold the old and the new copy at once.
+        idBytes.reserveCapacity(capacity * 16); titleBytes.reserveCapacity(capacity * 64)
+        foldedUnits.reserveCapacity(capacity * 32)
     }
 
     /// Places appended so far.

@@ -43,17 +43,17 @@ public struct Importer {
         // is read in its turn (a producer may still be writing it while earlier inputs are imported).
         let opened = try paths.map { path throws(UnreadableInputError) in path == "-" ? nil : try InputFile(path: path) }
         // Loaded before the write lock is taken (so the lock is held no longer than the write) and
-        // dropped before the snapshot is written (which then has its memory).
+        // dropped once the records are written, before the commit's R*Tree load and the snapshot.
         var regions = loadRegions()
         let summary = try cache.write { writer in
             var summary = ImportSummary()
             for input in opened { summary.files.append(try importFile(try input ?? InputFile(path: "-"), into: writer, regions: regions)) }
+            regions = nil
             onProgress("updating the spatial index and committing")
             summary.counts = writer.counts
             summary.counts.rejected = summary.files.reduce(0) { $0 + $1.rejected }
             return summary
         }
-        regions = nil
         onProgress("writing the index snapshot")
         CacheSnapshot.update(cache, report: onWarning)
         return summary

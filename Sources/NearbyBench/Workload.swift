@@ -155,9 +155,7 @@ public struct ResidentMemory: Sendable, Codable, Equatable {
     /// Reads /proc/self/status after handing freed heap pages back to the system (glibc keeps them
     /// otherwise), so that the growth across a build counts what the build keeps, not its temporaries.
     public static func now() -> ResidentMemory {
-        #if os(Linux)
-        _ = glibcMallocTrim(0)
-        #endif
+        FreedMemory.giveBack()
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
             return ResidentMemory(rssKiB: nil, hwmKiB: nil)
         }
@@ -168,9 +166,3 @@ public struct ResidentMemory: Sendable, Codable, Equatable {
         return ResidentMemory(rssKiB: field("VmRSS"), hwmKiB: field("VmHWM"))
     }
 }
-
-#if os(Linux)
-/// glibc's `malloc_trim` (malloc.h, which the Glibc module does not export).
-@_silgen_name("malloc_trim")
-private func glibcMallocTrim(_ pad: Int) -> Int32
-#endif

@@ -83,6 +83,8 @@ public enum CacheSnapshot {
         do {
             try cache.connection.execute("PRAGMA cache_size=-\(scanCacheKiB)")
             defer { try? cache.connection.execute("PRAGMA cache_size=-\(PlaceCache.readCacheKiB)") }
+            // What the import freed (its parser buffers, the region index) goes back before the columns grow.
+            FreedMemory.giveBack()
             var writer = SnapshotWriter(capacity: Int(try cache.count()))
             let s = try cache.connection.prepare("""
                 SELECT id, title, lat, lon, category, created, modified, areacode, sigungucode,

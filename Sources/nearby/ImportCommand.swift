@@ -69,9 +69,7 @@ struct ImportCommand: ParsableCommand {
         importer.onProgress = StandardError.progress
         importer.onWarning = { StandardError.write("nearby import: \($0)") }
         var codeWarnings = 0
-        do { importer.regions = try RegionAreas.shared.index() } catch {
-            StandardError.write("nearby import: region codes are neither derived nor checked: \(error)")
-        }
+        importer.regions = RegionData.index
         importer.onCodeWarning = { warning in
             StandardError.write(warning.description)
             codeWarnings += 1

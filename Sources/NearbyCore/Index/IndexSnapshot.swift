@@ -318,25 +318,6 @@ func writeAll(_ fd: Int32, _ raw: UnsafeRawBufferPointer, at offset: Int) -> Boo
     return true
 }
 
-/// A value computed on another thread, read (waiting for it) through `value`.
-final class Background<T>: @unchecked Sendable {
-    private var result: T?
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ work: @escaping @Sendable () -> T) {
-        Thread.detachNewThread { [self] in
-            result = work()
-            done.signal()
-        }
-    }
-
-    var value: T {
-        done.wait()
-        done.signal()
-        return result!
-    }
-}
-
 /// A fast 64-bit checksum over little-endian 8-byte words (the last word zero-padded): each word
 /// goes through xxHash64's round, `acc = rotl(acc + w·P2, 31)·P1`, and the result through its final
 /// avalanche (Yann Collet, xxHash specification, github.com/Cyan4973/xxHash/blob/dev/doc/xxhash_spec.md).

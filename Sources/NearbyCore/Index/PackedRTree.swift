@@ -85,21 +85,28 @@ public struct PackedRTree: Sendable {
           levels: Column<Int>) {
         guard count >= 0, count < Int(Int32.max), (2...65536).contains(nodeSize),
               points.count == 2 * count, items.count == count else { return nil }
-        var expected = [0, count, 1]
+        let (expected, boxCount) = Self.shape(count: count, nodeSize: nodeSize)
+        guard expected.count < 3 * 255, levels.elementsEqual(expected), boxes.count == boxCount,
+              items.withUnsafeBufferPointer({ $0.allSatisfy { $0 >= 0 && Int($0) < count } })
+        else { return nil }
+        self.count = count; self.nodeSize = nodeSize
+        self.points = points; self.items = items; self.boxes = boxes; self.levels = levels
+    }
+
+    /// The `levels` table and the length of `boxes` of the tree over `count` points, known before it
+    /// is built (a snapshot's layout is laid out first).
+    static func shape(count: Int, nodeSize: Int) -> (levels: [Int], boxCount: Int) {
+        var levels = [0, count, 1]
         var entries = count, span = 1, first = 0
         if count > 0 {
             repeat {
                 entries = (entries + nodeSize - 1) / nodeSize
                 span = span.multipliedReportingOverflow(by: nodeSize).overflow ? Int.max : span * nodeSize
-                expected += [first, entries, span]
+                levels += [first, entries, span]
                 first += entries
             } while entries > 1
         }
-        guard expected.count < 3 * 255, levels.elementsEqual(expected), boxes.count == 4 * first,
-              items.withUnsafeBufferPointer({ $0.allSatisfy { $0 >= 0 && Int($0) < count } })
-        else { return nil }
-        self.count = count; self.nodeSize = nodeSize
-        self.points = points; self.items = items; self.boxes = boxes; self.levels = levels
+        return (levels, 4 * first)
     }
 
     /// Bytes held by the tree's arrays, for memory budgets and benchmarks.

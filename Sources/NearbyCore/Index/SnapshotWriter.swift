@@ -9,9 +9,8 @@ import Darwin
 /// places costs about its own size in memory, not the cache's.
 ///
 /// `append` every place (in any order; a cache read in id order skips the sort), then `write` once.
-/// Each section goes to the file with `pwrite` as soon as it is final and is then freed. The title
-/// ranks (collation keys for every title and a sort of them, the costliest part) are computed on a
-/// second thread while this one builds the tree and writes the other sections.
+/// Each section goes to the file with `pwrite` as soon as it is final and is then freed, so that the
+/// large temporaries (the titles' collation keys, the tree's build) never coexist with the columns.
 public struct SnapshotWriter {
     private var idBytes: [UInt8] = [], idOffsets: [UInt32] = [0]
     /// The id as a number when it is at most 18 ASCII digits without a leading zero, else −1
@@ -35,6 +34,10 @@ public struct SnapshotWriter {
         foldedEnds.reserveCapacity(capacity); lats.reserveCapacity(capacity); lons.reserveCapacity(capacity)
         category.reserveCapacity(capacity); created.reserveCapacity(capacity); modified.reserveCapacity(capacity)
         eventStart.reserveCapacity(capacity); eventEnd.reserveCapacity(capacity); flags.reserveCapacity(capacity)
+        // The text buffers' lengths are unknown: generous room, which costs address space only (pages
+        // are resident once written), where doubling would hold the old and the new copy at once.
+        idBytes.reserveCapacity(capacity * 16); titleBytes.reserveCapacity(capacity * 64)
+        foldedUnits.reserveCapacity(capacity * 32)
     }
 
     /// Places appended so far.
@@ -90,22 +93,16 @@ public struct SnapshotWriter {
             throw IndexSnapshot.Problem.damaged("more than 4 GiB of ids or titles")
         }
         let order = inIdOrder ? nil : idOrder()
-        let (titles, ends) = (titleBytes, titleEnds)
-        titleBytes = []; titleEnds = []
-        let ranks = Background { () -> [UInt32] in
-            let r = titles.withUnsafeBufferPointer { u in ends.withUnsafeBufferPointer { KoreanCollation.ranks(utf8: u, ends: $0) } }
-            return order.map { $0.map { r[Int($0)] } } ?? r
-        }
         if let order { arrange(order) }
-        let tree = PackedRTree(xs: lons, ys: lats, nodeSize: Self.nodeSize)
         let areas = Self.strings(Self.dictionaryValues(areacode.dictionary))
         let sigungus = Self.strings(Self.dictionaryValues(sigungucode.dictionary))
         let codeStrings = codes.map { Self.strings(Self.dictionaryValues($0.dictionary)) }
         let n = count
+        let (treeLevels, treeBoxes) = PackedRTree.shape(count: n, nodeSize: Self.nodeSize)
 
         // The layout first (every section's length is known), then each section into place.
         var tags: [(String, Int, Int)] = [
-            ("TPTS", 8, tree.points.count), ("TITM", 4, n), ("TBOX", 8, tree.boxes.count), ("TLVL", 8, tree.levels.count),
+            ("TPTS", 8, 2 * n), ("TITM", 4, n), ("TBOX", 8, treeBoxes), ("TLVL", 8, treeLevels.count),
             ("LAT ", 8, n), ("LON ", 8, n), ("CATG", 4, n), ("AREA", 2, n), ("SIGU", 2, n),
             ("ARDO", 4, areas.offsets.count), ("ARDB", 1, areas.bytes.count),
             ("SGDO", 4, sigungus.offsets.count), ("SGDB", 1, sigungus.bytes.count),
@@ -133,9 +130,9 @@ public struct SnapshotWriter {
             func put<T: BitwiseCopyable>(_ tag: String, _ values: Column<T>) throws {
                 guard values.withUnsafeBufferPointer({ writeAll(fd, UnsafeRawBufferPointer($0), at: offsets[tag]!) }) else { throw failed() }
             }
-            try put("TPTS", tree.points); try put("TITM", tree.items); try put("TBOX", tree.boxes); try put("TLVL", tree.levels)
-            try put("LAT ", lats); lats = []
-            try put("LON ", lons); lons = []
+            // Peak memory (the import's, BENCHMARKS.md): one large part at a time. Every column but the
+            // titles and coordinates is written and freed first, then the titles are ranked (their sort
+            // keys are the largest part), then the tree is built.
             try put("CATG", category); category = []
             try put("AREA", areacode.codes); try put("SIGU", sigungucode.codes)
             areacode = CodeColumn.Builder(capacity: 0); sigungucode = CodeColumn.Builder(capacity: 0)
@@ -155,7 +152,13 @@ public struct SnapshotWriter {
                 try put(stem + "C", codes[i].codes); try put(stem + "O", codeStrings[i].offsets); try put(stem + "B", codeStrings[i].bytes)
                 codes[i] = CodeColumn.Builder(capacity: 0)
             }
-            try put("RANK", ranks.value)
+            FreedMemory.giveBack()
+            try put("RANK", titleRanks(order))
+            let tree = PackedRTree(xs: lons, ys: lats, nodeSize: Self.nodeSize)
+            precondition(tree.boxes.count == treeBoxes && tree.levels.elementsEqual(treeLevels), "PackedRTree.shape disagrees with the tree")
+            try put("LAT ", lats); lats = []
+            try put("LON ", lons); lons = []
+            try put("TPTS", tree.points); try put("TITM", tree.items); try put("TBOX", tree.boxes); try put("TLVL", tree.levels)
 
             // The body checksum reads the body back (from the page cache), as a reader checks it.
             let bodyStart = tableEnd + 8
@@ -182,7 +185,7 @@ public struct SnapshotWriter {
             header.replaceSubrange(0..<8, with: IndexSnapshot.magic)
             set(IndexSnapshot.formatVersion, at: 8); set(UInt32(tags.count), at: 12)
             set(stamp.identity, at: 16); set(stamp.generation, at: 24)
-            set(UInt64(n), at: 32); set(UInt64(fileLength), at: 40); set(UInt32(tree.nodeSize), at: 48)
+            set(UInt64(n), at: 32); set(UInt64(fileLength), at: 40); set(UInt32(Self.nodeSize), at: 48)
             set(body, at: 56)
             for (i, (tag, size, count)) in tags.enumerated() {
                 let e = IndexSnapshot.headerSize + IndexSnapshot.entrySize * i
@@ -192,6 +195,18 @@ public struct SnapshotWriter {
             set(header.withUnsafeBytes { SnapshotHash.of(UnsafeRawBufferPointer(rebasing: $0[0..<tableEnd])) }, at: tableEnd)
             guard header.withUnsafeBytes({ writeAll(fd, $0, at: 0) }) else { throw failed() }
         }
+    }
+
+    /// The titles' Korean-collation ranks (`KoreanCollation.ranks`), in `order` when given. Frees the
+    /// titles once their sort keys (about twice their size) are built, before sorting the keys.
+    private mutating func titleRanks(_ order: [Int32]?) -> [UInt32] {
+        let keys = titleBytes.withUnsafeBufferPointer { u in
+            titleEnds.withUnsafeBufferPointer { KoreanCollation.sortKeys(utf8: u, ends: $0) }
+        }
+        titleBytes = []; titleEnds = []
+        FreedMemory.giveBack()
+        let r = keys.ranks()
+        return order.map { $0.map { r[Int($0)] } } ?? r
     }
 
     /// Id `i` (in append order).

@@ -42,71 +42,87 @@ public enum KoreanCollation {
     }
 
     /// Dense ranks of `titles` in collation order: `ranks[i] < ranks[j]` exactly when title i sorts
-    /// before title j, equal keys get equal ranks, and ranks run 0..<distinct count.
-    ///
-    /// Performance: one pass builds all keys in one flat buffer, then a most-significant-digit sort of
-    /// the keys by 8-byte digits (BENCHMARKS.md, "Snapshot", has the cost on the 1M workload).
+    /// before title j, equal keys get equal ranks, and ranks run 0..<distinct count. One pass builds
+    /// all keys in one flat buffer (`SortKeys`), then sorts them.
     public static func ranks(of titles: [String]) -> [UInt32] {
-        ranks(count: titles.count) { i, b in appendSortKey(titles[i], to: &b) }
+        SortKeys(count: titles.count, bytes: titles.reduce(0) { $0 + 4 * $1.utf8.count + 2 }) { i, b in
+            appendSortKey(titles[i], to: &b)
+        }.ranks()
     }
 
-    /// `ranks(of:)` for titles stored as valid UTF-8 in one buffer: title i is
-    /// `utf8[ends[i − 1] ..< ends[i]]` (from 0 for i = 0). No `String` per title.
-    static func ranks(utf8: UnsafeBufferPointer<UInt8>, ends: UnsafeBufferPointer<UInt32>) -> [UInt32] {
-        ranks(count: ends.count) { i, b in
+    /// The sort keys of titles stored as valid UTF-8 in one buffer: title i is
+    /// `utf8[ends[i − 1] ..< ends[i]]` (from 0 for i = 0). No `String` per title; the titles may be
+    /// freed once this returns, before the sort (`SortKeys.ranks`).
+    static func sortKeys(utf8: UnsafeBufferPointer<UInt8>, ends: UnsafeBufferPointer<UInt32>) -> SortKeys {
+        SortKeys(count: ends.count, bytes: 4 * utf8.count + 2 * ends.count) { i, b in
             let start = i == 0 ? 0 : Int(ends[i - 1])
             appendSortKey(utf8: UnsafeBufferPointer(rebasing: utf8[start..<Int(ends[i])]), to: &b)
         }
     }
 
-    /// Ranks of `n` titles whose keys `appendKey(i, &builder)` appends.
-    private static func ranks(count n: Int, appendKey: (Int, inout Builder) -> Void) -> [UInt32] {
-        var builder = Builder()
-        builder.key.reserveCapacity(n * 48)
-        var ends = [Int](repeating: 0, count: n)
-        for i in 0..<n {
-            appendKey(i, &builder)
-            ends[i] = builder.key.count
+    /// The keys of n strings in one flat buffer.
+    struct SortKeys {
+        private var builder = Builder()
+        private var ends: [Int]
+
+        /// Keys of `n` strings whose keys `appendKey(i, &builder)` appends. `bytes` is room for
+        /// all keys (about 4 per UTF-8 byte, plus 2): reserved, not touched, so a generous guess costs
+        /// address space only, while growing the buffer would hold the old and new copy at once.
+        init(count n: Int, bytes: Int, appendKey: (Int, inout Builder) -> Void) {
+            builder.key.reserveCapacity(bytes)
+            ends = [Int](repeating: 0, count: n)
+            for i in 0..<n {
+                appendKey(i, &builder)
+                ends[i] = builder.key.count
+            }
         }
-        return builder.key.withUnsafeBufferPointer { b in
-            ends.withUnsafeBufferPointer { e in
-                func key(_ i: Int) -> UnsafeBufferPointer<UInt8> {
-                    let start = i == 0 ? 0 : e[i - 1]
-                    return UnsafeBufferPointer(rebasing: b[start..<e[i]])
-                }
-                // MSD by 8-byte digits: sort a group on (next 8 key bytes as a big-endian word, bytes
-                // left capped at 9), then each run that ties on a full word, 8 bytes deeper. Titles that
-                // share a long prefix (a town's name) have it read once per 8 bytes, not per comparison.
-                var entries = [(word: UInt64, left: UInt32, index: UInt32)](repeating: (0, 0, 0), count: n)
-                for i in 0..<n { entries[i].index = UInt32(i) }
-                entries.withUnsafeMutableBufferPointer { all in
-                    var groups = [(lo: 0, hi: n, depth: 0)]
-                    while let (lo, hi, depth) = groups.popLast() {
-                        for i in lo..<hi {
-                            let k = key(Int(all[i].index))
-                            var w: UInt64 = 0
-                            for j in depth..<depth + 8 { w = w << 8 | UInt64(j < k.count ? k[j] : 0) }
-                            all[i].word = w
-                            all[i].left = UInt32(min(max(k.count - depth, 0), 9))
-                        }
-                        var group = UnsafeMutableBufferPointer(rebasing: all[lo..<hi])
-                        group.sort { ($0.word, $0.left) < ($1.word, $1.left) }
-                        var i = lo
-                        while i < hi {
-                            var j = i + 1
-                            while j < hi && all[j].word == all[i].word && all[j].left == all[i].left { j += 1 }
-                            if j - i > 1 && all[i].left == 9 { groups.append((i, j, depth + 8)) }
-                            i = j
+
+        /// Dense ranks of the keys (`ranks(of:)`).
+        ///
+        /// Performance: a most-significant-digit sort of the keys by 8-byte digits (BENCHMARKS.md,
+        /// "Snapshot", has the cost on the 1M workload).
+        func ranks() -> [UInt32] {
+            let n = ends.count
+            return builder.key.withUnsafeBufferPointer { b in
+                ends.withUnsafeBufferPointer { e in
+                    func key(_ i: Int) -> UnsafeBufferPointer<UInt8> {
+                        let start = i == 0 ? 0 : e[i - 1]
+                        return UnsafeBufferPointer(rebasing: b[start..<e[i]])
+                    }
+                    // MSD by 8-byte digits: sort a group on (next 8 key bytes as a big-endian word, bytes
+                    // left capped at 9), then each run that ties on a full word, 8 bytes deeper. Titles that
+                    // share a long prefix (a town's name) have it read once per 8 bytes, not per comparison.
+                    var entries = [(word: UInt64, left: UInt32, index: UInt32)](repeating: (0, 0, 0), count: n)
+                    for i in 0..<n { entries[i].index = UInt32(i) }
+                    entries.withUnsafeMutableBufferPointer { all in
+                        var groups = [(lo: 0, hi: n, depth: 0)]
+                        while let (lo, hi, depth) = groups.popLast() {
+                            for i in lo..<hi {
+                                let k = key(Int(all[i].index))
+                                var w: UInt64 = 0
+                                for j in depth..<depth + 8 { w = w << 8 | UInt64(j < k.count ? k[j] : 0) }
+                                all[i].word = w
+                                all[i].left = UInt32(min(max(k.count - depth, 0), 9))
+                            }
+                            var group = UnsafeMutableBufferPointer(rebasing: all[lo..<hi])
+                            group.sort { ($0.word, $0.left) < ($1.word, $1.left) }
+                            var i = lo
+                            while i < hi {
+                                var j = i + 1
+                                while j < hi && all[j].word == all[i].word && all[j].left == all[i].left { j += 1 }
+                                if j - i > 1 && all[i].left == 9 { groups.append((i, j, depth + 8)) }
+                                i = j
+                            }
                         }
                     }
+                    var ranks = [UInt32](repeating: 0, count: n)
+                    var rank: UInt32 = 0
+                    for j in 0..<n {
+                        if j > 0 && KoreanCollation.compare(key(Int(entries[j - 1].index)), key(Int(entries[j].index))) != 0 { rank += 1 }
+                        ranks[Int(entries[j].index)] = rank
+                    }
+                    return ranks
                 }
-                var ranks = [UInt32](repeating: 0, count: n)
-                var rank: UInt32 = 0
-                for j in 0..<n {
-                    if j > 0 && compare(key(Int(entries[j - 1].index)), key(Int(entries[j].index))) != 0 { rank += 1 }
-                    ranks[Int(entries[j].index)] = rank
-                }
-                return ranks
             }
         }
     }

@@ -21,11 +21,13 @@ public struct Importer {
     public var onProgress: (String) -> Void = { _ in }
     /// Told, once, when the index snapshot could not be brought up to date (the import still counts).
     public var onWarning: (String) -> Void = { _ in }
-    /// When set, every imported place's legal-dong codes are checked against its coordinates
-    /// (`RegionIndex.checkCodes`, issue 12): a place without `lDongRegnCd`/`lDongSignguCd` gets them
-    /// derived, marked `lDongSource` `coordinates`; a place whose codes name another region is kept as
-    /// given and reported to `onCodeWarning`. Places at sea or abroad are left as they are.
-    public var regions: RegionIndex?
+    /// When set, the region index it loads checks every imported place's legal-dong codes against its
+    /// coordinates (`RegionIndex.checkCodes`, issue 12): a place without `lDongRegnCd`/`lDongSignguCd`
+    /// gets them derived, marked `lDongSource` `coordinates`; a place whose codes name another region is
+    /// kept as given and reported to `onCodeWarning`. Places at sea or abroad are left as they are.
+    /// A loader, not an index: the index lives for the write only, so its memory (tens of MB) is given
+    /// back before the snapshot is written. When it fails, `onWarning` says so and codes are left alone.
+    public var regions: (() throws -> RegionIndex)?
     /// Told about each place whose codes disagree with its coordinates (`file:line: lDongRegnCd: …`).
     public var onCodeWarning: (RecordError) -> Void = { _ in }
 
@@ -40,9 +42,13 @@ public struct Importer {
         // Files are opened before the write begins, so a missing one changes nothing; standard input
         // is read in its turn (a producer may still be writing it while earlier inputs are imported).
         let opened = try paths.map { path throws(UnreadableInputError) in path == "-" ? nil : try InputFile(path: path) }
+        // Loaded before the write lock is taken (so the lock is held no longer than the write) and
+        // dropped once the records are written, before the commit's R*Tree load and the snapshot.
+        var regions = loadRegions()
         let summary = try cache.write { writer in
             var summary = ImportSummary()
-            for input in opened { summary.files.append(try importFile(try input ?? InputFile(path: "-"), into: writer)) }
+            for input in opened { summary.files.append(try importFile(try input ?? InputFile(path: "-"), into: writer, regions: regions)) }
+            regions = nil
             onProgress("updating the spatial index and committing")
             summary.counts = writer.counts
             summary.counts.rejected = summary.files.reduce(0) { $0 + $1.rejected }
@@ -57,9 +63,10 @@ public struct Importer {
     /// counts and `file:line` errors as into a cache; only the writer differs (`PostGISWriter`).
     public func importFiles(_ paths: [String], into store: PostGISStore) throws -> ImportSummary {
         let opened = try paths.map { path throws(UnreadableInputError) in path == "-" ? nil : try InputFile(path: path) }
+        let regions = loadRegions()
         return try store.write { writer in
             var summary = ImportSummary()
-            for input in opened { summary.files.append(try importFile(try input ?? InputFile(path: "-"), into: writer)) }
+            for input in opened { summary.files.append(try importFile(try input ?? InputFile(path: "-"), into: writer, regions: regions)) }
             onProgress("applying the records and committing")
             try writer.apply()
             summary.counts = writer.counts
@@ -76,7 +83,14 @@ public struct Importer {
         }
     }
 
-    private func importFile(_ input: InputFile, into writer: some PlaceSink) throws -> ImportSummary.File {
+    private func loadRegions() -> RegionIndex? {
+        do { return try regions?() } catch {
+            onWarning("region codes are neither derived nor checked: \(error)")
+            return nil
+        }
+    }
+
+    private func importFile(_ input: InputFile, into writer: some PlaceSink, regions: RegionIndex?) throws -> ImportSummary.File {
         var records = 0, rejected = 0
         onProgress("\(input.name): reading")
         let format = try PlaceParser.read(

@@ -106,7 +106,7 @@ func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
             try cache.write { w in try w.upsert(place) }
         }
         let v1 = try SQLiteConnection(path: path, readOnly: false, create: false)
-        try v1.execute("ALTER TABLE places DROP COLUMN kakaoCategory; ALTER TABLE places DROP COLUMN lDongSource; PRAGMA user_version=1")
+        try v1.execute("ALTER TABLE places DROP COLUMN kakaoCategory; ALTER TABLE places DROP COLUMN lDongSource; ALTER TABLE places DROP COLUMN checksum; PRAGMA user_version=1")
         #expect(try PlaceCache(path: path, readOnly: true).allPlaces() == [place])
         #expect(try v1.integer("PRAGMA user_version") == PlaceCache.schemaVersion)
         let kakao = Place(id: "kakao:9", title: "카페", lat: 37.5, lon: 127, category: 39, kakaoCategory: "CE7")
@@ -115,7 +115,7 @@ func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
         #expect(try cache.allPlaces() == [place, kakao])
 
         try SQLiteConnection(path: path, readOnly: false, create: false)
-            .execute("ALTER TABLE places DROP COLUMN kakaoCategory; ALTER TABLE places DROP COLUMN lDongSource; PRAGMA user_version=1")
+            .execute("ALTER TABLE places DROP COLUMN kakaoCategory; ALTER TABLE places DROP COLUMN lDongSource; ALTER TABLE places DROP COLUMN checksum; PRAGMA user_version=1")
         chmod(path, 0o444)
         defer { chmod(path, 0o644) }
         guard getuid() != 0 else { return }  // root writes anyway

@@ -18,7 +18,8 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let query = try QueryParameters.parse(line.pairs)
         let rendered = QueryParameters.render(query)
         do throws(RequestError) {
-            precondition(try QueryParameters.parse(rendered) == query, "parse(render(q)) == q: \(rendered)")
+            let again = try QueryParameters.parse(rendered)
+            precondition(again == query, "parse(render(q)) == q: \(rendered)")
         } catch {
             preconditionFailure("render(q) does not parse: \(rendered): \(error)")
         }

@@ -35,7 +35,8 @@ struct RowChecksum {
 
     mutating func add(column: Int, _ v: Double) {
         begin(column: column, type: SQLITE_FLOAT, count: 8)
-        mix(v.bitPattern)
+        // SQLite stores an integral REAL as an integer, so −0.0 reads back as +0.0: sum them alike.
+        mix(v == 0 ? 0 : v.bitPattern)
     }
 
     mutating func add(column: Int, _ text: String) {

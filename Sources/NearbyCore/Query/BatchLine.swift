@@ -12,7 +12,7 @@ public enum BatchLine {
     public static func header(_ line: [UInt8]) throws(RequestError) -> [String] {
         var seen: Set<String> = []
         return try cells(line).enumerated().map { (i, cell) throws(RequestError) -> String in
-            let name = try text(cell, "header", column: i).trimmingASCIIBlanks
+            let name = TextNormalization.trimmingSpaces(try text(cell, "header", column: i))
             let canonical = name == "qid" ? "qid" : name == "radius_m" ? "radius" : QueryParameters.parameter(named: name)?.name
             guard let canonical else {
                 throw RequestError(parameter: "header", reason: "\(MessageText.quoted(name)) is not qid or a query parameter (see nearby query --help)")
@@ -87,13 +87,4 @@ public enum BatchLine {
 
     /// An integer qid stays a number in the output, anything else is a string.
     private static func scalar(_ s: String) -> JSONScalar { Int(s).map(JSONScalar.int) ?? .string(s) }
-}
-
-private extension String {
-    /// Without leading and trailing spaces and tabs.
-    var trimmingASCIIBlanks: String {
-        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !blank($0) }), let last = lastIndex(where: { !blank($0) }) else { return "" }
-        return String(self[first...last])
-    }
 }

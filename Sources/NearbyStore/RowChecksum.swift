@@ -90,11 +90,6 @@ struct RowChecksum {
         while try rows.step() { sums.append((rows.int64(rowidColumn), of(rows).stored)) }
         rows.reset()
         let update = try db.prepare("UPDATE places SET checksum = ?2 WHERE rowid = ?1")
-        for (rowid, sum) in sums {
-            try update.bind(1, rowid)
-            try update.bind(2, sum)
-            try update.step()
-            update.reset()
-        }
+        for (rowid, sum) in sums { try update.run(rowid, sum) }
     }
 }

@@ -89,7 +89,9 @@ public enum QueryParameters {
         var values: [String: [String]] = [:]
         for (rawName, value) in pairs {
             guard let p = parameter(named: rawName) else {
-                throw RequestError(parameter: rawName, reason: "unknown parameter (known: \(all.map(\.name).joined(separator: ", ")))")
+                // The name is untrusted (a batch line's key, a URL's): control characters made visible, cut.
+                throw RequestError(parameter: MessageText.oneLine(rawName, limit: MessageText.echoLimit),
+                                   reason: "unknown parameter (known: \(all.map(\.name).joined(separator: ", ")))")
             }
             if !p.isList && values[p.name] != nil {
                 throw RequestError(parameter: p.name, reason: "given twice")

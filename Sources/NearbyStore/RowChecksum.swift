@@ -83,8 +83,13 @@ struct RowChecksum {
 
     /// Writes the checksum of every row from its stored values: the schema step that adds the column
     /// (what was stored before it is taken as written), and any later step that rewrites values.
+    /// A column a later schema step adds does not exist yet: it is read as the NULL that step leaves.
     static func fill(_ db: SQLiteConnection) throws(SQLiteError) {
-        let rows = try db.prepare("SELECT \(PlaceCache.checkedColumns.joined(separator: ", ")), rowid FROM places")
+        let info = try db.prepare("SELECT name FROM pragma_table_info('places')")
+        var existing: Set<String> = []
+        while try info.step() { existing.insert(info.text(0) ?? "") }
+        let columns = PlaceCache.checkedColumns.map { existing.contains($0) ? $0 : "NULL" }
+        let rows = try db.prepare("SELECT \(columns.joined(separator: ", ")), rowid FROM places")
         var sums: [(rowid: Int64, sum: Int64)] = []
         let rowidColumn = Int32(columnKeys.count)
         while try rows.step() { sums.append((rows.int64(rowidColumn), of(rows).stored)) }

@@ -132,4 +132,23 @@ import Testing
         try cache.connection.execute("UPDATE places SET lat = lat + 1e-9 WHERE id = 'p3'")
         #expect(try cache.check().problems.first == #"id "p3": checksum: the stored values differ from those written (a changed byte)"#)
     }
+
+    /// The fill runs in the schema step that adds the checksum, before later steps add their columns
+    /// (as issue 11's may): it reads a column that does not exist yet as the NULL its step will leave.
+    @Test func checksumFillBeforeALaterColumnExists() throws {
+        let dir = try TempFolder()
+        let path = dir.file("c.sqlite")
+        let places = randomPlaces(10, seed: 3)
+        do {
+            let cache = try PlaceCache(path: path)
+            try cache.write { w in for p in places { try w.upsert(p) } }
+        }
+        let db = try SQLiteConnection(path: path, readOnly: false, create: false)
+        try db.execute("UPDATE places SET checksum = 0; ALTER TABLE places DROP COLUMN lDongSource")
+        try RowChecksum.fill(db)
+        try db.execute("ALTER TABLE places ADD COLUMN lDongSource TEXT")
+        let cache = try PlaceCache(path: path, readOnly: true)
+        #expect(try cache.allPlaces() == places)
+        #expect(try cache.check().ok)
+    }
 }

@@ -114,16 +114,20 @@ import Testing
         #expect(try cache.place(id: "1")?.title == "place 1")
     }
 
+    /// A cache file in `dir` holding `places`, its connection closed (so another may change the schema).
+    static func closedCache(_ places: [Place], in dir: TempFolder) throws -> String {
+        let path = dir.file("c.sqlite")
+        let cache = try PlaceCache(path: path)
+        try cache.write { w in for p in places { try w.upsert(p) } }
+        return path
+    }
+
     /// A cache made before checksums (schema 2) gets them on open, from the rows as they are, and
     /// reads as before.
     @Test func olderCacheGetsChecksums() throws {
         let dir = try TempFolder()
-        let path = dir.file("v2.sqlite")
         let places = randomPlaces(20, seed: 7)
-        do {
-            let cache = try PlaceCache(path: path)
-            try cache.write { w in for p in places { try w.upsert(p) } }
-        }
+        let path = try Self.closedCache(places, in: dir)
         try SQLiteConnection(path: path, readOnly: false, create: false)
             .execute("ALTER TABLE places DROP COLUMN checksum; PRAGMA user_version=2")
         #expect(try PlaceCache(path: path, readOnly: true).allPlaces() == places)
@@ -137,12 +141,8 @@ import Testing
     /// (as issue 11's may): it reads a column that does not exist yet as the NULL its step will leave.
     @Test func checksumFillBeforeALaterColumnExists() throws {
         let dir = try TempFolder()
-        let path = dir.file("c.sqlite")
         let places = randomPlaces(10, seed: 3)
-        do {
-            let cache = try PlaceCache(path: path)
-            try cache.write { w in for p in places { try w.upsert(p) } }
-        }
+        let path = try Self.closedCache(places, in: dir)
         let db = try SQLiteConnection(path: path, readOnly: false, create: false)
         try db.execute("UPDATE places SET checksum = 0; ALTER TABLE places DROP COLUMN lDongSource")
         try RowChecksum.fill(db)

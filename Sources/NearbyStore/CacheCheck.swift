@@ -13,7 +13,7 @@ public struct CacheCheckReport: Sendable, Equatable {
 extension PlaceCache {
     /// Checks the whole cache, for users who suspect damage (`nearby check`): SQLite's
     /// `integrity_check` (pages, indexes, the `UNIQUE` id), `rtreecheck` (the R*Tree's own structure),
-    /// every row readable as a place (types, UTF-8, ranges: `place(from:)`) and valid as an import would
+    /// every row readable as a place (types, UTF-8, ranges, checksum: `place(from:)`) and valid as an import would
     /// have written it (`PlaceValidator`, normalisation included), and every row's point inside its
     /// R*Tree box, with no box left over. Throws only when the file cannot be read at all.
     public func check(limit: Int = 100) throws -> CacheCheckReport {
@@ -28,7 +28,7 @@ extension PlaceCache {
             if try rtree.step(), let text = rtree.text(0), text != "ok" {
                 for line in text.split(separator: "\n") { problem("rtreecheck: \(line)") }
             }
-            let rows = try connection.prepare("SELECT \(Self.placeColumns) FROM places")
+            let rows = try connection.prepare("SELECT \(Self.rowColumns) FROM places")
             while try rows.step() {
                 report.rows += 1
                 var place: Place

@@ -86,24 +86,26 @@ public enum CacheSnapshot {
             // What the import freed (its parser buffers, the region index) goes back before the columns grow.
             FreedMemory.giveBack()
             var writer = SnapshotWriter(capacity: Int(try cache.count()))
-            let s = try cache.connection.prepare("""
-                SELECT id, title, lat, lon, category, created, modified, areacode, sigungucode,
-                       coalesce(length(image), 0) > 0, eventStart, eventEnd, accessMask,
-                       cat1, cat2, cat3, lclsSystm1, lclsSystm2, lclsSystm3, lDongRegnCd, lDongSignguCd, kakaoCategory, pet
-                  FROM places
-                """)
+            // Whole rows, so each row's checksum is verified: a damaged value must not reach the index.
+            let s = try cache.connection.prepare("SELECT \(PlaceCache.rowColumns) FROM places")
+            func text(_ field: PlaceField) -> String? { s.text(Int32(field.rawValue)) }
             while try s.step() {
+                do { try PlaceCache.verifyChecksum(s) } catch {
+                    throw PlaceCacheError.damaged(path: cache.path, row: PlaceCache.rowName(s), field: error.field, reason: error.reason)
+                }
                 writer.append(
-                    id: s.text(0) ?? "", title: s.text(1) ?? "", lat: s.double(2), lon: s.double(3),
-                    category: Int(s.int64(4)), created: s.text(5), modified: s.text(6), areacode: s.text(7),
-                    sigungucode: s.text(8), hasImage: s.int64(9) != 0, eventStart: s.text(10), eventEnd: s.text(11),
-                    accessibility: UInt32(truncatingIfNeeded: s.int64(12)),
+                    id: text(.id) ?? "", title: text(.title) ?? "", lat: s.double(Int32(PlaceField.lat.rawValue)),
+                    lon: s.double(Int32(PlaceField.lon.rawValue)), category: Int(s.int64(Int32(PlaceField.category.rawValue))),
+                    created: text(.created), modified: text(.modified), areacode: text(.areacode),
+                    sigungucode: text(.sigungucode), hasImage: !(text(.image) ?? "").isEmpty,
+                    eventStart: text(.eventStart), eventEnd: text(.eventEnd),
+                    accessibility: UInt32(truncatingIfNeeded: s.int64(Int32(PlaceField.allCases.count))),
                     codeKeys: [
-                        CodeFamily.levelsKey(s.text(13), s.text(14), s.text(15)),
-                        CodeFamily.levelsKey(s.text(16), s.text(17), s.text(18)),
-                        CodeFamily.ldongKey(regn: s.text(19), signgu: s.text(20)),
-                        s.text(21).flatMap { $0.isEmpty ? nil : $0 },
-                        s.text(22).flatMap { $0.isEmpty ? nil : $0 },
+                        CodeFamily.levelsKey(text(.cat1), text(.cat2), text(.cat3)),
+                        CodeFamily.levelsKey(text(.lclsSystm1), text(.lclsSystm2), text(.lclsSystm3)),
+                        CodeFamily.ldongKey(regn: text(.lDongRegnCd), signgu: text(.lDongSignguCd)),
+                        text(.kakaoCategory).flatMap { $0.isEmpty ? nil : $0 },
+                        text(.pet).flatMap { $0.isEmpty ? nil : $0 },
                     ])
             }
             try writer.write(stamp: stamp, to: path)

@@ -4,10 +4,11 @@ import NearbyCore
 
 /// The persistent cache of places: one SQLite file.
 ///
-/// Layout (schema version 3, `PRAGMA application_id` = `PlaceCache.applicationID`):
+/// Layout (schema version 4, `PRAGMA application_id` = `PlaceCache.applicationID`):
 /// - `places`: an integer `rowid`, the unique text `id`, then every `Place` field under its JSON name.
 ///   `accessibility` is the tag list joined with "," (NULL when empty) so it round-trips exactly, and
 ///   `accessMask` is the bitmask of its known tags and their visitor groups (`Accessibility.placeMask`).
+///   `checksum` is the `RowChecksum` of the other columns (`checkedColumns`), checked by every read of a row.
 /// - `pending_details(id, kind, fields)`: details for places not cached yet (`pendingDetailsSQL`).
 /// - `places_rtree(rowid, minLon, maxLon, minLat, maxLat)`: an R*Tree over the same rowids. R*Tree boxes are
 ///   32-bit floats, so each point is stored as the box from the Float just below to the Float just above it:
@@ -29,14 +30,23 @@ public final class PlaceCache {
     public static let applicationID: Int64 = 0x4E52_4259
     /// The schema version this code reads and writes. Opening a file with a newer version is refused;
     /// an older one is upgraded in place by `migrations` (which needs write access to the file).
-    public static let schemaVersion: Int64 = 3
-    /// `migrations[v]` turns schema version v into v + 1. Each adds nullable columns or tables, so a
-    /// migrated cache holds the same places; version 3 also gives `accessMask` the visitor-group bits
-    /// (the index snapshot format changed with it, so an old snapshot is rebuilt, not reused).
-    static let migrations: [Int64: String] = [
-        1: "ALTER TABLE places ADD COLUMN kakaoCategory TEXT; ALTER TABLE places ADD COLUMN lDongSource TEXT",
-        2: "ALTER TABLE places ADD COLUMN pet TEXT; ALTER TABLE places ADD COLUMN barrierFree TEXT; "
-            + "ALTER TABLE places ADD COLUMN petInfo TEXT; \(pendingDetailsSQL); \(groupBitsSQL)",
+    public static let schemaVersion: Int64 = 4
+    /// `migrations[v]` turns schema version v into v + 1. Each adds columns or tables (nullable, or filled
+    /// from the row), so a migrated cache holds the same places. Version 3 also gives `accessMask` the
+    /// visitor-group bits (the index snapshot format changed with it, so an old snapshot is rebuilt, not
+    /// reused). A step that writes stored values must come before the checksum step, or refill the
+    /// checksums (`RowChecksum.fill`) after it.
+    static let migrations: [Int64: @Sendable (SQLiteConnection) throws -> Void] = [
+        1: { try $0.execute("ALTER TABLE places ADD COLUMN kakaoCategory TEXT; ALTER TABLE places ADD COLUMN lDongSource TEXT") },
+        2: {
+            try $0.execute("ALTER TABLE places ADD COLUMN pet TEXT; ALTER TABLE places ADD COLUMN barrierFree TEXT; "
+                + "ALTER TABLE places ADD COLUMN petInfo TEXT; \(pendingDetailsSQL); \(groupBitsSQL)")
+        },
+        // Per-row checksums, taken from the rows as they are.
+        3: { db in
+            try db.execute("ALTER TABLE places ADD COLUMN checksum INTEGER")
+            try RowChecksum.fill(db)
+        },
     ]
     /// Details (`PlaceDetail`) whose place is not cached yet: kind is `barrierFree` or `pet`, fields the
     /// detail's `originalText`. The writer merges them into the place when it arrives, and drops them.
@@ -159,10 +169,10 @@ public final class PlaceCache {
         do {
             var version = try connection.integer("PRAGMA user_version")
             while version < schemaVersion {
-                guard let sql = migrations[version] else {
+                guard let step = migrations[version] else {
                     throw PlaceCacheError.notACache(path: path, reason: "unknown schema version \(version)")
                 }
-                try connection.execute(sql)
+                try step(connection)
                 version += 1
             }
             try connection.execute("PRAGMA user_version=\(schemaVersion); COMMIT")
@@ -185,7 +195,7 @@ public final class PlaceCache {
                     image TEXT, cat1 TEXT, cat2 TEXT, cat3 TEXT, eventStart TEXT, eventEnd TEXT,
                     accessibility TEXT, accessMask INTEGER NOT NULL DEFAULT 0,
                     lDongRegnCd TEXT, lDongSignguCd TEXT, lclsSystm1 TEXT, lclsSystm2 TEXT, lclsSystm3 TEXT,
-                    kakaoCategory TEXT, lDongSource TEXT, pet TEXT, barrierFree TEXT, petInfo TEXT);
+                    kakaoCategory TEXT, lDongSource TEXT, pet TEXT, barrierFree TEXT, petInfo TEXT, checksum INTEGER);
                 \(Self.pendingDetailsSQL);
                 \(RTreeBulkLoader.createSQL);
                 CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
@@ -219,16 +229,21 @@ public final class PlaceCache {
 
     // MARK: Reading
 
-    /// The columns `place(from:)` decodes: every `PlaceField`, in its order, under its JSON name.
+    /// Every `PlaceField`, in its order, under its JSON name.
     static let placeColumns = PlaceField.allCases.map(\.name).joined(separator: ", ")
+    /// The stored columns of a row, as the writer binds them and `RowChecksum` covers them.
+    static let checkedColumns = PlaceField.allCases.map(\.name) + ["accessMask"]
+    /// The columns `place(from:)` reads: `checkedColumns`, then `checksum`.
+    static let rowColumns = (checkedColumns + ["checksum"]).joined(separator: ", ")
 
-    /// Decodes the row at `statement`'s cursor, whose columns from `first` on are `placeColumns`.
+    /// Decodes the row at `statement`'s cursor, whose columns from `first` on are `rowColumns`.
     ///
     /// A damaged file (a flipped byte, another program's writes) must not turn into silently wrong
     /// output, so what is read is checked, not coerced: every column has its type (TEXT, REAL, INTEGER;
     /// NULL only where a field is optional), text is valid UTF-8 (reported, never replaced with U+FFFD),
     /// and lat/lon are finite and in range. The schema has no STRICT/CHECK constraints (adding them would
     /// need a schema version and a table rebuild); reading checks instead, and `nearby check` checks all.
+    /// Then the row's checksum (`verifyChecksum`) catches a value changed into another valid one.
     static func place(from s: SQLiteStatement, first c: Int32 = 0) throws(DamagedRow) -> Place {
         func text(_ field: PlaceField) throws(DamagedRow) -> String? {
             let column = c + Int32(field.rawValue)
@@ -257,7 +272,7 @@ public final class PlaceCache {
         guard s.type(categoryColumn) == SQLITE_INTEGER else {
             throw DamagedRow(field: "category", reason: "\(SQLiteStatement.typeName(s.type(categoryColumn))) where an integer belongs")
         }
-        return Place(
+        let place = Place(
             id: try required(.id), title: try text(.title) ?? "", lat: try coordinate(.lat, 90), lon: try coordinate(.lon, 180),
             category: Int(s.int64(categoryColumn)), created: try text(.created), modified: try text(.modified),
             areacode: try text(.areacode), sigungucode: try text(.sigungucode), addr: try text(.addr), tel: try text(.tel),
@@ -268,6 +283,20 @@ public final class PlaceCache {
             lclsSystm1: try text(.lclsSystm1), lclsSystm2: try text(.lclsSystm2), lclsSystm3: try text(.lclsSystm3),
             kakaoCategory: try text(.kakaoCategory), lDongSource: try text(.lDongSource),
             pet: try text(.pet), barrierFree: try text(.barrierFree), petInfo: try text(.petInfo))
+        try verifyChecksum(s, first: c)
+        return place
+    }
+
+    /// Throws unless the row at `s`'s cursor (columns from `first` on: `rowColumns`) holds the values
+    /// its checksum was written for.
+    static func verifyChecksum(_ s: SQLiteStatement, first c: Int32 = 0) throws(DamagedRow) {
+        let column = c + Int32(checkedColumns.count)
+        guard s.type(column) == SQLITE_INTEGER else {
+            throw DamagedRow(field: "checksum", reason: "\(SQLiteStatement.typeName(s.type(column))) where the row's checksum belongs")
+        }
+        guard RowChecksum.of(s, first: c).stored == s.int64(column) else {
+            throw DamagedRow(field: "checksum", reason: "the stored values differ from those written (a changed byte)")
+        }
     }
 
     /// A row whose stored value cannot be a `Place` field.
@@ -284,7 +313,7 @@ public final class PlaceCache {
         text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
     }
 
-    /// Runs a query of places (its first columns are `placeColumns`) after `bind`, calling `body` per row.
+    /// Runs a query of places (its first columns are `rowColumns`) after `bind`, calling `body` per row.
     private func eachPlace(
         _ sql: String, bind: (SQLiteStatement) throws -> Void = { _ in }, _ body: (Place) throws -> Void
     ) throws {
@@ -313,14 +342,14 @@ public final class PlaceCache {
     public func allPlaces() throws -> [Place] {
         var places: [Place] = []
         places.reserveCapacity(try count())
-        try eachPlace("SELECT \(Self.placeColumns) FROM places") { places.append($0) }
+        try eachPlace("SELECT \(Self.rowColumns) FROM places") { places.append($0) }
         return places
     }
 
     /// Calls `body` with every cached place in id order (byte order of the UTF-8 ids), streaming: the
     /// export path, which must not hold a million places in memory.
     public func forEachPlaceByID(_ body: (Place) throws -> Void) throws {
-        try eachPlace("SELECT \(Self.placeColumns) FROM places ORDER BY id", body)
+        try eachPlace("SELECT \(Self.rowColumns) FROM places ORDER BY id", body)
     }
 
     public func count() throws -> Int {
@@ -331,7 +360,7 @@ public final class PlaceCache {
 
     public func place(id: String) throws -> Place? {
         var found: Place?
-        try eachPlace("SELECT \(Self.placeColumns) FROM places WHERE id = ?1", bind: { try $0.bind(1, id) }) {
+        try eachPlace("SELECT \(Self.rowColumns) FROM places WHERE id = ?1", bind: { try $0.bind(1, id) }) {
             found = $0
         }
         return found
@@ -343,7 +372,7 @@ public final class PlaceCache {
     public func candidates(minLon: Double, minLat: Double, maxLon: Double, maxLat: Double) throws -> [Place] {
         var places: [Place] = []
         let sql = """
-            SELECT \(Self.placeColumns) FROM places_rtree r JOIN places USING (rowid)
+            SELECT \(Self.rowColumns) FROM places_rtree r JOIN places USING (rowid)
             WHERE r.maxLon >= ?1 AND r.minLon <= ?3 AND r.maxLat >= ?2 AND r.minLat <= ?4
             """
         try eachPlace(sql, bind: { s in

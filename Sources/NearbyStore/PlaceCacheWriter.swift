@@ -73,9 +73,9 @@ public final class PlaceCacheWriter: PlaceSink {
     fileprivate init(_ connection: SQLiteConnection) throws {
         self.connection = connection
         find = try connection.prepare("SELECT rowid, \(PlaceCache.placeColumns) FROM places WHERE id = ?1")
-        // ?1 is the rowid (NULL for a new row), ?2... the `PlaceField`s in order, then the tag bitmask.
-        let values = (1...PlaceField.allCases.count + 2).map { "?\($0)" }.joined(separator: ", ")
-        let columns = "rowid, \(PlaceCache.placeColumns), accessMask"
+        // ?1 is the rowid (NULL for a new row), ?2... the `checkedColumns` in order, then the checksum.
+        let values = (1...PlaceCache.checkedColumns.count + 2).map { "?\($0)" }.joined(separator: ", ")
+        let columns = "rowid, \(PlaceCache.rowColumns)"
         insertRow = try connection.prepare("INSERT INTO places(\(columns)) VALUES(\(values))")
         replaceRow = try connection.prepare("REPLACE INTO places(\(columns)) VALUES(\(values))")
         removePlace = try connection.prepare("DELETE FROM places WHERE rowid = ?1")
@@ -210,23 +210,20 @@ public final class PlaceCacheWriter: PlaceSink {
 
     /// Writes the row (new when `rowid` is nil) and notes a new or moved place's R*Tree box.
     private func save(_ p: Place, rowid: Int64?, moved: Bool = true) throws {
-        let s = rowid == nil ? insertRow : replaceRow
+        var row = CheckedRow(rowid == nil ? insertRow : replaceRow)
         // Parameters start NULL (stepStaged clears them): bind only the fields present.
-        if let rowid { try s.bind(1, rowid) }
+        if let rowid { try row.statement.bind(1, rowid) }
         for field in PlaceField.allCases {
-            let parameter = 2 + Int32(field.rawValue)
             switch field {
-            case .lat: try s.bind(parameter, p.lat)
-            case .lon: try s.bind(parameter, p.lon)
-            case .category: try s.bind(parameter, Int64(p.category))
-            case .accessibility:
-                if let tags = PlaceCache.accessibilityText(p.accessibility) { s.stage(parameter, tags) }
-            default:
-                if let text = p[text: field] { s.stage(parameter, text) }
+            case .lat: try row.bind(p.lat)
+            case .lon: try row.bind(p.lon)
+            case .category: try row.bind(Int64(p.category))
+            case .accessibility: row.stage(PlaceCache.accessibilityText(p.accessibility))
+            default: row.stage(p[text: field])
             }
         }
-        try s.bind(2 + Int32(PlaceField.allCases.count), Int64(Accessibility.placeMask(p.accessibility)))
-        try s.stepStaged()
+        try row.bind(Int64(Accessibility.placeMask(p.accessibility)))
+        try row.step()
         if rowid == nil { counts.inserted += 1 } else { counts.updated += 1 }
         if moved { boxChanges.append((rowid ?? connection.lastInsertRowID, (p.lon, p.lat))) }
     }
@@ -254,6 +251,47 @@ public final class PlaceCacheWriter: PlaceSink {
             }
         }
         boxChanges = []
+    }
+
+    /// Binds one row's `checkedColumns` in order (parameters ?2...), adding each value to the row's
+    /// `RowChecksum` as it is bound: a value cannot be stored without being summed, and `step` refuses
+    /// a row with a column left unbound.
+    private struct CheckedRow {
+        let statement: SQLiteStatement
+        private var column = 0
+        private var sum = RowChecksum()
+
+        init(_ statement: SQLiteStatement) { self.statement = statement }
+
+        private var parameter: Int32 { 2 + Int32(column) }
+
+        mutating func bind(_ v: Double) throws {
+            sum.add(column: column, v)
+            try statement.bind(parameter, v)
+            column += 1
+        }
+
+        mutating func bind(_ v: Int64) throws {
+            sum.add(column: column, v)
+            try statement.bind(parameter, v)
+            column += 1
+        }
+
+        /// Stages text (nil stays NULL, which adds nothing to the sum).
+        mutating func stage(_ text: String?) {
+            if let text {
+                sum.add(column: column, text)
+                statement.stage(parameter, text)
+            }
+            column += 1
+        }
+
+        /// Binds the checksum after the last column and writes the row.
+        func step() throws {
+            precondition(column == PlaceCache.checkedColumns.count, "a column of the row was not bound")
+            try statement.bind(parameter, sum.stored)
+            try statement.stepStaged()
+        }
     }
 
     /// 32-bit floats strictly below and above `x` (R*Tree coordinates are Floats): one Float step beyond

@@ -72,12 +72,7 @@ enum RTreeBulkLoader {
         // In rowid order, so the b-tree is appended to rather than split at random.
         leafOfRow.sort { $0.rowid < $1.rowid }
         let writeRow = try db.prepare("INSERT INTO places_rtree_rowid(rowid, nodeno) VALUES(?1, ?2)")
-        for (rowid, node) in leafOfRow {
-            try writeRow.bind(1, rowid)
-            try writeRow.bind(2, node)
-            try writeRow.step()
-            writeRow.reset()
-        }
+        for (rowid, node) in leafOfRow { try writeRow.run(rowid, node) }
     }
 
     /// Every place's box, sorted along the Hilbert curve of its point.

@@ -138,6 +138,13 @@ final class SQLiteStatement {
         throw connection.error(rc)
     }
 
+    /// Binds `values` to ?1, ?2, …, runs the statement once (a write) and resets it.
+    func run(_ values: Int64...) throws(SQLiteError) {
+        defer { reset() }
+        for (i, v) in values.enumerated() { try bind(Int32(i + 1), v) }
+        try step()
+    }
+
     /// Resets the statement so it can run again; bindings are kept until rebound.
     func reset() { sqlite3_reset(handle) }
 

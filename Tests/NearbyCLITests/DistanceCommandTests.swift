@@ -78,7 +78,7 @@ import Testing
     @Test func usageErrorsExitWithTwo() throws {
         let unknown = try CLIRunner.run(["distance", "--distance", "projected:EPSG:99999", "1", "2", "3", "4"])
         #expect(unknown.status == 2 && unknown.output.isEmpty)
-        #expect(unknown.stderr == "nearby distance: --distance: unknown CRS 'EPSG:99999'\n")
+        #expect(unknown.stderr == "nearby distance: --distance: unknown CRS \"EPSG:99999\"\n")
         let geographic = try CLIRunner.run(["distance", "--distance", "projected:4326", "1", "2", "3", "4"])
         #expect(geographic.status == 2 && geographic.stderr.contains("is not a projected CRS"))
         let odd = try CLIRunner.run(["distance", "1", "2", "3"])

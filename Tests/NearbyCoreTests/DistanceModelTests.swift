@@ -51,12 +51,14 @@ import NearbyCore
         func message(_ text: String) -> String? {
             do { _ = try DistanceModel(parsing: text); return nil } catch { return "\(error)" }
         }
-        #expect(message("projected:EPSG:99999") == "unknown CRS 'EPSG:99999'")
-        #expect(message("projected:99999") == "unknown CRS 'EPSG:99999'")
-        #expect(message("projected:EPSG:abc") == "unknown CRS 'EPSG:abc'")
-        #expect(message("projected:") == "unknown CRS ''")
-        #expect(message("projected:EPSG:4326") == "CRS 'EPSG:4326' (WGS 84) is not a projected CRS")
-        #expect(message("vincenty")?.hasPrefix("unknown distance model 'vincenty'") == true)
+        #expect(message("projected:EPSG:99999") == "unknown CRS \"EPSG:99999\"")
+        #expect(message("projected:99999") == "unknown CRS \"EPSG:99999\"")
+        #expect(message("projected:EPSG:abc") == "unknown CRS \"EPSG:abc\"")
+        #expect(message("projected:") == "unknown CRS \"\"")
+        #expect(message("projected:EPSG:4326") == "CRS \"EPSG:4326\" (WGS 84) is not a projected CRS")
+        #expect(message("vincenty")?.hasPrefix("unknown distance model \"vincenty\"") == true)
+        // Found by FuzzBatchLine: the echoed text is quoted with control characters visible (one line).
+        #expect(message("proje\rcted:EPSG:3857")?.hasPrefix(#"unknown distance model "proje\rcted:EPSG:3857""#) == true)
         #expect(message("") != nil)
     }
 

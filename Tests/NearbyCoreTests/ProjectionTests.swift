@@ -62,7 +62,7 @@ import NearbyCore
         #expect(throws: DistanceModelError.unknownCRS("EPSG:-5")) { try Projection(epsg: -5) }
         #expect(throws: DistanceModelError.notProjected("EPSG:4326", name: "WGS 84")) { try Projection(epsg: 4326) }
         #expect(throws: DistanceModelError.notProjected("EPSG:4978", name: "WGS 84")) { try Projection(epsg: 4978) }
-        #expect("\(DistanceModelError.unknownCRS("EPSG:99999"))" == "unknown CRS 'EPSG:99999'")
+        #expect("\(DistanceModelError.unknownCRS("EPSG:99999"))" == "unknown CRS \"EPSG:99999\"")
     }
 
     @Test func feetAreConvertedToMetres() throws {

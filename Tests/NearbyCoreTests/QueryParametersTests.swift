@@ -101,6 +101,8 @@ import Testing
         #expect(reason([("radius", "100")])?.message(prefix: "--") == "--radius: needs a centre (lat and lon)")
         #expect(reason([("lat", "1"), ("lon", "1"), ("radius", "-1")])?.parameter == "radius")
         #expect(reason([("nope", "1")])?.parameter == "nope")
+        // Found by FuzzBatchLine: an unknown name from a batch line is echoed on one line.
+        #expect(reason([("sid\u{0C}gungucode", "1")])?.parameter == #"sid\u000cgungucode"#)
         #expect(reason([("sort", "title"), ("arrange", "A")])?.parameter == "arrange")
         #expect(reason([("page", "2"), ("cursor", "x")])?.parameter == "cursor")
         #expect(reason([("page", "9223372036854775807")])?.parameter == "page")

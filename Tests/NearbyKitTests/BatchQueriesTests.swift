@@ -34,4 +34,14 @@ import Testing
         #expect(failure("qid\tlimit\n1\t2\t3\n") == "q.tsv:2: expected 2 tab-separated columns (qid limit), found 3")
         #expect(failure("qid\tlimit\n\n1\t-2\n")?.hasPrefix("q.tsv:3: ") == true)
     }
+
+    /// A TSV cell is refused when it is not UTF-8 (it was decoded with U+FFFD: a query for other text).
+    @Test func invalidUTF8InACellIsRefused() throws {
+        func failure(_ bytes: [UInt8]) -> String? {
+            do { _ = try BatchQueries.read(bytes, file: "q.tsv", defaults: [], areas: nil); return nil } catch { return error.description }
+        }
+        #expect(failure(Array("qid\tkeyword\n1\tcaf".utf8) + [0xFF, 0x0A]) == "q.tsv:2: keyword: column 2 is not valid UTF-8")
+        #expect(failure(Array("qid\tkey".utf8) + [0xC3, 0x0A]) == "q.tsv:1: header: column 2 is not valid UTF-8")
+        #expect(try read("qid\tkeyword\n1\t café \n")[0].query.filter.keyword == " café ")
+    }
 }

@@ -124,11 +124,12 @@ func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
         }
     }
 
-    /// What a schema-1 file lacks: schema 2's Kakao columns and schema 3's details.
+    /// What a schema-1 file lacks: schema 2's Kakao columns, schema 3's details and schema 4's checksums.
     static let downToVersion1 = "ALTER TABLE places DROP COLUMN kakaoCategory; ALTER TABLE places DROP COLUMN lDongSource; "
         + downToVersion2.replacingOccurrences(of: "PRAGMA user_version=2", with: "PRAGMA user_version=1")
     static let downToVersion2 = "ALTER TABLE places DROP COLUMN pet; ALTER TABLE places DROP COLUMN barrierFree; "
-        + "ALTER TABLE places DROP COLUMN petInfo; DROP TABLE pending_details; PRAGMA user_version=2"
+        + "ALTER TABLE places DROP COLUMN petInfo; DROP TABLE pending_details; ALTER TABLE places DROP COLUMN checksum; "
+        + "PRAGMA user_version=2"
 
     /// A schema-2 cache gets the detail columns, the pending table and the visitor-group bits in
     /// `accessMask` (what the snapshot's `--accessible physical` reads), and keeps its places.

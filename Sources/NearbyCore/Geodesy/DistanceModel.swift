@@ -82,9 +82,9 @@ public enum DistanceModelError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownModel(let text):
-            "unknown distance model '\(text)' (expected haversine, geodesic, projected, projected:EPSG:nnnn or projected:utm)"
-        case .unknownCRS(let text): "unknown CRS '\(text)'"
-        case .notProjected(let text, let name): "CRS '\(text)' (\(name)) is not a projected CRS"
+            "unknown distance model \(MessageText.quoted(text)) (expected haversine, geodesic, projected, projected:EPSG:nnnn or projected:utm)"
+        case .unknownCRS(let text): "unknown CRS \(MessageText.quoted(text))"
+        case .notProjected(let text, let name): "CRS \(MessageText.quoted(text)) (\(name)) is not a projected CRS"
         case .outsideProjection(let lat, let lon, let crs): "cannot project (\(lat), \(lon)) into EPSG:\(crs)"
         case .proj(let message): "PROJ: \(message)"
         }

@@ -79,7 +79,7 @@ public struct GeoBox: Sendable, Hashable {
     /// Parses `minLon,minLat,maxLon,maxLat`; nil when malformed or out of range.
     public init?(parsing text: String) {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-            .map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            .map { Double(TextNormalization.trimmingSpaces($0)) }
         guard parts.count == 4, let a = parts[0], let b = parts[1], let c = parts[2], let d = parts[3],
               [a, b, c, d].allSatisfy(\.isFinite),
               (-180...180).contains(a), (-180...180).contains(c),

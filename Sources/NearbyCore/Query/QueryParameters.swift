@@ -90,7 +90,9 @@ public enum QueryParameters {
         var values: [String: [String]] = [:]
         for (rawName, value) in pairs {
             guard let p = parameter(named: rawName) else {
-                throw RequestError(parameter: rawName, reason: "unknown parameter (known: \(all.map(\.name).joined(separator: ", ")))")
+                // The name is untrusted (a batch line's key, a URL's): control characters made visible, cut.
+                throw RequestError(parameter: MessageText.oneLine(rawName, limit: MessageText.echoLimit),
+                                   reason: "unknown parameter (known: \(all.map(\.name).joined(separator: ", ")))")
             }
             if !p.isList && values[p.name] != nil {
                 throw RequestError(parameter: p.name, reason: "given twice")
@@ -155,12 +157,12 @@ public enum QueryParameters {
         func one(_ name: String) -> String? { values[name]?.last }
 
         func list(_ name: String) -> [String]? {
-            values[name].map { $0.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+            values[name].map { $0.flatMap { $0.split(separator: ",") }.map(TextNormalization.trimmingSpaces).filter { !$0.isEmpty } }
         }
 
         func number(_ name: String) throws(RequestError) -> Double? {
             guard let s = one(name) else { return nil }
-            guard let v = Double(s.trimmingCharacters(in: .whitespaces)), v.isFinite else {
+            guard let v = Double(TextNormalization.trimmingSpaces(s)), v.isFinite else {
                 throw RequestError(parameter: name, reason: "\(RequestError.quoted(s)) is not a finite number")
             }
             return v
@@ -168,7 +170,7 @@ public enum QueryParameters {
 
         func integer(_ name: String) throws(RequestError) -> Int? {
             guard let s = one(name) else { return nil }
-            guard let v = Int(s.trimmingCharacters(in: .whitespaces)) else {
+            guard let v = Int(TextNormalization.trimmingSpaces(s)) else {
                 throw RequestError(parameter: name, reason: "\(RequestError.quoted(s)) is not an integer")
             }
             return v
@@ -221,7 +223,7 @@ public enum QueryParameters {
             if let names = values["region"] {
                 guard let areas else { throw RequestError(parameter: "region", reason: "needs the region index (NearbyKit's RegionAreas)") }
                 // A name may hold spaces (서울 종로구); commas separate several.
-                let items = names.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                let items = names.flatMap { $0.split(separator: ",") }.map(TextNormalization.trimmingSpaces).filter { !$0.isEmpty }
                 guard !items.isEmpty else { throw RequestError(parameter: "region", reason: "empty") }
                 var found: [AreaFilter] = []
                 for item in items { found.append(try areas.area(item)) }

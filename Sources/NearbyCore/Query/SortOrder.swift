@@ -40,7 +40,7 @@ public struct PlaceOrder: Sendable, Hashable, CustomStringConvertible {
     public init?(parsing text: String) {
         var keys: [SortKey] = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
-            var name = Substring(part.trimmingCharacters(in: .whitespaces))
+            var name = Substring(TextNormalization.trimmingSpaces(part))
             var descending = false
             if name.first == "-" { descending = true; name = name.dropFirst() }
             else if name.first == "+" { name = name.dropFirst() }

@@ -7,6 +7,21 @@ import Foundation
 /// NSString and costs about a microsecond per title). Everything else goes through Foundation's
 /// `precomposedStringWithCanonicalMapping` (Unicode Standard Annex #15).
 public enum TextNormalization {
+    /// `s` without leading and trailing spaces: tab and Unicode's space separators, what Foundation's
+    /// `CharacterSet.whitespaces` holds. Foundation's `trimmingCharacters` bridges through NSString, a
+    /// fixed cost per call that outweighed the parsing of a small CSV or a batch line.
+    public static func trimmingSpaces(_ s: some StringProtocol) -> String {
+        let scalars = String(s).unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }), let last = scalars.lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
+        return String(scalars[first...last])
+    }
+
+    private static func isSpace(_ u: Unicode.Scalar) -> Bool {
+        u.isASCII ? u == " " || u == "\t" : u.properties.generalCategory == .spaceSeparator
+    }
+
     /// `s` in Normalization Form C.
     public static func nfc(_ s: String) -> String {
         isKnownNFC(s) ? s : s.precomposedStringWithCanonicalMapping

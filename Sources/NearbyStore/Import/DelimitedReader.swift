@@ -74,7 +74,7 @@ enum DelimitedReader {
                 try sink.reject(line: start, field: columnName(error.field), reason: error.reason)
                 continue
             }
-            if let a = addr2, let more = String(validating: bytes(of: a), as: UTF8.self)?.trimmingCharacters(in: .whitespaces), !more.isEmpty {
+            if let a = addr2, let more = String(validating: bytes(of: a), as: UTF8.self).map(TextNormalization.trimmingSpaces), !more.isEmpty {
                 draft.place.addr = draft.place.addr.map { $0 + " " + more } ?? more
             }
             SpreadsheetRepair.dateTime(&draft.place.created)
@@ -109,7 +109,7 @@ enum DelimitedReader {
         let names = row.ranges.map { r in
             let text = base.map { String(decoding: UnsafeRawBufferPointer(rebasing: $0[r]), as: UTF8.self) }
                 ?? String(decoding: row.scratch[r], as: UTF8.self)
-            return text.trimmingCharacters(in: .whitespaces)
+            return TextNormalization.trimmingSpaces(text)
         }
         let columns = names.map(field(named:))
         for f in PlaceField.allCases where columns.filter({ $0 == f }).count > 1 {

@@ -93,7 +93,7 @@ struct PlaceDraft {
                 throw FieldError(field: field.name, reason: "invalid UTF-8")
             }
             if field == .accessibility {
-                place.accessibility = s.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+                place.accessibility = s.split(separator: ";").map(TextNormalization.trimmingSpaces)
                     .filter { !$0.isEmpty }
             } else {
                 place[text: field] = s
@@ -129,7 +129,9 @@ struct PlaceDraft {
 
     private static func describeBad(_ bytes: UnsafeRawBufferPointer, as kind: String) -> String {
         let text = String(decoding: bytes, as: UTF8.self)
-        let lower = text.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "+-"))
+        var lower = Substring(text.lowercased())
+        while let c = lower.first, c == "+" || c == "-" { lower.removeFirst() }
+        while let c = lower.last, c == "+" || c == "-" { lower.removeLast() }
         if ["nan", "inf", "infinity"].contains(lower) { return "\(PlaceValidator.quoted(text)) is not a finite number" }
         return "\(PlaceValidator.quoted(text)) is not \(kind)"
     }

@@ -6,12 +6,12 @@ import NearbyStore
 ///
 /// Exact by construction: PostGIS only narrows. A radius query sends the SQLite engine's widened
 /// boxes (`SQLiteEngine.searchBoxes`: they hold every true answer under every distance model) to the
-/// GiST index with `&&`, and `ST_DWithin` on PostGIS's sphere with the same widened angle drops the
-/// box's corners; a bbox query sends its box. The candidates then go through `MemoryEngine` in scan
+/// GiST index with `&&` (for large radii `ST_DWithin` on PostGIS's sphere with the same widened angle
+/// also drops the box's corners); a bbox query sends its box. The candidates then go through `MemoryEngine` in scan
 /// mode, so distances, every filter, order, paging and cursors are the very code the other engines
 /// run (a filter added to Core works here unchanged), and cursors are interchangeable with theirs
-/// over the same places and generation. k nearest without a maximum distance searches growing
-/// circles until one holds k matches, as `SQLiteEngine` does.
+/// over the same places and generation. k nearest searches growing circles until one holds k matches,
+/// as `SQLiteEngine` does, from a first circle sized by a KNN search (`<->`) of the GiST index.
 ///
 /// A query with no filter but a box and an order by distance reads nothing of a place but its id
 /// and point: then only those are fetched for the candidates, and the page's full rows by id in a
@@ -75,7 +75,7 @@ public final class PostGISEngine: QueryEngine {
             // already holds k matches of another order), then the query runs on its candidates.
             var first = q
             first.cursor = nil
-            var radius = min(maxDistance ?? .infinity, 2000)
+            var radius = min(maxDistance ?? .infinity, try knnRadius(k, around: q.center!))
             while true {
                 let c = try store.candidates(Self.prefilter(around: q.center!, radius: radius), light: light)
                 let engine = MemoryEngine(places: c.places, generation: c.generation, cursorKey: cursorKey, indexed: false)
@@ -88,11 +88,29 @@ public final class PostGISEngine: QueryEngine {
         }
     }
 
-    /// The boxes around `c` and, unless they reach a pole, the circle on PostGIS's sphere whose angle
-    /// is their half height: the spherical cap they were made from, so it too holds every true answer
-    /// (widened by a millionth and a metre against rounding in PostGIS).
+    /// The first search circle of a k-nearest query: one just holding the k places nearest `c` by `<->`
+    /// on the GiST index (their farthest on the ground, plus a millionth and a metre), so that most
+    /// queries without a filter need one circle; every place when there are fewer than k. Only a
+    /// first guess: the circles grow until one holds k matches under the query's own model and filter.
+    func knnRadius(_ k: Int, around c: Coordinate) throws -> Double {
+        let points = try store.nearestPoints(k, to: c)
+        guard points.count == k else { return .infinity }
+        let metric = HaversineMetric(lat: c.lat, lon: c.lon)
+        return points.map { metric.distance(x: $0.lon, y: $0.lat) }.max()! * 1.000_001 + 1
+    }
+
+    /// Radii up to this many metres are prefiltered by their boxes alone: `&&` on the GiST index costs
+    /// less than `ST_DWithin` on a geography made from each row's geometry, and the box's corners add
+    /// about a third more candidates at most; beyond, the circle also drops the corners, which then
+    /// hold many places (BENCHMARKS.md, "PostGIS engine").
+    static let boxOnlyRadius = 100_000.0
+
+    /// The boxes around `c` and, beyond `boxOnlyRadius` and unless they reach a pole, the circle on
+    /// PostGIS's sphere whose angle is their half height: the spherical cap they were made from, so it
+    /// too holds every true answer (widened by a millionth and a metre against rounding in PostGIS).
     static func prefilter(around c: Coordinate, radius: Double) -> PostGISStore.Prefilter {
         let boxes = SQLiteEngine.searchBoxes(around: c, radius: radius)
+        guard radius > boxOnlyRadius else { return PostGISStore.Prefilter(boxes: boxes, within: nil) }
         let b = boxes[0]
         var angle: Double?
         if b.maxLat < 90 { angle = b.maxLat - c.lat } else if b.minLat > -90 { angle = c.lat - b.minLat }

@@ -192,8 +192,8 @@ public final class PostGISStore {
         var places: [Place]
     }
 
-    /// A prefilter pushed down to PostGIS: places whose point is in one of two boxes (the GiST index
-    /// on geom) and, when `within` is set, within `within.metres` on PostGIS's sphere of `within.center`.
+    /// A prefilter pushed down to PostGIS: places whose point is in one of the boxes (`&&` on the GiST
+    /// index on geom) and, when `within` is set, within `within.metres` on PostGIS's sphere of `within.center`.
     struct Prefilter {
         var boxes: [GeoBox]
         var within: (center: Coordinate, metres: Double)?
@@ -201,29 +201,30 @@ public final class PostGISStore {
 
     /// Places passing `prefilter` (every place when nil), with the generation. `light`: only id, lat
     /// and lon are read (the other fields empty), for a query whose answer depends on nothing else;
-    /// its page is then completed by `places(ids:)`.
+    /// its page is then completed by `places(ids:)`. One prepared statement per number of boxes, with
+    /// or without the circle (an `OR` of two identical boxes would scan the index twice).
     func candidates(_ prefilter: Prefilter?, light: Bool = false) throws -> Candidates {
         try wrap {
-            let r: PGResult
-            let generation = "(SELECT value FROM nearby_meta WHERE key = 'generation')"
             let columns = light ? "id, lat, lon" : Self.placeColumns
-            let suffix = light ? "_light" : ""
+            var statement = "nearby_candidates" + (light ? "_light" : "")
+            var conditions: [String] = [], parameters: [String?] = []
             if let prefilter {
-                let a = prefilter.boxes[0], b = prefilter.boxes.count > 1 ? prefilter.boxes[1] : a
-                let w = prefilter.within
-                r = try connection.prepared("nearby_candidates" + suffix, """
-                    SELECT g.value, p.* FROM \(generation) g(value) LEFT JOIN LATERAL (
-                      SELECT \(columns) FROM places
-                      WHERE (geom && ST_MakeEnvelope($1, $2, $3, $4, 4326) OR geom && ST_MakeEnvelope($5, $6, $7, $8, 4326))
-                        AND ($9::float8 IS NULL OR ST_DWithin(geom::geography,
-                             ST_SetSRID(ST_MakePoint($10, $11), 4326)::geography, $9, false))) p ON true
-                    """, [a.minLon, a.minLat, a.maxLon, a.maxLat, b.minLon, b.minLat, b.maxLon, b.maxLat].map { "\($0)" }
-                    + [w.map { "\($0.metres)" }, "\(w?.center.lon ?? 0)", "\(w?.center.lat ?? 0)"])
-            } else {
-                r = try connection.prepared("nearby_all" + suffix, """
-                    SELECT g.value, p.* FROM \(generation) g(value) LEFT JOIN LATERAL (SELECT \(columns) FROM places) p ON true
-                    """, [])
+                statement += "_\(prefilter.boxes.count)"
+                conditions.append("(" + prefilter.boxes.enumerated().map { i, b in
+                    parameters += [b.minLon, b.minLat, b.maxLon, b.maxLat].map { "\($0)" }
+                    return "geom && ST_MakeEnvelope($\(4 * i + 1), $\(4 * i + 2), $\(4 * i + 3), $\(4 * i + 4), 4326)"
+                }.joined(separator: " OR ") + ")")
+                if let w = prefilter.within {
+                    statement += "_within"
+                    let n = parameters.count
+                    conditions.append("ST_DWithin(geom::geography, ST_SetSRID(ST_MakePoint($\(n + 1), $\(n + 2)), 4326)::geography, $\(n + 3), false)")
+                    parameters += ["\(w.center.lon)", "\(w.center.lat)", "\(w.metres)"]
+                }
             }
+            let r = try connection.prepared(statement, """
+                SELECT g.value, p.* FROM (SELECT value FROM nearby_meta WHERE key = 'generation') g(value) LEFT JOIN LATERAL (
+                  SELECT \(columns) FROM places\(conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))) p ON true
+                """, parameters)
             var places: [Place] = []
             places.reserveCapacity(r.count)
             for row in 0..<r.count where !r.isNull(row, 1) {
@@ -237,6 +238,19 @@ public final class PostGISStore {
                 }
             }
             return Candidates(generation: r.int64(0, 0) ?? 0, places: places)
+        }
+    }
+
+    /// The points of the `k` places nearest `c` in PostGIS's planar order on lon/lat (`<->`, a KNN
+    /// search of the GiST index on geom): a guess at the k nearest, to size a search circle.
+    func nearestPoints(_ k: Int, to c: Coordinate) throws -> [Coordinate] {
+        try wrap {
+            let r = try connection.prepared("nearby_knn", """
+                SELECT lat, lon FROM places ORDER BY geom <-> ST_SetSRID(ST_MakePoint($1, $2), 4326) LIMIT $3
+                """, ["\(c.lon)", "\(c.lat)", "\(k)"])
+            return (0..<r.count).compactMap { row in
+                r.double(row, 0).flatMap { lat in r.double(row, 1).map { Coordinate(lat: lat, lon: $0) } }
+            }
         }
     }
 

@@ -14,8 +14,8 @@ import NearbyStore
 /// same places and generation. k nearest searches growing circles until one holds k matches,
 /// as `SQLiteEngine` does, from a first circle sized by a KNN search (`<->`) of the GiST index.
 ///
-/// A query with no filter but a box and an order by distance reads nothing of a place but its id
-/// and point: then only those are fetched for the candidates, and the page's full rows by id in a
+/// A limited query with no filter but a box and an order by distance reads nothing of a place but
+/// its id and point: then only those are fetched for the candidates, and the page's full rows by id in a
 /// second statement (both statements read the generation; if an import committed between them,
 /// the query runs again).
 public final class PostGISEngine: QueryEngine {
@@ -33,7 +33,8 @@ public final class PostGISEngine: QueryEngine {
 
     public func run(_ q: PlaceQuery) throws -> QueryAnswer {
         if let problem = q.problem { throw problem }
-        guard Self.needsOnlyPoints(q) else { return try answer(q, light: false).answer }
+        // Unlimited pages hold every match: one statement with full rows beats fetching them again by id.
+        guard Self.needsOnlyPoints(q), q.limit > 0 else { return try answer(q, light: false).answer }
         for _ in 0..<3 {
             let (a, generation) = try answer(q, light: true)
             let ids = a.rows.map(\.id)

@@ -262,11 +262,21 @@ public final class PostGISStore {
         }
     }
 
-    /// A text[] literal: every element quoted, " and \ escaped.
+    /// A text[] literal: every element quoted, " and \ escaped (byte by byte: Foundation's
+    /// `replacingOccurrences` was a sixth of the engine's own time per query).
     static func arrayLiteral<S: Sequence<String>>(_ items: S) -> String {
-        "{" + items.map { item in
-            "\"" + item.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-        }.joined(separator: ",") + "}"
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        for item in items {
+            if out.count > 1 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "\""))
+            for b in item.utf8 {
+                if b == UInt8(ascii: "\\") || b == UInt8(ascii: "\"") { out.append(UInt8(ascii: "\\")) }
+                out.append(b)
+            }
+            out.append(UInt8(ascii: "\""))
+        }
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The points of the `k` places nearest `c` in PostGIS's planar order on lon/lat (`<->`, a KNN

@@ -1,8 +1,8 @@
 import CLibPQ
 import Foundation
 
-// A thin layer over libpq: a connection, commands, parameterised and prepared queries with text
-// results, and COPY FROM STDIN. Why libpq and not postgres-nio: README, "PostgreSQL/PostGIS".
+// A thin layer over libpq: a connection, commands, parameterised queries with text results, prepared
+// queries with binary results (numbers read without parsing text: the query path), and COPY FROM STDIN. Why libpq and not postgres-nio: README, "PostgreSQL/PostGIS".
 
 /// A failed libpq call, with the server's message (and SQLSTATE when the server sent one).
 public struct PGError: Error, CustomStringConvertible, Sendable {
@@ -58,19 +58,19 @@ final class PGConnection {
         let r = withParameters(parameters) { n, values in
             PQexecParams(handle, sql, n, nil, values, nil, nil, 0)
         }
-        return PGResult(try check(r, PGRES_COMMAND_OK, PGRES_TUPLES_OK))
+        return PGResult(try check(r, PGRES_COMMAND_OK, PGRES_TUPLES_OK), binary: false)
     }
 
-    /// Runs `sql`, prepared once per connection under `name`, with text parameters.
+    /// Runs `sql`, prepared once per connection under `name`, with text parameters; binary results.
     func prepared(_ name: String, _ sql: String, _ parameters: [String?]) throws -> PGResult {
         if !prepared.contains(name) {
             PQclear(try check(PQprepare(handle, name, sql, Int32(parameters.count), nil), PGRES_COMMAND_OK))
             prepared.insert(name)
         }
         let r = withParameters(parameters) { n, values in
-            PQexecPrepared(handle, name, n, values, nil, nil, 0)
+            PQexecPrepared(handle, name, n, values, nil, nil, 1)
         }
-        return PGResult(try check(r, PGRES_COMMAND_OK, PGRES_TUPLES_OK))
+        return PGResult(try check(r, PGRES_COMMAND_OK, PGRES_TUPLES_OK), binary: true)
     }
 
     private func withParameters(_ parameters: [String?],
@@ -105,20 +105,49 @@ final class PGConnection {
     }
 }
 
-/// The rows of a query, as text (libpq's text format: PostgreSQL's own output of each type).
+/// The rows of a query, in libpq's text format (PostgreSQL's own output of each type) or binary format
+/// (text columns as their UTF-8 bytes, integers and float8 big-endian).
 final class PGResult {
     private let r: OpaquePointer
-    init(_ r: OpaquePointer) { self.r = r }
+    private let binary: Bool
+    init(_ r: OpaquePointer, binary: Bool) { self.r = r; self.binary = binary }
     deinit { PQclear(r) }
 
     var count: Int { Int(PQntuples(r)) }
     func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(r, Int32(row), Int32(column)) == 1 }
-    /// The value's text; nil for NULL.
+    /// The value's text; nil for NULL. Text columns only when the result is binary.
     func text(_ row: Int, _ column: Int) -> String? {
         isNull(row, column) ? nil : String(cString: PQgetvalue(r, Int32(row), Int32(column)))
     }
-    func int64(_ row: Int, _ column: Int) -> Int64? { text(row, column).flatMap { Int64($0) } }
-    /// PostgreSQL writes float8 in the shortest text that reads back to the same double
-    /// (extra_float_digits ≥ 1, PostgreSQL 12 and later), so this is exact.
-    func double(_ row: Int, _ column: Int) -> Double? { text(row, column).flatMap { Double($0) } }
+
+    /// A binary value's bytes as a big-endian unsigned integer (integers and float8 alike).
+    private func bigEndian(_ row: Int, _ column: Int) -> (bits: UInt64, length: Int) {
+        let length = Int(PQgetlength(r, Int32(row), Int32(column)))
+        let p = PQgetvalue(r, Int32(row), Int32(column))!
+        var bits: UInt64 = 0
+        for i in 0..<length { bits = bits << 8 | UInt64(UInt8(bitPattern: p[i])) }
+        return (bits, length)
+    }
+
+    /// An integer column (int2, int4 or int8).
+    func int64(_ row: Int, _ column: Int) -> Int64? {
+        guard !isNull(row, column) else { return nil }
+        guard binary else { return text(row, column).flatMap { Int64($0) } }
+        let (bits, length) = bigEndian(row, column)
+        switch length {
+        case 2: return Int64(Int16(truncatingIfNeeded: bits))
+        case 4: return Int64(Int32(truncatingIfNeeded: bits))
+        case 8: return Int64(bitPattern: bits)
+        default: return nil
+        }
+    }
+
+    /// A float8 column. Exact either way: binary is the double's bits, and PostgreSQL writes float8 in
+    /// the shortest text that reads back to the same double (extra_float_digits ≥ 1, PostgreSQL 12 on).
+    func double(_ row: Int, _ column: Int) -> Double? {
+        guard !isNull(row, column) else { return nil }
+        guard binary else { return text(row, column).flatMap { Double($0) } }
+        let (bits, length) = bigEndian(row, column)
+        return length == 8 ? Double(bitPattern: bits) : nil
+    }
 }

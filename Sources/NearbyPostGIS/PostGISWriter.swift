@@ -37,6 +37,13 @@ extension PostGISStore {
 /// older, identical, changed; deletes found or not), and the few ids seen several times are folded in
 /// order here, record by record, exactly as `PlaceCacheWriter` would. When the changes are many (an
 /// eighth of the rows or more) the GiST index is dropped and built again after, as a bulk load does.
+///
+/// A first import (into an empty `places`) skips the staging table, which would copy every row twice:
+/// it drops the table's indexes (readers wait for the commit, and would find nothing before it), COPYs
+/// each id's first upsert straight into `places` (the point as hex EWKB, made here), builds the indexes
+/// again and analyses the table. Later records of an id already written, deletes and the records after
+/// a delete of their id are kept aside, then staged and applied as above: counts and outcome equal
+/// the staged path's.
 public final class PostGISWriter: PlaceSink {
     public private(set) var counts = WriteCounts()
     private let store: PostGISStore
@@ -44,14 +51,50 @@ public final class PostGISWriter: PlaceSink {
     private var buffer: [UInt8] = []
     private var sequence: Int64 = 0
     private var applied = false
+    private var firstImport: FirstImport?
     /// Details, applied in arrival order after the places (`applyDetails`).
     private var details: [PlaceDetail] = []
+
+    /// The state of a first import: ids written or deleted so far, records kept aside, statements that
+    /// make the dropped indexes again.
+    private final class FirstImport {
+        var written: Set<String> = []
+        var aside: [(place: Place?, id: String)] = []
+        let indexes: [String]
+        init(indexes: [String]) { self.indexes = indexes }
+    }
 
     /// The staged columns: arrival number, u(psert) or d(elete), the place's columns, accessmask.
     private static let stagedColumns = "seq, op, \(PostGISStore.placeColumns), accessmask"
 
     fileprivate init(_ store: PostGISStore) throws {
         self.store = store
+        if try store.connection.query("SELECT NOT EXISTS (SELECT FROM places)").text(0, 0) == "t" {
+            firstImport = FirstImport(indexes: try dropIndexes())
+            try connection.beginCopy("COPY places (\(PostGISStore.placeColumns), accessmask, geom) FROM STDIN")
+        } else {
+            try beginStaging()
+        }
+    }
+
+    /// Drops every index of `places` (its primary key too); returns the statements that make them again.
+    private func dropIndexes() throws -> [String] {
+        let r = try connection.query("""
+            SELECT i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid), quote_ident(c.conname), pg_get_constraintdef(c.oid)
+            FROM pg_index i LEFT JOIN pg_constraint c ON c.conindid = i.indexrelid AND c.conrelid = i.indrelid
+            WHERE i.indrelid = 'places'::regclass ORDER BY c.conname IS NULL, 1
+            """)
+        return try (0..<r.count).map { row in
+            if let constraint = r.text(row, 2), let definition = r.text(row, 3) {
+                try connection.execute("ALTER TABLE places DROP CONSTRAINT \(constraint)")
+                return "ALTER TABLE places ADD CONSTRAINT \(constraint) \(definition)"
+            }
+            try connection.execute("DROP INDEX \(r.text(row, 0)!)")
+            return r.text(row, 1)!
+        }
+    }
+
+    private func beginStaging() throws {
         let columns = PlaceField.allCases.map { field -> String in
             let name = field.name.lowercased()
             switch field {
@@ -61,16 +104,55 @@ public final class PostGISWriter: PlaceSink {
             default: return "\(name) text"
             }
         }.joined(separator: ", ")
-        try store.connection.execute("""
+        try connection.execute("""
             CREATE TEMP TABLE nearby_staging (seq bigint, op "char", \(columns), accessmask integer) ON COMMIT DROP
             """)
-        try store.connection.beginCopy("COPY nearby_staging (\(Self.stagedColumns)) FROM STDIN")
+        try connection.beginCopy("COPY nearby_staging (\(Self.stagedColumns)) FROM STDIN")
     }
 
     public func upsert(_ p: Place) throws {
         precondition(!applied, "PostGISWriter used after apply()")
+        guard let first = firstImport else { return try stage(p) }
+        guard first.written.insert(p.id).inserted else { return first.aside.append((p, p.id)) }
+        appendColumns(p)
+        append("\t0101000020E6100000")   // EWKB, little-endian: a point with an SRID, 4326
+        appendHex(p.lon.bitPattern.littleEndian)
+        appendHex(p.lat.bitPattern.littleEndian)
+        counts.inserted += 1
+        try endLine()
+    }
+
+    public func detail(_ detail: PlaceDetail) throws {
+        precondition(!applied, "PostGISWriter used after apply()")
+        details.append(detail)
+    }
+
+    public func delete(id: String) throws {
+        precondition(!applied, "PostGISWriter used after apply()")
+        guard let first = firstImport else { return try stageDelete(id) }
+        // Later upserts of this id go aside too, to be applied after the delete.
+        first.written.insert(id)
+        first.aside.append((nil, id))
+    }
+
+    private func stage(_ p: Place) throws {
         sequence += 1
         append("\(sequence)\tu\t")
+        appendColumns(p)
+        try endLine()
+    }
+
+    private func stageDelete(_ id: String) throws {
+        sequence += 1
+        append("\(sequence)\td\t")
+        appendField(id)
+        for _ in 1..<PlaceField.allCases.count { append("\t\\N") }
+        append("\t0")
+        try endLine()
+    }
+
+    /// The place's columns (`PostGISStore.placeColumns`) and its accessmask, tab-separated.
+    private func appendColumns(_ p: Place) {
         for field in PlaceField.allCases {
             switch field {
             case .lat: append(p.lat.description)
@@ -82,22 +164,15 @@ public final class PostGISWriter: PlaceSink {
             buffer.append(UInt8(ascii: "\t"))
         }
         append(String(Accessibility.placeMask(p.accessibility)))
-        try endLine()
     }
 
-    public func detail(_ detail: PlaceDetail) throws {
-        precondition(!applied, "PostGISWriter used after apply()")
-        details.append(detail)
-    }
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
 
-    public func delete(id: String) throws {
-        precondition(!applied, "PostGISWriter used after apply()")
-        sequence += 1
-        append("\(sequence)\td\t")
-        appendField(id)
-        for _ in 1..<PlaceField.allCases.count { append("\t\\N") }
-        append("\t0")
-        try endLine()
+    /// `v`'s bytes in memory order as hex digits.
+    private func appendHex(_ v: UInt64) {
+        withUnsafeBytes(of: v) { bytes in
+            for b in bytes { buffer.append(Self.hexDigits[Int(b >> 4)]); buffer.append(Self.hexDigits[Int(b & 15)]) }
+        }
     }
 
     private func append(_ s: String) { buffer.append(contentsOf: s.utf8) }
@@ -116,6 +191,12 @@ public final class PostGISWriter: PlaceSink {
         }
     }
 
+    private func endCopy() throws {
+        try connection.putCopyData(buffer)
+        buffer = []
+        try connection.endCopy()
+    }
+
     private func endLine() throws {
         buffer.append(UInt8(ascii: "\n"))
         if buffer.count >= 1 << 20 { try connection.putCopyData(buffer); buffer.removeAll(keepingCapacity: true) }
@@ -126,9 +207,19 @@ public final class PostGISWriter: PlaceSink {
     public func apply() throws {
         guard !applied else { return }
         applied = true
-        try connection.putCopyData(buffer)
-        buffer = []
-        try connection.endCopy()
+        try endCopy()
+        if let first = firstImport {
+            firstImport = nil
+            for statement in first.indexes { try connection.execute(statement) }
+            try connection.execute("ANALYZE places")
+            if !first.aside.isEmpty {
+                try beginStaging()
+                for record in first.aside {
+                    if let p = record.place { try stage(p) } else { try stageDelete(record.id) }
+                }
+                try endCopy()
+            }
+        }
         try applyPlaces()
         try applyDetails()
     }
@@ -150,18 +241,19 @@ public final class PostGISWriter: PlaceSink {
             FROM nearby_staging s LEFT JOIN places p ON p.id = s.id
             """)
         let r = try connection.query("SELECT outcome, count(*) FROM nearby_outcome GROUP BY outcome")
+        var changes = 0
         for row in 0..<r.count {
             let n = Int(r.int64(row, 1) ?? 0)
             switch r.text(row, 0) {
-            case "inserted": counts.inserted += n
-            case "updated": counts.updated += n
+            case "inserted": counts.inserted += n; changes += n
+            case "updated": counts.updated += n; changes += n
             case "unchanged": counts.unchanged += n
             case "older": counts.older += n
-            case "deleted": counts.deleted += n
+            case "deleted": counts.deleted += n; changes += n
             default: break
             }
         }
-        guard counts.changedRows else { return }
+        guard changes > 0 else { return }
         // Replaced places that had details the new record does not bring keep them (`Place.keepDetails`).
         let detailed = try connection.query("""
             SELECT \(PlaceField.allCases.map { "p." + $0.name.lowercased() }.joined(separator: ", "))
@@ -170,7 +262,6 @@ public final class PostGISWriter: PlaceSink {
                                           OR (p.petinfo IS NOT NULL AND o.petinfo IS NULL AND o.pet IS NULL))
             """)
         let kept = try (0..<detailed.count).map { try store.place(detailed, $0) }
-        let changes = counts.inserted + counts.updated + counts.deleted
         let rebuild = try changes * 8 >= store.count()
         if rebuild { try connection.execute("DROP INDEX places_geom") }
         try connection.execute("""

@@ -72,7 +72,7 @@ public final class PlaceCacheWriter: PlaceSink {
 
     fileprivate init(_ connection: SQLiteConnection) throws {
         self.connection = connection
-        find = try connection.prepare("SELECT rowid, \(PlaceCache.placeColumns) FROM places WHERE id = ?1")
+        find = try connection.prepare("SELECT rowid, \(PlaceCache.rowColumns) FROM places WHERE id = ?1")
         // ?1 is the rowid (NULL for a new row), ?2... the `checkedColumns` in order, then the checksum.
         let values = (1...PlaceCache.checkedColumns.count + 2).map { "?\($0)" }.joined(separator: ", ")
         let columns = "rowid, \(PlaceCache.rowColumns)"

@@ -31,6 +31,44 @@ import Testing
         return (a, b)
     }
 
+    /// A TourAPI sync list hiding (deleting) `ids`.
+    static func syncDeletes(_ ids: [String]) -> String {
+        let items = ids.map {
+            #"{"contentid":"\#($0)","contenttypeid":"12","title":"","mapx":"","mapy":"","showflag":"0","modifiedtime":"20250402120000"}"#
+        }
+        return #"{"response":{"header":{"resultCode":"0000"},"body":{"items":{"item":["# + items.joined(separator: ",") + "]}}}}"
+    }
+
+    /// A first import goes straight into the empty `places` (`PostGISWriter`); repeats of an id, a
+    /// delete before an id's upsert and deletes after still give the cache's counts and places, and
+    /// the indexes are there after.
+    @Test func firstImportWithRepeatsAndDeletesEqualsTheCache() throws {
+        let dir = try TempFolder()
+        let cache = try PlaceCache(path: dir.file("c.sqlite"))
+        let cluster = try PostgresCluster.shared()
+        let url = try cluster.makeDatabase()
+        let store = try PostGISStore(url: url, readOnly: false)
+        let indexes = "SELECT string_agg(indexdef, '; ' ORDER BY indexname) FROM pg_indexes WHERE tablename = 'places'"
+        let before = try cluster.psql(indexes, url: url)
+        var g = QuerySampler(seed: 8)
+        let places = g.places(40)
+        var a = places[3]; a.title = "A"; a.modified = "29990101000000"
+        var b = places[3]; b.title = "B"; b.modified = "28880101000000"   // older than A: kept out
+        var c = places[5]; c.title = "C"
+        let files = [
+            try dir.write("before.json", Self.syncDeletes([places[9].id, "absent"])),
+            try dir.write("places.jsonl", Self.jsonl(places + [a, b, c, places[7]])),
+            try dir.write("after.json", Self.syncDeletes([places[11].id, places[3].id])),
+        ]
+        let r = try Self.importBoth(files, cache: cache, store: store)
+        #expect(r.sqlite == r.pg, "\(r.sqlite)\n\(r.pg)")
+        #expect(r.pg.contains("\"deleted\":2") && r.pg.contains("\"inserted\":40"), "\(r.pg)")
+        let e = try Self.exports(cache, store)
+        #expect(e.0 == e.1 && e.1.count == 38)
+        #expect(e.1.first { $0.id == places[5].id }?.title == "C")
+        #expect(try cluster.psql(indexes, url: url) == before && before.contains("places_geom"))
+    }
+
     @Test func sameCountsErrorsAndPlacesAsTheCache() throws {
         let dir = try TempFolder()
         let cache = try PlaceCache(path: dir.file("c.sqlite"))
@@ -67,13 +105,7 @@ import Testing
         var moved = places[14]; moved.lat += 1; moved.modified = "29990101000000"; second.append(moved)
         var fresh = places[15]; fresh.id = "new-1"; second += [fresh, fresh]
         let secondFile = try dir.write("second.jsonl", Self.jsonl(second))
-        let deletes = try dir.write("sync.json", """
-            {"response":{"header":{"resultCode":"0000"},"body":{"items":{"item":[
-            {"contentid":"\(places[20].id)","contenttypeid":"12","title":"","mapx":"","mapy":"","showflag":"0","modifiedtime":"20250402120000"},
-            {"contentid":"absent","contenttypeid":"12","title":"","mapx":"","mapy":"","showflag":"0","modifiedtime":"20250402120000"},
-            {"contentid":"new-1","contenttypeid":"12","title":"","mapx":"","mapy":"","showflag":"0","modifiedtime":"20250402120000"}
-            ]}}}}
-            """)
+        let deletes = try dir.write("sync.json", Self.syncDeletes([places[20].id, "absent", "new-1"]))
         r = try Self.importBoth([secondFile, deletes], cache: cache, store: store)
         #expect(r.sqlite == r.pg, "\(r.sqlite)\n\(r.pg)")
         #expect(r.pg.contains("\"deleted\":2"))

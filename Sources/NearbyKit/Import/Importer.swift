@@ -1,3 +1,4 @@
+import Dispatch
 import NearbyCore
 import NearbyRegions
 import NearbyStore
@@ -92,27 +93,44 @@ public struct Importer {
 
     private func importFile(_ input: InputFile, into writer: some PlaceSink, regions: RegionIndex?) throws -> ImportSummary.File {
         var records = 0, rejected = 0
-        onProgress("\(input.name): reading")
-        let format = try PlaceParser.read(
-            input.bytes, file: input.name, format: format, encoding: encoding, strict: strict,
-            emit: { item in
+        var batch: [LineRecord] = []
+        batch.reserveCapacity(Self.batchSize)
+        // Records wait in batches so that their region lookups run on two cores (`RegionChecks`); they
+        // are then written, and their warnings given, in input order.
+        func flush() throws {
+            let checks = regions.map { RegionChecks($0, batch) }
+            for (n, item) in batch.enumerated() {
                 switch item.record {
                 case .upsert(var place):
-                    if let regions { checkCodes(&place, regions, file: input.name, line: item.line) }
+                    if let check = checks?[n] { apply(check, to: &place, file: input.name, line: item.line) }
                     try writer.upsert(place)
                 case .delete(let id): try writer.delete(id: id)
                 case .detail(let detail): try writer.detail(detail)
                 }
+            }
+            batch.removeAll(keepingCapacity: true)
+        }
+        onProgress("\(input.name): reading")
+        let format = try PlaceParser.read(
+            input.bytes, file: input.name, format: format, encoding: encoding, strict: strict,
+            emit: { item in
+                batch.append(item)
+                if batch.count == Self.batchSize { try flush() }
                 records += 1
                 if records % 100_000 == 0 { onProgress("\(input.name): \(records) records") }
             },
             reject: { error in rejected += 1; onRejected(error) },
             consumed: { input.consumed(upTo: $0) })
+        try flush()
         return ImportSummary.File(name: input.name, format: format, records: records, rejected: rejected)
     }
 
-    private func checkCodes(_ place: inout Place, _ regions: RegionIndex, file: String, line: Int) {
-        switch regions.checkCodes(lat: place.lat, lon: place.lon, lDongRegnCd: place.lDongRegnCd, lDongSignguCd: place.lDongSignguCd) {
+    /// Records per batch: enough that splitting a batch's lookups over two threads costs nothing
+    /// measurable, few enough to stay a few hundred KB.
+    static let batchSize = 4096
+
+    private func apply(_ check: RegionCodeCheck, to place: inout Place, file: String, line: Int) {
+        switch check {
         case let .derived(regn, signgu):
             place.lDongRegnCd = regn; place.lDongSignguCd = signgu; place.lDongSource = "coordinates"
         case .disagrees(_, _, let message):
@@ -120,6 +138,30 @@ public struct Importer {
         case .agrees, .unknownLocation: break
         }
     }
+}
+
+/// `RegionIndex.checkCodes` for every place of a batch, the two halves on two threads (the index is
+/// read-only): after parsing, the lookups are the largest part of an import's work. Nil for records
+/// that are not places.
+private struct RegionChecks {
+    private var checks: [RegionCodeCheck?]
+
+    init(_ regions: RegionIndex, _ batch: [LineRecord]) {
+        checks = Array(repeating: nil, count: batch.count)
+        let halves = batch.count < 64 ? 1 : 2
+        checks.withUnsafeMutableBufferPointer { out in
+            nonisolated(unsafe) let out = out  // each thread writes its own half
+            DispatchQueue.concurrentPerform(iterations: halves) { half in
+                let range = half * batch.count / halves ..< (half + 1) * batch.count / halves
+                for n in range {
+                    guard case .upsert(let p) = batch[n].record else { continue }
+                    out[n] = regions.checkCodes(lat: p.lat, lon: p.lon, lDongRegnCd: p.lDongRegnCd, lDongSignguCd: p.lDongSignguCd)
+                }
+            }
+        }
+    }
+
+    subscript(n: Int) -> RegionCodeCheck? { checks[n] }
 }
 
 /// What one import did: the cache's counts and, per input, its format and records read and rejected.

@@ -95,11 +95,11 @@ public struct Importer {
         var records = 0, rejected = 0
         var batch: [LineRecord] = []
         batch.reserveCapacity(Self.batchSize)
-        // Records wait in batches so that their region lookups run on two cores (`RegionChecks`); they
-        // are then written, and their warnings given, in input order.
-        func flush() throws {
-            let checks = regions.map { RegionChecks($0, batch) }
-            for (n, item) in batch.enumerated() {
+        // Records go in batches: a batch's region lookups run on another thread (`RegionLookups`) while
+        // the next batch is parsed and the previous one written, in input order, with its warnings.
+        var inFlight: (records: [LineRecord], lookups: RegionLookups?)?
+        func write(_ records: [LineRecord], _ checks: [RegionCodeCheck?]?) throws {
+            for (n, item) in records.enumerated() {
                 switch item.record {
                 case .upsert(var place):
                     if let check = checks?[n] { apply(check, to: &place, file: input.name, line: item.line) }
@@ -108,25 +108,32 @@ public struct Importer {
                 case .detail(let detail): try writer.detail(detail)
                 }
             }
-            batch.removeAll(keepingCapacity: true)
+        }
+        func send() throws {
+            let next = batch.isEmpty ? nil : (batch, regions.map { RegionLookups($0, batch) })
+            batch = []
+            batch.reserveCapacity(Self.batchSize)
+            if let (records, lookups) = inFlight { try write(records, lookups?.results()) }
+            inFlight = next
         }
         onProgress("\(input.name): reading")
         let format = try PlaceParser.read(
             input.bytes, file: input.name, format: format, encoding: encoding, strict: strict,
             emit: { item in
                 batch.append(item)
-                if batch.count == Self.batchSize { try flush() }
+                if batch.count == Self.batchSize { try send() }
                 records += 1
                 if records % 100_000 == 0 { onProgress("\(input.name): \(records) records") }
             },
             reject: { error in rejected += 1; onRejected(error) },
             consumed: { input.consumed(upTo: $0) })
-        try flush()
+        try send()
+        try send()
         return ImportSummary.File(name: input.name, format: format, records: records, rejected: rejected)
     }
 
-    /// Records per batch: enough that splitting a batch's lookups over two threads costs nothing
-    /// measurable, few enough to stay a few hundred KB.
+    /// Records per batch: a few hundred KB of places, enough that handing a batch to another thread
+    /// costs nothing measurable.
     static let batchSize = 4096
 
     private func apply(_ check: RegionCodeCheck, to place: inout Place, file: String, line: Int) {
@@ -140,28 +147,28 @@ public struct Importer {
     }
 }
 
-/// `RegionIndex.checkCodes` for every place of a batch, the two halves on two threads (the index is
-/// read-only): after parsing, the lookups are the largest part of an import's work. Nil for records
-/// that are not places.
-private struct RegionChecks {
-    private var checks: [RegionCodeCheck?]
+/// `RegionIndex.checkCodes` for every place of a batch, on a thread of its own (the index is
+/// read-only): after parsing and writing, the lookups are the largest part of an import's work, and the
+/// writer is single-threaded. Nil for records that are not places.
+private final class RegionLookups: @unchecked Sendable {
+    // @unchecked: `checks` is written by the lookup task before it leaves `group`, read after `wait`.
+    private let group = DispatchGroup()
+    private var checks: [RegionCodeCheck?] = []
 
     init(_ regions: RegionIndex, _ batch: [LineRecord]) {
-        checks = Array(repeating: nil, count: batch.count)
-        let halves = batch.count < 64 ? 1 : 2
-        checks.withUnsafeMutableBufferPointer { out in
-            nonisolated(unsafe) let out = out  // each thread writes its own half
-            DispatchQueue.concurrentPerform(iterations: halves) { half in
-                let range = half * batch.count / halves ..< (half + 1) * batch.count / halves
-                for n in range {
-                    guard case .upsert(let p) = batch[n].record else { continue }
-                    out[n] = regions.checkCodes(lat: p.lat, lon: p.lon, lDongRegnCd: p.lDongRegnCd, lDongSignguCd: p.lDongSignguCd)
-                }
+        DispatchQueue.global().async(group: group) { [self] in
+            checks = batch.map { item in
+                guard case .upsert(let p) = item.record else { return nil }
+                return regions.checkCodes(lat: p.lat, lon: p.lon, lDongRegnCd: p.lDongRegnCd, lDongSignguCd: p.lDongSignguCd)
             }
         }
     }
 
-    subscript(n: Int) -> RegionCodeCheck? { checks[n] }
+    /// The lookups' answers, in the batch's order, once they are done.
+    func results() -> [RegionCodeCheck?] {
+        group.wait()
+        return checks
+    }
 }
 
 /// What one import did: the cache's counts and, per input, its format and records read and rejected.

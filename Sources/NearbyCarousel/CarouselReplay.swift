@@ -33,6 +33,22 @@ public struct CarouselReplay {
         return try QueryParameters.parse(pairs)
     }
 
+    /// The starting list of a `--places` text: place objects as given, ids found in the catalogue. An id
+    /// the catalogue lacks is refused with `missing(id)` as the reason (the caller knows where the
+    /// catalogue came from).
+    public func startingList(_ text: String, missing: (String) -> String) throws(CarouselInputError) -> [Place] {
+        var places: [Place] = []
+        for entry in try PlaceListEntry.parseList(text) {
+            switch entry {
+            case .place(let p): places.append(p)
+            case .id(let id):
+                guard let p = parser.catalogue[id] else { throw CarouselInputError(missing(id)) }
+                places.append(p)
+            }
+        }
+        return places
+    }
+
     /// Every event of a JSON-lines stream, checked: times non-decreasing, nothing after the end,
     /// location events only when there is a query. Blank lines are skipped; errors carry the line.
     public mutating func timeline(_ text: String) throws(CarouselInputError) -> [TimedInput] {

@@ -110,19 +110,12 @@ struct CarouselCommand: ParsableCommand {
         var replay = CarouselReplay(catalogue: stored ?? [])
         var initial: [Place] = []
         if let path = places {
-            let entries: [PlaceListEntry]
-            do { entries = try PlaceListEntry.parseList(try read(path)) }
-            catch let e as CarouselInputError { throw UsageError("\(name(path)):\(e.line.map { "\($0):" } ?? "") \(e.reason)") }
-            for entry in entries {
-                switch entry {
-                case .place(let p): initial.append(p)
-                case .id(let id):
-                    guard let p = replay.parser.catalogue[id] else {
-                        throw UsageError("\(path): place id \"\(id)\" " + (db == nil ? "needs --db to resolve" : "is not in \(db!)"))
-                    }
-                    initial.append(p)
+            let text = try read(path)
+            do {
+                initial = try replay.startingList(text) { id in
+                    "place id \"\(id)\" " + (db.map { "is not in \($0)" } ?? "needs --db to resolve")
                 }
-            }
+            } catch { throw UsageError("\(name(path)):\(error.line.map { "\($0):" } ?? "") \(error.reason)") }
         }
         if let over = stored ?? (places == nil ? nil : initial) {
             replay.query = CarouselReplay.query(over: over, template: template)

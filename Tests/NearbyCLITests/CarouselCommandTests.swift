@@ -81,6 +81,26 @@ private func objects(_ jsonl: String) throws -> [[String: Any]] {
         #expect(r.out.isEmpty)
     }
 
+    /// Ids in the `--places` list resolve against `--db`; without it, or when the cache lacks one, the
+    /// error names the file and the id.
+    @Test func placeIdsNeedTheCacheThatHoldsThem() throws {
+        let f = try placesFolder()
+        try f.write("ids.jsonl", "\"p1\"\n\"p9\"\n")
+        try f.write("tap.jsonl", #"{"t":1000,"tapMarker":0}"# + "\n")
+        let noDB = try nearby(["carousel", "--events", f.file("tap.jsonl"), "--places", f.file("ids.jsonl")])
+        #expect(noDB.status == 2)
+        #expect(noDB.err.contains("\(f.file("ids.jsonl")): place id \"p1\" needs --db to resolve"), "\(noDB.err)")
+        let db = f.file("places.sqlite")
+        #expect(try nearby(["import", "--db", db, f.file("places.jsonl")]).status == 0)
+        let missing = try nearby(["carousel", "--events", f.file("tap.jsonl"), "--places", f.file("ids.jsonl"), "--db", db])
+        #expect(missing.status == 2)
+        #expect(missing.err.contains("\(f.file("ids.jsonl")): place id \"p9\" is not in \(db)"), "\(missing.err)")
+        try f.write("ids.jsonl", "\"p1\"\n\"p2\"\n")
+        let found = try nearby(["carousel", "--events", f.file("tap.jsonl"), "--places", f.file("ids.jsonl"), "--db", db])
+        #expect(found.status == 0, "\(found.err)")
+        #expect(try objects(found.out).compactMap { $0["id"] as? String }.first == "p1")
+    }
+
     @Test func timeGoingBackwardsIsAnError() throws {
         let r = try nearby(["carousel", "--events", "-"], stdin: #"{"t":10,"visible":0}"# + "\n" + #"{"t":9,"visible":1}"# + "\n")
         #expect(r.status == 2)

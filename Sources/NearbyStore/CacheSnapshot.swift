@@ -100,13 +100,7 @@ public enum CacheSnapshot {
                     sigungucode: text(.sigungucode), hasImage: !(text(.image) ?? "").isEmpty,
                     eventStart: text(.eventStart), eventEnd: text(.eventEnd),
                     accessibility: UInt32(truncatingIfNeeded: s.int64(Int32(PlaceField.allCases.count))),
-                    codeKeys: [
-                        CodeFamily.levelsKey(text(.cat1), text(.cat2), text(.cat3)),
-                        CodeFamily.levelsKey(text(.lclsSystm1), text(.lclsSystm2), text(.lclsSystm3)),
-                        CodeFamily.ldongKey(regn: text(.lDongRegnCd), signgu: text(.lDongSignguCd)),
-                        text(.kakaoCategory).flatMap { $0.isEmpty ? nil : $0 },
-                        text(.pet).flatMap { $0.isEmpty ? nil : $0 },
-                    ])
+                    codeKeys: CodeFamily.allCases.map { $0.key(text: text) })
             }
             try writer.write(stamp: stamp, to: path)
         } catch let error as SQLiteError {

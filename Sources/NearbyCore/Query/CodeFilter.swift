@@ -22,26 +22,25 @@ public enum CodeFamily: Int, CaseIterable, Sendable {
 
     /// The text of a place this family matches on: its levels joined by `separator`, the 5-digit
     /// legal-dong code, or the Kakao group; nil when the place has none.
-    public func key(of p: Place) -> String? {
-        switch self {
-        case .cat: Self.levelsKey(p.cat1, p.cat2, p.cat3)
-        case .lcls: Self.levelsKey(p.lclsSystm1, p.lclsSystm2, p.lclsSystm3)
-        case .ldong: Self.ldongKey(regn: p.lDongRegnCd, signgu: p.lDongSignguCd)
-        case .kakaoCategory: p.kakaoCategory.flatMap { $0.isEmpty ? nil : $0 }
-        case .pet: p.pet.flatMap { $0.isEmpty ? nil : $0 }
+    public func key(of p: Place) -> String? { key { p[text: $0] } }
+
+    /// The same key from a place's text fields as `text` reads them (for readers that hold stored
+    /// columns, not places: the snapshot writer's scan of the cache).
+    public func key(text: (PlaceField) -> String?) -> String? {
+        func levels(_ fields: PlaceField...) -> String? {
+            let present = fields.compactMap(text).filter { !$0.isEmpty }
+            return present.isEmpty ? nil : present.joined(separator: String(Self.separator))
         }
-    }
-
-    /// The `cat` or `lcls` key of a place's three levels (for readers that hold fields, not places).
-    public static func levelsKey(_ codes: String?...) -> String? {
-        let present = codes.compactMap { $0 }.filter { !$0.isEmpty }
-        return present.isEmpty ? nil : present.joined(separator: String(separator))
-    }
-
-    /// The `ldong` key of a place's lDongRegnCd and lDongSignguCd.
-    public static func ldongKey(regn: String?, signgu: String?) -> String? {
-        guard let regn, !regn.isEmpty else { return nil }
-        return regn + (signgu ?? "")
+        func nonEmpty(_ field: PlaceField) -> String? { text(field).flatMap { $0.isEmpty ? nil : $0 } }
+        switch self {
+        case .cat: return levels(.cat1, .cat2, .cat3)
+        case .lcls: return levels(.lclsSystm1, .lclsSystm2, .lclsSystm3)
+        case .ldong:
+            guard let regn = nonEmpty(.lDongRegnCd) else { return nil }
+            return regn + (text(.lDongSignguCd) ?? "")
+        case .kakaoCategory: return nonEmpty(.kakaoCategory)
+        case .pet: return nonEmpty(.pet)
+        }
     }
 
     /// Whether a `key` matches one of the wanted codes, by the family's rule (on the type).

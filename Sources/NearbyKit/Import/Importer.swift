@@ -127,8 +127,8 @@ public struct Importer {
             },
             reject: { error in rejected += 1; onRejected(error) },
             consumed: { input.consumed(upTo: $0) })
-        try send()
-        try send()
+        try send()  // the last batch goes in flight, the one before it is written
+        try send()  // and then the last
         return ImportSummary.File(name: input.name, format: format, records: records, rejected: rejected)
     }
 

@@ -59,8 +59,8 @@ import Testing
         }
     }
 
-    /// The streaming writer puts rows in id order itself: places fed in id order (the cache's way,
-    /// no sort), shuffled (`file`) or reversed give the same bytes.
+    /// The streaming writer orders rows itself (tree order, ties and id ranks by id): places fed in id
+    /// order (the cache's way, no id sort), shuffled (`file`) or reversed give the same bytes.
     @Test func theBytesDoNotDependOnTheOrderPlacesArriveIn() throws {
         let inOrder = Self.places.sorted { PlaceTable.idPrecedes($0.id, $1.id) }
         var bytes: [[UInt8]] = []
@@ -71,6 +71,48 @@ import Testing
         }
         let shuffled = [UInt8](FileManager.default.contents(atPath: Self.file)!)
         #expect(bytes[0] == shuffled && bytes[1] == shuffled)
+    }
+
+    /// Rows are stored in tree order, so every tie must go by the stored id rank: places sharing one
+    /// point, one title and one category (ids of digits, with leading zeros, and text) answer in id
+    /// order on the mapped engine, the memory engine and the brute force alike, pages and cursors too.
+    @Test func tiesGoByIdOrderAlthoughRowsAreInTreeOrder() throws {
+        let ids = ["9", "007", "7", "10", "0010", "x", "b-2", "a", "123456789012345678901", "12"]
+        var places: [Place] = []
+        for (i, id) in ids.enumerated() {
+            for (j, point) in [(37.5665, 126.978), (37.5, 127.0), (35.1796, 129.0756)].enumerated() {
+                places.append(Place(id: "\(id)-\(j)", title: "같은 이름", lat: point.0, lon: point.1, category: 39,
+                                    created: i % 2 == 0 ? "20240101000000" : nil))
+            }
+            places.append(Place(id: id, title: "같은 이름", lat: 37.5665, lon: 126.978, category: 39))
+        }
+        let byId = Dictionary(uniqueKeysWithValues: places.map { ($0.id, $0) })
+        let path = Self.folder + "/ties.nearby-index"
+        try IndexSnapshot.write(places.shuffled(), stamp: Self.stamp, to: path)
+        let mapped = try IndexSnapshot.engine(path, wanted: Self.stamp) { $0.compactMap { byId[$0] } }
+        let memory = MemoryEngine(places: places, generation: Self.stamp.generation)
+        let reference = QueryBruteForce(places)
+        let centre = Coordinate(lat: 37.5665, lon: 126.978)
+        var queries = [PlaceQuery]()
+        for shape in [QueryShape.knn(k: 7, maxDistance: nil), .radius(100_000), .radius(0), .all] {
+            for order in ["distance", "title", "-created", "category"] {
+                var q = PlaceQuery(center: centre, shape: shape, limit: 4)
+                q.order = PlaceOrder(parsing: order)!
+                queries.append(q)
+            }
+        }
+        for q in queries {
+            var got = try mapped.run(q), expected = try memory.run(q)
+            #expect(got == expected && Self.answer(got) == reference.page(q), "\(q)")
+            var seen = got.places.map(\.id)
+            while let next = got.nextCursor {
+                var resumed = q; resumed.cursor = next
+                got = try mapped.run(resumed); expected = try memory.run(resumed)
+                #expect(got == expected, "\(q) resumed")
+                seen += got.places.map(\.id)
+            }
+            #expect(seen == reference.all(q).ids, "\(q) by pages")
+        }
     }
 
     @Test func anEmptySnapshotAnswersNothing() throws {

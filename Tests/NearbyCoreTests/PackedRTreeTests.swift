@@ -175,7 +175,7 @@ func expectBruteForceAnswers<M: SpatialMetric>(
             let (xs, ys) = TestPoints.uniformOnSphere(n, &g)
             let tree = PackedRTree(xs: xs, ys: ys, nodeSize: 16)
             #expect(tree.count == n)
-            #expect(tree.items.sorted() == (0 ..< Int32(n)).map { $0 })
+            #expect(tree.items!.sorted() == (0 ..< Int32(n)).map { $0 })
             var seen: [Int32] = []
             tree.search(minX: -180, minY: -90, maxX: 180, maxY: 90) { seen.append($0) }
             #expect(seen.sorted() == (0 ..< Int32(n)).map { $0 })

@@ -9,14 +9,14 @@ import Foundation
 /// uses in place (no parsing, no copying), so a one-shot `nearby query` answers in milliseconds
 /// (flatbush's `Flatbush.from(buffer)` is the model).
 ///
-/// ## Format, version 2 (every integer little-endian)
+/// ## Format, version 3 (every integer little-endian)
 ///
 /// Header, 64 bytes:
 ///
 /// | offset | size | field |
 /// |---:|---:|---|
 /// | 0 | 8 | magic `NRBYSNAP` |
-/// | 8 | 4 | format version (2; 1 had no `PET` keys and no visitor-group bits in `FLAG`) |
+/// | 8 | 4 | format version (3; 2 kept rows in id order with `TITM`, `LAT `, `LON `; 1 had no `PET` keys and no visitor-group bits in `FLAG`) |
 /// | 12 | 4 | number of sections k |
 /// | 16 | 8 | identity of the cache the snapshot was made from (`meta.identity`, random per cache file) |
 /// | 24 | 8 | cache generation it was made at (`meta.generation`) |
@@ -35,16 +35,18 @@ import Foundation
 /// sections (sort orders, statistics) without breaking older readers; a change to an existing
 /// section's meaning bumps the format version, and readers refuse versions they do not know.
 ///
-/// Sections of version 2 (rows are in id order, `PlaceTable`'s order, so the row index is the id
-/// rank that breaks every tie and no separate id-rank column is stored):
+/// Sections of version 3. Rows are in the tree's Hilbert order: row i is the tree's point i, so the
+/// points are the rows' coordinates (stored once, no item column) and a subtree is a contiguous run
+/// of rows (counted by subtraction, read sequentially). Ties in every order are broken by id order,
+/// stored as each row's id rank (`PlaceTable.idRank`):
 ///
 /// | tag | type | count | what |
 /// |---|---|---|---|
-/// | `TPTS` | Float64 | 2n | tree points (lon, lat) in Hilbert order (`PackedRTree`) |
-/// | `TITM` | Int32 | n | tree items: the row of each point |
+/// | `TPTS` | Float64 | 2n | tree points (lon, lat) in Hilbert order (`PackedRTree`): row i's coordinates |
 /// | `TBOX` | Float64 | 4·nodes | tree node boxes, level 1 first, root last |
 /// | `TLVL` | Int64 | 3·levels | tree level table (first box, entries, span) |
-/// | `LAT `, `LON ` | Float64 | n | latitude, longitude per row |
+/// | `IDRK` | UInt32 | n | id rank of each row (0 = first id in `PlaceTable.idPrecedes` order) |
+/// | `IDRW` | UInt32 | n | row of each id rank (the inverse of `IDRK`; finds a cursor's row by id) |
 /// | `CATG` | Int32 | n | category (content type id) |
 /// | `AREA`, `SIGU` | UInt16 | n | area and sigungu codes (0 = none; code c is dictionary entry c − 1) |
 /// | `ARDO`, `SGDO` | UInt32 | d + 1 | dictionary offsets into `ARDB`, `SGDB` (UTF-8 bytes) |
@@ -53,7 +55,7 @@ import Foundation
 /// | `FLAG` | UInt32 | n | accessibility bits (`Accessibility.placeMask`) and the has-image bit |
 /// | `RANK` | UInt32 | n | Korean-collation rank of the title (`KoreanCollation.ranks`) |
 /// | `FTUN`, `FTEN` | UInt16, UInt32 | units, n | folded titles for the keyword filter (`FoldedTitles`) |
-/// | `IDOF`, `IDBY` | UInt32, UInt8 | n + 1, bytes | ids (UTF-8), for cursors and for fetching a page's records |
+/// | `IDOF`, `IDBY` | UInt32, UInt8 | n + 1, bytes | ids (UTF-8) by row, for cursors and for fetching a page's records |
 /// | `CATC`, `CATO`, `CATB` | UInt16, UInt32, UInt8 | n, d + 1, bytes | `CodeFamily.cat` keys: codes and dictionary, as `AREA` |
 /// | `LCLC`, `LCLO`, `LCLB` | as above | | `CodeFamily.lcls` keys |
 /// | `LDGC`, `LDGO`, `LDGB` | as above | | `CodeFamily.ldong` keys |
@@ -80,7 +82,7 @@ import Foundation
 /// snapshot or the new one, and the generation stamp tells a snapshot older than the cache.
 public enum IndexSnapshot {
     static let magic = Array("NRBYSNAP".utf8)
-    public static let formatVersion: UInt32 = 2
+    public static let formatVersion: UInt32 = 3
     static let headerSize = 64
     static let entrySize = 24
     static let alignment = 64
@@ -234,13 +236,13 @@ public enum IndexSnapshot {
             let tag = codeTags[family.rawValue]
             codeColumns.append(try codes(tag + "C", tag + "O", tag + "B"))
         }
+        let points = try column("TPTS", Double.self, count: 2 * n), idRanks = try column("IDRK", UInt32.self, count: n)
         guard let tree = PackedRTree(
-            count: n, nodeSize: h.nodeSize, points: try column("TPTS", Double.self, count: 2 * n),
-            items: try column("TITM", Int32.self, count: n), boxes: try column("TBOX", Double.self),
-            levels: try column("TLVL", Int.self))
+            count: n, nodeSize: h.nodeSize, points: points, ranks: idRanks,
+            boxes: try column("TBOX", Double.self), levels: try column("TLVL", Int.self))
         else { throw Problem.damaged("tree structure") }
         let table = PlaceTable(
-            count: n, lat: try column("LAT ", Double.self, count: n), lon: try column("LON ", Double.self, count: n),
+            count: n, points: points, idRanks: idRanks, rowsByIdRank: try column("IDRW", UInt32.self, count: n),
             category: try column("CATG", Int32.self, count: n), areacode: try codes("AREA", "ARDO", "ARDB"),
             sigungucode: try codes("SIGU", "SGDO", "SGDB"), created: try column("CRTD", Int64.self, count: n),
             modified: try column("MODF", Int64.self, count: n), eventStart: try column("EVST", Int32.self, count: n),

@@ -7,6 +7,10 @@
 /// - `points`: the item coordinates (x, y interleaved) copied into curve order, so a leaf's points
 ///   sit in one or two cache lines;
 /// - `items`: the item index (position in the `xs`/`ys` given to `init`) of each point, as `Int32`;
+///   absent when items are the positions themselves (an index snapshot stores its rows in curve
+///   order, so its tree's items are its rows);
+/// - `ranks`: optional tie-break rank of each point (an index snapshot's id ranks), used by `nearest`
+///   to order equally distant items; without it ties go by item index;
 /// - `boxes`: one (minX, minY, maxX, maxY) per node, level 1 (parents of points) first, root last;
 /// - `levels`: per level, where its boxes start, how many entries it has and how many points a full
 ///   node of that level covers.
@@ -19,7 +23,7 @@
 ///
 /// Answers are exact: bounds from the metric only prune; every reported distance is the metric's
 /// `distance`. Memory: 16 bytes of coordinates + 4 of item index per point, plus 32 bytes of box per
-/// node (about 2.1 bytes per point at node size 16): about 22 bytes per point.
+/// node (about 2.1 bytes per point at node size 16): about 22 bytes per point (18 without items).
 /// Queries run on unsafe pointers (see `View`) so the hot loops do no reference counting; the generic
 /// queries are `@inlinable` so that each metric gets its own specialised loop, also across modules.
 public struct PackedRTree: Sendable {
@@ -28,31 +32,41 @@ public struct PackedRTree: Sendable {
     /// Maximum number of children per node.
     public let nodeSize: Int
     @usableFromInline let points: Column<Double>
-    @usableFromInline let items: Column<Int32>
+    /// nil: the item of a point is its position.
+    @usableFromInline let items: Column<Int32>?
+    /// Tie-break rank per position (nil: the item index).
+    @usableFromInline let ranks: Column<UInt32>?
     @usableFromInline let boxes: Column<Double>
     /// Three `Int`s per level L = 0 … top: first box of the level (in boxes, unused for L = 0),
     /// number of entries, points covered by a full node (nodeSizeᴸ).
     @usableFromInline let levels: Column<Int>
 
-    /// Builds the tree over points `(xs[i], ys[i])`; item `i` is reported as `Int32(i)`.
+    /// Builds the tree over points `(xs[i], ys[i])`; item `i` is reported as `Int32(i)`. `ranks[i]`,
+    /// when given, orders item `i` among equally distant items in `nearest` (else the item index does).
     ///
     /// `xs`/`ys` are longitude/latitude in degrees for `HaversineMetric` (longitude in −180…180, no
     /// wrapping), or projected metres for `PlanarMetric`. Coordinates must be finite.
     /// Cost: O(n) (a radix sort of the Hilbert keys): about 60 ms of CPU for the 1M-place workload in
     /// release builds on the project machine (median of 5; 200–300 ms wall clock on the loaded machine).
-    public init(xs: [Double], ys: [Double], nodeSize: Int = 16) {
-        precondition(xs.count == ys.count, "xs and ys must have the same length")
-        precondition(nodeSize >= 2, "node size must be at least 2")
+    public init(xs: [Double], ys: [Double], nodeSize: Int = 16, ranks: [UInt32]? = nil) {
+        precondition(xs.count == ys.count && ranks.map { $0.count == xs.count } ?? true, "xs, ys and ranks must have the same length")
         precondition(xs.count < Int(Int32.max), "at most Int32.max - 1 points")
-        let n = xs.count
-        self.count = n
-        self.nodeSize = nodeSize
         let order = Self.hilbertOrder(xs: xs, ys: ys)
-        var points = [Double](repeating: 0, count: 2 * n)
+        var points = [Double](repeating: 0, count: 2 * xs.count)
         for (pos, i) in order.enumerated() {
             points[2 * pos] = xs[Int(i)]
             points[2 * pos + 1] = ys[Int(i)]
         }
+        self.init(orderedPoints: points, items: order, ranks: ranks.map { r in order.map { r[Int($0)] } }, nodeSize: nodeSize)
+    }
+
+    /// The tree over `points` (x, y interleaved) already in curve order (`hilbertOrder`), whose
+    /// items are `items` (nil: their positions) with tie-break `ranks` per position.
+    init(orderedPoints points: [Double], items: [Int32]?, ranks: [UInt32]?, nodeSize: Int) {
+        precondition(nodeSize >= 2, "node size must be at least 2")
+        let n = points.count / 2
+        self.count = n
+        self.nodeSize = nodeSize
         // Level 0 is the points themselves; each level above packs nodeSize entries of the one below.
         var levels = [0, n, 1]
         var boxes: [Double] = []
@@ -73,7 +87,8 @@ public struct PackedRTree: Sendable {
             lower = level
         }
         self.points = Column(points)
-        self.items = Column(order)
+        self.items = items.map(Column.init)
+        self.ranks = ranks.map(Column.init)
         self.boxes = Column(boxes)
         self.levels = Column(levels)
     }
@@ -81,16 +96,15 @@ public struct PackedRTree: Sendable {
     /// A tree over arrays built elsewhere (mapped from an index snapshot), or nil when they do not
     /// form the tree `init(xs:ys:nodeSize:)` builds: level table, array lengths and every item index
     /// are checked, so queries on a damaged snapshot cannot read outside its arrays.
-    init?(count: Int, nodeSize: Int, points: Column<Double>, items: Column<Int32>, boxes: Column<Double>,
+    /// Items are the positions (`items` nil); `ranks` only orders ties, so any value is safe.
+    init?(count: Int, nodeSize: Int, points: Column<Double>, ranks: Column<UInt32>?, boxes: Column<Double>,
           levels: Column<Int>) {
         guard count >= 0, count < Int(Int32.max), (2...65536).contains(nodeSize),
-              points.count == 2 * count, items.count == count else { return nil }
+              points.count == 2 * count, ranks.map({ $0.count == count }) ?? true else { return nil }
         let (expected, boxCount) = Self.shape(count: count, nodeSize: nodeSize)
-        guard expected.count < 3 * 255, levels.elementsEqual(expected), boxes.count == boxCount,
-              items.withUnsafeBufferPointer({ $0.allSatisfy { $0 >= 0 && Int($0) < count } })
-        else { return nil }
+        guard expected.count < 3 * 255, levels.elementsEqual(expected), boxes.count == boxCount else { return nil }
         self.count = count; self.nodeSize = nodeSize
-        self.points = points; self.items = items; self.boxes = boxes; self.levels = levels
+        self.points = points; self.items = nil; self.ranks = ranks; self.boxes = boxes; self.levels = levels
     }
 
     /// The `levels` table and the length of `boxes` of the tree over `count` points, known before it
@@ -110,7 +124,9 @@ public struct PackedRTree: Sendable {
     }
 
     /// Bytes held by the tree's arrays, for memory budgets and benchmarks.
-    public var byteCount: Int { points.byteCount + items.byteCount + boxes.byteCount + levels.byteCount }
+    public var byteCount: Int {
+        points.byteCount + (items?.byteCount ?? 0) + (ranks?.byteCount ?? 0) + boxes.byteCount + levels.byteCount
+    }
 
     /// Boxes of the parents of consecutive runs of `nodeSize` entries of `src`: points (x, y) with
     /// `stride` 2 and `far` 0, or boxes (minX, minY, maxX, maxY) with `stride` 4 and `far` 2.
@@ -171,7 +187,8 @@ extension PackedRTree {
     @usableFromInline
     struct View {
         @usableFromInline let points: UnsafePointer<Double>
-        @usableFromInline let items: UnsafePointer<Int32>
+        @usableFromInline let items: UnsafePointer<Int32>?
+        @usableFromInline let ranks: UnsafePointer<UInt32>?
         @usableFromInline let boxes: UnsafePointer<Double>
         @usableFromInline let levels: UnsafePointer<Int>
         @usableFromInline let count: Int
@@ -180,15 +197,21 @@ extension PackedRTree {
         @usableFromInline let top: Int
 
         @inlinable init(
-            points: UnsafePointer<Double>, items: UnsafePointer<Int32>, boxes: UnsafePointer<Double>,
-            levels: UnsafePointer<Int>, count: Int, nodeSize: Int, top: Int
+            points: UnsafePointer<Double>, items: UnsafePointer<Int32>?, ranks: UnsafePointer<UInt32>?,
+            boxes: UnsafePointer<Double>, levels: UnsafePointer<Int>, count: Int, nodeSize: Int, top: Int
         ) {
-            self.points = points; self.items = items; self.boxes = boxes; self.levels = levels
+            self.points = points; self.items = items; self.ranks = ranks; self.boxes = boxes; self.levels = levels
             self.count = count; self.nodeSize = nodeSize; self.top = top
         }
 
         @inlinable func x(_ pos: Int) -> Double { points[2 * pos] }
         @inlinable func y(_ pos: Int) -> Double { points[2 * pos + 1] }
+        @inlinable func item(_ pos: Int) -> Int32 { items?[pos] ?? Int32(truncatingIfNeeded: pos) }
+        /// The `nearest` queue key of the point at `pos`: tie-break rank, then item (both < 2³¹).
+        @inlinable func pointKey(_ pos: Int) -> Int64 {
+            let item = item(pos)
+            return Int64(ranks?[pos] ?? UInt32(truncatingIfNeeded: item)) << 31 | Int64(item)
+        }
 
         /// Children (entries of level − 1) of node `j` of `level` ≥ 1.
         @inlinable func children(_ level: Int, _ j: Int) -> Range<Int> {
@@ -211,9 +234,9 @@ extension PackedRTree {
 
     @inlinable
     func withView<R>(_ body: (View) -> R) -> R {
-        withExtendedLifetime((points.owner, items.owner, boxes.owner, levels.owner)) {
+        withExtendedLifetime((points.owner, items?.owner, ranks?.owner, boxes.owner, levels.owner)) {
             body(View(
-                points: points.base, items: items.base, boxes: boxes.base,
+                points: points.base, items: items?.base, ranks: ranks?.base, boxes: boxes.base,
                 levels: levels.base, count: count, nodeSize: nodeSize, top: levels.count / 3 - 1))
         }
     }
@@ -272,11 +295,11 @@ extension PackedRTree {
                 if x0 > maxX || y0 > maxY || x1 < minX || y1 < minY { return .outside }
                 return x0 >= minX && y0 >= minY && x1 <= maxX && y1 <= maxY ? .inside : .partial
             }, inside: { run in
-                for pos in run { visit(v.items[pos]) }
+                for pos in run { visit(v.item(pos)) }
             }, partial: { run in
                 for pos in run {
                     let x = v.x(pos), y = v.y(pos)
-                    if x >= minX && x <= maxX && y >= minY && y <= maxY { visit(v.items[pos]) }
+                    if x >= minX && x <= maxX && y >= minY && y <= maxY { visit(v.item(pos)) }
                 }
             })
         }
@@ -308,9 +331,9 @@ extension PackedRTree {
         withView { v in
             let window = Window(m.searchBox(radius: radius))
             let refine = { (run: Range<Int>) in
-                for pos in run where window.contains(v.x(pos), v.y(pos)) && include(v.items[pos]) {
+                for pos in run where window.contains(v.x(pos), v.y(pos)) && include(v.item(pos)) {
                     let d = m.distance(x: v.x(pos), y: v.y(pos))
-                    if d <= radius { visit(v.items[pos], d) }
+                    if d <= radius { visit(v.item(pos), d) }
                 }
             }
             walk(v, classify: { x0, y0, x1, y1 in
@@ -347,7 +370,7 @@ extension PackedRTree {
             }, partial: { run in
                 for pos in run where window.contains(v.x(pos), v.y(pos)) {
                     let d = m.distance(x: v.x(pos), y: v.y(pos))
-                    if d <= radius { total += 1; found(v.items[pos], d) }
+                    if d <= radius { total += 1; found(v.item(pos), d) }
                 }
             })
             return total
@@ -371,17 +394,17 @@ extension PackedRTree {
         guard total <= budget else { return (total, nil) }
         withView { v in
             for run in runs {
-                for pos in run { matches.append((v.items[pos], m.distance(x: v.x(pos), y: v.y(pos)))) }
+                for pos in run { matches.append((v.item(pos), m.distance(x: v.x(pos), y: v.y(pos)))) }
             }
         }
         return (total, matches)
     }
 
     /// The `k` items nearest to the metric's centre with `distance ≤ maxDistance` and `include(item)`,
-    /// by distance, ties by item index, found best-first.
+    /// by distance, ties by rank (`ranks`, else item index), found best-first.
     ///
     /// Nodes and points share one priority queue ordered by (distance or lower bound, nodes before
-    /// points, item index); a point leaves the queue only when no node left can hold anything closer
+    /// points, rank); a point leaves the queue only when no node left can hold anything closer
     /// or equally close with a smaller index, so the first `k` points out are the answer, in order
     /// (geokdbush's `around`, github.com/mourner/geokdbush). Cost grows with k and the number of
     /// points near the k-th distance, not with the number of matches within `maxDistance`, which is
@@ -400,7 +423,7 @@ extension PackedRTree {
             queue.push(0, DistanceQueue.nodeKey(level: v.top, index: 0))
             while let (d, key) = queue.pop() {
                 if key >= 0 {
-                    result.append((Int32(truncatingIfNeeded: key), d))
+                    result.append((Int32(truncatingIfNeeded: key & 0x7FFF_FFFF), d))
                     if result.count == k { return }
                     continue
                 }
@@ -408,7 +431,7 @@ extension PackedRTree {
                 if level == 1 {
                     for pos in v.pointRange(1, j) where window.contains(v.x(pos), v.y(pos)) {
                         let dist = m.distance(x: v.x(pos), y: v.y(pos))
-                        if dist <= maxDistance && include(v.items[pos]) { queue.push(dist, Int64(v.items[pos])) }
+                        if dist <= maxDistance && include(v.item(pos)) { queue.push(dist, v.pointKey(pos)) }
                     }
                     continue
                 }
@@ -447,8 +470,8 @@ struct Window {
 /// A binary min-heap of (distance, key) in one flat array, ordered by distance, then key.
 /// Measured against swift-collections' `Heap` (a min-max heap) on the 1M workload's nearest(k = 30)
 /// queries: 13.8 µs vs 14.9 µs at the median, so the simpler flat heap stays.
-/// Keys ≥ 0 are item indices; nodes get negative keys so that at equal distance a node comes out
-/// before any item (it might hold an item that ties with a smaller index).
+/// Keys ≥ 0 are points (`View.pointKey`: rank, then item); nodes get negative keys so that at equal
+/// distance a node comes out before any point (it might hold one that ties with a smaller rank).
 @usableFromInline
 struct DistanceQueue {
     @usableFromInline var heap: [(distance: Double, key: Int64)] = []

@@ -1,8 +1,10 @@
 import Foundation
 
-/// The loaded places in id order, with the columns queries filter and sort on in flat arrays.
+/// The places, with the columns queries filter and sort on in flat arrays.
 ///
-/// Row order is id order, so comparing row indices compares ids: the tie-breaker of every sort.
+/// Every sort breaks ties by id order, through `idRank(row)` (the one accessor for it). A table
+/// built in memory holds its rows in id order, so a row's id rank is its index; a table mapped from
+/// an index snapshot holds them in the tree's (Hilbert) order, with the id rank stored per row.
 /// Id order (`PlaceTable.idPrecedes`): ids made only of ASCII digits come first, compared as
 /// numbers (any length; equal numbers such as "7" and "007" then by bytes); all other ids follow,
 /// compared by their UTF-8 bytes.
@@ -20,9 +22,12 @@ public final class PlaceTable: @unchecked Sendable {
     /// snapshot, whose answer rows are fetched by id (`fetch`).
     public let places: [Place]
     public let count: Int
-    /// Latitude and longitude of a mapped table (a table in memory reads them from `places`).
-    private let latColumn: Column<Double>?
-    private let lonColumn: Column<Double>?
+    /// (lon, lat) of each row of a mapped table, interleaved: its tree's points (a table in memory
+    /// reads them from `places`).
+    private let points: Column<Double>?
+    /// Id rank of each row of a mapped table, and the row of each id rank (nil: the row index).
+    private let idRanks: Column<UInt32>?
+    private let rowsByIdRank: Column<UInt32>?
     let category: Column<Int32>
     let areacode: CodeColumn
     let sigungucode: CodeColumn
@@ -70,7 +75,7 @@ public final class PlaceTable: @unchecked Sendable {
             sigungucode.append(places[i].sigungucode)
             for family in CodeFamily.allCases { codeColumns[family.rawValue].append(family.key(of: places[i])) }
         }
-        latColumn = nil; lonColumn = nil
+        points = nil; idRanks = nil; rowsByIdRank = nil
         self.category = Column(category); self.created = Column(created); self.modified = Column(modified)
         self.eventStart = Column(eventStart); self.eventEnd = Column(eventEnd); self.flags = Column(flags)
         self.areacode = areacode.column; self.sigungucode = sigungucode.column
@@ -78,26 +83,33 @@ public final class PlaceTable: @unchecked Sendable {
         ids = nil; fetch = nil
     }
 
-    /// A table over columns mapped from an index snapshot (`IndexSnapshot`), rows in id order.
-    init(count: Int, lat: Column<Double>, lon: Column<Double>, category: Column<Int32>, areacode: CodeColumn,
+    /// A table over columns mapped from an index snapshot (`IndexSnapshot`), rows in tree order:
+    /// `points` are the tree's, `idRanks` each row's id rank and `rowsByIdRank` its inverse.
+    init(count: Int, points: Column<Double>, idRanks: Column<UInt32>, rowsByIdRank: Column<UInt32>, category: Column<Int32>, areacode: CodeColumn,
          sigungucode: CodeColumn, created: Column<Int64>, modified: Column<Int64>, eventStart: Column<Int32>,
          eventEnd: Column<Int32>, flags: Column<UInt32>, ranks: Column<UInt32>, folded: FoldedTitles,
          ids: StringColumn, codeColumns: [CodeColumn], fetch: @escaping ([String]) throws -> [Place]) {
         places = []
         self.count = count
-        latColumn = lat; lonColumn = lon; self.category = category; self.areacode = areacode
+        self.points = points; self.idRanks = idRanks; self.rowsByIdRank = rowsByIdRank; self.category = category; self.areacode = areacode
         self.sigungucode = sigungucode; self.created = created; self.modified = modified
         self.eventStart = eventStart; self.eventEnd = eventEnd; self.flags = flags
         self.ranks = ranks; self.folded = folded; self.ids = ids; self.fetch = fetch
         self.codeColumns = codeColumns
     }
 
-    @inline(__always) func lat(_ row: Int) -> Double { latColumn?[row] ?? places[row].lat }
-    @inline(__always) func lon(_ row: Int) -> Double { lonColumn?[row] ?? places[row].lon }
+    @inline(__always) func lat(_ row: Int) -> Double { points?[2 * row + 1] ?? places[row].lat }
+    @inline(__always) func lon(_ row: Int) -> Double { points?[2 * row] ?? places[row].lon }
 
     /// Every row's latitude, longitude.
-    func lats() -> [Double] { latColumn.map(Array.init) ?? column { $0.lat } }
-    func lons() -> [Double] { lonColumn.map(Array.init) ?? column { $0.lon } }
+    func lats() -> [Double] { points == nil ? column { $0.lat } : (0..<count).map(lat) }
+    func lons() -> [Double] { points == nil ? column { $0.lon } : (0..<count).map(lon) }
+
+    /// The row's rank in id order: the tie-breaker of every sort.
+    @inline(__always) func idRank(_ row: Int) -> UInt32 { idRanks?[row] ?? UInt32(truncatingIfNeeded: row) }
+
+    /// Every row's id rank when it is not the row index (a mapped table), for trees that break ties by it.
+    var idRankList: [UInt32]? { idRanks.map(Array.init) }
 
     /// One value per row, read in place (no copy of the records).
     private func column<T>(_ value: (borrowing Place) -> T) -> [T] {
@@ -135,7 +147,7 @@ public final class PlaceTable: @unchecked Sendable {
     /// Bytes of the columns (not of the `Place` records), title ranks and folded titles once built.
     public var byteCount: Int {
         lock.lock(); defer { lock.unlock() }
-        return (latColumn?.byteCount ?? 0) + (lonColumn?.byteCount ?? 0) + category.byteCount + areacode.codes.byteCount
+        return (idRanks?.byteCount ?? 0) + category.byteCount + areacode.codes.byteCount
             + sigungucode.codes.byteCount + created.byteCount + modified.byteCount + eventStart.byteCount
             + eventEnd.byteCount + flags.byteCount + (ranks?.byteCount ?? 0) + (folded?.byteCount ?? 0)
             + codeColumns.reduce(0) { $0 + $1.codes.byteCount }
@@ -150,14 +162,22 @@ public final class PlaceTable: @unchecked Sendable {
         return f
     }
 
-    /// Row of an id, by binary search; nil when absent.
+    /// Row of an id, by binary search over the id ranks; nil when absent (or when a damaged
+    /// snapshot's `rowsByIdRank` points outside the table).
     public func row(ofId id: String) -> Int? {
+        func row(ofRank k: Int) -> Int? {
+            guard let rowsByIdRank else { return k }
+            let r = Int(rowsByIdRank[k])
+            return r < count ? r : nil
+        }
         var lo = 0, hi = count
         while lo < hi {
             let mid = (lo + hi) / 2
-            if Self.idPrecedes(self.id(mid), id) { lo = mid + 1 } else { hi = mid }
+            guard let r = row(ofRank: mid) else { return nil }
+            if Self.idPrecedes(self.id(r), id) { lo = mid + 1 } else { hi = mid }
         }
-        return lo < count && self.id(lo) == id ? lo : nil
+        guard lo < count, let r = row(ofRank: lo) else { return nil }
+        return self.id(r) == id ? r : nil
     }
 
     /// The id order described on the type.
@@ -238,6 +258,9 @@ struct CodeColumn: Sendable {
         }
 
         var column: CodeColumn { CodeColumn(codes: Column(codes), dictionary: dictionary) }
+
+        /// Puts the codes in `order` (value i becomes the one at `order[i]`); the dictionary stays.
+        mutating func arrange(_ order: [Int32]) { codes = order.map { codes[Int($0)] } }
     }
 
     /// Codes of the wanted values (unknown values match nothing).

@@ -8,8 +8,9 @@ import Darwin
 /// the snapshot's flat columns and the titles' UTF-8, never the records: the snapshot of a million
 /// places costs about its own size in memory, not the cache's.
 ///
-/// `append` every place (in any order; a cache read in id order skips the sort), then `write` once.
-/// Each section goes to the file with `pwrite` as soon as it is final and is then freed, so that the
+/// `append` every place (in any order; a cache read in id order skips the id sort), then `write`
+/// once: it puts the rows in the tree's Hilbert order (their id ranks become a column) and writes
+/// each section goes to the file with `pwrite` as soon as it is final and is then freed, so that the
 /// large temporaries (the titles' collation keys, the tree's build) never coexist with the columns.
 public struct SnapshotWriter {
     private var idBytes: [UInt8] = [], idOffsets: [UInt32] = [0]
@@ -92,8 +93,19 @@ public struct SnapshotWriter {
         guard idBytes.count < Int(UInt32.max), foldedUnits.count < Int(UInt32.max), titleBytes.count < Int(UInt32.max) else {
             throw IndexSnapshot.Problem.damaged("more than 4 GiB of ids or titles")
         }
-        let order = inIdOrder ? nil : idOrder()
-        if let order { arrange(order) }
+        // Rows in curve order, so the tree's items are the rows; ties keep their id rank.
+        let order = PackedRTree.hilbertOrder(xs: lons, ys: lats)
+        var rankOfAppended: [UInt32]?
+        if !inIdOrder {
+            var r = [UInt32](repeating: 0, count: count)
+            for (k, i) in idOrder().enumerated() { r[Int(i)] = UInt32(k) }
+            rankOfAppended = r
+        }
+        var idRanks = order.map { rankOfAppended?[Int($0)] ?? UInt32($0) }
+        rankOfAppended = nil
+        var rowsByIdRank = [UInt32](repeating: 0, count: count)
+        for (row, k) in idRanks.enumerated() { rowsByIdRank[Int(k)] = UInt32(row) }
+        arrange(order)
         let areas = Self.strings(Self.dictionaryValues(areacode.dictionary))
         let sigungus = Self.strings(Self.dictionaryValues(sigungucode.dictionary))
         let codeStrings = codes.map { Self.strings(Self.dictionaryValues($0.dictionary)) }
@@ -102,8 +114,8 @@ public struct SnapshotWriter {
 
         // The layout first (every section's length is known), then each section into place.
         var tags: [(String, Int, Int)] = [
-            ("TPTS", 8, 2 * n), ("TITM", 4, n), ("TBOX", 8, treeBoxes), ("TLVL", 8, treeLevels.count),
-            ("LAT ", 8, n), ("LON ", 8, n), ("CATG", 4, n), ("AREA", 2, n), ("SIGU", 2, n),
+            ("TPTS", 8, 2 * n), ("TBOX", 8, treeBoxes), ("TLVL", 8, treeLevels.count),
+            ("IDRK", 4, n), ("IDRW", 4, n), ("CATG", 4, n), ("AREA", 2, n), ("SIGU", 2, n),
             ("ARDO", 4, areas.offsets.count), ("ARDB", 1, areas.bytes.count),
             ("SGDO", 4, sigungus.offsets.count), ("SGDB", 1, sigungus.bytes.count),
             ("CRTD", 8, n), ("MODF", 8, n), ("EVST", 4, n), ("EVEN", 4, n), ("FLAG", 4, n), ("RANK", 4, n),
@@ -133,6 +145,8 @@ public struct SnapshotWriter {
             // Peak memory (the import's, BENCHMARKS.md): one large part at a time. Every column but the
             // titles and coordinates is written and freed first, then the titles are ranked (their sort
             // keys are the largest part), then the tree is built.
+            try put("IDRK", idRanks); idRanks = []
+            try put("IDRW", rowsByIdRank); rowsByIdRank = []
             try put("CATG", category); category = []
             try put("AREA", areacode.codes); try put("SIGU", sigungucode.codes)
             areacode = CodeColumn.Builder(capacity: 0); sigungucode = CodeColumn.Builder(capacity: 0)
@@ -154,11 +168,13 @@ public struct SnapshotWriter {
             }
             FreedMemory.giveBack()
             try put("RANK", titleRanks(order))
-            let tree = PackedRTree(xs: lons, ys: lats, nodeSize: Self.nodeSize)
+            var points = [Double](repeating: 0, count: 2 * n)
+            for row in 0..<n { points[2 * row] = lons[row]; points[2 * row + 1] = lats[row] }
+            lats = []; lons = []
+            let tree = PackedRTree(orderedPoints: points, items: nil, ranks: nil, nodeSize: Self.nodeSize)
             precondition(tree.boxes.count == treeBoxes && tree.levels.elementsEqual(treeLevels), "PackedRTree.shape disagrees with the tree")
-            try put("LAT ", lats); lats = []
-            try put("LON ", lons); lons = []
-            try put("TPTS", tree.points); try put("TITM", tree.items); try put("TBOX", tree.boxes); try put("TLVL", tree.levels)
+            try put("TPTS", points); points = []
+            try put("TBOX", tree.boxes); try put("TLVL", tree.levels)
 
             // The body checksum reads the body back (from the page cache), as a reader checks it.
             let bodyStart = tableEnd + 8
@@ -197,16 +213,16 @@ public struct SnapshotWriter {
         }
     }
 
-    /// The titles' Korean-collation ranks (`KoreanCollation.ranks`), in `order` when given. Frees the
-    /// titles once their sort keys (about twice their size) are built, before sorting the keys.
-    private mutating func titleRanks(_ order: [Int32]?) -> [UInt32] {
+    /// The titles' Korean-collation ranks (`KoreanCollation.ranks`), in `order`. Frees the titles once
+    /// their sort keys (about twice their size) are built, before sorting the keys.
+    private mutating func titleRanks(_ order: [Int32]) -> [UInt32] {
         let keys = titleBytes.withUnsafeBufferPointer { u in
             titleEnds.withUnsafeBufferPointer { KoreanCollation.sortKeys(utf8: u, ends: $0) }
         }
         titleBytes = []; titleEnds = []
         FreedMemory.giveBack()
         let r = keys.ranks()
-        return order.map { $0.map { r[Int($0)] } } ?? r
+        return order.map { r[Int($0)] }
     }
 
     /// Id `i` (in append order).
@@ -214,7 +230,7 @@ public struct SnapshotWriter {
         String(decoding: idBytes[Int(idOffsets[i])..<Int(idOffsets[i + 1])], as: UTF8.self)
     }
 
-    /// Append positions in id order (`PlaceTable`'s row order).
+    /// Append positions in id order (`PlaceTable.idPrecedes`).
     private func idOrder() -> [Int32] {
         (0..<Int32(count)).sorted { i, j in
             let a = idNumbers[Int(i)], b = idNumbers[Int(j)]
@@ -228,23 +244,8 @@ public struct SnapshotWriter {
         lats = arranged(lats); lons = arranged(lons); category = arranged(category)
         created = arranged(created); modified = arranged(modified); eventStart = arranged(eventStart)
         eventEnd = arranged(eventEnd); flags = arranged(flags)
-        var areas = CodeColumn.Builder(capacity: count), sigungus = CodeColumn.Builder(capacity: count)
-        let areaValues = Self.dictionaryValues(areacode.dictionary), sigunguValues = Self.dictionaryValues(sigungucode.dictionary)
-        for i in order {
-            let a = areacode.codes[Int(i)], s = sigungucode.codes[Int(i)]
-            areas.append(a == 0 ? nil : areaValues[Int(a) - 1])
-            sigungus.append(s == 0 ? nil : sigunguValues[Int(s) - 1])
-        }
-        areacode = areas; sigungucode = sigungus
-        codes = codes.map { column in
-            let values = Self.dictionaryValues(column.dictionary)
-            var arranged = CodeColumn.Builder(capacity: count)
-            for i in order {
-                let c = column.codes[Int(i)]
-                arranged.append(c == 0 ? nil : values[Int(c) - 1])
-            }
-            return arranged
-        }
+        areacode.arrange(order); sigungucode.arrange(order)
+        for i in codes.indices { codes[i].arrange(order) }
         var bytes: [UInt8] = [], offsets: [UInt32] = [0], units: [UInt16] = [], ends: [UInt32] = []
         bytes.reserveCapacity(idBytes.count); offsets.reserveCapacity(count + 1)
         units.reserveCapacity(foldedUnits.count); ends.reserveCapacity(count)

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Answers queries from places held in memory: a `PlaceTable` (rows in id order) and a packed
-/// R-tree over lon/lat, plus one planar tree per projected CRS, built on first use and kept.
+/// Answers queries from places held in memory: a `PlaceTable` (rows in id order, or in tree order
+/// when mapped from a snapshot; ties always by `idRank`) and a packed R-tree over lon/lat, plus one planar tree per projected CRS, built on first use and kept.
 ///
 /// Plan of a query (see ARCHITECTURE.md):
 /// - radius, no filter, limited, ordered by distance only: the total comes from `count` (whole
@@ -96,11 +96,12 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         var treeRows: [Int32]?, tree: PackedRTree?
         if self.tree != nil {
             let finite = xs.indices.filter { xs[$0].isFinite && ys[$0].isFinite }
+            let ranks = table.idRankList
             if finite.count == xs.count {
-                tree = PackedRTree(xs: xs, ys: ys)
+                tree = PackedRTree(xs: xs, ys: ys, ranks: ranks)
             } else {
                 treeRows = finite.map { Int32($0) }
-                tree = PackedRTree(xs: finite.map { xs[$0] }, ys: finite.map { ys[$0] })
+                tree = PackedRTree(xs: finite.map { xs[$0] }, ys: finite.map { ys[$0] }, ranks: ranks.map { r in finite.map { r[$0] } })
             }
         }
         let p = PlanarSpace(projection: projection, xs: xs, ys: ys, tree: tree, treeRows: treeRows)
@@ -143,7 +144,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             }
         }
 
-        /// The k nearest rows within `maxDistance` accepted by `include`, by (distance, row): best-first
+        /// The k nearest rows within `maxDistance` accepted by `include`, by (distance, id rank): best-first
         /// through the tree, or a scan and a bounded heap.
         func nearest(_ k: Int, maxDistance: Double, _ table: PlaceTable, include: (Int) -> Bool) -> [Row] {
             if let tree {
@@ -160,7 +161,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         let order = RowOrder(q.effectiveOrder, table: table)
         let filter = RowFilter(q.filter, table: table)
         let after = try q.cursor.map { try resume(from: $0, fingerprint: PageCursor.fingerprint(of: q, generation: generation)) }
-        // Best-first search gives rows in (distance, id) order: usable as is for a first page run.
+        // Best-first search gives rows in (distance, id rank) order: usable as is for a first page run.
         let bestFirst = after == nil && q.limit > 0 && order.isDistanceOnly && filter.passAll
         var total = 0
         var rows: [Row] = []

@@ -14,16 +14,24 @@ public enum CacheSnapshot {
     public static func path(ofCache cachePath: String) -> String { cachePath + ".nearby-index" }
 
     /// Brings the snapshot of `cache` up to date: writes it unless the one on disk already holds the
-    /// cache's current state (checked from its header). Call it after every write to the cache.
-    /// Never throws: the cache write has committed, and a missing snapshot only costs the next
-    /// query a rebuild; problems are passed to `report` (one line, without a trailing newline).
-    public static func update(_ cache: PlaceCache, report: (String) -> Void = { _ in }) {
+    /// cache's current state (checked from its header). Call it after every write to the cache; with
+    /// the `feed` of that write, its places are written as collected instead of read back (when no
+    /// other write came in between). Never throws: the cache write has committed, and a missing
+    /// snapshot only costs the next query a rebuild; problems are passed to `report` (one line,
+    /// without a trailing newline).
+    public static func update(_ cache: PlaceCache, feed: SnapshotFeed? = nil, report: (String) -> Void = { _ in }) {
         let path = path(ofCache: cache.path)
         do {
             try beginRead(cache)
             defer { endRead(cache) }
             let wanted = try stamp(of: cache)
+            var fed = feed?.take(for: wanted)
             if (try? IndexSnapshot.stamp(at: path)) == wanted { return }
+            if fed != nil {
+                FreedMemory.giveBack()
+                try fed!.write(stamp: wanted, to: path)
+                return
+            }
             try write(cache, wanted, to: path)
         } catch {
             report("could not write the index snapshot \(path): \(error); queries will rebuild it")

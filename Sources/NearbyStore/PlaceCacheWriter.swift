@@ -29,17 +29,23 @@ extension PlaceCache {
     /// Runs `body` with a writer inside ONE transaction: everything it wrote is committed when it
     /// returns, and nothing is when it throws (or when the process dies before the commit). Bumps the
     /// generation when a row changed. Throws `PlaceCacheError.busy` when another process is writing.
-    public func write<T>(_ body: (PlaceCacheWriter) throws -> T) throws -> T {
+    /// With a `feed`, a write into an empty cache also collects its places for the index snapshot.
+    public func write<T>(feeding feed: SnapshotFeed? = nil, _ body: (PlaceCacheWriter) throws -> T) throws -> T {
         // A write streams through rows once: a smaller page cache than reads use keeps an import's
         // memory flat (BENCHMARKS.md, "Import") at no measured cost in speed.
         try connection.execute("PRAGMA cache_size=-\(Self.writeCacheKiB)")
         defer { try? connection.execute("PRAGMA cache_size=-\(Self.readCacheKiB)") }
         return try transaction {
             let writer = try PlaceCacheWriter(connection)
+            if feed != nil && writer.insertFirst { writer.snapshot = SnapshotWriter() }
             let result = try body(writer)
             try writer.finish()
             if writer.counts.changedRows {
                 try connection.execute("UPDATE meta SET value = value + 1 WHERE key = 'generation'")
+            }
+            if let feed, let snapshot = writer.snapshot {
+                feed.fill(snapshot, stamp: IndexSnapshot.Stamp(identity: try identity(), generation: try generation()))
+                writer.snapshot = nil
             }
             try connection.execute(Self.cursorKeySQL)
             return result
@@ -66,7 +72,10 @@ public final class PlaceCacheWriter: PlaceSink {
     private var hasPending: Bool
     /// The cache was empty when the write began: insert without looking the id up first (a duplicate id
     /// fails the UNIQUE constraint and takes the lookup path), which saves a b-tree search per record.
-    private let insertFirst: Bool
+    fileprivate let insertFirst: Bool
+    /// The places of a write into an empty cache, as the index snapshot holds them (`SnapshotFeed`);
+    /// dropped as soon as the write does anything but insert new ids.
+    fileprivate var snapshot: SnapshotWriter?
     /// R*Tree changes, applied in order by `finish`: a new or moved point, or nil for a removed row.
     private var boxChanges: [(rowid: Int64, point: (lon: Double, lat: Double)?)] = []
 
@@ -99,6 +108,7 @@ public final class PlaceCacheWriter: PlaceSink {
         try find.bind(1, place.id)
         guard try find.step() else { return try save(place, rowid: nil) }
         let rowid = find.int64(0)
+        snapshot = nil
         if Self.isOlder(place.modified, than: find.text(1 + Int32(PlaceField.modified.rawValue))) {
             counts.older += 1
             return
@@ -131,6 +141,7 @@ public final class PlaceCacheWriter: PlaceSink {
             return
         }
         let rowid = find.int64(0)
+        snapshot = nil
         var place = try cachedPlace()
         place.merge(detail)
         if cachedRowEquals(place) { counts.unchanged += 1; return }
@@ -176,6 +187,7 @@ public final class PlaceCacheWriter: PlaceSink {
         try find.bind(1, id)
         guard try find.step() else { counts.unchanged += 1; return }
         let rowid = find.int64(0)
+        snapshot = nil
         find.reset()
         defer { removePlace.reset() }
         try removePlace.bind(1, rowid)
@@ -225,6 +237,7 @@ public final class PlaceCacheWriter: PlaceSink {
         try row.bind(Int64(Accessibility.placeMask(p.accessibility)))
         try row.step()
         if rowid == nil { counts.inserted += 1 } else { counts.updated += 1 }
+        snapshot?.append(p)
         if moved { boxChanges.append((rowid ?? connection.lastInsertRowID, (p.lon, p.lat))) }
     }
 

@@ -115,6 +115,50 @@ import Testing
         #expect(try engine.run(q) == SQLiteEngine(cache: cache).run(q))
     }
 
+    /// An import into an empty cache hands its places to the snapshot (`SnapshotFeed`): the file is
+    /// byte for byte the one read back from the cache. A feed is not used when the write did more than
+    /// insert new ids, or when another write committed before the snapshot.
+    @Test func aFedSnapshotIsTheOneReadFromTheCache() throws {
+        var g = QuerySampler(seed: 11)
+        let places = g.places(400)
+        let dir = try TempFolder()
+        func fedCache(_ name: String, _ records: [Place], deleting: [String] = []) throws -> (PlaceCache, SnapshotFeed) {
+            let cache = try PlaceCache(path: dir.file(name))
+            let feed = SnapshotFeed()
+            try cache.write(feeding: feed) { w in
+                for p in records { try w.upsert(p) }
+                for id in deleting { try w.delete(id: id) }
+            }
+            return (cache, feed)
+        }
+        func rebuilt(_ cache: PlaceCache) throws -> Data {
+            let path = CacheSnapshot.path(ofCache: cache.path)
+            try FileManager.default.removeItem(atPath: path)
+            CacheSnapshot.update(cache) { Issue.record("update: \($0)") }
+            return FileManager.default.contents(atPath: path)!
+        }
+        // Fed, then the same cache's snapshot read back: identical.
+        let (cache, feed) = try fedCache("fed.sqlite", places.shuffled())
+        CacheSnapshot.update(cache, feed: feed) { Issue.record("update: \($0)") }
+        let fed = FileManager.default.contents(atPath: CacheSnapshot.path(ofCache: cache.path))!
+        #expect(try rebuilt(cache) == fed)
+        // A repeated id and a delete drop the feed; the snapshot still holds exactly the cache's rows.
+        var changed = places
+        changed[3].title = "바뀐 이름"; changed[3].modified = "20990101000000"
+        let (other, otherFeed) = try fedCache("changed.sqlite", places + [changed[3]], deleting: [places[5].id])
+        CacheSnapshot.update(other, feed: otherFeed) { Issue.record("update: \($0)") }
+        let written = FileManager.default.contents(atPath: CacheSnapshot.path(ofCache: other.path))!
+        #expect(try rebuilt(other) == written)
+        let mapped = try CacheSnapshot.engine(for: other) { Issue.record("engine: \($0)") }
+        #expect(try mapped.run(PlaceQuery()).total == places.count - 1)
+        // Another write between the fed write and the snapshot: the feed is stale, the cache is read.
+        let (third, thirdFeed) = try fedCache("third.sqlite", places)
+        try third.write { w in try w.delete(id: places[0].id) }
+        CacheSnapshot.update(third, feed: thirdFeed) { Issue.record("update: \($0)") }
+        let engine = try CacheSnapshot.engine(for: third) { Issue.record("engine: \($0)") }
+        #expect(try engine.run(PlaceQuery()) == SQLiteEngine(cache: third).run(PlaceQuery()))
+    }
+
     @Test func updateWritesOnlyWhenTheCacheChanged() throws {
         var g = QuerySampler(seed: 10)
         let dir = try TempFolder()

@@ -259,8 +259,17 @@ struct CodeColumn: Sendable {
 
         var column: CodeColumn { CodeColumn(codes: Column(codes), dictionary: dictionary) }
 
-        /// Puts the codes in `order` (value i becomes the one at `order[i]`); the dictionary stays.
-        mutating func arrange(_ order: [Int32]) { codes = order.map { codes[Int($0)] } }
+        /// Puts the codes in `order` (value i becomes the one at `order[i]`), renumbered in the values'
+        /// byte order, so that a snapshot does not depend on the order values arrived in.
+        mutating func arrange(_ order: [Int32]) {
+            var renumbered = (0...Int(UInt16.max)).map { UInt16($0) }
+            let values = dictionary.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            for (i, value) in values.enumerated() {
+                renumbered[Int(dictionary[value]!)] = UInt16(i + 1)
+                dictionary[value] = UInt16(i + 1)
+            }
+            codes = order.map { renumbered[Int(codes[Int($0)])] }
+        }
     }
 
     /// Codes of the wanted values (unknown values match nothing).

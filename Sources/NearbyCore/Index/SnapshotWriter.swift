@@ -93,19 +93,16 @@ public struct SnapshotWriter {
         guard idBytes.count < Int(UInt32.max), foldedUnits.count < Int(UInt32.max), titleBytes.count < Int(UInt32.max) else {
             throw IndexSnapshot.Problem.damaged("more than 4 GiB of ids or titles")
         }
-        // Rows in curve order, so the tree's items are the rows; ties keep their id rank.
+        // Id order first, so a position is an id rank and equal Hilbert keys keep id order (the bytes
+        // do not depend on the order places came in); then curve order, so the tree's items are the rows.
+        let byId = inIdOrder ? nil : idOrder()
+        if let byId { arrange(byId) }
         let order = PackedRTree.hilbertOrder(xs: lons, ys: lats)
-        var rankOfAppended: [UInt32]?
-        if !inIdOrder {
-            var r = [UInt32](repeating: 0, count: count)
-            for (k, i) in idOrder().enumerated() { r[Int(i)] = UInt32(k) }
-            rankOfAppended = r
-        }
-        var idRanks = order.map { rankOfAppended?[Int($0)] ?? UInt32($0) }
-        rankOfAppended = nil
+        arrange(order)
+        var idRanks = order.map { UInt32($0) }
         var rowsByIdRank = [UInt32](repeating: 0, count: count)
         for (row, k) in idRanks.enumerated() { rowsByIdRank[Int(k)] = UInt32(row) }
-        arrange(order)
+        let appendOrder = byId.map { b in order.map { b[Int($0)] } } ?? order
         let areas = Self.strings(Self.dictionaryValues(areacode.dictionary))
         let sigungus = Self.strings(Self.dictionaryValues(sigungucode.dictionary))
         let codeStrings = codes.map { Self.strings(Self.dictionaryValues($0.dictionary)) }
@@ -167,7 +164,7 @@ public struct SnapshotWriter {
                 codes[i] = CodeColumn.Builder(capacity: 0)
             }
             FreedMemory.giveBack()
-            try put("RANK", titleRanks(order))
+            try put("RANK", titleRanks(appendOrder))
             var points = [Double](repeating: 0, count: 2 * n)
             for row in 0..<n { points[2 * row] = lons[row]; points[2 * row + 1] = lats[row] }
             lats = []; lons = []

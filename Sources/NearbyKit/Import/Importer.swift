@@ -46,7 +46,8 @@ public struct Importer {
         // Loaded before the write lock is taken (so the lock is held no longer than the write) and
         // dropped once the records are written, before the commit's R*Tree load and the snapshot.
         var regions = loadRegions()
-        let summary = try cache.write { writer in
+        let feed = SnapshotFeed()
+        let summary = try cache.write(feeding: feed) { writer in
             var summary = ImportSummary()
             for input in opened { summary.files.append(try importFile(try input ?? InputFile(path: "-"), into: writer, regions: regions)) }
             regions = nil
@@ -56,7 +57,7 @@ public struct Importer {
             return summary
         }
         onProgress("writing the index snapshot")
-        CacheSnapshot.update(cache, report: onWarning)
+        CacheSnapshot.update(cache, feed: feed, report: onWarning)
         return summary
     }
 

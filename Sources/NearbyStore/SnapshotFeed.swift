@@ -1,0 +1,29 @@
+import NearbyCore
+
+/// The index snapshot of an import into an empty cache, collected as its rows are written, so that
+/// `CacheSnapshot.update` writes it without reading a million rows back from SQLite (and verifying
+/// their checksums) right after the same process wrote them.
+///
+/// Only a write that begins on an empty cache and does nothing but insert new ids fills it: then the
+/// places inserted are exactly the cache's rows. Anything else (a repeated id, a delete, a detail
+/// merged into a cached place) empties it and the snapshot is read from the cache as before; merging
+/// a write into an existing snapshot would need the old rows' text fields, which the snapshot does not
+/// keep. The feed is stamped with the generation the write committed, so a write by another process
+/// in between is noticed (`update` then reads the cache).
+public final class SnapshotFeed {
+    private var writer: SnapshotWriter?
+    private(set) var stamp: IndexSnapshot.Stamp?
+
+    public init() {}
+
+    func fill(_ writer: SnapshotWriter, stamp: IndexSnapshot.Stamp) {
+        self.writer = writer
+        self.stamp = stamp
+    }
+
+    /// The collected snapshot when it was made for `wanted`, handed over once.
+    func take(for wanted: IndexSnapshot.Stamp) -> SnapshotWriter? {
+        defer { writer = nil; stamp = nil }
+        return stamp == wanted ? writer : nil
+    }
+}

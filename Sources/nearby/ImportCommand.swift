@@ -1,4 +1,6 @@
 import ArgumentParser
+import Dispatch
+import Foundation
 import NearbyKit
 
 struct ImportCommand: ParsableCommand {
@@ -52,6 +54,9 @@ struct ImportCommand: ParsableCommand {
     @Flag(help: "Stop at the first bad record and change nothing.")
     var strict = false
 
+    @Flag(help: "Print on stderr when each step begins (seconds since the start): reading, committing, the index snapshot.")
+    var verbose = false
+
     @Argument(help: ArgumentHelp("Files to import; - reads standard input (so do pipes and <(…)).", valueName: "file"))
     var files: [String]
 
@@ -67,6 +72,13 @@ struct ImportCommand: ParsableCommand {
             shown += 1
         }
         importer.onProgress = StandardError.progress
+        if verbose {
+            let start = DispatchTime.now().uptimeNanoseconds
+            importer.onStep = { step in
+                let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                StandardError.write("nearby import: \(String(format: "%.3f", seconds)) s: \(step)")
+            }
+        }
         importer.onWarning = { StandardError.write("nearby import: \($0)") }
         var codeWarnings = 0
         importer.regions = RegionData.index

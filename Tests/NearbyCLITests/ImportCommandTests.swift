@@ -30,6 +30,24 @@ let canonicalLines = [
 ]
 
 @Suite struct ImportCommandTests {
+    /// `--verbose` times the steps on stderr, in order, and leaves stdout's summary line alone.
+    @Test func verboseTimesEachStep() throws {
+        let dir = try TempFolder()
+        let input = try dir.write("in.jsonl", canonicalLines.joined(separator: "\n") + "\n")
+        let r = try CLIRunner.run(["import", "--verbose", "--db", dir.file("a.sqlite"), input])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try counts(r)["inserted"] == canonicalLines.count)
+        let steps = r.stderr.split(separator: "\n").compactMap { line -> (Double, String)? in
+            let parts = line.split(separator: " ", maxSplits: 3)
+            guard parts.count == 4, parts[0] == "nearby", parts[1] == "import:", parts[3].hasPrefix("s: "),
+                  let t = Double(parts[2]) else { return nil }
+            return (t, String(parts[3].dropFirst(3)))
+        }
+        #expect(steps.count == 4 && steps[0].1.hasSuffix("in.jsonl: reading"), "\(r.stderr)")
+        #expect(steps.dropFirst().map(\.1) == ["updating the spatial index and committing", "writing the index snapshot", "done"], "\(r.stderr)")
+        #expect(zip(steps, steps.dropFirst()).allSatisfy { $0.0 <= $1.0 }, "\(r.stderr)")
+    }
+
     @Test func exportThenImportRoundTripsEveryField() throws {
         let dir = try TempFolder()
         let input = try dir.write("in.jsonl", canonicalLines.reversed().joined(separator: "\n") + "\n")

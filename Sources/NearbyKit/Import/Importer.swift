@@ -20,6 +20,9 @@ public struct Importer {
     public var onRejected: (RecordError) -> Void = { _ in }
     /// Told what is going on, for a progress line.
     public var onProgress: (String) -> Void = { _ in }
+    /// Told when each step of a cache import begins (reading an input, committing, writing the index
+    /// snapshot) and when it is done: `nearby import --verbose` times the steps with it.
+    public var onStep: (String) -> Void = { _ in }
     /// Told, once, when the index snapshot could not be brought up to date (the import still counts).
     public var onWarning: (String) -> Void = { _ in }
     /// When set, the region index it loads checks every imported place's legal-dong codes against its
@@ -51,13 +54,14 @@ public struct Importer {
             var summary = ImportSummary()
             for input in opened { summary.files.append(try importFile(try input ?? InputFile(path: "-"), into: writer, regions: regions)) }
             regions = nil
-            onProgress("updating the spatial index and committing")
+            step("updating the spatial index and committing")
             summary.counts = writer.counts
             summary.counts.rejected = summary.files.reduce(0) { $0 + $1.rejected }
             return summary
         }
-        onProgress("writing the index snapshot")
+        step("writing the index snapshot")
         CacheSnapshot.update(cache, feed: feed, report: onWarning)
+        onStep("done")
         return summary
     }
 
@@ -83,6 +87,11 @@ public struct Importer {
             for place in places { try writer.upsert(place) }
             return writer.counts
         }
+    }
+
+    private func step(_ text: String) {
+        onStep(text)
+        onProgress(text)
     }
 
     private func loadRegions() -> RegionIndex? {
@@ -117,7 +126,7 @@ public struct Importer {
             if let (records, lookups) = inFlight { try write(records, lookups?.results()) }
             inFlight = next
         }
-        onProgress("\(input.name): reading")
+        step("\(input.name): reading")
         let format = try PlaceParser.read(
             input.bytes, file: input.name, format: format, encoding: encoding, strict: strict,
             emit: { item in

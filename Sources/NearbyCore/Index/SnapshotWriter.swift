@@ -97,8 +97,12 @@ public struct SnapshotWriter {
         // do not depend on the order places came in); then curve order, so the tree's items are the rows.
         let byId = inIdOrder ? nil : idOrder()
         if let byId { arrange(byId) }
+        // The columns are put in curve order one at a time as they are written (`inCurveOrder`), so that
+        // only one extra copy exists at a time; the small code columns now, for their dictionaries.
         let order = PackedRTree.hilbertOrder(xs: lons, ys: lats)
-        arrange(order)
+        areacode.arrange(order); sigungucode.arrange(order)
+        for i in codes.indices { codes[i].arrange(order) }
+        func inCurveOrder<T>(_ a: [T]) -> [T] { order.map { a[Int($0)] } }
         var idRanks = order.map { UInt32($0) }
         var rowsByIdRank = [UInt32](repeating: 0, count: count)
         for (row, k) in idRanks.enumerated() { rowsByIdRank[Int(k)] = UInt32(row) }
@@ -144,21 +148,22 @@ public struct SnapshotWriter {
             // keys are the largest part), then the tree is built.
             try put("IDRK", idRanks); idRanks = []
             try put("IDRW", rowsByIdRank); rowsByIdRank = []
-            try put("CATG", category); category = []
+            try put("CATG", inCurveOrder(category)); category = []
             try put("AREA", areacode.codes); try put("SIGU", sigungucode.codes)
             areacode = CodeColumn.Builder(capacity: 0); sigungucode = CodeColumn.Builder(capacity: 0)
             try put("ARDO", areas.offsets); try put("ARDB", areas.bytes)
             try put("SGDO", sigungus.offsets); try put("SGDB", sigungus.bytes)
-            try put("CRTD", created); created = []
-            try put("MODF", modified); modified = []
-            try put("EVST", eventStart); eventStart = []
-            try put("EVEN", eventEnd); eventEnd = []
-            try put("FLAG", flags); flags = []
-            try put("FTUN", foldedUnits); foldedUnits = []
-            try put("FTEN", foldedEnds); foldedEnds = []
-            try put("IDOF", idOffsets); idOffsets = [0]
-            try put("IDBY", idBytes); idBytes = []
-            idNumbers = []
+            try put("CRTD", inCurveOrder(created)); created = []
+            try put("MODF", inCurveOrder(modified)); modified = []
+            try put("EVST", inCurveOrder(eventStart)); eventStart = []
+            try put("EVEN", inCurveOrder(eventEnd)); eventEnd = []
+            try put("FLAG", inCurveOrder(flags)); flags = []
+            let folded = Self.arranged(foldedUnits, ends: foldedEnds, order)
+            foldedUnits = []; foldedEnds = []
+            try put("FTUN", folded.units); try put("FTEN", folded.ends)
+            let ids = Self.arranged(idBytes, ends: Array(idOffsets.dropFirst()), order)
+            idBytes = []; idOffsets = [0]; idNumbers = []
+            try put("IDOF", [0] + ids.ends); try put("IDBY", ids.units)
             for (i, stem) in IndexSnapshot.codeTags.enumerated() {
                 try put(stem + "C", codes[i].codes); try put(stem + "O", codeStrings[i].offsets); try put(stem + "B", codeStrings[i].bytes)
                 codes[i] = CodeColumn.Builder(capacity: 0)
@@ -166,7 +171,7 @@ public struct SnapshotWriter {
             FreedMemory.giveBack()
             try put("RANK", titleRanks(appendOrder))
             var points = [Double](repeating: 0, count: 2 * n)
-            for row in 0..<n { points[2 * row] = lons[row]; points[2 * row + 1] = lats[row] }
+            for row in 0..<n { points[2 * row] = lons[Int(order[row])]; points[2 * row + 1] = lats[Int(order[row])] }
             lats = []; lons = []
             let tree = PackedRTree(orderedPoints: points, items: nil, ranks: nil, nodeSize: Self.nodeSize)
             precondition(tree.boxes.count == treeBoxes && tree.levels.elementsEqual(treeLevels), "PackedRTree.shape disagrees with the tree")
@@ -243,16 +248,20 @@ public struct SnapshotWriter {
         eventEnd = arranged(eventEnd); flags = arranged(flags)
         areacode.arrange(order); sigungucode.arrange(order)
         for i in codes.indices { codes[i].arrange(order) }
-        var bytes: [UInt8] = [], offsets: [UInt32] = [0], units: [UInt16] = [], ends: [UInt32] = []
-        bytes.reserveCapacity(idBytes.count); offsets.reserveCapacity(count + 1)
-        units.reserveCapacity(foldedUnits.count); ends.reserveCapacity(count)
+        let ids = Self.arranged(idBytes, ends: Array(idOffsets.dropFirst()), order)
+        idBytes = ids.units; idOffsets = [0] + ids.ends
+        (foldedUnits, foldedEnds) = Self.arranged(foldedUnits, ends: foldedEnds, order)
+    }
+
+    /// A text column (value i is `units[ends[i − 1] ..< ends[i]]`, from 0 for i = 0) with its values in `order`.
+    private static func arranged<T>(_ units: [T], ends: [UInt32], _ order: [Int32]) -> (units: [T], ends: [UInt32]) {
+        var out: [T] = [], outEnds: [UInt32] = []
+        out.reserveCapacity(units.count); outEnds.reserveCapacity(order.count)
         for i in order.map(Int.init) {
-            bytes.append(contentsOf: idBytes[Int(idOffsets[i])..<Int(idOffsets[i + 1])])
-            offsets.append(UInt32(bytes.count))
-            units.append(contentsOf: foldedUnits[(i == 0 ? 0 : Int(foldedEnds[i - 1]))..<Int(foldedEnds[i])])
-            ends.append(UInt32(units.count))
+            out.append(contentsOf: units[(i == 0 ? 0 : Int(ends[i - 1]))..<Int(ends[i])])
+            outEnds.append(UInt32(out.count))
         }
-        idBytes = bytes; idOffsets = offsets; foldedUnits = units; foldedEnds = ends
+        return (out, outEnds)
     }
 
     private static func number(_ id: String) -> Int64 {

@@ -145,9 +145,10 @@ public final class PlaceTable: @unchecked Sendable {
     }
 
     /// Bytes of the columns (not of the `Place` records), title ranks and folded titles once built.
+    /// A mapped table's id ranks are counted by its tree, which shares them.
     public var byteCount: Int {
         lock.lock(); defer { lock.unlock() }
-        return (idRanks?.byteCount ?? 0) + category.byteCount + areacode.codes.byteCount
+        return category.byteCount + areacode.codes.byteCount
             + sigungucode.codes.byteCount + created.byteCount + modified.byteCount + eventStart.byteCount
             + eventEnd.byteCount + flags.byteCount + (ranks?.byteCount ?? 0) + (folded?.byteCount ?? 0)
             + codeColumns.reduce(0) { $0 + $1.codes.byteCount }

@@ -64,14 +64,14 @@ public final class PostGISWriter: PlaceSink {
         init(indexes: [String]) { self.indexes = indexes }
     }
 
-    /// The staged columns: arrival number, u(psert) or d(elete), the place's columns, accessmask.
-    private static let stagedColumns = "seq, op, \(PostGISStore.placeColumns), accessmask"
+    /// The staged columns: arrival number, u(psert) or d(elete), the place's columns, the derived ones.
+    private static let stagedColumns = "seq, op, \(PostGISStore.placeColumns), \(PostGISStore.derivedColumns)"
 
     fileprivate init(_ store: PostGISStore) throws {
         self.store = store
         if try store.connection.query("SELECT NOT EXISTS (SELECT FROM places)").text(0, 0) == "t" {
             firstImport = FirstImport(indexes: try dropIndexes())
-            try connection.beginCopy("COPY places (\(PostGISStore.placeColumns), accessmask, geom) FROM STDIN")
+            try connection.beginCopy("COPY places (\(PostGISStore.placeColumns), \(PostGISStore.derivedColumns), geom) FROM STDIN")
         } else {
             try beginStaging()
         }
@@ -104,8 +104,9 @@ public final class PostGISWriter: PlaceSink {
             default: return "\(name) text"
             }
         }.joined(separator: ", ")
+        let derived = PostGISStore.derived.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
         try connection.execute("""
-            CREATE TEMP TABLE nearby_staging (seq bigint, op "char", \(columns), accessmask integer) ON COMMIT DROP
+            CREATE TEMP TABLE nearby_staging (seq bigint, op "char", \(columns), \(derived)) ON COMMIT DROP
             """)
         try connection.beginCopy("COPY nearby_staging (\(Self.stagedColumns)) FROM STDIN")
     }
@@ -146,12 +147,11 @@ public final class PostGISWriter: PlaceSink {
         sequence += 1
         append("\(sequence)\td\t")
         appendField(id)
-        for _ in 1..<PlaceField.allCases.count { append("\t\\N") }
-        append("\t0")
+        for _ in 1..<PlaceField.allCases.count + PostGISStore.derived.count { append("\t\\N") }
         try endLine()
     }
 
-    /// The place's columns (`PostGISStore.placeColumns`) and its accessmask, tab-separated.
+    /// The place's columns (`PostGISStore.placeColumns`) and the derived ones, tab-separated.
     private func appendColumns(_ p: Place) {
         for field in PlaceField.allCases {
             switch field {
@@ -163,7 +163,10 @@ public final class PostGISWriter: PlaceSink {
             }
             buffer.append(UInt8(ascii: "\t"))
         }
-        append(String(Accessibility.placeMask(p.accessibility)))
+        for (n, value) in PostGISStore.derivedValues(p).enumerated() {
+            if n > 0 { buffer.append(UInt8(ascii: "\t")) }
+            appendField(value)
+        }
     }
 
     private static let hexDigits = Array("0123456789ABCDEF".utf8)
@@ -266,8 +269,8 @@ public final class PostGISWriter: PlaceSink {
         if rebuild { try connection.execute("DROP INDEX places_geom") }
         try connection.execute("""
             DELETE FROM places p USING nearby_outcome o WHERE o.id = p.id AND o.outcome IN ('updated', 'deleted');
-            INSERT INTO places (\(columns), accessmask, geom)
-            SELECT \(columns), accessmask, ST_SetSRID(ST_MakePoint(lon, lat), 4326)
+            INSERT INTO places (\(columns), \(PostGISStore.derivedColumns), geom)
+            SELECT \(columns), \(PostGISStore.derivedColumns), ST_SetSRID(ST_MakePoint(lon, lat), 4326)
             FROM nearby_outcome WHERE outcome IN ('inserted', 'updated') ORDER BY seq
             """)
         if rebuild { try connection.execute("CREATE INDEX places_geom ON places USING gist (geom); ANALYZE places") }
@@ -383,12 +386,11 @@ public final class PostGISWriter: PlaceSink {
             default: p[text: field]
             }
         }
-        let mask = String(Accessibility.placeMask(p.accessibility))
-        let n = PlaceField.allCases.count
-        let placeholders = (1...n + 1).map { "$\($0)" }.joined(separator: ", ")
+        let derived = PostGISStore.derivedValues(p)
+        let placeholders = (1...values.count + derived.count).map { "$\($0)" }.joined(separator: ", ")
         _ = try connection.prepared("nearby_insert", """
-            INSERT INTO places (\(PostGISStore.placeColumns), accessmask, geom)
+            INSERT INTO places (\(PostGISStore.placeColumns), \(PostGISStore.derivedColumns), geom)
             VALUES (\(placeholders), ST_SetSRID(ST_MakePoint($\(1 + PlaceField.lon.rawValue), $\(1 + PlaceField.lat.rawValue)), 4326))
-            """, values + [mask])
+            """, values + derived)
     }
 }

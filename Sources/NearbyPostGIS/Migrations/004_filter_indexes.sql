@@ -1,0 +1,24 @@
+-- Nearby's PostgreSQL/PostGIS schema, version 4: the columns filters and sorts run on in SQL
+-- (PostGISEngine pushes them down), and the indexes of the sorts TourAPI's arrange codes ask for.
+--
+-- The columns are the in-memory engine's own keys, computed by the writer with the same Swift code
+-- (PostGISStore.derivedValues), so SQL compares exactly what MemoryEngine compares:
+--   titlekey       KoreanCollation.sortKey(title): bytea compares byte by byte, as the key is made to.
+--                  A key, not a rank: a rank would change for every title after a new one.
+--   createdts, modifiedts  PlaceTable.timestamp (yyyyMMddHHmmss as a number, 0 when missing).
+--   eventstartday, eventendday  PlaceTable.day of eventstart, and of eventend or else eventstart.
+--   idkey          the id order (PlaceTable.idPrecedes) as text in byte order: 'A', the length of the
+--                  digits without leading zeros in ten digits, those digits, ' ', the id for an id of
+--                  ASCII digits; 'B' and the id for any other. The tie-break of every sort.
+-- Rows already there get them from PostGISStore.migrate, in this migration's transaction.
+ALTER TABLE places
+    ADD COLUMN titlekey bytea NOT NULL DEFAULT '\x',
+    ADD COLUMN createdts bigint NOT NULL DEFAULT 0,
+    ADD COLUMN modifiedts bigint NOT NULL DEFAULT 0,
+    ADD COLUMN eventstartday integer NOT NULL DEFAULT 0,
+    ADD COLUMN eventendday integer NOT NULL DEFAULT 0,
+    ADD COLUMN idkey text COLLATE "C" NOT NULL DEFAULT '';
+-- Keyset pages of arrange C (modified, newest first) and D (created, newest first): an index scan
+-- from the cursor's key reads the page's rows only.
+CREATE INDEX places_modified ON places (modifiedts DESC, idkey);
+CREATE INDEX places_created ON places (createdts DESC, idkey);

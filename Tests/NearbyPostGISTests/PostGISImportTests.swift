@@ -178,7 +178,9 @@ import Testing
         #expect { try PostGISStore(url: empty) } throws: { "\($0)".contains("newer than this nearby understands") }
         // A version-1 database (before kakaocategory and ldongsource) is refused by readers and
         // migrated in place by a writer.
-        try cluster.psql("ALTER TABLE places DROP COLUMN kakaocategory, DROP COLUMN ldongsource, "
+        try cluster.psql("ALTER TABLE places DROP COLUMN titlekey, DROP COLUMN createdts, DROP COLUMN modifiedts, "
+            + "DROP COLUMN eventstartday, DROP COLUMN eventendday, DROP COLUMN idkey; "
+            + "ALTER TABLE places DROP COLUMN kakaocategory, DROP COLUMN ldongsource, "
             + "DROP COLUMN pet, DROP COLUMN barrierfree, DROP COLUMN petinfo; DROP TABLE pending_details; "
             + "UPDATE nearby_meta SET value = 1 WHERE key = 'schemaVersion'", url: empty)
         #expect { try PostGISStore(url: empty) } throws: { "\($0)".contains("schema version 1; run nearby import --pg") }

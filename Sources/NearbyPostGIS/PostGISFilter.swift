@@ -10,8 +10,8 @@ struct ColumnTest {
 
 /// The conditions of a `PlaceFilter` as SQL tests of `places`' columns, each passing exactly the rows
 /// `RowFilter` passes for it: they compare the keys `MemoryEngine` compares, stored by the writer
-/// (`004_filter_indexes.sql`). Keyword, region, code families and pet are not tests here: when one is
-/// set, `isExact` is false and the tests only narrow the candidates `MemoryEngine` then checks.
+/// (`004_filter_indexes.sql`). A region is not a test here: then `isExact` is false and the tests only
+/// narrow the candidates `MemoryEngine` then checks.
 struct PostGISFilter {
     private(set) var tests: [ColumnTest] = []
     private(set) var isExact = true
@@ -35,9 +35,50 @@ struct PostGISFilter {
             add(b.crossesAntimeridian ? "xa" : "x", "lat BETWEEN ?0::float8 AND ?1::float8 AND \(lon)",
                 ["\(b.minLat)", "\(b.maxLat)", "\(b.minLon)", "\(b.maxLon)"])
         }
-        if f.keyword != nil || f.region != nil || f.pet != nil || CodeFamily.allCases.contains(where: { $0.wanted(in: f) != nil }) {
-            isExact = false
+        if let k = f.keyword { keyword(KeywordMatcher(k)) }
+        codes(f)
+        // Polygon membership stays in Swift (`AreaFilter`); SQL narrows to the region's box.
+        if f.region != nil { isExact = false }
+    }
+
+    /// The folded title holds the folded keyword; a lone initial consonant also matches the syllables
+    /// that begin with it (`KeywordMatcher`'s rule), as a bracket of the jamo and their range.
+    private mutating func keyword(_ k: KeywordMatcher) {
+        let scalars = String(decoding: k.units, as: UTF16.self).unicodeScalars
+        guard scalars.contains(where: { Hangul.initialIndex(ofJamo: $0.value) != nil }) else {
+            return add("k", "strpos(titlefold, ?0) > 0", [String(decoding: k.units, as: UTF16.self)])
         }
+        var pattern = ""
+        for s in scalars {
+            if let l = Hangul.initialIndex(ofJamo: s.value) {
+                let first = Hangul.syllableBase + l * Hangul.syllablesPerInitial
+                pattern += "[\(s)\(Unicode.Scalar(first)!)-\(Unicode.Scalar(first + Hangul.syllablesPerInitial - 1)!)]"
+            } else if s.isASCII && !(s.properties.isAlphabetic || ("0"..."9").contains(s)) {
+                pattern += "\\" + String(s)
+            } else {
+                pattern += String(s)
+            }
+        }
+        add("kr", "titlefold ~ ?0", [pattern])
+    }
+
+    /// The code families (`CodeFamily`): a level of cat or lcls, or the legal-dong code, starting with
+    /// a wanted code; Kakao's group and the pet level equal to one. Text compares as bytes here and
+    /// as canonically equivalent Strings in Swift, as for area codes: the same for the ASCII codes
+    /// TourAPI and Kakao use.
+    private mutating func codes(_ f: PlaceFilter) {
+        func levels(_ tag: String, _ columns: [String], _ wanted: Set<String>) {
+            let any = columns.map { "(\($0) <> '' AND EXISTS (SELECT FROM unnest(?0::text[]) w WHERE starts_with(\($0), w)))" }
+            add(tag, "(" + any.joined(separator: " OR ") + ")", [PostGISStore.arrayLiteral(wanted)])
+        }
+        if let w = f.cat { levels("ca", ["cat1", "cat2", "cat3"], w) }
+        if let w = f.lcls { levels("lc", ["lclssystm1", "lclssystm2", "lclssystm3"], w) }
+        if let w = f.ldong {
+            add("ld", "ldongregncd <> '' AND EXISTS (SELECT FROM unnest(?0::text[]) w WHERE starts_with(ldongregncd || coalesce(ldongsigngucd, ''), w))",
+                [PostGISStore.arrayLiteral(w)])
+        }
+        if let w = f.kakaoCategories { add("ka", "kakaocategory <> '' AND kakaocategory = ANY(?0::text[])", [PostGISStore.arrayLiteral(w)]) }
+        if let w = f.pet { add("pe", "pet <> '' AND pet = ANY(?0::text[])", [PostGISStore.arrayLiteral(w)]) }
     }
 
     private mutating func add(_ tag: String, _ sql: String, _ values: [String]) {

@@ -100,14 +100,15 @@ public final class PostGISStore {
     /// The columns the writer computes from a place's fields, with their types
     /// (`004_filter_indexes.sql` says what each is).
     static let derived = [("accessmask", "integer"), ("titlekey", "bytea"), ("createdts", "bigint"), ("modifiedts", "bigint"),
-                          ("eventstartday", "integer"), ("eventendday", "integer"), ("idkey", "text COLLATE \"C\"")]
+                          ("eventstartday", "integer"), ("eventendday", "integer"), ("titlefold", "text"), ("idkey", "text COLLATE \"C\"")]
     static let derivedColumns = derived.map(\.0).joined(separator: ", ")
 
     /// The values of `derivedColumns` for `p`, as text (bytea in hex form).
     static func derivedValues(_ p: Place) -> [String] {
         [String(Accessibility.placeMask(p.accessibility)), hexBytea(KoreanCollation.sortKey(p.title)),
          String(PlaceTable.timestamp(p.created)), String(PlaceTable.timestamp(p.modified)),
-         String(PlaceTable.day(p.eventStart)), String(PlaceTable.day(p.eventEnd ?? p.eventStart)), idKey(p.id)]
+         String(PlaceTable.day(p.eventStart)), String(PlaceTable.day(p.eventEnd ?? p.eventStart)),
+         String(decoding: KeywordMatcher.fold(p.title), as: UTF16.self), idKey(p.id)]
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)

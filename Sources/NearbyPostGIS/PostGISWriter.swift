@@ -321,13 +321,18 @@ public final class PostGISWriter: PlaceSink {
     }
 
     /// A staged column as it compares with the stored row `p`: a record without details keeps the
-    /// stored place's (`Place.keepDetails`), so it is unchanged when it differs only by them.
+    /// stored place's (`Place.keepDetails`), so it is unchanged when it differs only by them; its own
+    /// accessibility tags then join the stored ones (the union, sorted, as `keepDetails` makes it).
     private static func incoming(_ column: String) -> String {
         let noBarrierFree = "s.barrierfree IS NULL AND p.barrierfree IS NOT NULL"
         let noPet = "s.pet IS NULL AND s.petinfo IS NULL"
         return switch column {
         case "barrierfree": "coalesce(s.barrierfree, p.barrierfree)"
-        case "accessibility": "CASE WHEN \(noBarrierFree) THEN coalesce(s.accessibility, p.accessibility) ELSE s.accessibility END"
+        case "accessibility": """
+            CASE WHEN \(noBarrierFree) THEN (SELECT string_agg(t, ',' ORDER BY t COLLATE "C") FROM (SELECT DISTINCT
+              unnest(string_to_array(s.accessibility, ',') || string_to_array(p.accessibility, ','))) u(t))
+            ELSE s.accessibility END
+            """
         case "pet", "petinfo": "CASE WHEN \(noPet) THEN p.\(column) ELSE s.\(column) END"
         default: "s." + column
         }

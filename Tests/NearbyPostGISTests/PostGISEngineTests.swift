@@ -110,8 +110,8 @@ import Testing
         var g = QuerySampler(seed: 9)
         let orders = ["", "title", "-modified", "-created", "category,-title", "-title,created", "modified,-category,title"]
         for (n, text) in orders.enumerated() {
-            var q = PlaceQuery(order: PlaceOrder(parsing: text)!, limit: [7, 30, 1][n % 3])
-            if n % 2 == 1 { q.filter = g.filter(); q.filter.keyword = nil; q.filter.cat = nil; q.filter.lcls = nil; q.filter.ldong = nil; q.filter.kakaoCategories = nil; q.filter.pet = nil }
+            var q = PlaceQuery(order: text.isEmpty ? PlaceOrder([]) : PlaceOrder(parsing: text)!, limit: [7, 30, 1][n % 3])
+            if n % 2 == 1 { q.filter = g.filter() }
             if n == 3 { q.center = Coordinate(lat: 37.5, lon: 127) }
             var pages = 0
             while true {
@@ -162,7 +162,7 @@ import Testing
         let places = Self.ties()
         _ = try PostGISEngineTests.database(places, url: url)
         try cluster.psql("ALTER TABLE places DROP COLUMN titlekey, DROP COLUMN createdts, DROP COLUMN modifiedts, "
-            + "DROP COLUMN eventstartday, DROP COLUMN eventendday, DROP COLUMN idkey; "
+            + "DROP COLUMN eventstartday, DROP COLUMN eventendday, DROP COLUMN titlefold, DROP COLUMN idkey; "
             + "UPDATE nearby_meta SET value = 3 WHERE key = 'schemaVersion'", url: url)
         #expect { try PostGISStore(url: url) } throws: { "\($0)".contains("schema version 3") }
         let engine = try PostGISEngine(store: try PostGISStore(url: url, readOnly: false))

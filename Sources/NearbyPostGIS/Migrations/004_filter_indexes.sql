@@ -7,6 +7,8 @@
 --                  A key, not a rank: a rank would change for every title after a new one.
 --   createdts, modifiedts  PlaceTable.timestamp (yyyyMMddHHmmss as a number, 0 when missing).
 --   eventstartday, eventendday  PlaceTable.day of eventstart, and of eventend or else eventstart.
+--   titlefold      KeywordMatcher.fold(title): the keyword filter is a substring (or, for a keyword
+--                  with lone initial consonants, a regular expression) of it.
 --   idkey          the id order (PlaceTable.idPrecedes) as text in byte order: 'A', the length of the
 --                  digits without leading zeros in ten digits, those digits, ' ', the id for an id of
 --                  ASCII digits; 'B' and the id for any other. The tie-break of every sort.
@@ -17,6 +19,7 @@ ALTER TABLE places
     ADD COLUMN modifiedts bigint NOT NULL DEFAULT 0,
     ADD COLUMN eventstartday integer NOT NULL DEFAULT 0,
     ADD COLUMN eventendday integer NOT NULL DEFAULT 0,
+    ADD COLUMN titlefold text NOT NULL DEFAULT '',
     ADD COLUMN idkey text COLLATE "C" NOT NULL DEFAULT '';
 -- Keyset pages of arrange C (modified, newest first) and D (created, newest first): an index scan
 -- from the cursor's key reads the page's rows only.

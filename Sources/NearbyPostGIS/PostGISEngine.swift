@@ -32,12 +32,22 @@ public final class PostGISEngine: QueryEngine {
     public func run(_ q: PlaceQuery) throws -> QueryAnswer {
         if let problem = q.problem { throw problem }
         let filter = PostGISFilter(q.filter)
-        let distance = Self.distance(q)
-        if filter.isExact && (q.center == nil || distance != nil) {
-            if q.shape == .all && !q.effectiveOrder.usesDistance { return try keysetPage(q, filter, distance) }
-            if let distance, q.effectiveOrder.keys == [SortKey(.distance)], let a = try distancePage(q, filter, distance) { return a }
+        switch Self.plan(q, filter) {
+        case .keyset: return try keysetPage(q, filter, Self.distance(q))
+        case .distance: if let a = try distancePage(q, filter, Self.distance(q)!) { return a }
+        case .scan: break
         }
         return try scan(q, filter)
+    }
+
+    /// The three plans of the type's documentation.
+    enum Plan { case keyset, distance, scan }
+
+    static func plan(_ q: PlaceQuery, _ filter: PostGISFilter) -> Plan {
+        let measured = distance(q) != nil
+        guard filter.isExact && (q.center == nil || measured) else { return .scan }
+        if q.shape == .all && !q.effectiveOrder.usesDistance { return .keyset }
+        return measured && q.effectiveOrder.keys == [SortKey(.distance)] ? .distance : .scan
     }
 
     /// Distance in metres from `q`'s centre to (lat, lon) under its model, as `MemoryEngine` measures

@@ -173,3 +173,26 @@ import Testing
         }
     }
 }
+
+/// Which plan a query gets: the SQL ones whenever SQL can answer exactly.
+@Suite struct PostGISPlanTests {
+    @Test func plans() throws {
+        let c = Coordinate(lat: 37.5, lon: 127)
+        var keyword = PlaceFilter(keyword: "ㄱㅂㄱ"); keyword.cat = ["A05"]; keyword.pet = ["all"]
+        var region = PlaceFilter()
+        region.region = AreaFilter(codes: ["11"], box: GeoBox(minLon: 126, minLat: 37, maxLon: 128, maxLat: 38)) { lat, _ in lat > 37.5 }
+        let cases: [(PlaceQuery, PostGISEngine.Plan)] = [
+            (PlaceQuery(), .keyset),
+            (PlaceQuery(filter: keyword, order: PlaceOrder([SortKey(.title)]), limit: 10), .keyset),
+            (PlaceQuery(center: c, order: PlaceOrder([SortKey(.modified, descending: true)])), .keyset),
+            (PlaceQuery(center: c, order: PlaceOrder([SortKey(.modified)]), distance: .projected(.korea2000)), .scan),
+            (PlaceQuery(center: c, shape: .radius(1000), filter: keyword, limit: 10), .distance),
+            (PlaceQuery(center: c, shape: .knn(k: 5, maxDistance: nil), distance: .geodesic), .distance),
+            (PlaceQuery(center: c), .distance),
+            (PlaceQuery(center: c, shape: .radius(1000), order: PlaceOrder([SortKey(.title)])), .scan),
+            (PlaceQuery(center: c, shape: .radius(1000), distance: .projected(.utm)), .scan),
+            (PlaceQuery(filter: region), .scan),
+        ]
+        for (q, plan) in cases { #expect(PostGISEngine.plan(q, PostGISFilter(q.filter)) == plan, "\(q)") }
+    }
+}

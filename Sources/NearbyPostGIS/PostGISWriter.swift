@@ -183,13 +183,22 @@ public final class PostGISWriter: PlaceSink {
     /// A value in COPY's text format: NULL as \N; backslash, tab, newline and carriage return escaped.
     private func appendField(_ s: String?) {
         guard let s else { return append("\\N") }
-        for b in s.utf8 {
+        Self.escape(s.utf8, into: &buffer)
+    }
+
+    /// One access to the buffer for a whole field (appending byte by byte to the stored property
+    /// checked exclusive access at every byte: a fifth of the import's client time); a field with
+    /// nothing to escape is copied whole.
+    private static func escape(_ bytes: String.UTF8View, into out: inout [UInt8]) {
+        let special = { (b: UInt8) in b == UInt8(ascii: "\\") || b == UInt8(ascii: "\t") || b == UInt8(ascii: "\n") || b == UInt8(ascii: "\r") }
+        guard bytes.contains(where: special) else { return out.append(contentsOf: bytes) }
+        for b in bytes {
             switch b {
-            case UInt8(ascii: "\\"): append("\\\\")
-            case UInt8(ascii: "\t"): append("\\t")
-            case UInt8(ascii: "\n"): append("\\n")
-            case UInt8(ascii: "\r"): append("\\r")
-            default: buffer.append(b)
+            case UInt8(ascii: "\\"): out.append(b); out.append(b)
+            case UInt8(ascii: "\t"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
+            case UInt8(ascii: "\n"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
+            default: out.append(b)
             }
         }
     }

@@ -95,7 +95,7 @@ import random, sys
 r = random.Random(13)
 with open(sys.argv[1], "w") as f:
     f.write("qid\tarrange\tareacode\tcategory\tlimit\tpage\n")
-    for qid in range(1, 601):
+    for qid in range(1, 201):
         area = r.choice(["", "", "11", "26", "41", "50"])
         category = r.choice(["", "", "12", "39", "15"])
         f.write(f"{qid}\t{r.choice('ACDOQR')}\t{area}\t{category}\t{r.choice([10, 20])}\t{r.choice([1, 1, 2, 3])}\n")

@@ -165,11 +165,13 @@ public final class PostGISWriter: PlaceSink {
         }
         for (n, value) in PostGISStore.derivedValues(p).enumerated() {
             if n > 0 { buffer.append(UInt8(ascii: "\t")) }
-            appendField(value)
+            // The title key's hex digits need no escaping, only its leading backslash.
+            if n == Self.titleKeyColumn { append("\\" + value) } else { appendField(value) }
         }
     }
 
     private static let hexDigits = Array("0123456789ABCDEF".utf8)
+    private static let titleKeyColumn = PostGISStore.derived.firstIndex { $0.0 == "titlekey" }!
 
     /// `v`'s bytes in memory order as hex digits.
     private func appendHex(_ v: UInt64) {
@@ -190,8 +192,13 @@ public final class PostGISWriter: PlaceSink {
     /// checked exclusive access at every byte: a fifth of the import's client time); a field with
     /// nothing to escape is copied whole.
     private static func escape(_ bytes: String.UTF8View, into out: inout [UInt8]) {
-        let special = { (b: UInt8) in b == UInt8(ascii: "\\") || b == UInt8(ascii: "\t") || b == UInt8(ascii: "\n") || b == UInt8(ascii: "\r") }
-        guard bytes.contains(where: special) else { return out.append(contentsOf: bytes) }
+        @inline(__always) func special(_ b: UInt8) -> Bool { b == 92 || b == 9 || b == 10 || b == 13 }
+        let plain = bytes.withContiguousStorageIfAvailable { u -> Bool in
+            for b in u where special(b) { return false }
+            out.append(contentsOf: u)
+            return true
+        }
+        if plain == true { return }
         for b in bytes {
             switch b {
             case UInt8(ascii: "\\"): out.append(b); out.append(b)

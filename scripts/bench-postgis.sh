@@ -87,18 +87,18 @@ print(f"latency p50: postgis engine {p50:.0f} us, raw PostGIS (C, prepared) {raw
 print(f"  postgis engine p90 {took[len(took) * 9 // 10]:.0f} us, p99 {took[len(took) * 99 // 100]:.0f} us; raw p90 {raw['p90_us']:.0f} us, p99 {raw['p99_us']:.0f} us, {raw['qps']} q/s")
 sys.exit(1 if mismatches else 0)
 PY
-# 4. Sorted pages in SQL (no centre, TourAPI's arrange codes, area and category filters, pages 1-3):
+# 4. Sorted pages in SQL (no centre, TourAPI's arrange codes, keyword and category filters, pages 1-3):
 # the postgis engine against the memory engine over a cache of the same file, answers compared.
 "$NEARBY" import --db "$DIR/cache.sqlite" "$W.places.tsv" > /dev/null
 python3 - "$DIR/sorts.tsv" <<'PY'
 import random, sys
 r = random.Random(13)
 with open(sys.argv[1], "w") as f:
-    f.write("qid\tarrange\tareacode\tcategory\tlimit\tpage\n")
+    f.write("qid\tarrange\tkeyword\tcategory\tlimit\tpage\n")
     for qid in range(1, 201):
-        area = r.choice(["", "", "11", "26", "41", "50"])
+        keyword = r.choice(["", "", "숙박", "문화", "ㅁㅎ"])
         category = r.choice(["", "", "12", "39", "15"])
-        f.write(f"{qid}\t{r.choice('ACDOQR')}\t{area}\t{category}\t{r.choice([10, 20])}\t{r.choice([1, 1, 2, 3])}\n")
+        f.write(f"{qid}\t{r.choice('ACDOQR')}\t{keyword}\t{category}\t{r.choice([10, 20])}\t{r.choice([1, 1, 2, 3])}\n")
 PY
 for engine in memory postgis; do
     args=(--db "$DIR/cache.sqlite"); [ "$engine" = postgis ] && args=(--pg "$URL")
@@ -119,7 +119,7 @@ def read(path):
     return answers, took
 (mem, mt), (pg, pt) = read(sys.argv[1]), read(sys.argv[2])
 bad = sum(1 for q in mem if mem[q] != pg.get(q))
-print(f"sorted pages: {len(mem)} queries (arrange A/C/D/O/Q/R, area, category, pages 1-3), {bad} mismatches; "
+print(f"sorted pages: {len(mem)} queries (arrange A/C/D/O/Q/R, keyword, category, pages 1-3), {bad} mismatches; "
       f"p50 postgis {pt[len(pt) // 2]:.0f} us, memory {mt[len(mt) // 2]:.1f} us; p90 postgis {pt[len(pt) * 9 // 10]:.0f} us")
 sys.exit(1 if bad else 0)
 PY

@@ -111,7 +111,7 @@ public final class PostGISStore {
          String(decoding: KeywordMatcher.fold(p.title), as: UTF16.self), idKey(p.id)]
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
+    static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// `\x` and the bytes in hex: bytea's text input.
     static func hexBytea(_ bytes: [UInt8]) -> String {

@@ -116,7 +116,7 @@ public final class PostGISWriter: PlaceSink {
         guard let first = firstImport else { return try stage(p) }
         guard first.written.insert(p.id).inserted else { return first.aside.append((p, p.id)) }
         appendColumns(p)
-        append("\t0101000020E6100000")   // EWKB, little-endian: a point with an SRID, 4326
+        append("\t0101000020e6100000")   // EWKB, little-endian: a point with an SRID, 4326
         appendHex(p.lon.bitPattern.littleEndian)
         appendHex(p.lat.bitPattern.littleEndian)
         counts.inserted += 1
@@ -170,13 +170,12 @@ public final class PostGISWriter: PlaceSink {
         }
     }
 
-    private static let hexDigits = Array("0123456789ABCDEF".utf8)
     private static let titleKeyColumn = PostGISStore.derived.firstIndex { $0.0 == "titlekey" }!
 
     /// `v`'s bytes in memory order as hex digits.
     private func appendHex(_ v: UInt64) {
         withUnsafeBytes(of: v) { bytes in
-            for b in bytes { buffer.append(Self.hexDigits[Int(b >> 4)]); buffer.append(Self.hexDigits[Int(b & 15)]) }
+            for b in bytes { buffer.append(PostGISStore.hexDigits[Int(b >> 4)]); buffer.append(PostGISStore.hexDigits[Int(b & 15)]) }
         }
     }
 

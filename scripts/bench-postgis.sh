@@ -7,7 +7,9 @@
 #      with CHECK_BRUTE=1, scripts/check-answers.py's independent brute force;
 #   3. latency: p50 of those queries (the engine's own time, tookMs) against raw PostGIS,
 #      ST_DWithin(geog, q, r, false) from a prepared C libpq statement (scripts/pg_peer.c), and
-#      the memory engine beside them.
+#      the memory engine beside them;
+#   4. sorted pages (no centre, arrange codes, filters, pages): answers and p50 against the memory
+#      engine over a cache of the same file.
 #
 #   swift build -c release --static-swift-stdlib --product nearby
 #   .build/release/nearby generate --workload /tmp/w1m --count 1000000
@@ -84,6 +86,42 @@ print(f"latency p50: postgis engine {p50:.0f} us, raw PostGIS (C, prepared) {raw
       f"ratio {p50 / raw['p50_us']:.2f}x (target 1.3x); memory engine {mem_p50:.1f} us")
 print(f"  postgis engine p90 {took[len(took) * 9 // 10]:.0f} us, p99 {took[len(took) * 99 // 100]:.0f} us; raw p90 {raw['p90_us']:.0f} us, p99 {raw['p99_us']:.0f} us, {raw['qps']} q/s")
 sys.exit(1 if mismatches else 0)
+PY
+# 4. Sorted pages in SQL (no centre, TourAPI's arrange codes, keyword and category filters, pages 1-3):
+# the postgis engine against the memory engine over a cache of the same file, answers compared.
+"$NEARBY" import --db "$DIR/cache.sqlite" "$W.places.tsv" > /dev/null
+python3 - "$DIR/sorts.tsv" <<'PY'
+import random, sys
+r = random.Random(13)
+with open(sys.argv[1], "w") as f:
+    f.write("qid\tarrange\tkeyword\tcategory\tlimit\tpage\n")
+    for qid in range(1, 201):
+        keyword = r.choice(["", "", "숙박", "문화", "ㅁㅎ"])
+        category = r.choice(["", "", "12", "39", "15"])
+        f.write(f"{qid}\t{r.choice('ACDOQR')}\t{keyword}\t{category}\t{r.choice([10, 20])}\t{r.choice([1, 1, 2, 3])}\n")
+PY
+for engine in memory postgis; do
+    args=(--db "$DIR/cache.sqlite"); [ "$engine" = postgis ] && args=(--pg "$URL")
+    "$NEARBY" query --engine "$engine" "${args[@]}" --queries "$DIR/sorts.tsv" --fields qid,id --meta > /dev/null   # warm
+    "$NEARBY" query --engine "$engine" "${args[@]}" --queries "$DIR/sorts.tsv" --fields qid,id --meta > "$DIR/sorts.$engine.jsonl"
+done
+python3 - "$DIR/sorts.memory.jsonl" "$DIR/sorts.postgis.jsonl" <<'PY'
+import json, sys
+def read(path):
+    answers, took = {}, []
+    for line in open(path, encoding="utf-8"):
+        o = json.loads(line)
+        if "tookMs" in o:
+            answers[o["qid"]] = [o["total"], []]; took.append(o["tookMs"] * 1000)
+        else:
+            answers[o["qid"]][1].append(o["id"])
+    took.sort()
+    return answers, took
+(mem, mt), (pg, pt) = read(sys.argv[1]), read(sys.argv[2])
+bad = sum(1 for q in mem if mem[q] != pg.get(q))
+print(f"sorted pages: {len(mem)} queries (arrange A/C/D/O/Q/R, keyword, category, pages 1-3), {bad} mismatches; "
+      f"p50 postgis {pt[len(pt) // 2]:.0f} us, memory {mt[len(mt) // 2]:.1f} us; p90 postgis {pt[len(pt) * 9 // 10]:.0f} us")
+sys.exit(1 if bad else 0)
 PY
 if [ "${CHECK_BRUTE:-0}" = 1 ]; then
     python3 scripts/check-answers.py "$W.places.tsv" "$W.queries.tsv" "$OUT/postgis.answers.tsv"

@@ -2,22 +2,20 @@ import NearbyCore
 import NearbyStore
 
 /// Answers queries from a PostgreSQL/PostGIS database (`nearby query --engine postgis --pg URL`),
-/// exactly as `MemoryEngine` does.
+/// exactly as `MemoryEngine` does, with the same cursors.
 ///
-/// Exact by construction: PostGIS only narrows. A radius query sends the SQLite engine's widened
-/// boxes (`SQLiteEngine.searchBoxes`: they hold every true answer under every distance model) to the
-/// GiST index with `&&` (for large radii `ST_DWithin` on PostGIS's sphere with the same widened angle
-/// also drops the box's corners); a bbox query sends its box; the filter's plain column tests go
-/// along (`conditions(of:)`). The candidates then go through `MemoryEngine` in scan mode, so
-/// distances, every filter, order, paging and cursors are the very code the other engines run (a
-/// filter added to Core works here unchanged), and cursors are interchangeable with theirs over the
-/// same places and generation. k nearest searches growing circles until one holds k matches,
-/// as `SQLiteEngine` does, from a first circle sized by a KNN search (`<->`) of the GiST index.
-///
-/// A limited query with no filter but a box and an order by distance reads nothing of a place but
-/// its id and point: then only those are fetched for the candidates, and the page's full rows by id in a
-/// second statement (both statements read the generation; if an import committed between them,
-/// the query runs again).
+/// Three plans, by what SQL can answer exactly (`PostGISFilter` turns a filter into column tests
+/// on the keys `MemoryEngine` compares):
+/// - no shape, an order without distance: all in SQL (`keysetPage`): filter, ORDER BY, LIMIT and a
+///   keyset condition from the cursor's row, so a page reads its own rows; the total is a count;
+/// - ordered by distance alone: the filter and a prefilter that surely holds the circle in SQL
+///   (the SQLite engine's widened boxes, `SQLiteEngine.searchBoxes`, on the GiST index with `&&`;
+///   beyond 100 km also `ST_DWithin` on PostGIS's sphere with the same widened angle), the ids and
+///   points back, exact distances here under the query's model, then the page's rows by id;
+/// - anything else (keyword, region, code families, pet, a projected model, orders mixing distance
+///   with other keys): the candidates narrowed by the tests SQL has, then `MemoryEngine` in scan mode.
+/// k nearest searches growing circles until one holds k matches, as `SQLiteEngine` does, from a
+/// first circle sized by a KNN search (`<->`) of the GiST index.
 public final class PostGISEngine: QueryEngine {
     public let store: PostGISStore
     public let cursorKey: PageCursor.Key
@@ -33,60 +31,168 @@ public final class PostGISEngine: QueryEngine {
 
     public func run(_ q: PlaceQuery) throws -> QueryAnswer {
         if let problem = q.problem { throw problem }
-        // Unlimited pages hold every match: one statement with full rows beats fetching them again by id.
-        guard Self.needsOnlyPoints(q), q.limit > 0 else { return try answer(q, light: false).answer }
-        for _ in 0..<3 {
-            let (a, generation) = try answer(q, light: true)
-            let ids = a.rows.map(\.id)
-            if ids.isEmpty { return a }
-            let page = try store.places(ids: ids)
-            let byID = Dictionary(page.places.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-            let rows = ids.compactMap { byID[$0] }
-            guard page.generation == generation, rows.count == ids.count else { continue }
-            return QueryAnswer(total: a.total, rows: PlaceRows(places: rows), distances: a.distances, page: a.page, next: a.next)
+        let filter = PostGISFilter(q.filter)
+        switch Self.plan(q, filter) {
+        case .keyset: return try keysetPage(q, filter, Self.distance(q))
+        case .distance: if let a = try distancePage(q, filter, Self.distance(q)!) { return a }
+        case .scan: break
         }
-        return try answer(q, light: false).answer
+        return try scan(q, filter)
     }
 
-    /// Whether `q`'s answer depends on nothing of a place but its id and point (Core's `isEmpty`
-    /// decides what a filter is, so a filter added there is never missed here).
-    static func needsOnlyPoints(_ q: PlaceQuery) -> Bool {
-        var f = q.filter
-        f.bbox = nil
-        return f.isEmpty && q.effectiveOrder.keys.allSatisfy { $0.field == .distance }
+    /// The three plans of the type's documentation.
+    enum Plan { case keyset, distance, scan }
+
+    static func plan(_ q: PlaceQuery, _ filter: PostGISFilter) -> Plan {
+        let measured = distance(q) != nil
+        guard filter.isExact && (q.center == nil || measured) else { return .scan }
+        if q.shape == .all && !q.effectiveOrder.usesDistance { return .keyset }
+        return measured && q.effectiveOrder.keys == [SortKey(.distance)] ? .distance : .scan
     }
 
-    /// The answer from the candidates of `q`'s shape, with the generation they were read at.
-    private func answer(_ q: PlaceQuery, light: Bool) throws -> (answer: QueryAnswer, generation: Int64) {
-        let conditions = Self.conditions(of: q.filter)
-        func run(_ prefilter: PostGISStore.Prefilter) throws -> (QueryAnswer, Int64) {
-            let c = try store.candidates(prefilter, light: light)
-            let a = try MemoryEngine(places: c.places, generation: c.generation, cursorKey: cursorKey, indexed: false).run(q)
-            return (a, c.generation)
+    /// Distance in metres from `q`'s centre to (lat, lon) under its model, as `MemoryEngine` measures
+    /// it; nil without a centre, and for a projected model (PROJ on every row, and rows it cannot
+    /// place drop out of answers: left to `MemoryEngine`).
+    static func distance(_ q: PlaceQuery) -> ((_ lat: Double, _ lon: Double) -> Double)? {
+        guard let c = q.center else { return nil }
+        switch q.distance {
+        case .haversine:
+            let m = HaversineMetric(lat: c.lat, lon: c.lon)
+            return { m.distance(x: $1, y: $0) }
+        case .geodesic:
+            let m = GeodesicMetric(lat: c.lat, lon: c.lon)
+            return { m.distance(x: $1, y: $0) }
+        case .projected:
+            return nil
+        }
+    }
+
+    /// The decoded cursor of `q`, refused as `MemoryEngine` refuses it when malformed.
+    private func cursor(of q: PlaceQuery) throws -> PageCursor? {
+        try q.cursor.map { text in
+            guard let c = PageCursor(decoding: text, key: cursorKey) else { throw RequestError.malformedCursor }
+            return c
+        }
+    }
+
+    /// A query with no shape and no distance in its order: the page in SQL (`PostGISStore.keysetPage`).
+    private func keysetPage(_ q: PlaceQuery, _ filter: PostGISFilter, _ distance: ((Double, Double) -> Double)?) throws -> QueryAnswer {
+        let cursor = try cursor(of: q)
+        var prefilter = PostGISStore.Prefilter(tests: filter.tests)
+        if let box = q.filter.bbox { prefilter.boxes = SQLiteEngine.split(box) }
+        let page = try store.keysetPage(prefilter, order: q.effectiveOrder, after: cursor?.id, limit: q.limit,
+                                        offset: cursor == nil ? (q.page - 1) * q.limit : 0)
+        if let cursor, cursor.fingerprint != PageCursor.fingerprint(of: q, generation: page.generation) || !page.cursorFound {
+            throw RequestError.staleCursor
+        }
+        var places = page.places
+        let more = q.limit > 0 && places.count > q.limit
+        if more { places.removeLast() }
+        let distances = places.map { p in distance?(p.lat, p.lon) }
+        let number = cursor.map { $0.page + 1 } ?? q.page
+        let next = more ? QueryAnswer.NextPage(query: q, generation: page.generation, key: cursorKey, page: number,
+                                               distance: (distances.last ?? nil) ?? 0, id: places.last!.id) : nil
+        return QueryAnswer(total: page.total, rows: PlaceRows(places: places), distances: distances, page: number, next: next)
+    }
+
+    /// A query ordered by distance alone: candidates' ids and points from SQL (whole rows when the
+    /// page is every match), ranked here by exact distance then id, the page's rows then fetched by id.
+    /// Nil when imports kept committing between the two statements (the caller scans instead).
+    private func distancePage(_ q: PlaceQuery, _ filter: PostGISFilter, _ distance: (Double, Double) -> Double) throws -> QueryAnswer? {
+        let cursor = try cursor(of: q)
+        let conditions = PostGISStore.Prefilter(tests: filter.tests)
+        let full = q.limit == 0
+        for _ in 0..<3 {
+            var ranked: RankedPoints
+            switch q.shape {
+            case .all:
+                var p = conditions
+                if let box = q.filter.bbox { p.boxes = SQLiteEngine.split(box) }
+                ranked = RankedPoints(try store.points(p, full: full), distance, within: .infinity)
+            case .radius(let r):
+                ranked = RankedPoints(try store.points(Self.prefilter(around: q.center!, radius: r, conditions), full: full),
+                                      distance, within: r)
+            case .knn(let k, let maxDistance):
+                ranked = try growingCircles(k, maxDistance, around: q.center!) { radius in
+                    let r = RankedPoints(try store.points(Self.prefilter(around: q.center!, radius: radius, conditions), full: full),
+                                         distance, within: radius, first: k)
+                    return (r.order.count, r)
+                }
+            }
+            let generation = ranked.points.generation
+            // Page: skip `offset` rows of the order, keep `limit` (0 = all), or resume after the cursor's row.
+            var start = 0, offset = (q.page - 1) * q.limit, number = q.page
+            if let cursor {
+                guard cursor.fingerprint == PageCursor.fingerprint(of: q, generation: generation),
+                      ranked.points.ids.contains(cursor.id) else { throw RequestError.staleCursor }
+                start = ranked.firstAfter(distance: cursor.distance, id: cursor.id)
+                offset = 0
+                number = cursor.page + 1
+            }
+            let remaining = ranked.order.count - start
+            let end = q.limit == 0 ? remaining : min(remaining, offset + q.limit)
+            let rows = offset < end ? Array(ranked.order[(start + offset)..<(start + end)]) : []
+            var places: [Place]
+            if full {
+                places = rows.map { ranked.points.places[$0] }
+            } else {
+                let ids = rows.map { ranked.points.ids[$0] }
+                let fetched = try store.places(ids: ids)
+                let byID = Dictionary(fetched.places.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+                places = ids.compactMap { byID[$0] }
+                guard fetched.generation == generation, places.count == ids.count else { continue }
+            }
+            let distances = rows.map { Optional(ranked.distances[$0]) }
+            var next: QueryAnswer.NextPage?
+            if q.limit > 0, let last = rows.last, remaining > offset + rows.count {
+                next = QueryAnswer.NextPage(query: q, generation: generation, key: cursorKey, page: number,
+                                            distance: ranked.distances[last], id: ranked.points.ids[last])
+            }
+            return QueryAnswer(total: ranked.order.count, rows: PlaceRows(places: places), distances: distances,
+                               page: number, next: next)
+        }
+        return nil
+    }
+
+    /// Any other query: the candidates narrowed by the filter's SQL tests and the shape's prefilter,
+    /// then `MemoryEngine` in scan mode, which checks every condition.
+    private func scan(_ q: PlaceQuery, _ filter: PostGISFilter) throws -> QueryAnswer {
+        let conditions = PostGISStore.Prefilter(tests: filter.tests)
+        func engine(_ p: PostGISStore.Prefilter) throws -> MemoryEngine {
+            let c = try store.points(p, full: true)
+            return MemoryEngine(places: c.places, generation: c.generation, cursorKey: cursorKey, indexed: false)
         }
         switch q.shape {
         case .all:
-            var prefilter = conditions
-            if let box = q.filter.bbox ?? q.filter.region?.box { prefilter.boxes = SQLiteEngine.split(box) }
-            return try run(prefilter)
+            var p = conditions
+            if let box = q.filter.bbox ?? q.filter.region?.box { p.boxes = SQLiteEngine.split(box) }
+            return try engine(p).run(q)
         case .radius(let r):
-            return try run(Self.prefilter(around: q.center!, radius: r, conditions))
+            return try engine(Self.prefilter(around: q.center!, radius: r, conditions)).run(q)
         case .knn(let k, let maxDistance):
-            // Every place within `radius` is a candidate, so k matches found there are the k nearest. The
-            // circle is found for the first page (a cursor's row may lie beyond a smaller circle that
+            // The circle is found for the first page (a cursor's row may lie beyond a smaller circle that
             // already holds k matches of another order), then the query runs on its candidates.
             var first = q
             first.cursor = nil
-            var radius = min(maxDistance ?? .infinity, try knnRadius(k, around: q.center!))
-            while true {
-                let c = try store.candidates(Self.prefilter(around: q.center!, radius: radius, conditions), light: light)
-                let engine = MemoryEngine(places: c.places, generation: c.generation, cursorKey: cursorKey, indexed: false)
-                let a = try engine.run(first, searchRadius: radius)
-                if a.total >= k || radius >= (maxDistance ?? .infinity) || radius > SQLiteEngine.halfCircumference {
-                    return (q.cursor == nil ? a : try engine.run(q, searchRadius: radius), c.generation)
-                }
-                radius = min(maxDistance ?? .infinity, radius * 4)
+            let (e, a, radius) = try growingCircles(k, maxDistance, around: q.center!) { radius in
+                let e = try engine(Self.prefilter(around: q.center!, radius: radius, conditions))
+                let a = try e.run(first, searchRadius: radius)
+                return (a.total, (e, a, radius))
             }
+            return q.cursor == nil ? a : try e.run(q, searchRadius: radius)
+        }
+    }
+
+    /// `search` on circles around `c` growing from `knnRadius` until one holds k matches (`search`
+    /// says how many it found), reaches `maxDistance` or half the earth: every place within a circle is
+    /// a candidate, so k matches found there are the k nearest.
+    private func growingCircles<T>(_ k: Int, _ maxDistance: Double?, around c: Coordinate,
+                                   _ search: (Double) throws -> (found: Int, result: T)) throws -> T {
+        var radius = min(maxDistance ?? .infinity, try knnRadius(k, around: c))
+        while true {
+            let (found, result) = try search(radius)
+            if found >= k || radius >= (maxDistance ?? .infinity) || radius > SQLiteEngine.halfCircumference { return result }
+            radius = min(maxDistance ?? .infinity, radius * 4)
         }
     }
 
@@ -120,16 +226,35 @@ public final class PostGISEngine: QueryEngine {
         p.within = angle.map { (center: c, metres: $0 * .pi / 180 * postgisSphereRadius * 1.000_001 + 1) }
         return p
     }
+}
 
-    /// The conditions of `f` that are plain tests of a row's columns, as SQL narrows by them. The
-    /// others (keyword, dates, code families, region) are left to `MemoryEngine`, which checks all.
-    static func conditions(of f: PlaceFilter) -> PostGISStore.Prefilter {
-        var p = PostGISStore.Prefilter()
-        p.categories = f.categories
-        p.areacodes = f.areacodes
-        p.sigungucodes = f.sigungucodes
-        p.accessMask = Accessibility.mask(f.accessibility) ?? 0
-        p.withImage = f.withImage
-        return p
+/// Fetched candidates within a distance of the centre, in `MemoryEngine`'s order for a query ordered
+/// by distance: distance, then id (`PlaceTable.idPrecedes`).
+struct RankedPoints {
+    let points: PostGISStore.Points
+    /// Each candidate's distance, by its index in `points`.
+    let distances: [Double]
+    /// Indices of the candidates within the distance, in order (the first `first` of them).
+    let order: [Int]
+
+    init(_ points: PostGISStore.Points, _ distance: (Double, Double) -> Double, within radius: Double, first: Int = .max) {
+        self.points = points
+        let distances = points.ids.indices.map { distance(points.lats[$0], points.lons[$0]) }
+        let order = distances.indices.filter { distances[$0] <= radius }.sorted { a, b in
+            distances[a] < distances[b] || (distances[a] == distances[b] && PlaceTable.idPrecedes(points.ids[a], points.ids[b]))
+        }
+        self.distances = distances
+        self.order = Array(order.prefix(first))
+    }
+
+    /// The position in `order` of the first candidate after (distance, id).
+    func firstAfter(distance d: Double, id: String) -> Int {
+        var lo = 0, hi = order.count
+        while lo < hi {
+            let mid = (lo + hi) / 2, i = order[mid]
+            let after = distances[i] > d || (distances[i] == d && PlaceTable.idPrecedes(id, points.ids[i]))
+            if after { hi = mid } else { lo = mid + 1 }
+        }
+        return lo
     }
 }

@@ -11,7 +11,7 @@ import NearbyStore
 /// at a time.
 public final class PostGISStore {
     /// The schema version this code reads and writes: the number of the last file in `Migrations/`.
-    public static let schemaVersion: Int64 = 3
+    public static let schemaVersion: Int64 = 4
     /// Key of the advisory lock a writer holds for its whole transaction ("NRBY", as the SQLite
     /// cache's application id): a second concurrent writer fails at once with `busy`.
     static let writerLock: Int64 = 0x4E52_4259
@@ -79,6 +79,7 @@ public final class PostGISStore {
             let current = try schemaVersionInDatabase()
             for m in try Self.migrations() where m.version > current {
                 try connection.execute(m.sql)
+                if m.version == 4 { try fillDerivedColumns() }
                 try connection.execute("""
                     INSERT INTO nearby_meta VALUES ('schemaVersion', \(m.version))
                     ON CONFLICT (key) DO UPDATE SET value = excluded.value
@@ -93,6 +94,49 @@ public final class PostGISStore {
         } catch {
             try? connection.execute("ROLLBACK")
             throw error
+        }
+    }
+
+    /// The columns the writer computes from a place's fields, with their types
+    /// (`004_filter_indexes.sql` says what each is).
+    static let derived = [("accessmask", "integer"), ("titlekey", "bytea"), ("createdts", "bigint"), ("modifiedts", "bigint"),
+                          ("eventstartday", "integer"), ("eventendday", "integer"), ("titlefold", "text"), ("idkey", "text COLLATE \"C\"")]
+    static let derivedColumns = derived.map(\.0).joined(separator: ", ")
+
+    /// The values of `derivedColumns` for `p`, as text (bytea in hex form).
+    static func derivedValues(_ p: Place) -> [String] {
+        [String(Accessibility.placeMask(p.accessibility)), hexBytea(KoreanCollation.sortKey(p.title)),
+         String(PlaceTable.timestamp(p.created)), String(PlaceTable.timestamp(p.modified)),
+         String(PlaceTable.day(p.eventStart)), String(PlaceTable.day(p.eventEnd ?? p.eventStart)),
+         String(decoding: KeywordMatcher.fold(p.title), as: UTF16.self), idKey(p.id)]
+    }
+
+    static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// `\x` and the bytes in hex: bytea's text input.
+    static func hexBytea(_ bytes: [UInt8]) -> String {
+        var out: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "x")]
+        out.reserveCapacity(2 + 2 * bytes.count)
+        for b in bytes { out.append(hexDigits[Int(b >> 4)]); out.append(hexDigits[Int(b & 15)]) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The id order of `PlaceTable.idPrecedes` as text compared byte by byte (`004_filter_indexes.sql`).
+    static func idKey(_ id: String) -> String {
+        guard !id.isEmpty, id.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return "B" + id }
+        let digits = id.drop { $0 == "0" }
+        let length = String(digits.count)
+        return "A" + String(repeating: "0", count: 10 - length.count) + length + digits + " " + id
+    }
+
+    /// Computes `derivedColumns` for the rows a schema older than 4 holds, row by row (once per
+    /// database, in the migration's transaction).
+    private func fillDerivedColumns() throws {
+        let r = try connection.query("SELECT \(Self.placeColumns) FROM places")
+        let set = Self.derived.enumerated().map { "\($0.element.0) = $\($0.offset + 2)" }.joined(separator: ", ")
+        for row in 0..<r.count {
+            let p = try place(r, row)
+            _ = try connection.prepared("nearby_fill", "UPDATE places SET \(set) WHERE id = $1", [p.id] + Self.derivedValues(p))
         }
     }
 
@@ -186,80 +230,77 @@ public final class PostGISStore {
         }
     }
 
-    /// The generation and the places `candidates` holds, read in one statement (one snapshot), so an
-    /// import committing meanwhile cannot pair new rows with an old generation.
-    struct Candidates {
-        var generation: Int64
-        var places: [Place]
-    }
-
     /// A prefilter pushed down to PostGIS: places whose point is in one of `boxes` (`&&` on the GiST
     /// index on geom; no boxes: anywhere), within `within.metres` on PostGIS's sphere of
-    /// `within.center` when set, and passing the conditions of the query's filter that are plain
-    /// column tests. They only narrow: `MemoryEngine` checks every condition of the filter again.
+    /// `within.center` when set, and passing `tests` (`PostGISFilter`).
     struct Prefilter {
         var boxes: [GeoBox] = []
         var within: (center: Coordinate, metres: Double)? = nil
-        var categories: Set<Int>? = nil
-        var areacodes: Set<String>? = nil
-        var sigungucodes: Set<String>? = nil
-        /// Accessibility bits (`Accessibility.bit`) the place must all have.
-        var accessMask: UInt32 = 0
-        var withImage = false
-    }
+        var tests: [ColumnTest] = []
 
-    /// Places passing `prefilter`, with the generation. `light`: only id, lat and lon are read (the
-    /// other fields empty), for a query whose answer depends on nothing else; its page is then
-    /// completed by `places(ids:)`. One prepared statement per set of conditions (an `OR` of two
-    /// identical boxes would scan the index twice).
-    func candidates(_ prefilter: Prefilter, light: Bool = false) throws -> Candidates {
-        try wrap {
-            let columns = light ? "id, lat, lon" : Self.placeColumns
-            var statement = "nearby_candidates" + (light ? "_light" : "")
-            var conditions: [String] = [], parameters: [String?] = []
-            // A condition with its values, written ?0, ?1… in `condition`.
-            func add(_ tag: String, _ condition: String, _ values: [String]) {
-                statement += "_" + tag
-                var sql = condition
-                for (i, v) in values.enumerated() {
-                    parameters.append(v)
-                    sql = sql.replacingOccurrences(of: "?\(i)", with: "$\(parameters.count)")
-                }
-                conditions.append(sql)
-            }
-            if !prefilter.boxes.isEmpty {
-                let boxes = prefilter.boxes.map { b in [b.minLon, b.minLat, b.maxLon, b.maxLat].map { "\($0)" } }
-                let any = (0..<boxes.count).map { i in
+        /// The WHERE clause (empty when nothing narrows), its parameters numbered from $`first`, and
+        /// a tag naming the set of conditions for a prepared statement (an `OR` of two identical
+        /// boxes would scan the index twice, so each shape gets its own statement).
+        func sql(parametersFrom first: Int = 1) -> (clause: String, tag: String, parameters: [String?]) {
+            var tests = self.tests
+            if !boxes.isEmpty {
+                let any = boxes.indices.map { i in
                     "geom && ST_MakeEnvelope(?\(4 * i), ?\(4 * i + 1), ?\(4 * i + 2), ?\(4 * i + 3), 4326)"
                 }.joined(separator: " OR ")
-                add("b\(boxes.count)", "(\(any))", boxes.flatMap { $0 })
+                tests.insert(ColumnTest(tag: "b\(boxes.count)", sql: "(\(any))", values: boxes.flatMap { b in
+                    [b.minLon, b.minLat, b.maxLon, b.maxLat].map { "\($0)" }
+                }), at: 0)
             }
-            if let w = prefilter.within {
-                add("w", "ST_DWithin(geom::geography, ST_SetSRID(ST_MakePoint(?0, ?1), 4326)::geography, ?2, false)",
-                    ["\(w.center.lon)", "\(w.center.lat)", "\(w.metres)"])
+            if let w = within {
+                tests.insert(ColumnTest(tag: "w", sql: "ST_DWithin(geom::geography, ST_SetSRID(ST_MakePoint(?0, ?1), 4326)::geography, ?2, false)",
+                                        values: ["\(w.center.lon)", "\(w.center.lat)", "\(w.metres)"]), at: boxes.isEmpty ? 0 : 1)
             }
-            if let c = prefilter.categories { add("c", "category = ANY(?0::integer[])", ["{" + c.map(String.init).joined(separator: ",") + "}"]) }
-            if let a = prefilter.areacodes { add("a", "areacode = ANY(?0::text[])", [Self.arrayLiteral(a)]) }
-            if let s = prefilter.sigungucodes { add("s", "sigungucode = ANY(?0::text[])", [Self.arrayLiteral(s)]) }
-            if prefilter.accessMask != 0 { add("m", "(accessmask & ?0::integer) = ?0::integer", ["\(Int32(bitPattern: prefilter.accessMask))"]) }
-            if prefilter.withImage { add("i", "image <> ''", []) }
-            let r = try connection.prepared(statement, """
-                SELECT g.value, p.* FROM (SELECT value FROM nearby_meta WHERE key = 'generation') g(value) LEFT JOIN LATERAL (
-                  SELECT \(columns) FROM places\(conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))) p ON true
-                """, parameters)
-            var places: [Place] = []
-            places.reserveCapacity(r.count)
-            for row in 0..<r.count where !r.isNull(row, 1) {
-                if light {
-                    guard let id = r.text(row, 1), let lat = r.double(row, 2), let lon = r.double(row, 3) else {
-                        throw PostGISError(name: name, message: "a row of places has no id, lat or lon")
-                    }
-                    places.append(Place(id: id, title: "", lat: lat, lon: lon, category: 0))
-                } else {
-                    places.append(try place(r, row, first: 1))
+            var conditions: [String] = [], tag = "", parameters: [String?] = []
+            for t in tests {
+                tag += "_" + t.tag
+                var sql = t.sql
+                // Downwards, so ?1 is not taken for the start of ?10.
+                for i in t.values.indices.reversed() {
+                    sql = sql.replacingOccurrences(of: "?\(i)", with: "$\(first + parameters.count + i)")
                 }
+                parameters += t.values.map { $0 }
+                conditions.append(sql)
             }
-            return Candidates(generation: r.int64(0, 0) ?? 0, places: places)
+            return (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "), tag, parameters)
+        }
+    }
+
+    /// The places passing a prefilter, read with the generation in one statement (one snapshot, so an
+    /// import committing meanwhile cannot pair new rows with an old generation): their ids and points,
+    /// and with `full` their whole rows.
+    struct Points {
+        var generation: Int64
+        var ids: [String] = [], lats: [Double] = [], lons: [Double] = []
+        var places: [Place] = []
+    }
+
+    func points(_ prefilter: Prefilter, full: Bool) throws -> Points {
+        try wrap {
+            let (clause, tag, parameters) = prefilter.sql()
+            let r = try connection.prepared((full ? "nearby_places" : "nearby_points") + tag, """
+                SELECT g.value, p.* FROM (SELECT value FROM nearby_meta WHERE key = 'generation') g(value) LEFT JOIN LATERAL (
+                  SELECT \(full ? Self.placeColumns : "id, lat, lon") FROM places\(clause)) p ON true
+                """, parameters)
+            var points = Points(generation: r.int64(0, 0) ?? 0)
+            points.ids.reserveCapacity(r.count); points.lats.reserveCapacity(r.count); points.lons.reserveCapacity(r.count)
+            for row in 0..<r.count where !r.isNull(row, 1) {
+                if full {
+                    let p = try place(r, row, first: 1)
+                    points.ids.append(p.id); points.lats.append(p.lat); points.lons.append(p.lon)
+                    points.places.append(p)
+                    continue
+                }
+                guard let id = r.text(row, 1), let lat = r.double(row, 2), let lon = r.double(row, 3) else {
+                    throw PostGISError(name: name, message: "a row of places has no id, lat or lon")
+                }
+                points.ids.append(id); points.lats.append(lat); points.lons.append(lon)
+            }
+            return points
         }
     }
 
@@ -294,7 +335,7 @@ public final class PostGISStore {
     }
 
     /// The places with `ids` (in no particular order), with the generation, in one statement.
-    func places(ids: [String]) throws -> Candidates {
+    func places(ids: [String]) throws -> (generation: Int64, places: [Place]) {
         try wrap {
             let r = try connection.prepared("nearby_page", """
                 SELECT g.value, p.* FROM (SELECT value FROM nearby_meta WHERE key = 'generation') g(value) LEFT JOIN LATERAL (
@@ -302,7 +343,7 @@ public final class PostGISStore {
                 """, [Self.arrayLiteral(ids)])
             var places: [Place] = []
             for row in 0..<r.count where !r.isNull(row, 1) { places.append(try place(r, row, first: 1)) }
-            return Candidates(generation: r.int64(0, 0) ?? 0, places: places)
+            return (r.int64(0, 0) ?? 0, places)
         }
     }
 }

@@ -64,14 +64,14 @@ public final class PostGISWriter: PlaceSink {
         init(indexes: [String]) { self.indexes = indexes }
     }
 
-    /// The staged columns: arrival number, u(psert) or d(elete), the place's columns, accessmask.
-    private static let stagedColumns = "seq, op, \(PostGISStore.placeColumns), accessmask"
+    /// The staged columns: arrival number, u(psert) or d(elete), the place's columns, the derived ones.
+    private static let stagedColumns = "seq, op, \(PostGISStore.placeColumns), \(PostGISStore.derivedColumns)"
 
     fileprivate init(_ store: PostGISStore) throws {
         self.store = store
         if try store.connection.query("SELECT NOT EXISTS (SELECT FROM places)").text(0, 0) == "t" {
             firstImport = FirstImport(indexes: try dropIndexes())
-            try connection.beginCopy("COPY places (\(PostGISStore.placeColumns), accessmask, geom) FROM STDIN")
+            try connection.beginCopy("COPY places (\(PostGISStore.placeColumns), \(PostGISStore.derivedColumns), geom) FROM STDIN")
         } else {
             try beginStaging()
         }
@@ -104,8 +104,9 @@ public final class PostGISWriter: PlaceSink {
             default: return "\(name) text"
             }
         }.joined(separator: ", ")
+        let derived = PostGISStore.derived.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
         try connection.execute("""
-            CREATE TEMP TABLE nearby_staging (seq bigint, op "char", \(columns), accessmask integer) ON COMMIT DROP
+            CREATE TEMP TABLE nearby_staging (seq bigint, op "char", \(columns), \(derived)) ON COMMIT DROP
             """)
         try connection.beginCopy("COPY nearby_staging (\(Self.stagedColumns)) FROM STDIN")
     }
@@ -115,7 +116,7 @@ public final class PostGISWriter: PlaceSink {
         guard let first = firstImport else { return try stage(p) }
         guard first.written.insert(p.id).inserted else { return first.aside.append((p, p.id)) }
         appendColumns(p)
-        append("\t0101000020E6100000")   // EWKB, little-endian: a point with an SRID, 4326
+        append("\t0101000020e6100000")   // EWKB, little-endian: a point with an SRID, 4326
         appendHex(p.lon.bitPattern.littleEndian)
         appendHex(p.lat.bitPattern.littleEndian)
         counts.inserted += 1
@@ -146,12 +147,11 @@ public final class PostGISWriter: PlaceSink {
         sequence += 1
         append("\(sequence)\td\t")
         appendField(id)
-        for _ in 1..<PlaceField.allCases.count { append("\t\\N") }
-        append("\t0")
+        for _ in 1..<PlaceField.allCases.count + PostGISStore.derived.count { append("\t\\N") }
         try endLine()
     }
 
-    /// The place's columns (`PostGISStore.placeColumns`) and its accessmask, tab-separated.
+    /// The place's columns (`PostGISStore.placeColumns`) and the derived ones, tab-separated.
     private func appendColumns(_ p: Place) {
         for field in PlaceField.allCases {
             switch field {
@@ -163,15 +163,19 @@ public final class PostGISWriter: PlaceSink {
             }
             buffer.append(UInt8(ascii: "\t"))
         }
-        append(String(Accessibility.placeMask(p.accessibility)))
+        for (n, value) in PostGISStore.derivedValues(p).enumerated() {
+            if n > 0 { buffer.append(UInt8(ascii: "\t")) }
+            // The title key's hex digits need no escaping, only its leading backslash.
+            if n == Self.titleKeyColumn { append("\\" + value) } else { appendField(value) }
+        }
     }
 
-    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+    private static let titleKeyColumn = PostGISStore.derived.firstIndex { $0.0 == "titlekey" }!
 
     /// `v`'s bytes in memory order as hex digits.
     private func appendHex(_ v: UInt64) {
         withUnsafeBytes(of: v) { bytes in
-            for b in bytes { buffer.append(Self.hexDigits[Int(b >> 4)]); buffer.append(Self.hexDigits[Int(b & 15)]) }
+            for b in bytes { buffer.append(PostGISStore.hexDigits[Int(b >> 4)]); buffer.append(PostGISStore.hexDigits[Int(b & 15)]) }
         }
     }
 
@@ -180,13 +184,27 @@ public final class PostGISWriter: PlaceSink {
     /// A value in COPY's text format: NULL as \N; backslash, tab, newline and carriage return escaped.
     private func appendField(_ s: String?) {
         guard let s else { return append("\\N") }
-        for b in s.utf8 {
+        Self.escape(s.utf8, into: &buffer)
+    }
+
+    /// One access to the buffer for a whole field (appending byte by byte to the stored property
+    /// checked exclusive access at every byte: a fifth of the import's client time); a field with
+    /// nothing to escape is copied whole.
+    private static func escape(_ bytes: String.UTF8View, into out: inout [UInt8]) {
+        @inline(__always) func special(_ b: UInt8) -> Bool { b == 92 || b == 9 || b == 10 || b == 13 }
+        let plain = bytes.withContiguousStorageIfAvailable { u -> Bool in
+            for b in u where special(b) { return false }
+            out.append(contentsOf: u)
+            return true
+        }
+        if plain == true { return }
+        for b in bytes {
             switch b {
-            case UInt8(ascii: "\\"): append("\\\\")
-            case UInt8(ascii: "\t"): append("\\t")
-            case UInt8(ascii: "\n"): append("\\n")
-            case UInt8(ascii: "\r"): append("\\r")
-            default: buffer.append(b)
+            case UInt8(ascii: "\\"): out.append(b); out.append(b)
+            case UInt8(ascii: "\t"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
+            case UInt8(ascii: "\n"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
+            default: out.append(b)
             }
         }
     }
@@ -266,8 +284,8 @@ public final class PostGISWriter: PlaceSink {
         if rebuild { try connection.execute("DROP INDEX places_geom") }
         try connection.execute("""
             DELETE FROM places p USING nearby_outcome o WHERE o.id = p.id AND o.outcome IN ('updated', 'deleted');
-            INSERT INTO places (\(columns), accessmask, geom)
-            SELECT \(columns), accessmask, ST_SetSRID(ST_MakePoint(lon, lat), 4326)
+            INSERT INTO places (\(columns), \(PostGISStore.derivedColumns), geom)
+            SELECT \(columns), \(PostGISStore.derivedColumns), ST_SetSRID(ST_MakePoint(lon, lat), 4326)
             FROM nearby_outcome WHERE outcome IN ('inserted', 'updated') ORDER BY seq
             """)
         if rebuild { try connection.execute("CREATE INDEX places_geom ON places USING gist (geom); ANALYZE places") }
@@ -318,13 +336,18 @@ public final class PostGISWriter: PlaceSink {
     }
 
     /// A staged column as it compares with the stored row `p`: a record without details keeps the
-    /// stored place's (`Place.keepDetails`), so it is unchanged when it differs only by them.
+    /// stored place's (`Place.keepDetails`), so it is unchanged when it differs only by them; its own
+    /// accessibility tags then join the stored ones (the union, sorted, as `keepDetails` makes it).
     private static func incoming(_ column: String) -> String {
         let noBarrierFree = "s.barrierfree IS NULL AND p.barrierfree IS NOT NULL"
         let noPet = "s.pet IS NULL AND s.petinfo IS NULL"
         return switch column {
         case "barrierfree": "coalesce(s.barrierfree, p.barrierfree)"
-        case "accessibility": "CASE WHEN \(noBarrierFree) THEN coalesce(s.accessibility, p.accessibility) ELSE s.accessibility END"
+        case "accessibility": """
+            CASE WHEN \(noBarrierFree) THEN (SELECT string_agg(t, ',' ORDER BY t COLLATE "C") FROM (SELECT DISTINCT
+              unnest(string_to_array(s.accessibility, ',') || string_to_array(p.accessibility, ','))) u(t))
+            ELSE s.accessibility END
+            """
         case "pet", "petinfo": "CASE WHEN \(noPet) THEN p.\(column) ELSE s.\(column) END"
         default: "s." + column
         }
@@ -383,12 +406,11 @@ public final class PostGISWriter: PlaceSink {
             default: p[text: field]
             }
         }
-        let mask = String(Accessibility.placeMask(p.accessibility))
-        let n = PlaceField.allCases.count
-        let placeholders = (1...n + 1).map { "$\($0)" }.joined(separator: ", ")
+        let derived = PostGISStore.derivedValues(p)
+        let placeholders = (1...values.count + derived.count).map { "$\($0)" }.joined(separator: ", ")
         _ = try connection.prepared("nearby_insert", """
-            INSERT INTO places (\(PostGISStore.placeColumns), accessmask, geom)
+            INSERT INTO places (\(PostGISStore.placeColumns), \(PostGISStore.derivedColumns), geom)
             VALUES (\(placeholders), ST_SetSRID(ST_MakePoint($\(1 + PlaceField.lon.rawValue), $\(1 + PlaceField.lat.rawValue)), 4326))
-            """, values + [mask])
+            """, values + derived)
     }
 }

@@ -8,8 +8,8 @@ import Testing
 /// PostGIS (the cluster the tests start, `PostgresCluster`).
 @Suite struct PostGISEngineTests {
     /// A new database holding `places`, imported through the writer.
-    static func database(_ places: [Place]) throws -> PostGISStore {
-        let store = try PostGISStore(url: try PostgresCluster.shared().makeDatabase(), readOnly: false)
+    static func database(_ places: [Place], url: String? = nil) throws -> PostGISStore {
+        let store = try PostGISStore(url: try url ?? PostgresCluster.shared().makeDatabase(), readOnly: false)
         _ = try store.write { w in for p in places { try w.upsert(p) } }
         return store
     }
@@ -21,7 +21,7 @@ import Testing
         let store = try Self.database(places)
         let engine = try PostGISEngine(store: store)
         let memory = MemoryEngine(places: places, generation: try store.generation(), cursorKey: engine.cursorKey)
-        for n in 0..<60 {
+        for n in 0..<150 {
             let q = g.query(model: model)
             let m = try memory.run(q), p = try engine.run(q)
             #expect(m == p, "query \(n): \(q)")
@@ -81,5 +81,118 @@ import Testing
         var moved = places[0]; moved.title = "changed"; moved.modified = "29991231000000"
         _ = try store.write { try $0.upsert(moved) }
         #expect(throws: RequestError.self) { try engine.run(next) }
+    }
+}
+
+/// Sorts, pages and filters pushed into SQL (`PostGISStore.keysetPage`, `PostGISFilter`) give the
+/// memory engine's pages, and a cursor from either engine gives the same next page on both.
+@Suite struct PostGISKeysetTests {
+    /// Places whose sort keys tie often (few titles, dates and categories), with ids of every form
+    /// `PlaceTable.idPrecedes` orders: numbers with leading zeros, long numbers, text.
+    static func ties() -> [Place] {
+        var g = QuerySampler(seed: 41)
+        let ids = ["7", "007", "07", "10", "9", "12345678901234567890123", "0", "x1", "x10", "a", "B", "가"]
+        return g.places(400).enumerated().map { n, p in
+            var p = p
+            if n < ids.count { p.id = ids[n] }
+            p.title = g.pick(["경복궁", "경복궁 ", "cafe", "Cafe", "café", "63빌딩", "ㄱ"])
+            if n % 3 == 0 { p.created = g.pick(["20200101000000", "2020-01-01", nil]) }
+            if n % 4 == 0 { p.modified = g.pick(["20240101000000", "garbage", nil]) }
+            return p
+        }
+    }
+
+    @Test func everyPageByCursorEqualsTheMemoryEngine() throws {
+        let places = Self.ties()
+        let store = try PostGISEngineTests.database(places)
+        let engine = try PostGISEngine(store: store)
+        let memory = MemoryEngine(places: places, generation: try store.generation(), cursorKey: engine.cursorKey)
+        var g = QuerySampler(seed: 9)
+        let orders = ["", "title", "-modified", "-created", "category,-title", "-title,created", "modified,-category,title"]
+        for (n, text) in orders.enumerated() {
+            var q = PlaceQuery(order: text.isEmpty ? PlaceOrder([]) : PlaceOrder(parsing: text)!, limit: [7, 30, 1][n % 3])
+            if n % 2 == 1 { q.filter = g.filter() }
+            if n == 3 { q.center = Coordinate(lat: 37.5, lon: 127) }
+            var pages = 0
+            while true {
+                let m = try memory.run(q), p = try engine.run(q)
+                #expect(m == p, "\(text) page \(pages + 1): \(q)")
+                guard m == p, let next = m.nextCursor else { break }
+                q.cursor = next
+                pages += 1
+            }
+            #expect(pages > 0 || q.filter != PlaceFilter(), "\(text): one page only")
+        }
+        // Page numbers without a cursor, past the end too.
+        for page in [1, 2, 5, 60] {
+            let q = PlaceQuery(order: PlaceOrder(parsing: "-created")!, limit: 7, page: page)
+            #expect(try memory.run(q) == engine.run(q), "page \(page)")
+        }
+    }
+
+    /// Every filter SQL tests, alone and under each plan (no shape, radius, k nearest), and the ones
+    /// left to `MemoryEngine` beside them.
+    @Test func filtersInSQLEqualTheMemoryEngine() throws {
+        var g = QuerySampler(seed: 17)
+        let places = Self.ties() + g.places(600).map { var p = $0; p.id = "n" + p.id; return p }
+        let store = try PostGISEngineTests.database(places)
+        let engine = try PostGISEngine(store: store)
+        let memory = MemoryEngine(places: places, generation: try store.generation(), cursorKey: engine.cursorKey)
+        let c = Coordinate(lat: 37.5665, lon: 126.978)
+        for n in 0..<150 {
+            var q = PlaceQuery(filter: g.filter(), limit: g.pick([0, 5, 20]))
+            switch n % 3 {
+            case 1: q.center = c; q.shape = .radius(g.pick([3000, 20000, 500_000]))
+            case 2: q.center = c; q.shape = .knn(k: g.pick([1, 10, 100]), maxDistance: nil)
+            default: q.order = g.order(hasCentre: false)
+            }
+            let m = try memory.run(q), p = try engine.run(q)
+            #expect(m == p, "query \(n): \(q)")
+            if let next = m.nextCursor {
+                var resumed = q; resumed.cursor = next
+                #expect(try memory.run(resumed) == engine.run(resumed), "query \(n) resumed: \(q)")
+            }
+        }
+    }
+
+    /// A database of schema 3 with places gets the sort and filter keys on migration, and sorts by them.
+    @Test func migrationFillsTheKeys() throws {
+        let cluster = try PostgresCluster.shared()
+        let url = try cluster.makeDatabase()
+        let places = Self.ties()
+        _ = try PostGISEngineTests.database(places, url: url)
+        try cluster.psql("ALTER TABLE places DROP COLUMN titlekey, DROP COLUMN createdts, DROP COLUMN modifiedts, "
+            + "DROP COLUMN eventstartday, DROP COLUMN eventendday, DROP COLUMN titlefold, DROP COLUMN idkey; "
+            + "UPDATE nearby_meta SET value = 3 WHERE key = 'schemaVersion'", url: url)
+        #expect { try PostGISStore(url: url) } throws: { "\($0)".contains("schema version 3") }
+        let engine = try PostGISEngine(store: try PostGISStore(url: url, readOnly: false))
+        let memory = MemoryEngine(places: places, generation: try engine.store.generation(), cursorKey: engine.cursorKey)
+        for order in ["title", "-modified,-created", "category"] {
+            let q = PlaceQuery(filter: PlaceFilter(created: 20200101000000...20251231235959), order: PlaceOrder(parsing: order)!, limit: 20)
+            #expect(try memory.run(q) == engine.run(q), "\(order)")
+        }
+    }
+}
+
+/// Which plan a query gets: the SQL ones whenever SQL can answer exactly.
+@Suite struct PostGISPlanTests {
+    @Test func plans() throws {
+        let c = Coordinate(lat: 37.5, lon: 127)
+        var keyword = PlaceFilter(keyword: "ㄱㅂㄱ"); keyword.cat = ["A05"]; keyword.pet = ["all"]
+        var region = PlaceFilter()
+        region.region = AreaFilter(codes: ["11"], box: GeoBox(minLon: 126, minLat: 37, maxLon: 128, maxLat: 38)) { lat, _ in lat > 37.5 }
+        let cases: [(PlaceQuery, PostGISEngine.Plan)] = [
+            (PlaceQuery(), .keyset),
+            (PlaceQuery(filter: keyword, order: PlaceOrder([SortKey(.title)]), limit: 10), .keyset),
+            (PlaceQuery(center: c, order: PlaceOrder([SortKey(.modified, descending: true)])), .keyset),
+            (PlaceQuery(center: c, order: PlaceOrder([SortKey(.modified)]), distance: .projected(.korea2000)), .scan),
+            (PlaceQuery(center: c, shape: .radius(1000), filter: keyword, limit: 10), .distance),
+            (PlaceQuery(center: c, shape: .knn(k: 5, maxDistance: nil), distance: .geodesic), .distance),
+            (PlaceQuery(center: c), .distance),
+            (PlaceQuery(center: c, shape: .radius(1000), order: PlaceOrder([SortKey(.title)])), .scan),
+            (PlaceQuery(center: c, shape: .radius(1000), distance: .projected(.utm)), .scan),
+            (PlaceQuery(filter: region), .scan),
+        ]
+        for (q, plan) in cases { #expect(PostGISEngine.plan(q, PostGISFilter(q.filter)) == plan, "\(q)") }
     }
 }

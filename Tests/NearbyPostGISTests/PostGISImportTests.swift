@@ -141,6 +141,35 @@ import Testing
         }
     }
 
+    /// A list record bringing its own accessibility tags but no barrier-free detail replaces a place
+    /// with a merged detail: it keeps the detail and the union of the tags (`Place.keepDetails`), so it
+    /// is unchanged when its tags are among the merged ones and updated when it adds one; the counts and
+    /// places equal the cache's.
+    @Test func listRecordWithItsOwnTagsOverMergedDetails() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../NearbyStoreTests/Fixtures/RealData").standardized
+        let dir = try TempFolder()
+        let cache = try PlaceCache(path: dir.file("c.sqlite"))
+        let store = try PostGISStore(url: try PostgresCluster.shared().makeDatabase(), readOnly: false)
+        var r = try Self.importBoth(["bare-array.json", "detailWithTour2.json"].map { folder.appendingPathComponent($0).path },
+                                    cache: cache, store: store)
+        #expect(r.sqlite == r.pg, "\(r.sqlite)\n\(r.pg)")
+        let merged = try #require(try cache.place(id: "126508"))
+        #expect(merged.barrierFree != nil && merged.accessibility.count >= 2, "\(merged.accessibility)")
+        var list = merged
+        list.barrierFree = nil
+        list.accessibility = [merged.accessibility[0]]
+        var adding = list
+        adding.accessibility = (adding.accessibility + [try #require(Accessibility.tags.first { !merged.accessibility.contains($0) })]).sorted()
+        for (name, record, outcome) in [("same", list, "\"unchanged\":1"), ("adding", adding, "\"updated\":1")] {
+            r = try Self.importBoth([try dir.write("\(name).jsonl", Self.jsonl([record]))], cache: cache, store: store)
+            #expect(r.sqlite == r.pg, "\(name): \(r.sqlite)\n\(r.pg)")
+            #expect(r.pg.contains(outcome), "\(name): \(r.pg)")
+            let e = try Self.exports(cache, store)
+            #expect(e.0 == e.1, "\(name)")
+        }
+    }
+
     /// 003_details.sql spells the visitor-group bits as numbers: they are `Accessibility.members`' masks.
     @Test func detailsMigrationHasTheGroupBits() throws {
         let sql = try #require(try PostGISStore.migrations().first { $0.version == 3 }).sql
@@ -178,7 +207,9 @@ import Testing
         #expect { try PostGISStore(url: empty) } throws: { "\($0)".contains("newer than this nearby understands") }
         // A version-1 database (before kakaocategory and ldongsource) is refused by readers and
         // migrated in place by a writer.
-        try cluster.psql("ALTER TABLE places DROP COLUMN kakaocategory, DROP COLUMN ldongsource, "
+        try cluster.psql("ALTER TABLE places DROP COLUMN titlekey, DROP COLUMN createdts, DROP COLUMN modifiedts, "
+            + "DROP COLUMN eventstartday, DROP COLUMN eventendday, DROP COLUMN titlefold, DROP COLUMN idkey; "
+            + "ALTER TABLE places DROP COLUMN kakaocategory, DROP COLUMN ldongsource, "
             + "DROP COLUMN pet, DROP COLUMN barrierfree, DROP COLUMN petinfo; DROP TABLE pending_details; "
             + "UPDATE nearby_meta SET value = 1 WHERE key = 'schemaVersion'", url: empty)
         #expect { try PostGISStore(url: empty) } throws: { "\($0)".contains("schema version 1; run nearby import --pg") }

@@ -214,12 +214,13 @@ public final class PlaceTable: @unchecked Sendable {
     }
 
     /// The cache holds canonical `yyyyMMddHHmmss` / `yyyyMMdd` text: read the digits straight from
-    /// UTF-8 (a million rows in milliseconds), falling back to `DateBound` for anything else.
-    static func timestamp(_ s: String?) -> Int64 {
+    /// UTF-8 (a million rows in milliseconds), falling back to `DateBound` for anything else. Public:
+    /// the PostGIS writer stores these numbers, so SQL filters and sorts on the very values used here.
+    public static func timestamp(_ s: String?) -> Int64 {
         guard let s else { return 0 }
         return digits(s, 14) ?? DateBound.timestamp(s) ?? 0
     }
-    static func day(_ s: String?) -> Int32 {
+    public static func day(_ s: String?) -> Int32 {
         guard let s else { return 0 }
         return digits(s, 8).map { Int32($0) } ?? DateBound.day(s) ?? 0
     }

@@ -244,12 +244,8 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
 
     /// The row a cursor points after, refusing cursors of another query or cache generation.
     private func resume(from text: String, fingerprint: UInt64) throws -> (row: Row, page: Int) {
-        guard let c = PageCursor(decoding: text, key: cursorKey) else {
-            throw RequestError(parameter: "cursor", reason: "malformed cursor (not one this cache issued, or changed since)")
-        }
-        guard c.fingerprint == fingerprint, let row = table.row(ofId: c.id) else {
-            throw RequestError(parameter: "cursor", reason: "the cursor belongs to another query or the cache changed since; start again from page 1", isStale: true)
-        }
+        guard let c = PageCursor(decoding: text, key: cursorKey) else { throw RequestError.malformedCursor }
+        guard c.fingerprint == fingerprint, let row = table.row(ofId: c.id) else { throw RequestError.staleCursor }
         return (Row(item: row, dist: c.distance), c.page)
     }
 }

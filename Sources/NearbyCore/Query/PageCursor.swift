@@ -94,3 +94,12 @@ public struct PageCursor: Sendable, Hashable {
         }
     }
 }
+
+extension RequestError {
+    /// A cursor this cache did not issue, or one edited since.
+    public static let malformedCursor = RequestError(
+        parameter: "cursor", reason: "malformed cursor (not one this cache issued, or changed since)")
+    /// A cursor of another query, or from before the cache changed: every engine refuses it alike.
+    public static let staleCursor = RequestError(
+        parameter: "cursor", reason: "the cursor belongs to another query or the cache changed since; start again from page 1", isStale: true)
+}

@@ -33,6 +33,11 @@ public struct QueryAnswer: Sendable, Hashable {
         public var distance: Double
         public var id: String
 
+        public init(query: PlaceQuery, generation: Int64, key: PageCursor.Key, page: Int, distance: Double, id: String) {
+            self.query = query; self.generation = generation; self.key = key; self.page = page
+            self.distance = distance; self.id = id
+        }
+
         public var cursor: String {
             PageCursor(fingerprint: PageCursor.fingerprint(of: query, generation: generation), page: page,
                        distance: distance, id: id).encoded(key: key)

@@ -10,11 +10,20 @@ import NearbyCore
 /// a write into an existing snapshot would need the old rows' text fields, which the snapshot does not
 /// keep. The feed is stamped with the generation the write committed, so a write by another process
 /// in between is noticed (`update` then reads the cache).
+///
+/// The feed holds the snapshot's columns (about 130 B a place) on top of the import's own working set,
+/// so it gives up past `maximumPlaces`: larger imports read the cache back, which keeps the 1M import
+/// within its peak-memory budget (BENCHMARKS.md) at the price of the read-back's time.
 public final class SnapshotFeed {
+    /// 250,000 places by default: every TourAPI dataset (all of Korea is about 60,000 items), ~33 MB of columns.
+    public let maximumPlaces: Int
     private var writer: SnapshotWriter?
     private(set) var stamp: IndexSnapshot.Stamp?
 
-    public init() {}
+    public init(maximumPlaces: Int = 250_000) { self.maximumPlaces = maximumPlaces }
+
+    /// Whether the write filled the feed (and `CacheSnapshot.update` will not read the cache back).
+    var isFilled: Bool { writer != nil }
 
     func fill(_ writer: SnapshotWriter, stamp: IndexSnapshot.Stamp) {
         self.writer = writer

@@ -117,14 +117,14 @@ import Testing
 
     /// An import into an empty cache hands its places to the snapshot (`SnapshotFeed`): the file is
     /// byte for byte the one read back from the cache. A feed is not used when the write did more than
-    /// insert new ids, or when another write committed before the snapshot.
+    /// insert new ids, held more places than its limit, or when another write committed before the snapshot.
     @Test func aFedSnapshotIsTheOneReadFromTheCache() throws {
         var g = QuerySampler(seed: 11)
         let places = g.places(400)
         let dir = try TempFolder()
-        func fedCache(_ name: String, _ records: [Place], deleting: [String] = []) throws -> (PlaceCache, SnapshotFeed) {
+        func fedCache(_ name: String, _ records: [Place], deleting: [String] = [], limit: Int = 1000) throws -> (PlaceCache, SnapshotFeed) {
             let cache = try PlaceCache(path: dir.file(name))
-            let feed = SnapshotFeed()
+            let feed = SnapshotFeed(maximumPlaces: limit)
             try cache.write(feeding: feed) { w in
                 for p in records { try w.upsert(p) }
                 for id in deleting { try w.delete(id: id) }
@@ -139,6 +139,7 @@ import Testing
         }
         // Fed, then the same cache's snapshot read back: identical.
         let (cache, feed) = try fedCache("fed.sqlite", places.shuffled())
+        #expect(feed.isFilled)
         CacheSnapshot.update(cache, feed: feed) { Issue.record("update: \($0)") }
         let fed = FileManager.default.contents(atPath: CacheSnapshot.path(ofCache: cache.path))!
         #expect(try rebuilt(cache) == fed)
@@ -146,6 +147,7 @@ import Testing
         var changed = places
         changed[3].title = "바뀐 이름"; changed[3].modified = "20990101000000"
         let (other, otherFeed) = try fedCache("changed.sqlite", places + [changed[3]], deleting: [places[5].id])
+        #expect(!otherFeed.isFilled)
         CacheSnapshot.update(other, feed: otherFeed) { Issue.record("update: \($0)") }
         let written = FileManager.default.contents(atPath: CacheSnapshot.path(ofCache: other.path))!
         #expect(try rebuilt(other) == written)
@@ -153,10 +155,17 @@ import Testing
         #expect(try mapped.run(PlaceQuery()).total == places.count - 1)
         // Another write between the fed write and the snapshot: the feed is stale, the cache is read.
         let (third, thirdFeed) = try fedCache("third.sqlite", places)
+        #expect(thirdFeed.isFilled)
         try third.write { w in try w.delete(id: places[0].id) }
         CacheSnapshot.update(third, feed: thirdFeed) { Issue.record("update: \($0)") }
         let engine = try CacheSnapshot.engine(for: third) { Issue.record("engine: \($0)") }
         #expect(try engine.run(PlaceQuery()) == SQLiteEngine(cache: third).run(PlaceQuery()))
+        // More places than the feed's limit: dropped, and the snapshot is read from the cache.
+        let (large, largeFeed) = try fedCache("large.sqlite", places, limit: places.count - 1)
+        #expect(!largeFeed.isFilled)
+        CacheSnapshot.update(large, feed: largeFeed) { Issue.record("update: \($0)") }
+        let largeEngine = try CacheSnapshot.engine(for: large) { Issue.record("engine: \($0)") }
+        #expect(try largeEngine.run(PlaceQuery()) == SQLiteEngine(cache: large).run(PlaceQuery()))
     }
 
     @Test func updateWritesOnlyWhenTheCacheChanged() throws {

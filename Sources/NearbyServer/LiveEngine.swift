@@ -52,13 +52,18 @@ public final class EngineSnapshot: @unchecked Sendable {
         }
     }
 
+    /// Pages of at most this many rows (page × limit) are small work: run at once when a lane is free.
+    static let smallRows = 2_000
+
     /// The query's answer, from a free lane, or `DeadlineExceeded` after `timeout`.
     public func run(_ query: PlaceQuery, timeout: Duration) async throws -> QueryAnswer {
-        try await lanes.run(timeout: timeout) { try $0.engine.run(query) }
+        let rows = query.page.multipliedReportingOverflow(by: query.limit)
+        let small = !rows.overflow && rows.partialValue >= 1 && rows.partialValue <= Self.smallRows
+        return try await lanes.run(timeout: timeout, small: small) { try $0.engine.run(query) }
     }
 
     public func place(id: String, timeout: Duration) async throws -> Place? {
-        try await lanes.run(timeout: timeout) { try $0.place(id) }
+        try await lanes.run(timeout: timeout, small: true) { try $0.place(id) }
     }
 }
 

@@ -91,7 +91,7 @@ public enum NearbyHTTPServer {
         )
         metrics.serving(engine.current)
         let reload = ReloadService(engine: engine, interval: options.reloadInterval, logger: logger, metrics: metrics)
-        return [app, reload]
+        return [OnEventLoops(app: app), reload]
     }
 
     /// Serves the cache at `path` until SIGINT or SIGTERM, then finishes the requests in flight.

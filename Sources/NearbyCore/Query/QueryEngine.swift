@@ -65,6 +65,16 @@ public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
         }
     }
 
+    /// Calls `body` with each row's position and place, borrowed where it lies: the output path's loop.
+    /// From another module the subscript hands out a copy of each `Place` (a dozen reference counts).
+    public func forEachRow(_ body: (Int, Place) throws -> Void) rethrows {
+        if let table {
+            for i in rows.indices { try body(i, table.places[Int(rows[i])]) }
+        } else {
+            for i in fetched.indices { try body(i, fetched[i]) }
+        }
+    }
+
     public static func == (a: PlaceRows, b: PlaceRows) -> Bool { a.elementsEqual(b) }
     public func hash(into hasher: inout Hasher) { for p in self { hasher.combine(p) } }
 }

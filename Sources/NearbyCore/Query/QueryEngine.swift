@@ -65,13 +65,18 @@ public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
         }
     }
 
-    /// Calls `body` with each row's position and place, borrowed where it lies: the output path's loop.
-    /// From another module the subscript hands out a copy of each `Place` (a dozen reference counts).
-    public func forEachRow(_ body: (Int, Place) throws -> Void) rethrows {
+    /// Calls `body` with each row's position and a pointer to its place where it lies, valid during the
+    /// call: the output path's loop. A `Place` handed on by value (the subscript, an array's element) is
+    /// copied whole, some 400 bytes and a dozen reference counts (`PlaceJSON.append(at:)` reads fields).
+    public func forEachRow(_ body: (Int, UnsafePointer<Place>) throws -> Void) rethrows {
         if let table {
-            for i in rows.indices { try body(i, table.places[Int(rows[i])]) }
+            try table.places.withUnsafeBufferPointer { places in
+                for i in rows.indices { try body(i, places.baseAddress! + Int(rows[i])) }
+            }
         } else {
-            for i in fetched.indices { try body(i, fetched[i]) }
+            try fetched.withUnsafeBufferPointer { places in
+                for i in places.indices { try body(i, places.baseAddress! + i) }
+            }
         }
     }
 

@@ -27,7 +27,7 @@ public struct PlaceWriter {
         case .jsonl:
             if meta { appendMeta(a, query, qid, tookMs); out.bytes.append(0x0A) }
             try a.rows.forEachRow { i, p in
-                PlaceJSON.append(p, leading: leading, distance: a.distances[i], fields: fields, to: &out.bytes)
+                PlaceJSON.append(at: p, leading: leading, distance: a.distances[i], fields: fields, to: &out.bytes)
                 out.bytes.append(0x0A)
                 try out.flushIfFull()
             }
@@ -36,19 +36,19 @@ public struct PlaceWriter {
             out.bytes.append(UInt8(ascii: "["))
             try a.rows.forEachRow { i, p in
                 if i > 0 { out.bytes.append(UInt8(ascii: ",")) }
-                PlaceJSON.append(p, distance: a.distances[i], fields: fields, to: &out.bytes)
+                PlaceJSON.append(at: p, distance: a.distances[i], fields: fields, to: &out.bytes)
                 try out.flushIfFull()
             }
             out.bytes.append(UInt8(ascii: "]"))
             if meta { out.bytes.append(UInt8(ascii: "}")) }
             out.bytes.append(0x0A)
         case .geojson:
-            try a.rows.forEachRow { i, p in geoJSON.append(p, distance: a.distances[i], to: &out.bytes); try out.flushIfFull() }
+            try a.rows.forEachRow { i, p in geoJSON.append(p.pointee, distance: a.distances[i], to: &out.bytes); try out.flushIfFull() }
         case .table:
             out.bytes.append(contentsOf: PlaceTableText.render(a, hasCentre: query.center != nil, tookMs: tookMs).utf8)
         case .tsv:
             try a.rows.forEachRow { i, p in
-                appendTSV(p, qid: qid, distance: a.distances[i])
+                appendTSV(p.pointee, qid: qid, distance: a.distances[i])
                 try out.flushIfFull()
             }
         }

@@ -11,7 +11,8 @@
 # (default 10), SOAK_SECONDS (default 60; 0 skips the soak), ENGINE (the server's --engine, default
 # memory), CHECK (1: check every answer first, the default; 0 skips), FIRST (check only the first
 # N queries; default all 10,000), PORT (default 18080),
-# REDIS_PORT (default 16379).
+# REDIS_PORT (default 16379), NEARBY (the binary; default .build/release/nearby: another build, e.g.
+# an older commit's, gives before/after figures against the same Redis).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-/tmp/bench-http}
@@ -24,7 +25,7 @@ ENGINE=${ENGINE:-memory}
 CHECK=${CHECK:-1}
 FIRST=${FIRST:-0}
 REDIS_PORT=${REDIS_PORT:-16379}
-NEARBY=.build/release/nearby
+NEARBY=${NEARBY:-.build/release/nearby}
 HERE=scripts/bench-http
 mkdir -p "$OUT"
 RESULTS=$OUT/results.jsonl

@@ -33,10 +33,11 @@ struct DeadlineExceeded: Error {
     }
 }
 
-/// The lanes of one generation. A request waits for a free lane without holding a thread, runs on
-/// the query queue (never on the event loops or the cooperative pool), and stops waiting at its
-/// deadline. At most one work item runs per lane, so the queue never has more threads busy than
-/// there are lanes.
+/// The lanes of one generation. Small work (a page of a few rows, a place by id) that finds a lane free
+/// runs at once on the request's own thread, and its deadline is a clock check when it ends: no timer,
+/// no thread hop (each cost more than a small query). Other work, and work that must wait for a lane,
+/// waits without holding a thread, runs on the query queue (never on the event loops or the
+/// cooperative pool), and stops waiting at its deadline. At most one piece of work runs per lane.
 final class LanePool: @unchecked Sendable {
     private let lock = NSLock()
     private var free: [EngineLane]
@@ -49,9 +50,17 @@ final class LanePool: @unchecked Sendable {
     init(_ lanes: [EngineLane]) { free = lanes }
 
     /// Runs `body` on a free lane and returns its result, or throws `DeadlineExceeded` once `timeout`
-    /// has passed (the body, if it started, still runs to its end).
-    func run<T: Sendable>(timeout: Duration, _ body: @escaping @Sendable (EngineLane) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+    /// has passed (the body, if it started, still runs to its end). `small` work with a lane free runs
+    /// here and now, and gets `DeadlineExceeded` when it ends past its deadline.
+    func run<T: Sendable>(timeout: Duration, small: Bool, _ body: @escaping @Sendable (EngineLane) throws -> T) async throws -> T {
+        if small, let lane = takeFree() {
+            let start = ContinuousClock.now
+            defer { release(lane) }
+            let result = try body(lane)
+            guard ContinuousClock.now - start <= timeout else { throw DeadlineExceeded(started: true, limit: timeout) }
+            return result
+        }
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let request = PendingRequest(continuation)
             request.timer = DispatchWorkItem { request.expire(timeout) }
             Self.queue.asyncAfter(deadline: .now() + timeout.dispatchInterval, execute: request.timer!)
@@ -64,6 +73,12 @@ final class LanePool: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// A free lane, or nil when all are busy (then the caller queues).
+    private func takeFree() -> EngineLane? {
+        lock.lock(); defer { lock.unlock() }
+        return free.popLast()
     }
 
     private func acquire(_ take: @escaping (EngineLane) -> Void) {

@@ -8,9 +8,13 @@ public struct EngineProvider: Sendable {
     /// The engine answers from many threads at once (the server opens it once per generation);
     /// otherwise each of the server's lanes opens its own.
     public let isConcurrent: Bool
+    /// Small queries may run at once on the event loop thread that read the request (`LanePool`): the
+    /// engines over a cache answer them in microseconds. Off for an engine that can stall a loop.
+    public let runsSmallQueriesInline: Bool
 
-    public init(isConcurrent: Bool, open: @escaping @Sendable (PlaceCache) throws -> any QueryEngine) {
-        self.isConcurrent = isConcurrent; self.open = open
+    public init(isConcurrent: Bool, runsSmallQueriesInline: Bool = true,
+                open: @escaping @Sendable (PlaceCache) throws -> any QueryEngine) {
+        self.isConcurrent = isConcurrent; self.runsSmallQueriesInline = runsSmallQueriesInline; self.open = open
     }
 
     /// An `EngineKind`: the memory engine is read-only once built; the snapshot and SQLite engines read

@@ -13,6 +13,8 @@ public final class EngineSnapshot: @unchecked Sendable {
     /// How many requests this generation answers at once.
     public let laneCount: Int
     private let lanes: LanePool
+    /// Small queries run at once when a lane is free (not for PostGIS: a query waits on the network).
+    private let inline: Bool
 
     /// Opens `lanes` engines over the cache at `path` (one engine shared by all when the provider's
     /// engine is concurrent), or, with `postgis`, `lanes` connections to the database at that URL
@@ -44,6 +46,7 @@ public final class EngineSnapshot: @unchecked Sendable {
                 count = try opened[0].count()
                 laneCount = n
                 lanes = LanePool(opened)
+                inline = !postgis && provider.runsSmallQueriesInline
                 return
             }
             guard attempt < 3 else {
@@ -52,13 +55,18 @@ public final class EngineSnapshot: @unchecked Sendable {
         }
     }
 
+    /// Pages of at most this many rows (page × limit) are small work: run at once when a lane is free.
+    static let smallRows = 2_000
+
     /// The query's answer, from a free lane, or `DeadlineExceeded` after `timeout`.
     public func run(_ query: PlaceQuery, timeout: Duration) async throws -> QueryAnswer {
-        try await lanes.run(timeout: timeout) { try $0.engine.run(query) }
+        let rows = query.page.multipliedReportingOverflow(by: query.limit)
+        let small = inline && !rows.overflow && rows.partialValue >= 1 && rows.partialValue <= Self.smallRows
+        return try await lanes.run(timeout: timeout, small: small) { try $0.engine.run(query) }
     }
 
     public func place(id: String, timeout: Duration) async throws -> Place? {
-        try await lanes.run(timeout: timeout) { try $0.place(id) }
+        try await lanes.run(timeout: timeout, small: inline) { try $0.place(id) }
     }
 }
 

@@ -40,11 +40,14 @@ public enum NearbyHTTPServer {
     /// The template in `paths` that `path` matches (so a router 404 there means a wrong method), or nil.
     static func route(_ path: Substring) -> String? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        return paths.first { template in
-            let t = template.split(separator: "/", omittingEmptySubsequences: false)
+        return templates.first { template in
+            let t = template.segments
             return t.count == parts.count && zip(t, parts).allSatisfy { $0 == $1 || ($0.hasPrefix("{") && !$1.isEmpty) }
-        }
+        }?.path
     }
+
+    /// `paths`, each with its segments, split once.
+    private static let templates = paths.map { (path: $0, segments: $0.split(separator: "/", omittingEmptySubsequences: false)) }
 
     /// The application and its reload service (`metrics` is what `/metrics` shows), for a `ServiceGroup` (the CLI's or a test's).
     public static func services(
@@ -88,7 +91,7 @@ public enum NearbyHTTPServer {
         )
         metrics.serving(engine.current)
         let reload = ReloadService(engine: engine, interval: options.reloadInterval, logger: logger, metrics: metrics)
-        return [app, reload]
+        return [OnEventLoops(app: app), reload]
     }
 
     /// Serves the cache at `path` until SIGINT or SIGTERM, then finishes the requests in flight.

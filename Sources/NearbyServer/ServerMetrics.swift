@@ -1,3 +1,4 @@
+import Foundation
 import Metrics
 import class Prometheus.PrometheusCollectorRegistry
 import struct Prometheus.PrometheusMetricsFactory
@@ -38,16 +39,35 @@ public final class ServerMetrics: Sendable {
         reloadFailed = Counter(label: "nearby_reloads_total", dimensions: [("result", "failed")], factory: factory)
     }
 
+    /// The handles one (route, status, timed out) records into, made once: making them per request
+    /// (a registry lookup under its lock, labels built and compared) cost more than the recording.
+    private struct Handles {
+        let requests: Counter
+        let duration: Timer
+        let errors: Counter?
+    }
+    private struct HandleKey: Hashable {
+        let route: String, status: Int, timedOut: Bool
+    }
+    private let handlesLock = NSLock()
+    nonisolated(unsafe) private var handles: [HandleKey: Handles] = [:]
+
     /// One answered request: `route` is the path template (`/v1/places/{id}`), or `other` for unknown paths.
     func request(route: String, status: Int, nanoseconds: Int64, timedOut: Bool) {
-        let code = String(status)
-        Counter(label: "nearby_http_requests_total", dimensions: [("route", route), ("status", code)], factory: factory).increment()
-        Timer(label: "nearby_http_request_duration_seconds", dimensions: [("route", route)], factory: factory)
-            .recordNanoseconds(nanoseconds)
-        if status >= 400 {
+        let key = HandleKey(route: route, status: status, timedOut: timedOut)
+        let h = handlesLock.withLock {
+            if let h = handles[key] { return h }
             let kind = timedOut ? "timeout" : status < 500 ? "client" : "server"
-            Counter(label: "nearby_http_errors_total", dimensions: [("route", route), ("kind", kind)], factory: factory).increment()
+            let h = Handles(
+                requests: Counter(label: "nearby_http_requests_total", dimensions: [("route", route), ("status", String(status))], factory: factory),
+                duration: Timer(label: "nearby_http_request_duration_seconds", dimensions: [("route", route)], factory: factory),
+                errors: status >= 400 ? Counter(label: "nearby_http_errors_total", dimensions: [("route", route), ("kind", kind)], factory: factory) : nil)
+            handles[key] = h
+            return h
         }
+        h.requests.increment()
+        h.duration.recordNanoseconds(nanoseconds)
+        h.errors?.increment()
     }
 
     /// The generation now served (at start and after each reload).

@@ -179,6 +179,37 @@ final class OperationsTests: XCTestCase {
         XCTAssertEqual((later.json["places"] as? [Any])?.count, 3)
     }
 
+    /// A small page runs at once on the request's thread with no deadline timer: past its deadline it
+    /// gets its 503 when it ends, and gives its lane back. A large page still gets its 503 at the
+    /// deadline while it runs on.
+    func testASmallPageRunAtOnceGets503WhenItEndsPastItsDeadline() throws {
+        let folder = try TempFolder()
+        let gate = Gate(delay: 0.6, inline: true)
+        let server = try RunningServer(path: try Fixture.cache(in: folder, count: 3_000), options: RunningServer.options {
+            $0.lanes = 1; $0.requestTimeout = .milliseconds(100)
+        }, provider: gate.provider)
+        defer { server.stop() }
+        let (lat, lon) = Fixture.seoul
+        var start = Date()
+        let small = try server.http.get("/v1/places?lat=\(lat)&lon=\(lon)&radius=10000&limit=3&fields=id")
+        XCTAssertEqual(small.status, 503, small.text)
+        XCTAssertTrue((small.json["error"] as? String)?.contains("ran longer") == true, small.text)
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 0.6, "the small page was not run to its end")
+
+        start = Date()
+        let large = try server.http.get("/v1/places?lat=\(lat)&lon=\(lon)&radius=10000&limit=2500&fields=id")
+        XCTAssertEqual(large.status, 503, large.text)
+        XCTAssertTrue((large.json["error"] as? String)?.contains("ran longer") == true, large.text)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 0.5, "a large page's 503 waited for its query")
+
+        Thread.sleep(forTimeInterval: 0.7)
+        gate.delay = 0
+        let later = try server.http.get("/v1/places?lat=\(lat)&lon=\(lon)&radius=10000&limit=3&fields=id")
+        XCTAssertEqual(later.status, 200, later.text)
+        XCTAssertEqual((later.json["places"] as? [Any])?.count, 3)
+        XCTAssertEqual(try Self.metrics(server)[#"nearby_http_errors_total{route="/v1/places",kind="timeout"}"#, default: 0], 2)
+    }
+
     // MARK: /v1/where
 
     func testWhereInKoreaAtSeaAndBadInput() throws {
@@ -273,10 +304,15 @@ final class Gate: @unchecked Sendable {
         set { lock.lock(); _delay = newValue; lock.unlock() }
     }
 
-    init(delay: TimeInterval) { _delay = delay }
+    /// `inline`: small queries may run on the event loop (a made-slow engine would stall it, so off
+    /// unless a test is about that path).
+    init(delay: TimeInterval, inline: Bool = false) { _delay = delay; self.inline = inline }
+    let inline: Bool
 
     var provider: EngineProvider {
-        EngineProvider(isConcurrent: false) { [self] cache in Engine(inner: try EngineKind.snapshot.open(cache), gate: self) }
+        EngineProvider(isConcurrent: false, runsSmallQueriesInline: inline) { [self] cache in
+            Engine(inner: try EngineKind.snapshot.open(cache), gate: self)
+        }
     }
 
     struct Engine: QueryEngine {

@@ -46,9 +46,16 @@ public struct PageCursor: Sendable, Hashable {
     public func encoded(key: Key) -> String {
         let head = "2|\(String(fingerprint, radix: 16))|\(page)|\(String(distance.bitPattern, radix: 16))|"
         let mac = SipHash24.mac(Array((head + "|" + id).utf8), k0: key.k0, k1: key.k1)
-        return Data((head + String(mac, radix: 16) + "|" + id).utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        // base64 to base64url in one pass over the bytes (three Foundation replacements cost more than the MAC).
+        let base64 = Data((head + String(mac, radix: 16) + "|" + id).utf8).base64EncodedString()
+        return String(decoding: base64.utf8.compactMap { b -> UInt8? in
+            switch b {
+            case UInt8(ascii: "+"): UInt8(ascii: "-")
+            case UInt8(ascii: "/"): UInt8(ascii: "_")
+            case UInt8(ascii: "="): nil
+            default: b
+            }
+        }, as: UTF8.self)
     }
 
     /// The cursor `text` encodes, or nil when it is not exactly a cursor made with `key`.

@@ -70,6 +70,21 @@ public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
         }
     }
 
+    /// Calls `body` with each row's position and a pointer to its place where it lies, valid during the
+    /// call: the output path's loop. A `Place` handed on by value (the subscript, an array's element) is
+    /// copied whole, some 400 bytes and a dozen reference counts (`PlaceJSON.append(at:)` reads fields).
+    public func forEachRow(_ body: (Int, UnsafePointer<Place>) throws -> Void) rethrows {
+        if let table {
+            try table.places.withUnsafeBufferPointer { places in
+                for i in rows.indices { try body(i, places.baseAddress! + Int(rows[i])) }
+            }
+        } else {
+            try fetched.withUnsafeBufferPointer { places in
+                for i in places.indices { try body(i, places.baseAddress! + i) }
+            }
+        }
+    }
+
     public static func == (a: PlaceRows, b: PlaceRows) -> Bool { a.elementsEqual(b) }
     public func hash(into hasher: inout Hasher) { for p in self { hasher.combine(p) } }
 }

@@ -19,34 +19,36 @@ public struct PlaceWriter {
         if format == .geojson { geoJSON.begin(to: &self.out.bytes) }
     }
 
-    /// Writes one answer; `qid` leads each line in batch mode.
+    /// Writes one answer; `qid` leads each line in batch mode. Rows are borrowed from the engine's table
+    /// (`forEachRow`), not copied, and a JSON array goes out in blocks as it grows, like the other formats.
     public mutating func write(_ a: QueryAnswer, query: PlaceQuery, qid: JSONScalar? = nil, tookMs: Double) throws {
         let leading = qid.map { [(key: "qid", value: $0)] } ?? []
         switch format {
         case .jsonl:
             if meta { appendMeta(a, query, qid, tookMs); out.bytes.append(0x0A) }
-            for (p, d) in zip(a.rows, a.distances) {
-                PlaceJSON.append(p, leading: leading, distance: d, fields: fields, to: &out.bytes)
+            try a.rows.forEachRow { i, p in
+                PlaceJSON.append(at: p, leading: leading, distance: a.distances[i], fields: fields, to: &out.bytes)
                 out.bytes.append(0x0A)
                 try out.flushIfFull()
             }
         case .json:
             if meta { appendMeta(a, query, qid, tookMs); out.bytes.removeLast(); out.bytes.append(contentsOf: ",\"places\":".utf8) }
             out.bytes.append(UInt8(ascii: "["))
-            for (n, (p, d)) in zip(a.rows, a.distances).enumerated() {
-                if n > 0 { out.bytes.append(UInt8(ascii: ",")) }
-                PlaceJSON.append(p, distance: d, fields: fields, to: &out.bytes)
+            try a.rows.forEachRow { i, p in
+                if i > 0 { out.bytes.append(UInt8(ascii: ",")) }
+                PlaceJSON.append(at: p, distance: a.distances[i], fields: fields, to: &out.bytes)
+                try out.flushIfFull()
             }
             out.bytes.append(UInt8(ascii: "]"))
             if meta { out.bytes.append(UInt8(ascii: "}")) }
             out.bytes.append(0x0A)
         case .geojson:
-            for (p, d) in zip(a.rows, a.distances) { geoJSON.append(p, distance: d, to: &out.bytes); try out.flushIfFull() }
+            try a.rows.forEachRow { i, p in geoJSON.append(p.pointee, distance: a.distances[i], to: &out.bytes); try out.flushIfFull() }
         case .table:
             out.bytes.append(contentsOf: PlaceTableText.render(a, hasCentre: query.center != nil, tookMs: tookMs).utf8)
         case .tsv:
-            for (p, d) in zip(a.rows, a.distances) {
-                appendTSV(p, qid: qid, distance: d)
+            try a.rows.forEachRow { i, p in
+                appendTSV(p.pointee, qid: qid, distance: a.distances[i])
                 try out.flushIfFull()
             }
         }

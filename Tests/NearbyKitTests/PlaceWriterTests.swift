@@ -1,0 +1,43 @@
+import Foundation
+import NearbyKit
+import XCTest
+
+final class PlaceWriterTests: XCTestCase {
+    /// 3,000 places in a row north of a centre, ids in distance order.
+    private func answer(format: OutputFormat) throws -> (blocks: [[UInt8]], whole: [UInt8]) {
+        let places = (1...3_000).map { i in
+            Place(id: String(i), title: "장소 \(i)", lat: 37.5 + Double(i) * 1e-5, lon: 127.0, category: 12, addr: "서울 \(i)")
+        }
+        let engine = MemoryEngine(places: places)
+        let query = try QueryParameters.parse([("lat", "37.5"), ("lon", "127"), ("radius", "10000"), ("limit", "3000")])
+        let a = try engine.run(query)
+        XCTAssertEqual(a.rows.count, 3_000)
+        final class Sink { var blocks: [[UInt8]] = [] }
+        let sink = Sink()
+        var writer = PlaceWriter(format: format, to: StdoutBlocks(blockSize: 16_384) { sink.blocks.append($0) })
+        try writer.write(a, query: query, tookMs: 0)
+        try writer.finish()
+        return (sink.blocks, sink.blocks.flatMap { $0 })
+    }
+
+    /// A JSON array larger than a block leaves in blocks as it is written (the server streams them to
+    /// the client; the whole answer is never held), and the blocks join into the one document, every
+    /// row in order with its distance.
+    func testJSONArrayLeavesInBlocksThatJoinIntoTheDocument() throws {
+        let (blocks, whole) = try answer(format: .json)
+        XCTAssertGreaterThan(blocks.count, 10, "the array was held whole and written at the end")
+        XCTAssertTrue(blocks.dropLast().allSatisfy { $0.count >= 16_384 && $0.count < 16_384 + 4_096 }, blocks.map(\.count).description)
+        let rows = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(whole)) as? [[String: Any]])
+        XCTAssertEqual(rows.map { $0["id"] as? String }, (1...3_000).map { String($0) })
+        XCTAssertEqual(rows[0]["addr"] as? String, "서울 1")
+        XCTAssertEqual(rows[2_999]["distance"] as? Double ?? 0, 3_335.8, accuracy: 0.5)
+    }
+
+    /// JSON lines: the same rows, one object a line, in blocks too.
+    func testJSONLinesInBlocksMatchTheArray() throws {
+        let (blocks, whole) = try answer(format: .jsonl)
+        XCTAssertGreaterThan(blocks.count, 10)
+        let lines = whole.split(separator: 0x0A).map { try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] }
+        XCTAssertEqual(lines.map { $0?["id"] as? String }, (1...3_000).map { String($0) })
+    }
+}

@@ -11,7 +11,8 @@ import Foundation
 /// codes), created and modified 8 B each (`yyyyMMddHHmmss`, 0 when missing), event start/end 4 B each
 /// (`yyyyMMdd`, 0 when missing), accessibility mask with the has-image bit 4 B, the four `CodeFamily`
 /// keys (cat, lcls, ldong, Kakao group) 2 B each: 44 B. Title ranks (4 B)
-/// are built on the first title sort, folded titles on the first keyword filter.
+/// are built on the first title sort, each stored order (4 B, `SortOrders`) on the first query that
+/// walks it, folded titles on the first keyword filter.
 ///
 /// The columns are `Column`s, so the same table (and every engine line that reads it) works over
 /// arrays or over an index snapshot mapped from disk (`IndexSnapshot`).
@@ -43,6 +44,11 @@ public final class PlaceTable: @unchecked Sendable {
     private let lock = NSLock()
     private var ranks: Column<UInt32>?
     private var folded: FoldedTitles?
+    /// Stored orders (`SortOrders`) by field; a table in memory builds them on first use, a mapped one
+    /// has the snapshot's (none from a snapshot written before them: its queries plan without).
+    private var orders: [SortField: Column<UInt32>]
+    private let buildsOrders: Bool
+    private var statistics: TableStatistics?
 
     /// Takes places in any order; duplicate ids are kept (the cache never has them).
     public init(_ input: [Place]) {
@@ -76,13 +82,15 @@ public final class PlaceTable: @unchecked Sendable {
         self.areacode = areacode.column; self.sigungucode = sigungucode.column
         self.codeColumns = codeColumns.map(\.column)
         ids = nil; fetch = nil
+        orders = [:]; buildsOrders = true
     }
 
     /// A table over columns mapped from an index snapshot (`IndexSnapshot`), rows in id order.
     init(count: Int, lat: Column<Double>, lon: Column<Double>, category: Column<Int32>, areacode: CodeColumn,
          sigungucode: CodeColumn, created: Column<Int64>, modified: Column<Int64>, eventStart: Column<Int32>,
          eventEnd: Column<Int32>, flags: Column<UInt32>, ranks: Column<UInt32>, folded: FoldedTitles,
-         ids: StringColumn, codeColumns: [CodeColumn], fetch: @escaping ([String]) throws -> [Place]) {
+         ids: StringColumn, codeColumns: [CodeColumn], orders: [SortField: Column<UInt32>] = [:],
+         statistics: TableStatistics? = nil, fetch: @escaping ([String]) throws -> [Place]) {
         places = []
         self.count = count
         latColumn = lat; lonColumn = lon; self.category = category; self.areacode = areacode
@@ -90,6 +98,7 @@ public final class PlaceTable: @unchecked Sendable {
         self.eventStart = eventStart; self.eventEnd = eventEnd; self.flags = flags
         self.ranks = ranks; self.folded = folded; self.ids = ids; self.fetch = fetch
         self.codeColumns = codeColumns
+        self.orders = orders; buildsOrders = false; self.statistics = statistics
     }
 
     @inline(__always) func lat(_ row: Int) -> Double { latColumn?[row] ?? places[row].lat }
@@ -111,6 +120,43 @@ public final class PlaceTable: @unchecked Sendable {
 
     /// Id of a row.
     func id(_ row: Int) -> String { ids?[row] ?? places[row].id }
+
+    /// Place of a row in id order: the tie-breaker of every sort, read through this one accessor.
+    /// Rows are in id order, so it is the row itself.
+    @inline(__always) func idRank(_ row: Int) -> UInt32 { UInt32(truncatingIfNeeded: row) }
+
+    /// The row at `rank` in id order (the inverse of `idRank`).
+    @inline(__always) func row(atIdRank rank: Int) -> Int { rank }
+
+    /// Rows ascending by `field`, ties by id rank (`SortOrders`); nil for a mapped table whose
+    /// snapshot has no such order.
+    func sortOrder(_ field: SortField) -> Column<UInt32>? {
+        guard SortOrders.fields.contains(field) else { return nil }
+        lock.lock()
+        if let o = orders[field] { lock.unlock(); return o }
+        lock.unlock()
+        guard buildsOrders else { return nil }
+        let key: (Int) -> Int64
+        switch field {
+        case .title: let r = titleRanks(); key = { Int64(r[$0]) }
+        case .modified: key = { self.modified[$0] }
+        case .created: key = { self.created[$0] }
+        default: key = { Int64(self.category[$0]) }
+        }
+        let o = Column(SortOrders.rows(count: count, key: key, idRank: idRank))
+        lock.lock(); defer { lock.unlock() }
+        orders[field] = o
+        return o
+    }
+
+    /// Rows per category and area (`TableStatistics`): the snapshot's, else counted on first use.
+    func tableStatistics() -> TableStatistics {
+        lock.lock(); defer { lock.unlock() }
+        if let statistics { return statistics }
+        let s = TableStatistics(category: category, areaCodes: areacode.codes, areaValues: areacode.dictionary.count)
+        statistics = s
+        return s
+    }
 
     /// The answer rows: read in place from `places`, or fetched by id for a mapped table.
     func answerRows(_ rows: [Int32]) throws -> PlaceRows {
@@ -138,6 +184,7 @@ public final class PlaceTable: @unchecked Sendable {
         return (latColumn?.byteCount ?? 0) + (lonColumn?.byteCount ?? 0) + category.byteCount + areacode.codes.byteCount
             + sigungucode.codes.byteCount + created.byteCount + modified.byteCount + eventStart.byteCount
             + eventEnd.byteCount + flags.byteCount + (ranks?.byteCount ?? 0) + (folded?.byteCount ?? 0)
+            + orders.values.reduce(0) { $0 + $1.byteCount }
             + codeColumns.reduce(0) { $0 + $1.codes.byteCount }
     }
 

@@ -65,17 +65,22 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
     /// `run`, with k nearest searched only within `searchRadius` metres (its cursor stays the one of
     /// `q`): for an engine that feeds this one the candidates of growing circles (`SQLiteEngine`).
     public func run(_ q: PlaceQuery, searchRadius: Double) throws -> QueryAnswer {
+        try run(q, searchRadius: searchRadius, plan: .cheapest)
+    }
+
+    /// `run` with the plan of a query over every place chosen by `plan` (tests force each one).
+    func run(_ q: PlaceQuery, searchRadius: Double = .infinity, plan: PlanChoice) throws -> QueryAnswer {
         if let problem = q.problem { throw problem }
         guard let c = q.center else {
-            return try execute(q, space: Space<HaversineMetric>?.none, searchRadius: searchRadius)
+            return try execute(q, space: Space<HaversineMetric>?.none, searchRadius: searchRadius, plan: plan)
         }
         switch q.distance {
         case .haversine:
             let space = Space(metric: HaversineMetric(lat: c.lat, lon: c.lon), tree: tree, xy: nil)
-            return try execute(q, space: space, searchRadius: searchRadius)
+            return try execute(q, space: space, searchRadius: searchRadius, plan: plan)
         case .geodesic:
             let space = Space(metric: GeodesicMetric(lat: c.lat, lon: c.lon), tree: tree, xy: nil)
-            return try execute(q, space: space, searchRadius: searchRadius)
+            return try execute(q, space: space, searchRadius: searchRadius, plan: plan)
         case .projected(let crs):
             let p = try planarSpace(crs.epsgCode(lat: c.lat, lon: c.lon))
             let centre = p.projection.forward(lat: c.lat, lon: c.lon)
@@ -84,7 +89,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             }
             let metric = PlanarMetric(x: centre.x, y: centre.y)
             let space = Space(metric: metric, tree: p.tree, treeRows: p.treeRows, xy: (p.xs, p.ys))
-            return try execute(q, space: space, searchRadius: searchRadius)
+            return try execute(q, space: space, searchRadius: searchRadius, plan: plan)
         }
     }
 
@@ -156,7 +161,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         }
     }
 
-    private func execute<M: SpatialMetric>(_ q: PlaceQuery, space: Space<M>?, searchRadius: Double) throws -> QueryAnswer {
+    private func execute<M: SpatialMetric>(_ q: PlaceQuery, space: Space<M>?, searchRadius: Double, plan: PlanChoice) throws -> QueryAnswer {
         let order = RowOrder(q.effectiveOrder, table: table)
         let filter = RowFilter(q.filter, table: table)
         let after = try q.cursor.map { try resume(from: $0, fingerprint: PageCursor.fingerprint(of: q, generation: generation)) }
@@ -165,12 +170,16 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         var total = 0
         var rows: [Row] = []
         var sorted = false
+        // Rows the plan already skipped of the page's offset (an order walk returns the page alone).
+        var skipped = 0
+        var explanation = QueryExplanation(plan: "", rowsTouched: 0)
 
         switch q.shape {
         case .knn(let k, let maxDistance):
             rows = nearest(space!, k: k, maxDistance: min(maxDistance ?? .infinity, searchRadius), filter: filter, order: order)
             total = rows.count
             sorted = true
+            explanation = QueryExplanation(plan: "spatial index first: \(k) nearest, best-first", rowsTouched: rows.count)
         case .radius(let r):
             if bestFirst, let s = space, let tree = s.tree {
                 // Small answers come whole from the counting walk; large ones page best-first.
@@ -182,15 +191,25 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
                     rows = s.nearest(q.page * q.limit, maxDistance: r, table) { _ in true }
                     sorted = true
                 }
+                explanation = QueryExplanation(plan: "spatial index first: circle counted from subtree sizes, page best-first", rowsTouched: rows.count)
             } else {
-                space!.within(r, table, where: { filter($0) }) { i, d in rows.append(Row(item: i, dist: d)) }
+                var touched = 0
+                space!.within(r, table, where: { touched += 1; return filter($0) }) { i, d in rows.append(Row(item: i, dist: d)) }
                 total = rows.count
+                explanation = QueryExplanation(plan: "spatial index first: every point of the circle, filtered", rowsTouched: touched)
             }
         case .all:
             if bestFirst, let space, let tree = space.tree {
                 total = tree.count
                 rows = space.nearest(q.page * q.limit, maxDistance: .infinity, table) { _ in true }
                 sorted = true
+                explanation = QueryExplanation(plan: "spatial index first: best-first nearest", rowsTouched: rows.count)
+            } else if after == nil, space?.xy == nil, let walked = QueryPlanner(table: table, query: q, filter: filter).walk(plan) {
+                rows = walked.rows
+                total = walked.total
+                sorted = true
+                skipped = (q.page - 1) * q.limit
+                explanation = walked.explanation
             } else {
                 // Distances are needed to sort, or to drop rows a projection cannot place; else only for the page.
                 let measure = order.usesDistance || space?.xy != nil ? space : nil
@@ -200,9 +219,12 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
                     if d.isFinite { rows.append(Row(item: i, dist: d)) }
                 }
                 if let box = q.filter.bbox ?? q.filter.region?.box, let tree {
-                    tree.searchLonLat(minLon: box.minLon, minLat: box.minLat, maxLon: box.maxLon, maxLat: box.maxLat) { add(Int($0)) }
+                    var touched = 0
+                    tree.searchLonLat(minLon: box.minLon, minLat: box.minLat, maxLon: box.maxLon, maxLat: box.maxLat) { touched += 1; add(Int($0)) }
+                    explanation = QueryExplanation(plan: "spatial index first: box search, filtered, sorted", rowsTouched: touched)
                 } else {
                     for i in 0..<table.count { add(i) }
+                    explanation = QueryExplanation(plan: "column scan: every row filtered, matches sorted", rowsTouched: table.count)
                 }
                 total = rows.count
             }
@@ -217,9 +239,10 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             page = after.page + 1
         }
         let remaining = after == nil ? total : rows.count
-        let end = q.limit == 0 ? rows.count : min(rows.count, offset + q.limit)
+        let start = offset - skipped
+        let end = q.limit == 0 ? rows.count : min(rows.count, start + q.limit)
         if !sorted { rows = order.top(end, of: rows) }
-        var pageRows = offset < end ? Array(rows[offset..<end]) : []
+        var pageRows = start < end ? Array(rows[start..<end]) : []
         if let space, !order.usesDistance, q.shape == .all {
             for n in pageRows.indices { pageRows[n].dist = space.distance(pageRows[n].item, table) }
         }
@@ -229,9 +252,11 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             next = QueryAnswer.NextPage(query: q, generation: generation, key: cursorKey, page: page,
                                         distance: last.dist, id: table.id(last.item))
         }
-        return QueryAnswer(
+        var answer = QueryAnswer(
             total: total, rows: try table.answerRows(pageRows.map { Int32($0.item) }),
             distances: pageRows.map { space == nil ? nil : $0.dist }, page: page, next: next)
+        if q.explain { answer.explanation = explanation }
+        return answer
     }
 
     /// The k nearest rows passing the filter, in (distance, id) order, then in the query's order.

@@ -4,8 +4,8 @@ struct Row: Equatable {
     var dist: Double
 }
 
-/// A `PlaceOrder` compiled against one table: a strict total order on rows, ties broken by row
-/// index (= id order).
+/// A `PlaceOrder` compiled against one table: a strict total order on rows, ties broken by id rank
+/// (`PlaceTable.idRank`).
 struct RowOrder {
     private let keys: [SortKey]
     private let table: PlaceTable
@@ -33,7 +33,7 @@ struct RowOrder {
             }
             if c != 0 { return key.descending ? c > 0 : c < 0 }
         }
-        return a.item < b.item
+        return table.idRank(a.item) < table.idRank(b.item)
     }
 
     @inline(__always)
@@ -44,7 +44,9 @@ struct RowOrder {
     func top(_ m: Int, of rows: [Row]) -> [Row] {
         if m >= rows.count {
             // The whole answer: a full sort is the least it can cost. Plain distance order inlined.
-            if isDistanceOnly { return rows.sorted { $0.dist < $1.dist || ($0.dist == $1.dist && $0.item < $1.item) } }
+            if isDistanceOnly {
+                return rows.sorted { $0.dist < $1.dist || ($0.dist == $1.dist && table.idRank($0.item) < table.idRank($1.item)) }
+            }
             return rows.sorted(by: less)
         }
         if m <= 0 { return [] }

@@ -7,10 +7,13 @@ import Foundation
 /// - radius, no filter, limited, ordered by distance only: the total comes from `count` (whole
 ///   subtrees inside the circle are counted from their sizes); the page from the matches that walk
 ///   measured when the answer is small (`firstMatches`), else from best-first `nearest`;
+/// - the same with a filter on categories only: the same, on each category's tree (`CategoryTrees`);
 /// - other radius queries visit the circle's points once, filtering and counting, then select the
 ///   top `page × limit` rows with a bounded heap (`RowOrder.top`), never sorting every match;
 /// - k nearest: best-first `nearest` with the filter as its predicate, then order and page;
-/// - no shape: candidates from the bbox filter through the tree, or every row.
+/// - no shape: a walk of a stored order when `QueryPlanner` finds it cheaper, else candidates from
+///   the bbox filter through the tree, or every row.
+/// `PlaceQuery.explain` reports which (`QueryExplanation`).
 /// With `indexed: false` no tree is built and candidates come from a scan (the SQLite engine runs
 /// its candidate rows this way, so both engines share every line of filtering, ordering and paging).
 public final class MemoryEngine: QueryEngine, @unchecked Sendable {
@@ -20,6 +23,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
     private let tree: PackedRTree?
     private let lock = NSLock()
     private var planar: [Int: PlanarSpace] = [:]
+    private let categoryTrees = CategoryTrees()
 
     /// Projected coordinates of every row for one CRS, and the tree over the rows PROJ could project
     /// (`treeRows` maps its items back to rows when some could not; those are in no answer).
@@ -57,7 +61,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         let planarBytes = planar.values.reduce(0) { sum, p in
             sum + (p.tree?.byteCount ?? 0) + (p.xs.capacity + p.ys.capacity) * 8 + (p.treeRows?.capacity ?? 0) * 4
         }
-        return (tree?.byteCount ?? 0) + table.byteCount + planarBytes
+        return (tree?.byteCount ?? 0) + table.byteCount + planarBytes + categoryTrees.byteCount
     }
 
     public func run(_ q: PlaceQuery) throws -> QueryAnswer { try run(q, searchRadius: .infinity) }
@@ -181,17 +185,20 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             sorted = true
             explanation = QueryExplanation(plan: "spatial index first: \(k) nearest, best-first", rowsTouched: rows.count)
         case .radius(let r):
-            if bestFirst, let s = space, let tree = s.tree {
+            if let s = space, let parts = firstPageTrees(s, q, filter: filter, bestFirst: bestFirst) {
                 // Small answers come whole from the counting walk; large ones page best-first.
-                let (count, matches) = tree.firstMatches(s.metric, radius: r, budget: 4 * q.page * q.limit + 64)
-                total = count
-                if let matches {
-                    rows = matches.map { Row(item: s.row($0.item), dist: $0.distance) }
-                } else {
-                    rows = s.nearest(q.page * q.limit, maxDistance: r, table) { _ in true }
-                    sorted = true
+                for part in parts {
+                    let (count, matches) = part.tree!.firstMatches(part.metric, radius: r, budget: 4 * q.page * q.limit + 64)
+                    total += count
+                    if let matches {
+                        rows += matches.map { Row(item: part.row($0.item), dist: $0.distance) }
+                    } else {
+                        rows += part.nearest(q.page * q.limit, maxDistance: r, table) { _ in true }
+                        sorted = parts.count == 1
+                    }
                 }
-                explanation = QueryExplanation(plan: "spatial index first: circle counted from subtree sizes, page best-first", rowsTouched: rows.count)
+                let trees = bestFirst ? "the tree" : "the trees of categories \(q.filter.categories!.sorted())"
+                explanation = QueryExplanation(plan: "spatial index first: \(trees), circle counted from subtree sizes, page best-first", rowsTouched: rows.count)
             } else {
                 var touched = 0
                 space!.within(r, table, where: { touched += 1; return filter($0) }) { i, d in rows.append(Row(item: i, dist: d)) }
@@ -257,6 +264,25 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             distances: pageRows.map { space == nil ? nil : $0.dist }, page: page, next: next)
         if q.explain { answer.explanation = explanation }
         return answer
+    }
+
+    /// The trees whose matches within a circle are exactly the answer's, for a first page in plain
+    /// distance order: the tree when nothing is filtered, the category trees (`CategoryTrees`) when only
+    /// categories are (on lon/lat); nil when the circle's points must be visited and filtered.
+    private func firstPageTrees<M: SpatialMetric>(_ s: Space<M>, _ q: PlaceQuery, filter: RowFilter, bestFirst: Bool) -> [Space<M>]? {
+        guard s.tree != nil else { return nil }
+        if bestFirst { return [s] }
+        var rest = q.filter
+        rest.categories = nil
+        guard let categories = q.filter.categories, rest.isEmpty, s.xy == nil, q.cursor == nil, q.limit > 0,
+              RowOrder(q.effectiveOrder, table: table).isDistanceOnly
+        else { return nil }
+        let statistics = table.tableStatistics()
+        return Set(categories.map { Int32(truncatingIfNeeded: $0) }).sorted().compactMap { c in
+            guard statistics.categoryCounts[c, default: 0] > 0 else { return nil }
+            let t = categoryTrees.tree(of: c, in: table)
+            return Space(metric: s.metric, tree: t.tree, treeRows: t.rows, xy: nil)
+        }
     }
 
     /// The k nearest rows passing the filter, in (distance, id) order, then in the query's order.

@@ -211,7 +211,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
                 rows = space.nearest(q.page * q.limit, maxDistance: .infinity, table) { _ in true }
                 sorted = true
                 explanation = QueryExplanation(plan: "spatial index first: best-first nearest", rowsTouched: rows.count)
-            } else if after == nil, space?.xy == nil, let walked = QueryPlanner(table: table, query: q, filter: filter).walk(plan) {
+            } else if after == nil, space?.xy == nil, let walked = QueryPlanner(table: table, query: q, filter: filter, order: order).walk(plan) {
                 rows = walked.rows
                 total = walked.total
                 sorted = true

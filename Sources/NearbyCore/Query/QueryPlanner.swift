@@ -30,6 +30,7 @@ struct QueryPlanner {
     let table: PlaceTable
     let query: PlaceQuery
     let filter: RowFilter
+    let order: RowOrder
 
     /// The page (its rows only), the total, and what was done; nil when the scan should answer.
     struct Walked {
@@ -38,16 +39,16 @@ struct QueryPlanner {
         var explanation: QueryExplanation
     }
 
-    /// Walks an order for the query's page, or nil (scan instead): the order is not one key with a
-    /// stored order, the scan is cheaper (`cheapest`), or the walk passed its bound.
+    /// Walks an order for the query's page, or nil (scan instead): the first key has no stored order
+    /// (or the order uses distance), the scan is cheaper (`cheapest`), or the walk passed its bound.
     func walk(_ choice: PlanChoice) -> Walked? {
         guard choice != .scan, query.shape == .all, query.cursor == nil, query.filter.bbox == nil || choice == .orderWalk,
               query.filter.region == nil || choice == .orderWalk
         else { return nil }
         let keys = query.effectiveOrder.keys
-        guard keys.count <= 1 else { return nil }
         let key = keys.first
         if let key, !SortOrders.fields.contains(key.field) { return nil }
+        guard !query.effectiveOrder.usesDistance else { return nil }
         let n = table.count
         let offset = (query.page - 1) * query.limit
         let need = query.limit == 0 ? Int.max : offset + query.limit
@@ -74,7 +75,9 @@ struct QueryPlanner {
         let rangeShare = range == nil ? 1.0 : 0.5
         let span = Double(n) * rangeShare
         let expectedMatches = span * selectivity
-        let expectedReads = need == Int.max ? span : min(span, Double(need) / max(selectivity, 1e-9))
+        // More keys: the walk reads whole runs of equal first keys (categories: long runs).
+        let run = keys.count > 1 && key?.field == .category ? span / Double(max(statistics.categoryCounts.count, 1)) : 1
+        let expectedReads = need == Int.max ? span : min(span, max(run, Double(need) / max(selectivity, 1e-9)))
         let countReads = totalFromStatistics || totalFromSpan ? 0 : span
         let walkCost = 2 * expectedReads + countReads
         let sortCost = query.limit == 0 ? expectedMatches * log2(max(expectedMatches, 2)) : expectedMatches
@@ -99,27 +102,52 @@ struct QueryPlanner {
 
         var rows: [Row] = []
         var matched = 0, touched = 0, exceeded = false
+        /// Takes one match in order; false when the page is full.
+        func take(_ row: Int) -> Bool {
+            if matched >= offset { rows.append(Row(item: row, dist: 0)) }
+            matched += 1
+            return matched < need
+        }
         /// Reads one position; false when the page is full or the bound is passed.
         func visit(_ position: Int) -> Bool {
             let row = rowAt(position)
             touched += 1
-            if filter(row) {
-                if matched >= offset { rows.append(Row(item: row, dist: 0)) }
-                matched += 1
-                if matched >= need { return false }
+            if filter(row) && !take(row) { return false }
+            if touched >= bound { exceeded = true; return false }
+            return true
+        }
+        /// Reads the run of positions `s..<e` (one value of the first key): forwards when the first key
+        /// decides alone (ties by id rank, the stored order's), else its matches sorted by every key.
+        func visitRun(_ s: Int, _ e: Int) -> Bool {
+            guard keys.count > 1 else {
+                for p in s..<e where !visit(p) { return false }
+                return true
             }
+            var run: [Row] = []
+            for p in s..<e where filter(rowAt(p)) { run.append(Row(item: rowAt(p), dist: 0)) }
+            touched += e - s
+            for r in run.sorted(by: order.less) where !take(r.item) { return false }
             if touched >= bound { exceeded = true; return false }
             return true
         }
         if key?.descending == true {
             // Descending by key, ties still by ascending id rank: each run of equal keys forwards.
             var p = hi
-            runs: while p > lo {
+            while p > lo {
                 var s = p - 1
                 let k = keyOf(rowAt(s))
                 while s > lo && keyOf(rowAt(s - 1)) == k { s -= 1 }
-                for q in s..<p where !visit(q) { break runs }
+                if !visitRun(s, p) { break }
                 p = s
+            }
+        } else if keys.count > 1 {
+            var s = lo
+            while s < hi {
+                let k = keyOf(rowAt(s))
+                var e = s + 1
+                while e < hi && keyOf(rowAt(e)) == k { e += 1 }
+                if !visitRun(s, e) { break }
+                s = e
             }
         } else {
             var p = lo
@@ -146,7 +174,8 @@ struct QueryPlanner {
             touched += hi - lo
             total = c; source = "count of \(range == nil ? "every row" : "the key range")"
         }
-        let name = key.map { "\($0.field.rawValue) \($0.descending ? "descending" : "ascending")" } ?? "id"
+        let name = (key.map { "\($0.field.rawValue) \($0.descending ? "descending" : "ascending")" } ?? "id")
+            + (keys.count > 1 ? ", runs sorted by \(query.effectiveOrder)" : "")
         let plan = "order walk: \(name) order, positions \(lo)..<\(hi)\(range == nil ? "" : " by binary search"); total: \(source)"
         return Walked(rows: rows, total: total, explanation: QueryExplanation(plan: plan, rowsTouched: touched))
     }

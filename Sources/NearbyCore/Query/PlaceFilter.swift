@@ -122,8 +122,9 @@ struct RowFilter {
     let passAll: Bool
     /// A list, not a Set: queries name one to three categories, and a linear test beats hashing per row.
     private let categories: [Int32]?
-    private let areacodes: (codes: Set<UInt16>, text: Set<String>)?
-    private let sigungucodes: (codes: Set<UInt16>, text: Set<String>)?
+    /// Codes as lists too: a query names a few, and a linear test beats hashing on a count of every row.
+    private let areacodes: (codes: [UInt16], text: Set<String>)?
+    private let sigungucodes: (codes: [UInt16], text: Set<String>)?
     private let keyword: (matcher: KeywordMatcher, titles: FoldedTitles)?
     private let created: ClosedRange<Int64>?
     private let modified: ClosedRange<Int64>?
@@ -137,8 +138,8 @@ struct RowFilter {
         self.table = table
         passAll = f.isEmpty
         categories = f.categories.map { Array(Set($0.map { Int32(truncatingIfNeeded: $0) })).sorted() }
-        areacodes = f.areacodes.map { (table.areacode.codes(of: $0), $0) }
-        sigungucodes = f.sigungucodes.map { (table.sigungucode.codes(of: $0), $0) }
+        areacodes = f.areacodes.map { (table.areacode.codes(of: $0).sorted(), $0) }
+        sigungucodes = f.sigungucodes.map { (table.sigungucode.codes(of: $0).sorted(), $0) }
         keyword = f.keyword.map { (KeywordMatcher($0), table.foldedTitles()) }
         created = f.created; modified = f.modified; eventPeriod = f.eventPeriod
         requiredFlags = (Accessibility.mask(f.accessibility) ?? 0) | (f.withImage ? PlaceTable.imageBit : 0)
@@ -179,7 +180,7 @@ struct RowFilter {
         return true
     }
 
-    private static func has(_ column: CodeColumn, _ row: Int, _ wanted: (codes: Set<UInt16>, text: Set<String>),
+    private static func has(_ column: CodeColumn, _ row: Int, _ wanted: (codes: [UInt16], text: Set<String>),
                             _ text: @autoclosure () -> String?) -> Bool {
         let code = column.codes[row]
         if code == UInt16.max { return text().map(wanted.text.contains) ?? false }

@@ -47,15 +47,21 @@ import Testing
         QueryBruteForce.Answer(total: a.total, ids: a.places.map(\.id), distances: a.distances)
     }
 
-    /// Queries an order walk can answer: every place, filters, no key or one key with a stored order,
-    /// sometimes a range on the sort key, sometimes a centre (distances on the rows).
+    /// Queries an order walk can answer: every place, filters, no key or a first key with a stored
+    /// order, sometimes a range on the sort key, sometimes a centre (distances on the rows).
     static func walkableQuery(_ g: inout QuerySampler) -> PlaceQuery {
         var q = PlaceQuery()
         if g.chance(0.2) { q.center = Coordinate(lat: 37.5665, lon: 126.9780) }
         q.filter = g.chance(0.3) ? PlaceFilter() : g.filter()
         if g.chance(0.3) { q.filter = PlaceFilter(categories: Set([g.pick(QuerySampler.categories), g.pick(QuerySampler.categories)])) }
+        if g.chance(0.1) { q.filter = PlaceFilter(areacodes: [String(g.int(1...9))]) }
         let field = g.pick([SortField?.none, .title, .modified, .created, .category])
         if let field { q.order = PlaceOrder([SortKey(field, descending: g.chance(0.5))]) }
+        if let field, g.chance(0.3) {
+            // A second key: the walk sorts each run of equal first keys by it.
+            let second = g.pick([SortField.title, .modified, .created, .category].filter { $0 != field })
+            q.order.keys.append(SortKey(second, descending: g.chance(0.5)))
+        }
         if g.chance(0.3), field == .created || field == .modified {
             let a = Int64(g.int(2015...2024)) * 10_000_000_000 + 0101_000000
             let range = a...(a + Int64(g.int(1...3)) * 10_000_000_000)

@@ -42,7 +42,24 @@ enum SortOrders {
 
     /// Rows ascending by `key`, ties by `idRank`.
     static func rows(count n: Int, key: (Int) -> Int64, idRank: (Int) -> UInt32) -> [UInt32] {
-        // One flat array of (key, rank, row) sorts with no indirection per comparison.
+        guard n > 0 else { return [] }
+        var low = Int64.max, high = Int64.min
+        for row in 0..<n { let k = key(row); low = min(low, k); high = max(high, k) }
+        // Usually (key − lowest, id rank) fits one UInt64: a sort of plain integers, no comparator.
+        let rankBits = UInt64(64 - (UInt64(n).leadingZeroBitCount))
+        let (spread, overflow) = high.subtractingReportingOverflow(low)
+        if !overflow && rankBits < 64 && UInt64(spread) < (1 as UInt64) << (64 - rankBits) {
+            var packed = [UInt64](unsafeUninitializedCapacity: n) { buffer, count in
+                for row in 0..<n { buffer[row] = UInt64(key(row) &- low) << rankBits | UInt64(idRank(row)) }
+                count = n
+            }
+            packed.sort()
+            // Id ranks are a permutation of 0..<n: each names its row.
+            var rowOfRank = [UInt32](repeating: 0, count: n)
+            for row in 0..<n { rowOfRank[Int(idRank(row))] = UInt32(row) }
+            let mask = (1 as UInt64) << rankBits - 1
+            return packed.map { rowOfRank[Int($0 & mask)] }
+        }
         var entries = [(key: Int64, rank: UInt32, row: UInt32)]()
         entries.reserveCapacity(n)
         for row in 0..<n { entries.append((key(row), idRank(row), UInt32(row))) }

@@ -60,8 +60,12 @@ struct QueryPlanner {
         if key?.field == .modified { range = rest.modified; rest.modified = nil }
         var other = rest
         other.categories = nil
+        var otherThanAreas = rest
+        otherThanAreas.areacodes = nil
         let statistics = table.tableStatistics()
         let totalFromStatistics = rest.categories != nil && other.isEmpty
+        // Area counts are exact unless the dictionary overflowed (rows then compared as text).
+        let totalFromAreas = rest.areacodes != nil && otherThanAreas.isEmpty && table.areacode.dictionary.count < Int(UInt16.max) - 1
         let totalFromSpan = rest.isEmpty
 
         // Estimate before touching the order (building one in memory costs a sort).
@@ -78,7 +82,7 @@ struct QueryPlanner {
         // More keys: the walk reads whole runs of equal first keys (categories: long runs).
         let run = keys.count > 1 && key?.field == .category ? span / Double(max(statistics.categoryCounts.count, 1)) : 1
         let expectedReads = need == Int.max ? span : min(span, max(run, Double(need) / max(selectivity, 1e-9)))
-        let countReads = totalFromStatistics || totalFromSpan ? 0 : span
+        let countReads = totalFromStatistics || totalFromAreas || totalFromSpan ? 0 : span
         let walkCost = 2 * expectedReads + countReads
         let sortCost = query.limit == 0 ? expectedMatches * log2(max(expectedMatches, 2)) : expectedMatches
         if choice == .cheapest && walkCost >= Double(n) + sortCost { return nil }
@@ -160,6 +164,8 @@ struct QueryPlanner {
         let source: String
         if totalFromStatistics && range == nil {
             total = statistics.rows(inCategories: rest.categories!); source = "category statistics"
+        } else if totalFromAreas && range == nil {
+            total = statistics.rows(inAreaCodes: table.areacode.codes(of: rest.areacodes!)); source = "area statistics"
         } else if totalFromSpan {
             total = hi - lo; source = range == nil ? "row count" : "key range length"
         } else if readAll {

@@ -175,7 +175,7 @@ struct QueryPlanner {
             if range != nil {
                 for p in lo..<hi where filter(rowAt(p)) { c += 1 }
             } else {
-                for row in 0..<n where filter(row) { c += 1 }
+                c = filter.count(0..<n)
             }
             touched += hi - lo
             total = c; source = "count of \(range == nil ? "every row" : "the key range")"

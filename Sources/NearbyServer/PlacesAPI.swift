@@ -51,6 +51,7 @@ struct PlacesAPI: Sendable {
         let next = answer.nextCursor
         let (chosenFormat, chosenFields) = (format, fields)
         if let next { headers[HTTPField.Name("X-Next-Cursor")!] = next }
+        if let plan = answer.explanation { headers[HTTPField.Name("X-Query-Plan")!] = plan.description }
 
         let write: @Sendable (StdoutBlocks) throws -> Void = { blocks in
             var blocks = blocks

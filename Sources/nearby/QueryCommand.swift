@@ -8,7 +8,10 @@ struct QueryCommand: ParsableCommand {
         abstract: "Find cached places around a point, in a box or everywhere: filtered, sorted, paged.",
         discussion: """
             Writes one JSON line per place with all its fields, and `distance` in metres when there is \
-            a centre. --meta first writes a line {"total","page","limit","returned","nextCursor","tookMs"}. \
+            a centre. --meta first writes a line {"total","page","limit","returned","nextCursor","tookMs"}; \
+            --explain (also a batch line's "explain":true) a line {"plan","rowsTouched"}: how the engine \
+            found the answer (spatial index first, order walk, column scan; total from statistics, a \
+            key range or a count) and the rows it read. \
             Nothing else goes to stdout; an empty answer is not an error. Usage errors: one line on \
             stderr, exit code 2.
 
@@ -67,6 +70,7 @@ struct QueryCommand: ParsableCommand {
         if format == .geojson && meta { throw ValidationError("--meta has no place in a GeoJSON FeatureCollection; use --format json or jsonl") }
         if postgis.pg != nil && engine != nil && engine != .postgis { throw ValidationError("--pg names a database: use it with --engine postgis") }
         if queries != nil && format != .jsonl && format != .tsv { throw ValidationError("--queries writes JSON lines or TSV only") }
+        if options.explain && format != .jsonl { throw ValidationError("--explain writes the plan as a JSON line: use --format jsonl") }
     }
 
     func run() throws {

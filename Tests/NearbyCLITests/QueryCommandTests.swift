@@ -43,6 +43,23 @@ import Testing
         #expect(rows.allSatisfy { [12, 39].contains($0["category"] as! Int) && $0["title"] is String && $0["modified"] is String })
     }
 
+    @Test func explainWritesThePlanBeforeTheAnswerAndChangesNoRow() throws {
+        let sorted = ["--category", "12,39", "--sort", "-modified", "--limit", "5", "--fields", "id"]
+        let r = try query(sorted + ["--explain", "--meta"])
+        #expect(r.status == 0 && r.stderr.isEmpty)
+        let lines = objects(r.output)
+        #expect(Set(lines[0].keys) == ["plan", "rowsTouched"])
+        #expect((lines[0]["plan"] as? String)?.hasPrefix("order walk: modified descending") == true, "\(lines[0])")
+        #expect(lines[1]["total"] as? Int == 200)
+        #expect(Array(r.output.split(separator: "\n").dropFirst(2)) == (try query(sorted)).output.split(separator: "\n"))
+        // A batch line asks for it the same way; other formats refuse it.
+        let batch = try Self.folder.write("explain.jsonl", "{\"qid\":\"q\",\"category\":\"39\",\"limit\":1,\"explain\":true}\n")
+        let b = objects(try query(["--queries", batch, "--fields", "qid,id"]).output)
+        #expect(b[0]["qid"] as? String == "q" && (b[0]["plan"] as? String)?.contains("total: category statistics") == true, "\(b)")
+        let table = try query(Array(sorted.dropLast(2)) + ["--explain", "--format", "table"])
+        #expect(table.status == 2 && table.stderr.contains("--explain"))
+    }
+
     @Test func bothEnginesWriteTheSameBytes() throws {
         for extra in [["--radius", "2500", "--sort", "title,-modified", "--limit", "25", "--page", "2"],
                       ["--knn", "17", "--keyword", "ㄱㅂㄱ"], ["--arrange", "C", "--limit", "10"],

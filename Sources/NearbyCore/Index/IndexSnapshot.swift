@@ -231,6 +231,21 @@ public enum IndexSnapshot {
             for c in 0..<values.count { dictionary[values[c]] = UInt16(c + 1) }
             return CodeColumn(codes: try column(codes, UInt16.self, count: n), dictionary: dictionary)
         }
+        // Sections a snapshot written before them lacks: its queries plan without them.
+        func storedOrders() throws(Problem) -> [SortField: Column<UInt32>] {
+            var orders: [SortField: Column<UInt32>] = [:]
+            for field in SortOrders.fields where h.sections[SortOrders.tag(of: field)] != nil {
+                orders[field] = try column(SortOrders.tag(of: field), UInt32.self, count: n)
+            }
+            return orders
+        }
+        func storedStatistics() throws(Problem) -> TableStatistics? {
+            guard h.sections[TableStatistics.categoryTag] != nil, h.sections[TableStatistics.areaTag] != nil else { return nil }
+            guard let s = TableStatistics(categories: try column(TableStatistics.categoryTag, Int64.self),
+                                          areas: try column(TableStatistics.areaTag, Int64.self))
+            else { throw Problem.damaged("section \(TableStatistics.categoryTag)") }
+            return s
+        }
         var codeColumns: [CodeColumn] = []
         for family in CodeFamily.allCases {
             let tag = codeTags[family.rawValue]
@@ -249,7 +264,8 @@ public enum IndexSnapshot {
             eventEnd: try column("EVEN", Int32.self, count: n), flags: try column("FLAG", UInt32.self, count: n),
             ranks: try column("RANK", UInt32.self, count: n),
             folded: FoldedTitles(units: try column("FTUN", UInt16.self), ends: try column("FTEN", UInt32.self, count: n)),
-            ids: try strings("IDOF", "IDBY", count: n), codeColumns: codeColumns, fetch: fetch)
+            ids: try strings("IDOF", "IDBY", count: n), codeColumns: codeColumns,
+            orders: try storedOrders(), statistics: try storedStatistics(), fetch: fetch)
         return MemoryEngine(table: table, tree: tree, generation: wanted.generation, cursorKey: cursorKey)
     }
 
@@ -313,6 +329,19 @@ func writeAll(_ fd: Int32, _ raw: UnsafeRawBufferPointer, at offset: Int) -> Boo
     var done = 0
     while done < raw.count {
         let n = pwrite(fd, raw.baseAddress! + done, raw.count - done, off_t(offset + done))
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { return false }
+        done += n
+    }
+    return true
+}
+
+/// Fills `raw` from `offset` (retrying short reads and interruptions); false at the end of the file or
+/// on failure (`errno` set).
+func readAll(_ fd: Int32, _ raw: UnsafeMutableRawBufferPointer, at offset: Int) -> Bool {
+    var done = 0
+    while done < raw.count {
+        let n = pread(fd, raw.baseAddress! + done, raw.count - done, off_t(offset + done))
         if n < 0 && errno == EINTR { continue }
         guard n > 0 else { return false }
         done += n

@@ -13,7 +13,8 @@ import Foundation
 /// codes), created and modified 8 B each (`yyyyMMddHHmmss`, 0 when missing), event start/end 4 B each
 /// (`yyyyMMdd`, 0 when missing), accessibility mask with the has-image bit 4 B, the four `CodeFamily`
 /// keys (cat, lcls, ldong, Kakao group) 2 B each: 44 B. Title ranks (4 B)
-/// are built on the first title sort, folded titles on the first keyword filter.
+/// are built on the first title sort, each stored order (4 B, `SortOrders`) on the first query that
+/// walks it, folded titles on the first keyword filter.
 ///
 /// The columns are `Column`s, so the same table (and every engine line that reads it) works over
 /// arrays or over an index snapshot mapped from disk (`IndexSnapshot`).
@@ -48,6 +49,15 @@ public final class PlaceTable: @unchecked Sendable {
     private let lock = NSLock()
     private var ranks: Column<UInt32>?
     private var folded: FoldedTitles?
+    /// Stored orders (`SortOrders`) by field; a table in memory builds them on first use, a mapped one
+    /// has the snapshot's (none from a snapshot written before them: its queries plan without).
+    private var orders: [SortField: Column<UInt32>]
+    /// Mapped orders found to name only rows of the table (`holdsOnlyRows`).
+    private var checkedOrders: Set<SortField> = []
+    /// Whether `rowsByIdRank` names only rows of the table, once checked.
+    private var idOrderChecked: Bool?
+    private let buildsOrders: Bool
+    private var statistics: TableStatistics?
 
     /// Takes places in any order; duplicate ids are kept (the cache never has them).
     public init(_ input: [Place]) {
@@ -81,6 +91,7 @@ public final class PlaceTable: @unchecked Sendable {
         self.areacode = areacode.column; self.sigungucode = sigungucode.column
         self.codeColumns = codeColumns.map(\.column)
         ids = nil; fetch = nil
+        orders = [:]; buildsOrders = true
     }
 
     /// A table over columns mapped from an index snapshot (`IndexSnapshot`), rows in tree order:
@@ -88,7 +99,8 @@ public final class PlaceTable: @unchecked Sendable {
     init(count: Int, points: Column<Double>, idRanks: Column<UInt32>, rowsByIdRank: Column<UInt32>, category: Column<Int32>, areacode: CodeColumn,
          sigungucode: CodeColumn, created: Column<Int64>, modified: Column<Int64>, eventStart: Column<Int32>,
          eventEnd: Column<Int32>, flags: Column<UInt32>, ranks: Column<UInt32>, folded: FoldedTitles,
-         ids: StringColumn, codeColumns: [CodeColumn], fetch: @escaping ([String]) throws -> [Place]) {
+         ids: StringColumn, codeColumns: [CodeColumn], orders: [SortField: Column<UInt32>] = [:],
+         statistics: TableStatistics? = nil, fetch: @escaping ([String]) throws -> [Place]) {
         places = []
         self.count = count
         self.points = points; self.idRanks = idRanks; self.rowsByIdRank = rowsByIdRank; self.category = category; self.areacode = areacode
@@ -96,6 +108,7 @@ public final class PlaceTable: @unchecked Sendable {
         self.eventStart = eventStart; self.eventEnd = eventEnd; self.flags = flags
         self.ranks = ranks; self.folded = folded; self.ids = ids; self.fetch = fetch
         self.codeColumns = codeColumns
+        self.orders = orders; buildsOrders = false; self.statistics = statistics
     }
 
     @inline(__always) func lat(_ row: Int) -> Double { points?[2 * row + 1] ?? places[row].lat }
@@ -124,6 +137,59 @@ public final class PlaceTable: @unchecked Sendable {
     /// Id of a row.
     func id(_ row: Int) -> String { ids?[row] ?? places[row].id }
 
+    /// The row at `rank` in id order (the inverse of `idRank`); only once `idOrderIsSound`.
+    @inline(__always) func row(atIdRank rank: Int) -> Int { rowsByIdRank.map { Int($0[rank]) } ?? rank }
+
+    /// Whether `row(atIdRank:)` names only rows of this table (checked once, `holdsOnlyRows`).
+    var idOrderIsSound: Bool {
+        lock.lock(); defer { lock.unlock() }
+        if let checked = idOrderChecked { return checked }
+        let sound = rowsByIdRank.map(holdsOnlyRows) ?? true
+        idOrderChecked = sound
+        return sound
+    }
+
+    /// A mapped column of rows (a stored order, `IDRW`) is checked once, on first use, to name only rows
+    /// of this table: damage that the snapshot's sampled body checksum missed then costs a plan (the
+    /// query scans instead), never a read out of range.
+    private func holdsOnlyRows(_ rows: Column<UInt32>) -> Bool { rows.allSatisfy { Int($0) < count } }
+
+    /// Rows ascending by `field`, ties by id rank (`SortOrders`); nil for a mapped table whose
+    /// snapshot has no such order.
+    func sortOrder(_ field: SortField) -> Column<UInt32>? {
+        guard SortOrders.fields.contains(field) else { return nil }
+        lock.lock()
+        if let o = orders[field] {
+            defer { lock.unlock() }
+            if buildsOrders || checkedOrders.contains(field) { return o }
+            guard holdsOnlyRows(o) else { orders[field] = nil; return nil }
+            checkedOrders.insert(field)
+            return o
+        }
+        lock.unlock()
+        guard buildsOrders else { return nil }
+        let key: (Int) -> Int64
+        switch field {
+        case .title: let r = titleRanks(); key = { Int64(r[$0]) }
+        case .modified: key = { self.modified[$0] }
+        case .created: key = { self.created[$0] }
+        default: key = { Int64(self.category[$0]) }
+        }
+        let o = Column(SortOrders.rows(count: count, key: key, idRank: idRank))
+        lock.lock(); defer { lock.unlock() }
+        orders[field] = o
+        return o
+    }
+
+    /// Rows per category and area (`TableStatistics`): the snapshot's, else counted on first use.
+    func tableStatistics() -> TableStatistics {
+        lock.lock(); defer { lock.unlock() }
+        if let statistics { return statistics }
+        let s = TableStatistics(category: category, areaCodes: areacode.codes, areaValues: areacode.dictionary.count)
+        statistics = s
+        return s
+    }
+
     /// The answer rows: read in place from `places`, or fetched by id for a mapped table.
     func answerRows(_ rows: [Int32]) throws -> PlaceRows {
         guard let fetch else { return PlaceRows(table: self, rows: rows) }
@@ -151,6 +217,7 @@ public final class PlaceTable: @unchecked Sendable {
         return category.byteCount + areacode.codes.byteCount
             + sigungucode.codes.byteCount + created.byteCount + modified.byteCount + eventStart.byteCount
             + eventEnd.byteCount + flags.byteCount + (ranks?.byteCount ?? 0) + (folded?.byteCount ?? 0)
+            + orders.values.reduce(0) { $0 + $1.byteCount }
             + codeColumns.reduce(0) { $0 + $1.codes.byteCount }
     }
 

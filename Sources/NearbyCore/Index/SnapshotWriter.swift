@@ -125,6 +125,8 @@ public struct SnapshotWriter {
         for (stem, strings) in zip(IndexSnapshot.codeTags, codeStrings) {
             tags += [(stem + "C", 2, n), (stem + "O", 4, strings.offsets.count), (stem + "B", 1, strings.bytes.count)]
         }
+        let statistics = TableStatistics(category: category, areaCodes: areacode.codes, areaValues: areacode.dictionary.count)
+        tags += SortOrders.sections(count: n, statistics: statistics)
         let tableEnd = IndexSnapshot.headerSize + IndexSnapshot.entrySize * tags.count
         var offsets: [String: Int] = [:]
         var end = IndexSnapshot.align(tableEnd + 8)
@@ -177,21 +179,28 @@ public struct SnapshotWriter {
             precondition(tree.boxes.count == treeBoxes && tree.levels.elementsEqual(treeLevels), "PackedRTree.shape disagrees with the tree")
             try put("TPTS", points); points = []
             try put("TBOX", tree.boxes); try put("TLVL", tree.levels)
+            FreedMemory.giveBack()
+
+            // The stored orders last, from the sort columns read back from the file (rows in curve order, ties by the id rank `order` gives each row).
+            func readBack<T: BitwiseCopyable>(_ tag: String, _: T.Type) throws -> [T] {
+                var values = [T](unsafeUninitializedCapacity: n) { _, count in count = n }
+                guard values.withUnsafeMutableBytes({ readAll(fd, $0, at: offsets[tag]!) }) else { throw failed() }
+                return values
+            }
+            try SortOrders.write(count: n, statistics: statistics, idRank: { UInt32(order[$0]) }, keys: { field in
+                switch field {
+                case .title: try readBack("RANK", UInt32.self).map(Int64.init)
+                case .modified: try readBack("MODF", Int64.self)
+                case .created: try readBack("CRTD", Int64.self)
+                default: try readBack("CATG", Int32.self).map(Int64.init)
+                }
+            }, put: put, putCounts: put)
 
             // The body checksum reads the body back (from the page cache), as a reader checks it.
             let bodyStart = tableEnd + 8
             let body = IndexSnapshot.bodyChecksum(count: fileLength - bodyStart) { start, count, add in
                 var buffer = [UInt8](repeating: 0, count: count)
-                let ok = buffer.withUnsafeMutableBytes { b in
-                    var done = 0
-                    while done < count {
-                        let r = pread(fd, b.baseAddress! + done, count - done, off_t(bodyStart + start + done))
-                        if r < 0 && errno == EINTR { continue }
-                        guard r > 0 else { return false }
-                        done += r
-                    }
-                    return true
-                }
+                let ok = buffer.withUnsafeMutableBytes { readAll(fd, $0, at: bodyStart + start) }
                 if ok { buffer.withUnsafeBytes(add) }
                 return ok
             }

@@ -7,10 +7,13 @@ import Foundation
 /// - radius, no filter, limited, ordered by distance only: the total comes from `count` (whole
 ///   subtrees inside the circle are counted from their sizes); the page from the matches that walk
 ///   measured when the answer is small (`firstMatches`), else from best-first `nearest`;
+/// - the same with a filter on categories only: the same, on each category's tree (`CategoryTrees`);
 /// - other radius queries visit the circle's points once, filtering and counting, then select the
 ///   top `page × limit` rows with a bounded heap (`RowOrder.top`), never sorting every match;
 /// - k nearest: best-first `nearest` with the filter as its predicate, then order and page;
-/// - no shape: candidates from the bbox filter through the tree, or every row.
+/// - no shape: a walk of a stored order when `QueryPlanner` finds it cheaper, else candidates from
+///   the bbox filter through the tree, or every row.
+/// `PlaceQuery.explain` reports which (`QueryExplanation`).
 /// With `indexed: false` no tree is built and candidates come from a scan (the SQLite engine runs
 /// its candidate rows this way, so both engines share every line of filtering, ordering and paging).
 public final class MemoryEngine: QueryEngine, @unchecked Sendable {
@@ -20,6 +23,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
     private let tree: PackedRTree?
     private let lock = NSLock()
     private var planar: [Int: PlanarSpace] = [:]
+    private let categoryTrees = CategoryTrees()
 
     /// Projected coordinates of every row for one CRS, and the tree over the rows PROJ could project
     /// (`treeRows` maps its items back to rows when some could not; those are in no answer).
@@ -57,7 +61,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         let planarBytes = planar.values.reduce(0) { sum, p in
             sum + (p.tree?.byteCount ?? 0) + (p.xs.capacity + p.ys.capacity) * 8 + (p.treeRows?.capacity ?? 0) * 4
         }
-        return (tree?.byteCount ?? 0) + table.byteCount + planarBytes
+        return (tree?.byteCount ?? 0) + table.byteCount + planarBytes + categoryTrees.byteCount
     }
 
     public func run(_ q: PlaceQuery) throws -> QueryAnswer { try run(q, searchRadius: .infinity) }
@@ -65,17 +69,22 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
     /// `run`, with k nearest searched only within `searchRadius` metres (its cursor stays the one of
     /// `q`): for an engine that feeds this one the candidates of growing circles (`SQLiteEngine`).
     public func run(_ q: PlaceQuery, searchRadius: Double) throws -> QueryAnswer {
+        try run(q, searchRadius: searchRadius, plan: .cheapest)
+    }
+
+    /// `run` with the plan of a query over every place chosen by `plan` (tests force each one).
+    func run(_ q: PlaceQuery, searchRadius: Double = .infinity, plan: PlanChoice) throws -> QueryAnswer {
         if let problem = q.problem { throw problem }
         guard let c = q.center else {
-            return try execute(q, space: Space<HaversineMetric>?.none, searchRadius: searchRadius)
+            return try execute(q, space: Space<HaversineMetric>?.none, searchRadius: searchRadius, plan: plan)
         }
         switch q.distance {
         case .haversine:
             let space = Space(metric: HaversineMetric(lat: c.lat, lon: c.lon), tree: tree, xy: nil)
-            return try execute(q, space: space, searchRadius: searchRadius)
+            return try execute(q, space: space, searchRadius: searchRadius, plan: plan)
         case .geodesic:
             let space = Space(metric: GeodesicMetric(lat: c.lat, lon: c.lon), tree: tree, xy: nil)
-            return try execute(q, space: space, searchRadius: searchRadius)
+            return try execute(q, space: space, searchRadius: searchRadius, plan: plan)
         case .projected(let crs):
             let p = try planarSpace(crs.epsgCode(lat: c.lat, lon: c.lon))
             let centre = p.projection.forward(lat: c.lat, lon: c.lon)
@@ -84,7 +93,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             }
             let metric = PlanarMetric(x: centre.x, y: centre.y)
             let space = Space(metric: metric, tree: p.tree, treeRows: p.treeRows, xy: (p.xs, p.ys))
-            return try execute(q, space: space, searchRadius: searchRadius)
+            return try execute(q, space: space, searchRadius: searchRadius, plan: plan)
         }
     }
 
@@ -157,7 +166,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         }
     }
 
-    private func execute<M: SpatialMetric>(_ q: PlaceQuery, space: Space<M>?, searchRadius: Double) throws -> QueryAnswer {
+    private func execute<M: SpatialMetric>(_ q: PlaceQuery, space: Space<M>?, searchRadius: Double, plan: PlanChoice) throws -> QueryAnswer {
         let order = RowOrder(q.effectiveOrder, table: table)
         let filter = RowFilter(q.filter, table: table)
         let after = try q.cursor.map { try resume(from: $0, fingerprint: PageCursor.fingerprint(of: q, generation: generation)) }
@@ -166,32 +175,49 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         var total = 0
         var rows: [Row] = []
         var sorted = false
+        // Rows the plan already skipped of the page's offset (an order walk returns the page alone).
+        var skipped = 0
+        var explanation = QueryExplanation(plan: "", rowsTouched: 0)
 
         switch q.shape {
         case .knn(let k, let maxDistance):
             rows = nearest(space!, k: k, maxDistance: min(maxDistance ?? .infinity, searchRadius), filter: filter, order: order)
             total = rows.count
             sorted = true
+            explanation = QueryExplanation(plan: "spatial index first: \(k) nearest, best-first", rowsTouched: rows.count)
         case .radius(let r):
-            if bestFirst, let s = space, let tree = s.tree {
+            if let s = space, let parts = firstPageTrees(s, q, filter: filter, bestFirst: bestFirst) {
                 // Small answers come whole from the counting walk; large ones page best-first.
-                let (count, matches) = tree.firstMatches(s.metric, radius: r, budget: 4 * q.page * q.limit + 64)
-                total = count
-                if let matches {
-                    rows = matches.map { Row(item: s.row($0.item), dist: $0.distance) }
-                } else {
-                    rows = s.nearest(q.page * q.limit, maxDistance: r, table) { _ in true }
-                    sorted = true
+                for part in parts {
+                    let (count, matches) = part.tree!.firstMatches(part.metric, radius: r, budget: 4 * q.page * q.limit + 64)
+                    total += count
+                    if let matches {
+                        rows += matches.map { Row(item: part.row($0.item), dist: $0.distance) }
+                    } else {
+                        rows += part.nearest(q.page * q.limit, maxDistance: r, table) { _ in true }
+                        sorted = parts.count == 1
+                    }
                 }
+                let trees = bestFirst ? "the tree" : "the trees of categories \(q.filter.categories!.sorted())"
+                explanation = QueryExplanation(plan: "spatial index first: \(trees), circle counted from subtree sizes, page best-first", rowsTouched: rows.count)
             } else {
-                space!.within(r, table, where: { filter($0) }) { i, d in rows.append(Row(item: i, dist: d)) }
+                var touched = 0
+                space!.within(r, table, where: { touched += 1; return filter($0) }) { i, d in rows.append(Row(item: i, dist: d)) }
                 total = rows.count
+                explanation = QueryExplanation(plan: "spatial index first: every point of the circle, filtered", rowsTouched: touched)
             }
         case .all:
             if bestFirst, let space, let tree = space.tree {
                 total = tree.count
                 rows = space.nearest(q.page * q.limit, maxDistance: .infinity, table) { _ in true }
                 sorted = true
+                explanation = QueryExplanation(plan: "spatial index first: best-first nearest", rowsTouched: rows.count)
+            } else if after == nil, space?.xy == nil, let walked = QueryPlanner(table: table, query: q, filter: filter, order: order).walk(plan) {
+                rows = walked.rows
+                total = walked.total
+                sorted = true
+                skipped = (q.page - 1) * q.limit
+                explanation = walked.explanation
             } else {
                 // Distances are needed to sort, or to drop rows a projection cannot place; else only for the page.
                 let measure = order.usesDistance || space?.xy != nil ? space : nil
@@ -201,9 +227,12 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
                     if d.isFinite { rows.append(Row(item: i, dist: d)) }
                 }
                 if let box = q.filter.bbox ?? q.filter.region?.box, let tree {
-                    tree.searchLonLat(minLon: box.minLon, minLat: box.minLat, maxLon: box.maxLon, maxLat: box.maxLat) { add(Int($0)) }
+                    var touched = 0
+                    tree.searchLonLat(minLon: box.minLon, minLat: box.minLat, maxLon: box.maxLon, maxLat: box.maxLat) { touched += 1; add(Int($0)) }
+                    explanation = QueryExplanation(plan: "spatial index first: box search, filtered, sorted", rowsTouched: touched)
                 } else {
                     for i in 0..<table.count { add(i) }
+                    explanation = QueryExplanation(plan: "column scan: every row filtered, matches sorted", rowsTouched: table.count)
                 }
                 total = rows.count
             }
@@ -218,9 +247,10 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             page = after.page + 1
         }
         let remaining = after == nil ? total : rows.count
-        let end = q.limit == 0 ? rows.count : min(rows.count, offset + q.limit)
+        let start = offset - skipped
+        let end = q.limit == 0 ? rows.count : min(rows.count, start + q.limit)
         if !sorted { rows = order.top(end, of: rows) }
-        var pageRows = offset < end ? Array(rows[offset..<end]) : []
+        var pageRows = start < end ? Array(rows[start..<end]) : []
         if let space, !order.usesDistance, q.shape == .all {
             for n in pageRows.indices { pageRows[n].dist = space.distance(pageRows[n].item, table) }
         }
@@ -230,9 +260,30 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             next = QueryAnswer.NextPage(query: q, generation: generation, key: cursorKey, page: page,
                                         distance: last.dist, id: table.id(last.item))
         }
-        return QueryAnswer(
+        var answer = QueryAnswer(
             total: total, rows: try table.answerRows(pageRows.map { Int32($0.item) }),
             distances: pageRows.map { space == nil ? nil : $0.dist }, page: page, next: next)
+        if q.explain { answer.explanation = explanation }
+        return answer
+    }
+
+    /// The trees whose matches within a circle are exactly the answer's, for a first page in plain
+    /// distance order: the tree when nothing is filtered, the category trees (`CategoryTrees`) when only
+    /// categories are (on lon/lat); nil when the circle's points must be visited and filtered.
+    private func firstPageTrees<M: SpatialMetric>(_ s: Space<M>, _ q: PlaceQuery, filter: RowFilter, bestFirst: Bool) -> [Space<M>]? {
+        guard s.tree != nil else { return nil }
+        if bestFirst { return [s] }
+        var rest = q.filter
+        rest.categories = nil
+        guard let categories = q.filter.categories, rest.isEmpty, s.xy == nil, q.cursor == nil, q.limit > 0,
+              RowOrder(q.effectiveOrder, table: table).isDistanceOnly
+        else { return nil }
+        let statistics = table.tableStatistics()
+        return Set(categories.map { Int32(truncatingIfNeeded: $0) }).sorted().compactMap { c in
+            guard statistics.categoryCounts[c, default: 0] > 0 else { return nil }
+            let t = categoryTrees.tree(of: c, in: table)
+            return Space(metric: s.metric, tree: t.tree, treeRows: t.rows, xy: nil)
+        }
     }
 
     /// The k nearest rows passing the filter, in (distance, id) order, then in the query's order.

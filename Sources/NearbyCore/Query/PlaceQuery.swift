@@ -32,6 +32,8 @@ public struct PlaceQuery: Sendable, Hashable {
     /// Opaque cursor from a previous answer's `nextCursor`: resumes right after its last row.
     public var cursor: String?
     public var distance: DistanceModel
+    /// Report the plan and the rows it read with the answer (`QueryAnswer.explanation`); changes no row.
+    public var explain = false
 
     public init(
         center: Coordinate? = nil, shape: QueryShape = .all, filter: PlaceFilter = PlaceFilter(),

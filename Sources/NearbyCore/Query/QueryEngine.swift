@@ -11,6 +11,8 @@ public struct QueryAnswer: Sendable, Hashable {
     public var page: Int
     /// Where the next page starts; nil on the last page or when the query has no limit.
     public var next: NextPage?
+    /// The plan and the rows it read, when the query asked (`PlaceQuery.explain`) and the engine plans.
+    public var explanation: QueryExplanation?
 
     /// Resumes after the last row; nil on the last page or when the query has no limit. Encoded when
     /// asked for: a caller that only reads rows (a benchmark, a batch) never pays for the fingerprint.

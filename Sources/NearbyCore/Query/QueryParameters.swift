@@ -69,6 +69,7 @@ public enum QueryParameters {
         Parameter("ldong", "codes", "Legal-dong codes: lDongRegnCd (11) or lDongRegnCd+lDongSignguCd (11110); old codes too. Repeats add up.", list: true),
         Parameter("kakao-category", "codes", "Kakao category_group_code: FD6 food, CE7 café, AT4 sights, AD5 stay, CT1 culture…; repeats add up.", list: true),
         Parameter("pet", "levels", "Pet-friendliness from TourAPI's detailPetTour2: all (everywhere), some (some areas), no; repeats add up.", list: true),
+        Parameter("explain", "", "Report the plan (spatial index first, order walk, column scan, statistics) and the rows it read.", flag: true),
     ]
 
     private static let byName: [String: Parameter] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
@@ -143,6 +144,7 @@ public enum QueryParameters {
         if q.page != 1 { add("page", String(q.page)) }
         if let c = q.cursor { add("cursor", c) }
         if q.distance != .haversine { add("distance", q.distance.description) }
+        if q.explain { add("explain", "true") }
         return out
     }
 
@@ -282,6 +284,7 @@ public enum QueryParameters {
                     throw RequestError(parameter: "distance", reason: "\(error)")
                 }
             }
+            q.explain = try flag("explain")
             if let problem = q.problem { throw problem }
             return q
         }

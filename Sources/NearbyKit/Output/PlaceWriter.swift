@@ -25,6 +25,7 @@ public struct PlaceWriter {
         let leading = qid.map { [(key: "qid", value: $0)] } ?? []
         switch format {
         case .jsonl:
+            if let e = a.explanation { appendExplanation(e, qid) }
             if meta { appendMeta(a, query, qid, tookMs); out.bytes.append(0x0A) }
             try a.rows.forEachRow { i, p in
                 PlaceJSON.append(at: p, leading: leading, distance: a.distances[i], fields: fields, to: &out.bytes)
@@ -87,6 +88,15 @@ public struct PlaceWriter {
         (a.nextCursor.map(JSONScalar.string) ?? .null).append(to: &out.bytes)
         out.bytes.append(contentsOf: ",\"tookMs\":".utf8); JSONNumber.append((tookMs * 1000).rounded() / 1000, to: &out.bytes)
         out.bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// `{"qid","plan","rowsTouched"}` and a line break (`--explain`).
+    private mutating func appendExplanation(_ e: QueryExplanation, _ qid: JSONScalar?) {
+        out.bytes.append(UInt8(ascii: "{"))
+        if let qid { out.bytes.append(contentsOf: "\"qid\":".utf8); qid.append(to: &out.bytes); out.bytes.append(UInt8(ascii: ",")) }
+        out.bytes.append(contentsOf: "\"plan\":".utf8); JSONScalar.string(e.plan).append(to: &out.bytes)
+        out.bytes.append(contentsOf: ",\"rowsTouched\":".utf8); JSONNumber.append(e.rowsTouched, to: &out.bytes)
+        out.bytes.append(contentsOf: "}\n".utf8)
     }
 
     /// TSV: a header row first (qid when given, the selected fields in `PlaceField` order, distance),

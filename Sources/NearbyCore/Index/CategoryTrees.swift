@@ -1,0 +1,32 @@
+import Foundation
+
+/// One packed R-tree per category over its rows' lon/lat, each built on the first query that needs it:
+/// a circle with a category filter then costs what the radius path costs for that category alone
+/// (subtrees inside the circle counted from their sizes, the page best-first), instead of a visit of
+/// every point of the circle. Items are in id order, so the trees' ties (by item) are the engine's.
+final class CategoryTrees: @unchecked Sendable {
+    private let lock = NSLock()
+    private var trees: [Int32: (tree: PackedRTree, rows: [Int32])] = [:]
+
+    /// The tree of `category`'s rows of `table` and the row of each of its items.
+    func tree(of category: Int32, in table: PlaceTable) -> (tree: PackedRTree, rows: [Int32]) {
+        lock.lock()
+        if let t = trees[category] { lock.unlock(); return t }
+        lock.unlock()
+        var rows: [Int32] = []
+        for rank in 0..<table.count {
+            let row = table.row(atIdRank: rank)
+            if table.category[row] == category { rows.append(Int32(row)) }
+        }
+        let t = (tree: PackedRTree(xs: rows.map { table.lon(Int($0)) }, ys: rows.map { table.lat(Int($0)) }), rows: rows)
+        lock.lock(); defer { lock.unlock() }
+        trees[category] = t
+        return t
+    }
+
+    /// Bytes of the trees built so far.
+    var byteCount: Int {
+        lock.lock(); defer { lock.unlock() }
+        return trees.values.reduce(0) { $0 + $1.tree.byteCount + $1.rows.capacity * 4 }
+    }
+}

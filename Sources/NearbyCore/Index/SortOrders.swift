@@ -1,0 +1,115 @@
+/// The rows of a table in the order of one sort key, ties by id rank (`PlaceTable.idRank`): a
+/// permutation of 4 B per place, so a sorted page walks it and stops after `offset + limit` matches
+/// (`QueryPlanner`) instead of scanning and sorting every match.
+///
+/// Stored in the index snapshot as sections (`tag(of:)`; a snapshot without them still answers, by
+/// scans) and built on first use for a table held in memory.
+enum SortOrders {
+    /// The keys with a stored order (TourAPI's arrange orders are title, modified and created).
+    static let fields: [SortField] = [.title, .modified, .created, .category]
+
+    /// Snapshot section tag of a field's order.
+    static func tag(of field: SortField) -> String {
+        switch field {
+        case .title: "OTIT"
+        case .modified: "OMOD"
+        case .created: "OCRE"
+        case .category: "OCAT"
+        case .distance: preconditionFailure("distance has no stored order")
+        }
+    }
+
+    /// The snapshot sections of the orders and of `statistics`: (tag, element size, count).
+    static func sections(count n: Int, statistics: TableStatistics) -> [(String, Int, Int)] {
+        fields.map { (tag(of: $0), 4, n) } + [
+            (TableStatistics.categoryTag, 8, statistics.categorySection.count),
+            (TableStatistics.areaTag, 8, statistics.areaSection.count),
+        ]
+    }
+
+    /// Writes the sections of `sections` once the snapshot's columns are written: each order from its
+    /// field's keys (`keys`, read back from the file, so the writer never holds them all at once).
+    static func write(count n: Int, statistics: TableStatistics, idRank: (Int) -> UInt32,
+                      keys: (SortField) throws -> [Int64], put: (String, [UInt32]) throws -> Void,
+                      putCounts: (String, [Int64]) throws -> Void) throws {
+        for field in fields {
+            let k = try keys(field)
+            try put(tag(of: field), rows(count: n, key: { k[$0] }, idRank: idRank))
+        }
+        try putCounts(TableStatistics.categoryTag, statistics.categorySection)
+        try putCounts(TableStatistics.areaTag, statistics.areaSection)
+    }
+
+    /// Rows ascending by `key`, ties by `idRank`.
+    static func rows(count n: Int, key: (Int) -> Int64, idRank: (Int) -> UInt32) -> [UInt32] {
+        guard n > 0 else { return [] }
+        var low = Int64.max, high = Int64.min
+        for row in 0..<n { let k = key(row); low = min(low, k); high = max(high, k) }
+        // Usually (key − lowest, id rank) fits one UInt64: a sort of plain integers, no comparator.
+        let rankBits = UInt64(64 - (UInt64(n).leadingZeroBitCount))
+        let (spread, overflow) = high.subtractingReportingOverflow(low)
+        if !overflow && rankBits < 64 && UInt64(spread) < (1 as UInt64) << (64 - rankBits) {
+            var packed = [UInt64](unsafeUninitializedCapacity: n) { buffer, count in
+                for row in 0..<n { buffer[row] = UInt64(key(row) &- low) << rankBits | UInt64(idRank(row)) }
+                count = n
+            }
+            packed.sort()
+            // Id ranks are a permutation of 0..<n: each names its row.
+            var rowOfRank = [UInt32](repeating: 0, count: n)
+            for row in 0..<n { rowOfRank[Int(idRank(row))] = UInt32(row) }
+            let mask = (1 as UInt64) << rankBits - 1
+            return packed.map { rowOfRank[Int($0 & mask)] }
+        }
+        var entries = [(key: Int64, rank: UInt32, row: UInt32)]()
+        entries.reserveCapacity(n)
+        for row in 0..<n { entries.append((key(row), idRank(row), UInt32(row))) }
+        entries.sort { $0.key != $1.key ? $0.key < $1.key : $0.rank < $1.rank }
+        return entries.map(\.row)
+    }
+}
+
+/// Cheap statistics of a table for the planner and for counts without a scan: rows per category and
+/// per area code. Stored in the index snapshot (`categoryTag`, `areaTag`), else computed on first use
+/// (one pass over two small columns).
+struct TableStatistics: Sendable {
+    /// Rows per category value.
+    let categoryCounts: [Int32: Int]
+    /// Rows per areacode dictionary code (index 0: no areacode); codes past the end count none.
+    let areaCounts: [Int]
+
+    static let categoryTag = "SCAT"
+    static let areaTag = "SARE"
+
+    init(category: some Sequence<Int32>, areaCodes: some Sequence<UInt16>, areaValues: Int) {
+        var categories: [Int32: Int] = [:]
+        for c in category { categories[c, default: 0] += 1 }
+        var areas = [Int](repeating: 0, count: areaValues + 1)
+        for c in areaCodes where Int(c) < areas.count { areas[Int(c)] += 1 }
+        categoryCounts = categories; areaCounts = areas
+    }
+
+    /// Statistics read from a snapshot: `categories` as (value, count) pairs flattened.
+    init?(categories: Column<Int64>, areas: Column<Int64>) {
+        guard categories.count % 2 == 0 else { return nil }
+        var counts: [Int32: Int] = [:]
+        for i in stride(from: 0, to: categories.count, by: 2) {
+            counts[Int32(truncatingIfNeeded: categories[i])] = Int(categories[i + 1])
+        }
+        categoryCounts = counts
+        areaCounts = areas.map { Int($0) }
+    }
+
+    /// The sections as snapshot values.
+    var categorySection: [Int64] { categoryCounts.sorted { $0.key < $1.key }.flatMap { [Int64($0.key), Int64($0.value)] } }
+    var areaSection: [Int64] { areaCounts.map(Int64.init) }
+
+    /// Rows whose category is one of `categories`.
+    func rows(inCategories categories: Set<Int>) -> Int {
+        Set(categories.map { Int32(truncatingIfNeeded: $0) }).reduce(0) { $0 + (categoryCounts[$1] ?? 0) }
+    }
+
+    /// Rows with one of the areacode dictionary `codes`.
+    func rows(inAreaCodes codes: some Sequence<UInt16>) -> Int {
+        codes.reduce(0) { $0 + (Int($1) < areaCounts.count ? areaCounts[Int($1)] : 0) }
+    }
+}

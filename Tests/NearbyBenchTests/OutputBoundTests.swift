@@ -18,7 +18,7 @@ import NearbyKit
             let q = WorkloadQuery(qid: qid, lat: centre.lat + 0.001, lon: centre.lon, radius: radius, limit: limit)
             let a = bound.answer(q, repetitions: 2, buffer: &buffer)
             let want = try engine.run(PlaceQuery(center: Coordinate(lat: q.lat, lon: q.lon), shape: .radius(radius), limit: limit))
-            #expect(a.total == want.total && a.ids == want.places.map(\.id), "query \(qid): r \(radius), limit \(limit)")
+            #expect(a.total == want.total && a.ids == want.places.map(\.id), "query \(qid): r \(radius), limit \(limit) got \(a.total) \(want.total) \(want.places.count)")
             #expect(a.micros >= 0)
         }
     }

@@ -15,12 +15,13 @@ import NearbyCore
 /// so it gives up past `maximumPlaces`: larger imports read the cache back, which keeps the 1M import
 /// within its peak-memory budget (BENCHMARKS.md) at the price of the read-back's time.
 public final class SnapshotFeed {
-    /// 250,000 places by default: every TourAPI dataset (all of Korea is about 60,000 items), ~33 MB of columns.
+    /// 50,000 places by default (~6.5 MB of columns): at 250,000 (~33 MB) the 1M import's peak went past
+    /// its 200 MB budget, since the feed is at its largest when the import's own working set is.
     public let maximumPlaces: Int
     private var writer: SnapshotWriter?
     private(set) var stamp: IndexSnapshot.Stamp?
 
-    public init(maximumPlaces: Int = 250_000) { self.maximumPlaces = maximumPlaces }
+    public init(maximumPlaces: Int = 50_000) { self.maximumPlaces = maximumPlaces }
 
     /// Whether the write filled the feed (and `CacheSnapshot.update` will not read the cache back).
     var isFilled: Bool { writer != nil }

@@ -326,22 +326,21 @@ private func openFile(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int
 
 /// Writes every byte at `offset` (retrying short writes and interruptions); false with `errno` set on failure.
 func writeAll(_ fd: Int32, _ raw: UnsafeRawBufferPointer, at offset: Int) -> Bool {
-    var done = 0
-    while done < raw.count {
-        let n = pwrite(fd, raw.baseAddress! + done, raw.count - done, off_t(offset + done))
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { return false }
-        done += n
-    }
-    return true
+    transferAll(raw.count) { done in pwrite(fd, raw.baseAddress! + done, raw.count - done, off_t(offset + done)) }
 }
 
 /// Fills `raw` from `offset` (retrying short reads and interruptions); false at the end of the file or
 /// on failure (`errno` set).
 func readAll(_ fd: Int32, _ raw: UnsafeMutableRawBufferPointer, at offset: Int) -> Bool {
+    transferAll(raw.count) { done in pread(fd, raw.baseAddress! + done, raw.count - done, off_t(offset + done)) }
+}
+
+/// Calls `transfer(bytesDoneSoFar)` (a `pread` or `pwrite` of the rest) until `count` bytes are done,
+/// retrying interruptions; false when it fails or moves nothing.
+private func transferAll(_ count: Int, _ transfer: (Int) -> Int) -> Bool {
     var done = 0
-    while done < raw.count {
-        let n = pread(fd, raw.baseAddress! + done, raw.count - done, off_t(offset + done))
+    while done < count {
+        let n = transfer(done)
         if n < 0 && errno == EINTR { continue }
         guard n > 0 else { return false }
         done += n

@@ -160,6 +160,20 @@ import Testing
         #expect(try Self.mapped.run(q).explanation == nil)
     }
 
+    /// A circle filtered by category visits the circle on the category's first query (a one-shot process
+    /// never pays for a tree it would use once) and uses the category's own tree from the second on,
+    /// with the same answer.
+    @Test func aCategoryTreeIsBuiltOnItsSecondQuery() throws {
+        let engine = MemoryEngine(places: Self.places)
+        var q = try QueryParameters.parse([("lat", "37.5665"), ("lon", "126.978"), ("radius", "20000"), ("category", "39"),
+                                           ("limit", "10"), ("explain", "true")])
+        let first = try engine.run(q), second = try engine.run(q)
+        #expect(first.explanation?.plan.contains("every point of the circle") == true, "\(String(describing: first.explanation))")
+        #expect(second.explanation?.plan.contains("the trees of categories [39]") == true, "\(String(describing: second.explanation))")
+        q.explain = false
+        #expect(Self.answer(first) == Self.reference.page(q) && Self.answer(second) == Self.reference.page(q))
+    }
+
     @Test func explainIsNoPartOfTheCursor() throws {
         var q = PlaceQuery(order: PlaceOrder([SortKey(.title)]), limit: 10)
         let plain = PageCursor.fingerprint(of: q, generation: 1)

@@ -1,18 +1,28 @@
 import Foundation
 
-/// One packed R-tree per category over its rows' lon/lat, each built on the first query that needs it:
+/// One packed R-tree per category over its rows' lon/lat, each built on the second query that needs it:
 /// a circle with a category filter then costs what the radius path costs for that category alone
 /// (subtrees inside the circle counted from their sizes, the page best-first), instead of a visit of
 /// every point of the circle. Items are in id order, so the trees' ties (by item) are the engine's.
+///
+/// Not on the first query: a build reads every row (tens of milliseconds at 1M places), more than
+/// the query it serves, so a process that answers one query (`nearby query` on a snapshot) visits
+/// the circle instead, and a server or a batch builds the tree once the category comes back.
 final class CategoryTrees: @unchecked Sendable {
     private let lock = NSLock()
     private var trees: [Int32: (tree: PackedRTree, rows: [Int32])] = [:]
+    /// Queries that asked for a category's tree before it was built.
+    private var asked: [Int32: Int] = [:]
 
-    /// The tree of `category`'s rows of `table` and the row of each of its items.
-    func tree(of category: Int32, in table: PlaceTable) -> (tree: PackedRTree, rows: [Int32]) {
+    /// The tree of `category`'s rows of `table` and the row of each of its items; nil on the first
+    /// request for it, and when the table's id order cannot be trusted (`PlaceTable.idOrderIsSound`).
+    func tree(of category: Int32, in table: PlaceTable) -> (tree: PackedRTree, rows: [Int32])? {
         lock.lock()
         if let t = trees[category] { lock.unlock(); return t }
+        asked[category, default: 0] += 1
+        let wanted = asked[category]! >= 2
         lock.unlock()
+        guard wanted, table.idOrderIsSound else { return nil }
         var rows: [Int32] = []
         for rank in 0..<table.count {
             let row = table.row(atIdRank: rank)

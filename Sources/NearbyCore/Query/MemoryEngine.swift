@@ -268,8 +268,9 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
     }
 
     /// The trees whose matches within a circle are exactly the answer's, for a first page in plain
-    /// distance order: the tree when nothing is filtered, the category trees (`CategoryTrees`) when only
-    /// categories are (on lon/lat); nil when the circle's points must be visited and filtered.
+    /// distance order: the tree when nothing is filtered, the category trees when only categories are
+    /// (on lon/lat) and their trees are built (`CategoryTrees`: from a category's second query on); nil
+    /// when the circle's points must be visited and filtered.
     private func firstPageTrees<M: SpatialMetric>(_ s: Space<M>, _ q: PlaceQuery, filter: RowFilter, bestFirst: Bool) -> [Space<M>]? {
         guard s.tree != nil else { return nil }
         if bestFirst { return [s] }
@@ -279,11 +280,12 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
               RowOrder(q.effectiveOrder, table: table).isDistanceOnly
         else { return nil }
         let statistics = table.tableStatistics()
-        return Set(categories.map { Int32(truncatingIfNeeded: $0) }).sorted().compactMap { c in
-            guard statistics.categoryCounts[c, default: 0] > 0 else { return nil }
-            let t = categoryTrees.tree(of: c, in: table)
-            return Space(metric: s.metric, tree: t.tree, treeRows: t.rows, xy: nil)
+        var spaces: [Space<M>] = []
+        for c in Set(categories.map { Int32(truncatingIfNeeded: $0) }).sorted() where statistics.categoryCounts[c, default: 0] > 0 {
+            guard let t = categoryTrees.tree(of: c, in: table) else { return nil }
+            spaces.append(Space(metric: s.metric, tree: t.tree, treeRows: t.rows, xy: nil))
         }
+        return spaces
     }
 
     /// The k nearest rows passing the filter, in (distance, id) order, then in the query's order.

@@ -7,6 +7,15 @@ PREFIX.places.tsv is the workload's places (`nearby generate --workload PREFIX`)
 its sort/filter queries (scripts/make_sortfilter.py), CACHE a Nearby cache holding those places
 (`nearby import --db CACHE PREFIX.places.tsv`). pip-installs duckdb if it is missing.
 
+The workload's `areacode` (a legal-dong 시도 code, such as 11 for 서울) is asked as what Nearby calls it:
+`--ldong` (Nearby's `--areacode` is TourAPI's areaCode and refuses 11). `--ldong` matches the code the
+cache holds, which the import derives from each place's coordinates on the real boundaries, so DuckDB and
+SQLite get the same codes: a column `ldong` read from the cache (`nearby query --fields id,lDongRegnCd`).
+The generated file's own `areacode` differs for places placed across a boundary from their town
+(549 of the 1M workload), so filtering on it would ask another question. The workload's codes predate
+the 2023 and 2024 recodings (강원 42 → 51, 전북 45 → 52); Nearby takes old codes too, and DuckDB and SQLite
+are given today's code through the same table, `data/region-code-changes.tsv`.
+
 Each engine answers every query (the first N with --first): the total number of matches and the page's
 ids, whose checksum is the workload README's (sha1 of the ids joined by ",", first 16 hex digits).
 The script prints, per query family and for the whole workload, each engine's median and p99 latency
@@ -53,6 +62,22 @@ def day_end(d):
     return int(d[:8]) * 1000000 + 235959
 
 
+def sido_recodes():
+    """{old 시도 code: today's} from the `recode` rows of data/region-code-changes.tsv."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "region-code-changes.tsv")
+    recodes = {}
+    with open(path, encoding="utf-8") as f:
+        rows = [line.rstrip("\n").split("\t") for line in f if not line.startswith("#")]
+    for date, kind, old, new, *_ in sorted(rows[1:]):
+        if kind == "recode" and len(old) == 2:
+            recodes = {k: (new if v == old else v) for k, v in recodes.items()}
+            recodes[old] = new
+    return recodes
+
+
+SIDO_RECODES = sido_recodes()
+
+
 def translate(q, title_order):
     """(where, params, order by, limit, offset, centre) for one query row."""
     where, params = [], []
@@ -61,8 +86,8 @@ def translate(q, title_order):
         where.append("category IN (%s)" % ",".join("?" * len(cats)))
         params += cats
     if q["areacode"]:
-        where.append("areacode = ?")
-        params.append(q["areacode"])
+        where.append("ldong = ?")
+        params.append(SIDO_RECODES.get(q["areacode"], q["areacode"]))
     if q["keyword"]:
         where.append("instr(title, ?) > 0")
         params.append(q["keyword"])
@@ -140,7 +165,7 @@ class DuckDBEngine(SQLEngine):
     title_order = "title COLLATE ko"
     least = "least"
 
-    def __init__(self, places_path):
+    def __init__(self, places_path, codes_path):
         try:
             import duckdb
         except ImportError:
@@ -154,6 +179,11 @@ class DuckDBEngine(SQLEngine):
             "CREATE TABLE places AS SELECT * REPLACE (trim(title) AS title) FROM read_csv(?, delim='\t', header=true, quote='', columns={"
             "'id':'BIGINT','lat':'DOUBLE','lon':'DOUBLE','category':'INTEGER','title':'VARCHAR',"
             "'created':'BIGINT','modified':'BIGINT','areacode':'VARCHAR','sigungucode':'VARCHAR'})", [places_path])
+        self.con.execute(
+            "CREATE TABLE codes AS SELECT * FROM read_csv(?, delim='\t', header=true, quote='', columns={'id':'BIGINT','ldong':'VARCHAR'})",
+            [codes_path])
+        self.con.execute("CREATE TABLE coded AS SELECT p.*, c.ldong FROM places p LEFT JOIN codes c USING (id)")
+        self.con.execute("DROP TABLE places; DROP TABLE codes; ALTER TABLE coded RENAME TO places")
         self.version = duckdb.__version__
 
     def ranks(self):
@@ -174,24 +204,24 @@ class SQLiteEngine(SQLEngine):
     indexes = [
         "CREATE INDEX by_category_title ON places(category, title_rank)",
         "CREATE INDEX by_category_modified ON places(category, modified)",
-        "CREATE INDEX by_area_title ON places(areacode, title_rank)",
+        "CREATE INDEX by_area_title ON places(ldong, title_rank)",
         "CREATE INDEX by_created ON places(created)",
         "CREATE INDEX by_category_created ON places(category, created)",
         "CREATE INDEX by_title ON places(title_rank)",
     ]
 
-    def __init__(self, places_path, ranks, folder):
+    def __init__(self, places_path, ranks, codes, folder):
         import sqlite3
         self.version = sqlite3.sqlite_version
         self.con = sqlite3.connect(os.path.join(folder, "sortfilter.sqlite"))
         self.con.execute("CREATE TABLE places (id INTEGER PRIMARY KEY, lat REAL, lon REAL, category INTEGER, title TEXT,"
-                         " created INTEGER, modified INTEGER, areacode TEXT, sigungucode TEXT, title_rank INTEGER)")
+                         " created INTEGER, modified INTEGER, areacode TEXT, sigungucode TEXT, title_rank INTEGER, ldong TEXT)")
         rank = dict(ranks)
         with open(places_path, newline="", encoding="utf-8") as f:
             rows = ((int(r["id"]), float(r["lat"]), float(r["lon"]), int(r["category"]), r["title"].strip(" "), int(r["created"]),
-                     int(r["modified"]), r["areacode"], r["sigungucode"], rank[int(r["id"])])
+                     int(r["modified"]), r["areacode"], r["sigungucode"], rank[int(r["id"])], codes.get(int(r["id"])))
                     for r in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
-            self.con.executemany("INSERT INTO places VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+            self.con.executemany("INSERT INTO places VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows)
         for statement in self.indexes:
             self.con.execute(statement)
         self.con.execute("CREATE VIRTUAL TABLE places_rtree USING rtree(id, min_lat, max_lat, min_lon, max_lon)")
@@ -208,15 +238,16 @@ class SQLiteEngine(SQLEngine):
 
 
 def nearby_answers(binary, db, queries_path, first):
-    """{qid: (total, ids, micros)} from one `nearby query --queries` process, and its wall time."""
-    path = queries_path
-    if first:
-        handle, path = tempfile.mkstemp(suffix=".tsv")
-        with os.fdopen(handle, "w", encoding="utf-8") as out, open(queries_path, encoding="utf-8") as f:
-            for n, line in enumerate(f):
-                if n > first:
-                    break
-                out.write(line)
+    """{qid: (total, ids, micros)} from one `nearby query --queries` process, and its wall time. The
+    queries go in a copy whose header says `ldong` for the workload's `areacode` (the module's doc)."""
+    handle, path = tempfile.mkstemp(suffix=".tsv")
+    with os.fdopen(handle, "w", encoding="utf-8") as out, open(queries_path, encoding="utf-8") as f:
+        for n, line in enumerate(f):
+            if first and n > first:
+                break
+            if n == 0:
+                line = "\t".join("ldong" if c == "areacode" else c for c in line.rstrip("\n").split("\t")) + "\n"
+            out.write(line)
     start = time.perf_counter()
     run = subprocess.run([binary, "query", "--db", db, "--queries", path, "--meta", "--fields", "qid,id"],
                          capture_output=True, text=True)
@@ -230,9 +261,26 @@ def nearby_answers(binary, db, queries_path, first):
             current = answers[o["qid"]] = (o["total"], [], o["tookMs"] * 1000)
         else:
             current[1].append(int(o["id"]))
-    if path != queries_path:
-        os.remove(path)
+    os.remove(path)
     return answers, wall
+
+
+def legal_dong_codes(binary, db, folder):
+    """The cache's `lDongRegnCd` of every place: {id: code or None}, and the same as a TSV file
+    (`id`, `ldong`) in `folder` for DuckDB."""
+    run = subprocess.run([binary, "query", "--db", db, "--limit", "0", "--fields", "id,lDongRegnCd", "--format", "tsv"],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"nearby failed ({run.returncode}): {run.stderr.strip()}")
+    codes = {}
+    for line in run.stdout.splitlines()[1:]:
+        i, code = line.split("\t")
+        codes[int(i)] = code or None
+    path = os.path.join(folder, "codes.tsv")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("id\tldong\n")
+        f.writelines(f"{i}\t{c or ''}\n" for i, c in codes.items())
+    return codes, path
 
 
 def stats(micros):
@@ -261,11 +309,12 @@ def main():
     log("nearby: answering")
     nearby, wall = nearby_answers(args.nearby, args.db, args.prefix + ".sortfilter.tsv", args.first)
     results = {"nearby": {int(k): v for k, v in nearby.items()}}
-    log("duckdb: loading")
-    duck = DuckDBEngine(args.prefix + ".places.tsv")
     with tempfile.TemporaryDirectory() as folder:
+        codes, codes_path = legal_dong_codes(args.nearby, args.db, folder)
+        log("duckdb: loading")
+        duck = DuckDBEngine(args.prefix + ".places.tsv", codes_path)
         log("sqlite: loading and indexing")
-        lite = SQLiteEngine(args.prefix + ".places.tsv", duck.ranks(), folder)
+        lite = SQLiteEngine(args.prefix + ".places.tsv", duck.ranks(), codes, folder)
         for engine in (duck, lite):
             log(f"{engine.name}: answering")
             results[engine.name] = {int(q["qid"]): engine.answer(q) for q in queries}

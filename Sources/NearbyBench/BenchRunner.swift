@@ -41,7 +41,7 @@ public enum BenchRunner {
                     }
                     let a = answer!
                     done.append((index, LatencyStats.median(times), BenchAnswer(
-                        qid: task.qid, k: task.k, total: a.total, returned: a.rows.count,
+                        qid: task.qid, k: task.k, total: a.total ?? 0, returned: a.rows.count,
                         checksum: AnswerChecksum.of(a.rows.lazy.map(\.id)))))
                     if t == 0 && done.count % 256 == 0 {
                         progress.say("\(done.count * threads) / \(tasks.count) queries")

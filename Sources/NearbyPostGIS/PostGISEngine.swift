@@ -81,7 +81,7 @@ public final class PostGISEngine: QueryEngine {
         var prefilter = PostGISStore.Prefilter(tests: filter.tests)
         if let box = q.filter.bbox { prefilter.boxes = SQLiteEngine.split(box) }
         let page = try store.keysetPage(prefilter, order: q.effectiveOrder, after: cursor?.id, limit: q.limit,
-                                        offset: cursor == nil ? (q.page - 1) * q.limit : 0)
+                                        offset: cursor == nil ? (q.page - 1) * q.limit : 0, counting: q.countsTotal)
         if let cursor, cursor.fingerprint != PageCursor.fingerprint(of: q, generation: page.generation) || !page.cursorFound {
             throw RequestError.staleCursor
         }
@@ -148,7 +148,7 @@ public final class PostGISEngine: QueryEngine {
                 next = QueryAnswer.NextPage(query: q, generation: generation, key: cursorKey, page: number,
                                             distance: ranked.distances[last], id: ranked.points.ids[last])
             }
-            return QueryAnswer(total: ranked.order.count, rows: PlaceRows(places: places), distances: distances,
+            return QueryAnswer(total: q.countsTotal ? ranked.order.count : nil, rows: PlaceRows(places: places), distances: distances,
                                page: number, next: next)
         }
         return nil
@@ -172,13 +172,16 @@ public final class PostGISEngine: QueryEngine {
         case .knn(let k, let maxDistance):
             // The circle is found for the first page (a cursor's row may lie beyond a smaller circle that
             // already holds k matches of another order), then the query runs on its candidates.
+            // Its neighbours are counted, total or not: they decide whether to widen.
             var first = q
             first.cursor = nil
-            let (e, a, radius) = try growingCircles(k, maxDistance, around: q.center!) { radius in
+            first.countsTotal = true
+            var (e, a, radius) = try growingCircles(k, maxDistance, around: q.center!) { radius in
                 let e = try engine(Self.prefilter(around: q.center!, radius: radius, conditions))
                 let a = try e.run(first, searchRadius: radius)
-                return (a.total, (e, a, radius))
+                return (a.total!, (e, a, radius))
             }
+            if !q.countsTotal { a.total = nil }
             return q.cursor == nil ? a : try e.run(q, searchRadius: radius)
         }
     }

@@ -1,10 +1,11 @@
 import NearbyCore
 
 extension PostGISStore {
-    /// One page of places in a sort order, read in SQL, with the total of the filter and the generation.
+    /// One page of places in a sort order, read in SQL, with the total of the filter (nil when not
+    /// counted) and the generation.
     struct KeysetPage {
         var generation: Int64
-        var total: Int
+        var total: Int?
         /// False when a cursor's row is not in `places` (the cursor is stale).
         var cursorFound: Bool
         var places: [Place]
@@ -27,13 +28,15 @@ extension PostGISStore {
     /// the first key's bound alone, which an index on the first key reads as its range. So a page
     /// reads its own rows, from an index or a top-N sort of the filtered rows, not all of them. One
     /// more row than `limit` is read, to tell whether a next page exists. `order` has no distance.
-    func keysetPage(_ prefilter: Prefilter, order: PlaceOrder, after id: String?, limit: Int, offset: Int) throws -> KeysetPage {
+    /// `counting`: the total is a `count(*)` of the filter, else left out (the page alone is read).
+    func keysetPage(_ prefilter: Prefilter, order: PlaceOrder, after id: String?, limit: Int, offset: Int,
+                    counting: Bool) throws -> KeysetPage {
         try wrap {
             let keys = order.keys.map { (column: Self.sortColumn($0.field)!, descending: $0.descending) } + [("idkey", false)]
             let (clause, tag, filterParameters) = prefilter.sql()
             var parameters = filterParameters
             var name = "nearby_keyset" + tag + "_" + order.keys.map { ($0.descending ? "d" : "a") + $0.field.rawValue }.joined()
-                + "_l\(limit)"
+                + "_l\(limit)" + (counting ? "" : "_n")
             var cursorRow = "", found = "1", pageClause = clause
             if let id {
                 parameters.append(id)
@@ -50,7 +53,7 @@ extension PostGISStore {
             parameters.append(String(offset))
             let orderBy = keys.map { "p.\($0.column)" + ($0.descending ? " DESC" : "") }.joined(separator: ", ")
             let r = try connection.prepared(name, """
-                SELECT g.value, (SELECT count(*) FROM places\(clause)), \(found), p.*
+                SELECT g.value, \(counting ? "(SELECT count(*) FROM places\(clause))" : "NULL::bigint"), \(found), p.*
                 FROM (SELECT value FROM nearby_meta WHERE key = 'generation') g(value) \(cursorRow)
                 LEFT JOIN LATERAL (SELECT \(Self.placeColumns) FROM places p\(pageClause)
                   ORDER BY \(orderBy) LIMIT \(limit > 0 ? String(limit + 1) : "ALL") OFFSET $\(parameters.count)::bigint) p ON true
@@ -58,7 +61,7 @@ extension PostGISStore {
             var places: [Place] = []
             places.reserveCapacity(r.count)
             for row in 0..<r.count where !r.isNull(row, 3) { places.append(try place(r, row, first: 3)) }
-            return KeysetPage(generation: r.int64(0, 0) ?? 0, total: Int(r.int64(0, 1) ?? 0), cursorFound: r.int64(0, 2) == 1, places: places)
+            return KeysetPage(generation: r.int64(0, 0) ?? 0, total: counting ? Int(r.int64(0, 1) ?? 0) : nil, cursorFound: r.int64(0, 2) == 1, places: places)
         }
     }
 }

@@ -46,7 +46,7 @@ struct PlacesAPI: Sendable {
         case .geojson: "application/geo+json"
         default: "application/json; charset=utf-8"
         }
-        headers[HTTPField.Name("X-Total-Count")!] = String(answer.total)
+        if let total = answer.total { headers[HTTPField.Name("X-Total-Count")!] = String(total) }
         headers[HTTPField.Name("X-Cache-Generation")!] = String(snapshot.generation)
         let next = answer.nextCursor
         let (chosenFormat, chosenFields) = (format, fields)
@@ -56,7 +56,8 @@ struct PlacesAPI: Sendable {
         let write: @Sendable (StdoutBlocks) throws -> Void = { blocks in
             var blocks = blocks
             if chosenFormat == .json {
-                blocks.bytes.append(contentsOf: "{\"total\":".utf8); JSONNumber.append(answer.total, to: &blocks.bytes)
+                blocks.bytes.append(contentsOf: "{\"total\":".utf8)
+                if let total = answer.total { JSONNumber.append(total, to: &blocks.bytes) } else { blocks.bytes.append(contentsOf: "null".utf8) }
                 blocks.bytes.append(contentsOf: ",\"page\":".utf8); JSONNumber.append(answer.page, to: &blocks.bytes)
                 blocks.bytes.append(contentsOf: ",\"next\":".utf8); (next.map(JSONScalar.string) ?? .null).append(to: &blocks.bytes)
                 blocks.bytes.append(contentsOf: ",\"places\":".utf8)

@@ -81,19 +81,20 @@ struct TourAPI: Sendable {
         default:
             defaultOrder("C")
         }
-        let query: PlaceQuery
+        var query: PlaceQuery
         do { query = try api.parse(pairs) } catch let e as APIError {
             var e = e
             e.parameter = e.parameter.map { p in Self.mapped.first { $0.value == p }?.key ?? Self.combined[p] ?? p }
             throw e
         }
+        query.countsTotal = true  // TourAPI's envelope always carries totalCount
         let answer: QueryAnswer
         do { answer = try await engine.current.run(query, timeout: options.requestTimeout) } catch let e as RequestError { throw APIError(e) }
         let withDistance = operation == "locationBasedList2"
         let eventDates = operation == "searchFestival2"
         var out = Self.header
         Self.appendItems(zip(answer.rows, answer.distances).map { ($0, withDistance ? $1 : nil) }, eventDates: eventDates, to: &out)
-        out.append(contentsOf: ",\"numOfRows\":\(query.limit),\"pageNo\":\(answer.page),\"totalCount\":\(answer.total)}}}\n".utf8)
+        out.append(contentsOf: ",\"numOfRows\":\(query.limit),\"pageNo\":\(answer.page),\"totalCount\":\(answer.total ?? 0)}}}\n".utf8)
         return PlacesAPI.json(out)
     }
 

@@ -46,12 +46,16 @@ public final class SQLiteEngine: QueryEngine {
             // A cursor's row must be a candidate too (the engine resumes after it): start at its distance.
             let after = q.cursor.flatMap { PageCursor(decoding: $0, key: cursorKey)?.distance } ?? 0
             var radius = min(maxDistance ?? .infinity, max(2000, after.isFinite ? after : 0))
+            // The neighbours found decide whether to widen, so they are counted even when not asked for.
+            var counted = q
+            counted.countsTotal = true
             while true {
-                let a = try MemoryEngine(
+                var a = try MemoryEngine(
                     places: try candidates(in: searchBoxes(around: q.center!, radius: radius, q.distance)),
                     generation: generation, cursorKey: cursorKey, indexed: false
-                ).run(q, searchRadius: radius)
-                if a.total >= k || radius >= (maxDistance ?? .infinity) || radius > Self.halfCircumference {
+                ).run(counted, searchRadius: radius)
+                if a.total! >= k || radius >= (maxDistance ?? .infinity) || radius > Self.halfCircumference {
+                    if !q.countsTotal { a.total = nil }
                     return a
                 }
                 radius = min(maxDistance ?? .infinity, radius * 4)

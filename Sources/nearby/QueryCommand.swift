@@ -11,7 +11,8 @@ struct QueryCommand: ParsableCommand {
             a centre. --meta first writes a line {"total","page","limit","returned","nextCursor","tookMs"}; \
             --explain (also a batch line's "explain":true) a line {"plan","rowsTouched"}: how the engine \
             found the answer (spatial index first, order walk, column scan; total from statistics, a \
-            key range or a count) and the rows it read. \
+            key range or a count) and the rows it read. --total none leaves the total out (null): a \
+            sorted page then stops once it is full instead of counting every match. \
             Nothing else goes to stdout; an empty answer is not an error. Usage errors: one line on \
             stderr, exit code 2.
 

@@ -37,6 +37,7 @@ struct QueryOptions: ParsableArguments {
     @Option(help: help("ldong")) var ldong: [String] = []
     @Option(name: .customLong("kakao-category"), help: help("kakao-category")) var kakaoCategory: [String] = []
     @Option(help: help("pet")) var pet: [String] = []
+    @Option(help: help("total")) var total: String?
     @Flag(help: ArgumentHelp(QueryParameters.parameter(named: "explain")!.help)) var explain = false
 
     private static func help(_ name: String) -> ArgumentHelp {
@@ -66,6 +67,7 @@ struct QueryOptions: ParsableArguments {
         for c in ldong { add("ldong", c) }
         for c in kakaoCategory { add("kakao-category", c) }
         for p in pet { add("pet", p) }
+        add("total", total)
         if explain { add("explain", "true") }
         return out
     }

@@ -60,6 +60,21 @@ import Testing
         #expect(table.status == 2 && table.stderr.contains("--explain"))
     }
 
+    /// `--total none`: the meta line's total is null, the rows and the cursor are those of the counted
+    /// query, on every engine; a word other than exact or none is a usage error.
+    @Test func totalNoneLeavesTheTotalOutAndChangesNoRow() throws {
+        let page = ["--keyword", "경복", "--sort", "title", "--limit", "7", "--page", "2", "--fields", "id", "--meta"]
+        for engine in ["snapshot", "memory", "sqlite"] {
+            let counted = try query(page + ["--engine", engine]), uncounted = try query(page + ["--engine", engine, "--total", "none"])
+            #expect(counted.status == 0 && uncounted.status == 0, "\(engine): \(uncounted.stderr)")
+            let (c, u) = (objects(counted.output), objects(uncounted.output))
+            #expect((c[0]["total"] as? Int ?? 0) > 14 && u[0]["total"] is NSNull, "\(engine): \(u[0])")
+            #expect(u[0]["nextCursor"] as? String == c[0]["nextCursor"] as? String && u.dropFirst().map { $0["id"] as! String } == c.dropFirst().map { $0["id"] as! String })
+        }
+        let bad = try query(page + ["--total", "some"])
+        #expect(bad.status == 2 && bad.stderr.contains("total"), "\(bad.stderr)")
+    }
+
     @Test func bothEnginesWriteTheSameBytes() throws {
         for extra in [["--radius", "2500", "--sort", "title,-modified", "--limit", "25", "--page", "2"],
                       ["--knn", "17", "--keyword", "ㄱㅂㄱ"], ["--arrange", "C", "--limit", "10"],

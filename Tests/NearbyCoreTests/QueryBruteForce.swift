@@ -16,10 +16,11 @@ struct QueryBruteForce {
     }
 
     struct Answer: Equatable, CustomStringConvertible {
-        var total: Int
+        /// Nil when the query does not count it (`countsTotal`).
+        var total: Int?
         var ids: [String]
         var distances: [Double?]
-        var description: String { "total \(total) ids \(ids.prefix(12))… distances \(distances.prefix(4))" }
+        var description: String { "total \(total.map(String.init) ?? "none") ids \(ids.prefix(12))… distances \(distances.prefix(4))" }
     }
 
     /// The whole answer (every page) in order, and the total.
@@ -54,7 +55,7 @@ struct QueryBruteForce {
             }
             return Self.idPrecedes(a.p.id, b.p.id)
         }
-        return Answer(total: rows.count, ids: rows.map(\.p.id), distances: rows.map { q.center == nil ? nil : $0.d })
+        return Answer(total: q.countsTotal ? rows.count : nil, ids: rows.map(\.p.id), distances: rows.map { q.center == nil ? nil : $0.d })
     }
 
     /// One page of the answer, as `--limit/--page` defines it.

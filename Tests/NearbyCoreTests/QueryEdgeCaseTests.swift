@@ -52,7 +52,7 @@ import Testing
         let box = GeoBox(minLon: 170, minLat: -20, maxLon: -170, maxLat: 20)
         let q = PlaceQuery(filter: PlaceFilter(bbox: box), order: PlaceOrder(parsing: "title")!)
         let answer = try MemoryEngine(places: Self.places).run(q)
-        #expect(answer.total > 0)
+        #expect(answer.total! > 0)
         #expect(answer.places.allSatisfy { abs($0.lon) >= 170 && abs($0.lat) <= 20 })
         try check(q)
         try check(PlaceQuery(center: Coordinate(lat: 0, lon: 175), filter: PlaceFilter(bbox: box), limit: 3))

@@ -17,7 +17,7 @@ import Testing
         "arrange": ("A", "C"), "limit": ("10", "20"), "page": ("1", "2"), "cursor": ("x", "y"),
         "distance": ("haversine", "geodesic"), "region": ("11110", "11140"),
         "cat": ("A05", "A05020900"), "lcls": ("FD", "FD05"), "ldong": ("11", "11110"), "kakao-category": ("CE7", "FD6"), "pet": ("all", "some"),
-        "explain": ("true", "false"),
+        "explain": ("true", "false"), "total": ("exact", "none"),
     ]
 
     /// Areas for `region` by code: boxes, enough to check the parser's side (the real polygons are
@@ -37,7 +37,7 @@ import Testing
         #expect(Set(QueryParameters.all.map(\.name)) == Set(Self.values.keys))
     }
 
-    @Test func changingAnyParameterChangesTheFingerprintButPageCursorAndExplainDoNot() throws {
+    @Test func changingAnyParameterChangesTheFingerprintButPageCursorExplainAndTotalDoNot() throws {
         for p in QueryParameters.all where p.name != "cursor" {
             let (a, b) = Self.values[p.name]!
             func query(_ v: String) throws -> PlaceQuery {
@@ -47,7 +47,7 @@ import Testing
             }
             let fa = PageCursor.fingerprint(of: try query(a), generation: 1)
             let fb = PageCursor.fingerprint(of: try query(b), generation: 1)
-            if p.name == "page" || p.name == "explain" { #expect(fa == fb, "\(p.name) must not change the fingerprint") }
+            if p.name == "page" || p.name == "explain" || p.name == "total" { #expect(fa == fb, "\(p.name) must not change the fingerprint") }
             else { #expect(fa != fb, "changing \(p.name) must change the fingerprint") }
         }
         let q = try QueryParameters.parse(Self.base)

@@ -93,6 +93,7 @@ import Testing
         }
         q.limit = g.pick([0, 1, 10, 30, 100])
         q.page = q.limit == 0 ? 1 : g.int(1...4)
+        if g.chance(0.2) { q.countsTotal = false }
         return q
     }
 
@@ -174,10 +175,38 @@ import Testing
         #expect(Self.answer(first) == Self.reference.page(q) && Self.answer(second) == Self.reference.page(q))
     }
 
+    /// Without a total (`total=none`) a filtered title page stops once it is full (one row more tells
+    /// that a next page exists) instead of counting every row, and its rows and cursor are the counted
+    /// query's.
+    @Test func withoutATotalAWalkStopsWhenThePageIsFull() throws {
+        var q = try QueryParameters.parse([("with-image", "true"), ("sort", "title"), ("limit", "5"), ("page", "2"),
+                                           ("total", "none"), ("explain", "true")])
+        #expect(!q.countsTotal)
+        let uncounted = try Self.mapped.run(q)
+        let walk = try #require(uncounted.explanation)
+        #expect(walk.plan.contains("order walk: title ascending") && walk.plan.contains("not counted"), "\(walk)")
+        #expect(walk.rowsTouched < Self.places.count / 4, "\(walk)")
+        #expect(uncounted.total == nil && uncounted.rows.count == 5)
+        q.countsTotal = true
+        let counted = try Self.mapped.run(q)
+        #expect(try #require(counted.explanation).rowsTouched >= Self.places.count)
+        #expect(counted.places.map(\.id) == uncounted.places.map(\.id) && counted.nextCursor == uncounted.nextCursor)
+        #expect(counted.nextCursor != nil)
+        // The last page: no next cursor, though the walk found no row past it.
+        let pages = (counted.total! + 4) / 5
+        q.page = pages; q.countsTotal = false
+        let last = try Self.mapped.run(q)
+        #expect(last.next == nil && last.rows.count == counted.total! - (pages - 1) * 5)
+        // The parser takes exact and none only.
+        #expect(throws: RequestError.self) { try QueryParameters.parse([("total", "some")]) }
+    }
+
     @Test func explainIsNoPartOfTheCursor() throws {
         var q = PlaceQuery(order: PlaceOrder([SortKey(.title)]), limit: 10)
         let plain = PageCursor.fingerprint(of: q, generation: 1)
         q.explain = true
+        #expect(PageCursor.fingerprint(of: q, generation: 1) == plain)
+        q.countsTotal = false
         #expect(PageCursor.fingerprint(of: q, generation: 1) == plain)
         #expect(try QueryParameters.parse(QueryParameters.render(q)) == q)
     }

@@ -40,6 +40,23 @@ final class PlacesAPITests: ServerTestCase {
         for row in r.json["places"] as? [[String: Any]] ?? [] { XCTAssertTrue([12, 39].contains(row["category"] as? Int ?? 0)) }
     }
 
+    /// `total=none`: the JSON's total is null and no X-Total-Count is sent; the rows are the counted page's.
+    func testTotalNoneLeavesTheTotalOut() throws {
+        let target = "/v1/places?category=12,39&keyword=%EC%9E%A5%EC%86%8C&sort=title&limit=5&page=2&fields=id"
+        let counted = try server.http.get(target), uncounted = try server.http.get(target + "&total=none")
+        XCTAssertEqual(uncounted.status, 200, uncounted.text)
+        XCTAssertGreaterThan(counted.json["total"] as? Int ?? 0, 10)
+        XCTAssertNotNil(counted.headers["x-total-count"])
+        XCTAssertTrue(uncounted.json["total"] is NSNull, uncounted.text)
+        XCTAssertNil(uncounted.headers["x-total-count"])
+        XCTAssertEqual((uncounted.json["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String },
+                       (counted.json["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String })
+        XCTAssertEqual(uncounted.json["next"] as? String, counted.json["next"] as? String)
+        let bad = try server.http.get(target + "&total=some")
+        XCTAssertEqual(bad.status, 400, bad.text)
+        XCTAssertTrue(bad.text.contains("total"), bad.text)
+    }
+
     func testJSONLinesStreamInChunks() throws {
         let (lat, lon) = Fixture.seoul
         let expected = Fixture.within(places, lat: lat, lon: lon, radius: 50_000)

@@ -260,8 +260,9 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             next = QueryAnswer.NextPage(query: q, generation: generation, key: cursorKey, page: page,
                                         distance: last.dist, id: table.id(last.item))
         }
+        // Left out when not asked for, whichever plan ran, so the answer does not depend on the plan.
         var answer = QueryAnswer(
-            total: total, rows: try table.answerRows(pageRows.map { Int32($0.item) }),
+            total: q.countsTotal ? total : nil, rows: try table.answerRows(pageRows.map { Int32($0.item) }),
             distances: pageRows.map { space == nil ? nil : $0.dist }, page: page, next: next)
         if q.explain { answer.explanation = explanation }
         return answer

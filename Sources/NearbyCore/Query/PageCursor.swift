@@ -79,12 +79,12 @@ public struct PageCursor: Sendable, Hashable {
     private static let base64url = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// FNV-1a 64 over the query's parameters as `QueryParameters.render` writes them (page and cursor
-    /// left out: they say where, not what; explain too: it changes no row) and the cache generation. The request parser's field list is
+    /// left out: they say where, not what; explain and total too: they change no row) and the cache generation. The request parser's field list is
     /// thus the fingerprint's: a parameter added there is covered here without a second list.
     public static func fingerprint(of q: PlaceQuery, generation: Int64) -> UInt64 {
         var h = FNV()
         h.add(UInt64(bitPattern: generation))
-        for (name, value) in QueryParameters.render(q) where name != "page" && name != "cursor" && name != "explain" {
+        for (name, value) in QueryParameters.render(q) where name != "page" && name != "cursor" && name != "explain" && name != "total" {
             h.add(name); h.add(value)
         }
         return h.value

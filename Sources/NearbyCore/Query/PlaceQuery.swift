@@ -34,6 +34,10 @@ public struct PlaceQuery: Sendable, Hashable {
     public var distance: DistanceModel
     /// Report the plan and the rows it read with the answer (`QueryAnswer.explanation`); changes no row.
     public var explain = false
+    /// Count every match for the answer's `total` (the default). Off, the total is left out (nil) and a
+    /// sorted page stops once it is full: a filter no statistic answers (a keyword, a code family) then
+    /// costs the rows of the page, not a count of every place. Changes no row.
+    public var countsTotal = true
 
     public init(
         center: Coordinate? = nil, shape: QueryShape = .all, filter: PlaceFilter = PlaceFilter(),

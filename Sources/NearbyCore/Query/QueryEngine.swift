@@ -1,7 +1,8 @@
 /// One page of a query's answer.
 public struct QueryAnswer: Sendable, Hashable {
-    /// Matches before paging (for `.knn`, the number of neighbours found).
-    public var total: Int
+    /// Matches before paging (for `.knn`, the number of neighbours found); nil when the query did not
+    /// count them (`PlaceQuery.countsTotal`).
+    public var total: Int?
     /// The rows, read in place from the engine's table (the output path); `places` copies them.
     public var rows: PlaceRows
     public var places: [Place] { Array(rows) }
@@ -18,7 +19,7 @@ public struct QueryAnswer: Sendable, Hashable {
     /// asked for: a caller that only reads rows (a benchmark, a batch) never pays for the fingerprint.
     public var nextCursor: String? { next?.cursor }
 
-    public init(total: Int, rows: PlaceRows, distances: [Double?], page: Int, next: NextPage?) {
+    public init(total: Int?, rows: PlaceRows, distances: [Double?], page: Int, next: NextPage?) {
         self.total = total; self.rows = rows; self.distances = distances
         self.page = page; self.next = next
     }

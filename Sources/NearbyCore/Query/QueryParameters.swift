@@ -69,6 +69,7 @@ public enum QueryParameters {
         Parameter("ldong", "codes", "Legal-dong codes: lDongRegnCd (11) or lDongRegnCd+lDongSignguCd (11110); old codes too. Repeats add up.", list: true),
         Parameter("kakao-category", "codes", "Kakao category_group_code: FD6 food, CE7 café, AT4 sights, AD5 stay, CT1 culture…; repeats add up.", list: true),
         Parameter("pet", "levels", "Pet-friendliness from TourAPI's detailPetTour2: all (everywhere), some (some areas), no; repeats add up.", list: true),
+        Parameter("total", "exact|none", "exact (default): the answer's total counts every match; none: no total (null), so a sorted page stops once it is full instead of counting the rest."),
         Parameter("explain", "", "Report the plan (spatial index first, order walk, column scan, statistics) and the rows it read.", flag: true),
     ]
 
@@ -144,6 +145,7 @@ public enum QueryParameters {
         if q.page != 1 { add("page", String(q.page)) }
         if let c = q.cursor { add("cursor", c) }
         if q.distance != .haversine { add("distance", q.distance.description) }
+        if !q.countsTotal { add("total", "none") }
         if q.explain { add("explain", "true") }
         return out
     }
@@ -285,6 +287,11 @@ public enum QueryParameters {
                 }
             }
             q.explain = try flag("explain")
+            switch one("total") {
+            case nil, "exact": break
+            case "none": q.countsTotal = false
+            case let other?: throw RequestError(parameter: "total", reason: "\(MessageText.quoted(other)) is not exact or none")
+            }
             if let problem = q.problem { throw problem }
             return q
         }

@@ -34,7 +34,10 @@ struct QueryPlanner {
 
     /// The page (its rows only), the total, and what was done; nil when the scan should answer.
     struct Walked {
+        /// The page's rows; when the total is not counted, one more (if there is one) to tell that a
+        /// next page exists.
         var rows: [Row]
+        /// The total; when not counted, the matches read (offset + rows), enough to decide a next page.
         var total: Int
         var explanation: QueryExplanation
     }
@@ -51,7 +54,8 @@ struct QueryPlanner {
         guard !query.effectiveOrder.usesDistance else { return nil }
         let n = table.count
         let offset = (query.page - 1) * query.limit
-        let need = query.limit == 0 ? Int.max : offset + query.limit
+        // Without a total, one match past the page tells whether a next page exists.
+        let need = query.limit == 0 ? Int.max : offset + query.limit + (query.countsTotal ? 0 : 1)
 
         // What the filter leaves once the range on the sort key is the walk's span.
         var rest = query.filter
@@ -82,7 +86,7 @@ struct QueryPlanner {
         // More keys: the walk reads whole runs of equal first keys (categories: long runs).
         let run = keys.count > 1 && key?.field == .category ? span / Double(max(statistics.categoryCounts.count, 1)) : 1
         let expectedReads = need == Int.max ? span : min(span, max(run, Double(need) / max(selectivity, 1e-9)))
-        let countReads = totalFromStatistics || totalFromAreas || totalFromSpan ? 0 : span
+        let countReads = totalFromStatistics || totalFromAreas || totalFromSpan || !query.countsTotal ? 0 : span
         let walkCost = 2 * expectedReads + countReads
         let sortCost = query.limit == 0 ? expectedMatches * log2(max(expectedMatches, 2)) : expectedMatches
         if choice == .cheapest && walkCost >= Double(n) + sortCost { return nil }
@@ -163,7 +167,9 @@ struct QueryPlanner {
 
         let total: Int
         let source: String
-        if totalFromStatistics && range == nil {
+        if !query.countsTotal {
+            total = matched; source = "not counted (total=none)"
+        } else if totalFromStatistics && range == nil {
             total = statistics.rows(inCategories: rest.categories!); source = "category statistics"
         } else if totalFromAreas && range == nil {
             total = statistics.rows(inAreaCodes: table.areacode.codes(of: rest.areacodes!)); source = "area statistics"

@@ -139,6 +139,7 @@ public struct QuerySampler: Sendable {
         q.order = chance(0.4) ? PlaceOrder([]) : order(hasCentre: hasCentre)
         q.limit = pick([0, 1, 10, 30])
         q.page = q.limit == 0 ? 1 : int(1...3)
+        if chance(0.15) { q.countsTotal = false }
         return q
     }
 }

@@ -6,7 +6,8 @@ import NearbyCore
 /// Control characters in the data are shown escaped (`\u{1b}`), never sent to the terminal.
 enum PlaceTableText {
     static func render(_ a: QueryAnswer, hasCentre: Bool, tookMs: Double) -> String {
-        var text = "\(a.total) match\(a.total == 1 ? "" : "es"), page \(a.page), \(a.rows.count) shown (\(String(format: "%.1f", tookMs)) ms)\n"
+        let matches = a.total.map { "\($0) match\($0 == 1 ? "" : "es"), " } ?? ""
+        var text = "\(matches)page \(a.page), \(a.rows.count) shown (\(String(format: "%.1f", tookMs)) ms)\n"
         let rows = zip(a.rows, a.distances).map { p, d in
             (hasCentre ? [d.map { $0 >= 1000 ? String(format: "%.2f km", $0 / 1000) : String(format: "%.0f m", $0) } ?? "-"] : [])
                 + [String(p.category), TerminalText.visible(p.id), TerminalText.visible(p.title)]

@@ -125,10 +125,11 @@ public struct BenchItem: Codable {
     public var medianMicros: Double
     public var minMicros: Double
     public var rows: Int
-    public var total: Int
+    /// Nil for an item that does not count its matches (`total=none`).
+    public var total: Int?
     public var checksum: String
 
-    public init(name: String, description: String, runs: Int, medianMicros: Double, minMicros: Double, rows: Int, total: Int, checksum: String) {
+    public init(name: String, description: String, runs: Int, medianMicros: Double, minMicros: Double, rows: Int, total: Int?, checksum: String) {
         self.name = name; self.description = description; self.runs = runs; self.medianMicros = medianMicros; self.minMicros = minMicros; self.rows = rows; self.total = total; self.checksum = checksum
     }
 }

@@ -90,7 +90,7 @@ public struct BenchReportTables {
         var out = "#### sortfilter, \(Self.count(d.workload?.placeCount ?? 0)) places, \(d.engine ?? "?") engine\n\n"
         out += "| item | what | median ms | min ms | rows | total | checksum |\n|---|---|---:|---:|---:|---:|---|\n"
         for i in d.items ?? [] {
-            out += "| (\(i.name)) | \(i.description) | \(Self.num(i.medianMicros / 1000)) | \(Self.num(i.minMicros / 1000)) | \(i.rows) | \(i.total) | `\(i.checksum)` |\n"
+            out += "| (\(i.name)) | \(i.description) | \(Self.num(i.medianMicros / 1000)) | \(Self.num(i.minMicros / 1000)) | \(i.rows) | \(i.total.map(String.init) ?? "not counted") | `\(i.checksum)` |\n"
         }
         return out
     }

@@ -54,7 +54,7 @@ public enum SortFilterBench {
             results.append(BenchItem(
                 name: item.name, description: item.description, runs: runs,
                 medianMicros: LatencyStats.median(times), minMicros: times.min() ?? 0, rows: labels.count,
-                total: answers.reduce(0) { $0 + ($1.total ?? 0) }, checksum: AnswerChecksum.of(labels)))
+                total: answers.allSatisfy { $0.total != nil } ? answers.reduce(0) { $0 + $1.total! } : nil, checksum: AnswerChecksum.of(labels)))
         }
         progress.done()
         doc.items = results

@@ -11,6 +11,7 @@ struct BenchSortFilterCommand: ParsableCommand {
             (a) every place by title (Korean collation), ties by id
             (b) category 12 or 39, newest modified first, first 30
             (c) areacode 11 and title containing "동", by title, first 30
+            (c-page) (c) with total=none: the page alone, without counting every match
             (d) created in 2015-2018, by created then id, rows 1001-1100
             (e) within 2 km of 37.5665, 126.9780 (haversine) and category 39, by distance, first 30
             (f) count per category (one counting query per TourAPI content type)

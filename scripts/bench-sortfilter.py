@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The sort/filter workload answered by Nearby, DuckDB (one thread) and SQLite (indexed) in one run.
 
-usage: python3 scripts/bench-sortfilter.py PREFIX --nearby BIN --db CACHE [--first N] [--json OUT]
+usage: python3 scripts/bench-sortfilter.py PREFIX --nearby BIN --db CACHE [--first N] [--json OUT] [--svg CHART]
 
 PREFIX.places.tsv is the workload's places (`nearby generate --workload PREFIX`), PREFIX.sortfilter.tsv
 its sort/filter queries (scripts/make_sortfilter.py), CACHE a Nearby cache holding those places
@@ -283,6 +283,38 @@ def legal_dong_codes(binary, db, folder):
     return codes, path
 
 
+def chart(report, path):
+    """An SVG bar chart of each family's throughput (queries per second, log scale), one bar per engine."""
+    engines = [("nearby", "Nearby", "#1f77b4"), ("duckdb", "DuckDB (1 thread)", "#ff7f0e"), ("sqlite", "SQLite (indexed)", "#2ca02c")]
+    families = sorted(f for f in report["families"] if f != "all") + ["all"]
+    top = max(v["qps"] for f in families for v in report["families"][f].values())
+    decades = max(1, math.ceil(math.log10(top)))
+    left, bar, gap, width = 90, 11, 12, 560
+    height = 60 + len(families) * (3 * bar + gap)
+    x = lambda q: left + width * max(0.0, math.log10(max(q, 1))) / decades  # noqa: E731
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 40}" height="{height}" font-family="sans-serif" font-size="11">',
+           f'<text x="{left}" y="16" font-size="13">Sort/filter workload: queries per second by family '
+           f'({report["queries"]:,} queries, same run; log scale)</text>']
+    for d in range(decades + 1):
+        out.append(f'<line x1="{x(10 ** d)}" y1="26" x2="{x(10 ** d)}" y2="{height - 30}" stroke="#ddd"/>'
+                   f'<text x="{x(10 ** d)}" y="{height - 16}" text-anchor="middle">{10 ** d:,}</text>')
+    y = 32
+    for f in families:
+        out.append(f'<text x="{left - 6}" y="{y + 1.5 * bar + 4}" text-anchor="end">{f}</text>')
+        for key, _, colour in engines:
+            q = report["families"][f][key]["qps"]
+            out.append(f'<rect x="{left}" y="{y}" width="{x(q) - left:.1f}" height="{bar - 1}" fill="{colour}"/>'
+                       f'<text x="{x(q) + 3:.1f}" y="{y + bar - 2}" font-size="9">{q:,.0f}</text>')
+            y += bar
+        y += gap
+    for n, (_, label, colour) in enumerate(engines):
+        out.append(f'<rect x="{left + n * 150}" y="{height - 12}" width="10" height="10" fill="{colour}"/>'
+                   f'<text x="{left + n * 150 + 14}" y="{height - 3}">{label}</text>')
+    out.append("</svg>")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(out) + "\n")
+
+
 def stats(micros):
     s = sorted(micros)
     if not s:
@@ -299,6 +331,7 @@ def main():
     parser.add_argument("--db", required=True)
     parser.add_argument("--first", type=int, default=0)
     parser.add_argument("--json")
+    parser.add_argument("--svg", help="write a chart of each family's throughput here")
     args = parser.parse_args()
     with open(args.prefix + ".sortfilter.tsv", newline="", encoding="utf-8") as f:
         queries = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
@@ -346,6 +379,8 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=1)
+    if args.svg:
+        chart(report, args.svg)
     sys.exit(1 if mismatches else 0)
 
 

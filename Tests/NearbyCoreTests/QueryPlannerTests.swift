@@ -78,7 +78,10 @@ import Testing
         if g.chance(0.2) { q.center = Coordinate(lat: 37.5665, lon: 126.9780) }
         q.filter = g.chance(0.3) ? PlaceFilter() : g.filter()
         if g.chance(0.3) { q.filter = PlaceFilter(categories: Set([g.pick(QuerySampler.categories), g.pick(QuerySampler.categories)])) }
-        if g.chance(0.1) { q.filter = PlaceFilter(areacodes: [String(g.int(1...9))]) }
+        if g.chance(0.15) {
+            q.filter = PlaceFilter(areacodes: [String(g.int(1...9))])
+            if g.chance(0.5) { q.filter.withImage = true }
+        }
         let field = g.pick([SortField?.none, .title, .modified, .created, .category])
         if let field { q.order = PlaceOrder([SortKey(field, descending: g.chance(0.5))]) }
         if let field, g.chance(0.3) {
@@ -199,6 +202,26 @@ import Testing
         #expect(last.next == nil && last.rows.count == counted.total! - (pages - 1) * 5)
         // The parser takes exact and none only.
         #expect(throws: RequestError.self) { try QueryParameters.parse([("total", "some")]) }
+    }
+
+    /// A page of one area walks that area's run of the order split by area from the second such
+    /// query on, reading about the page's rows; the answer is the brute force's either way.
+    @Test func aPageOfOneAreaWalksThatAreasRun() throws {
+        let engine = MemoryEngine(places: Self.places)
+        var q = try QueryParameters.parse([("areacode", "3"), ("with-image", "true"), ("sort", "-title"), ("limit", "5"),
+                                           ("page", "2"), ("total", "none"), ("explain", "true")])
+        let first = try engine.run(q), second = try engine.run(q)
+        let (a, b) = (try #require(first.explanation), try #require(second.explanation))
+        #expect(!a.plan.contains("within areacode") && b.plan.contains("title descending within areacode 3"), "\(a) / \(b)")
+        #expect(b.rowsTouched < a.rowsTouched && b.rowsTouched <= 40, "\(a) / \(b)")
+        q.explain = false
+        #expect(Self.answer(first) == Self.reference.page(q) && Self.answer(second) == Self.reference.page(q))
+        // Counted: the total is the area's run filtered, not every row.
+        q.countsTotal = true; q.explain = true
+        let counted = try engine.run(q)
+        #expect(counted.explanation!.rowsTouched < Self.places.count / 2, "\(counted.explanation!)")
+        q.explain = false
+        #expect(Self.answer(counted) == Self.reference.page(q))
     }
 
     @Test func explainIsNoPartOfTheCursor() throws {

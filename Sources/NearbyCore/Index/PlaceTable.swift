@@ -58,6 +58,9 @@ public final class PlaceTable: @unchecked Sendable {
     private var idOrderChecked: Bool?
     private let buildsOrders: Bool
     private var statistics: TableStatistics?
+    /// Stored orders split by area (`AreaOrder`), and how often each was asked for before it was built.
+    private var areaOrders: [SortField: AreaOrder] = [:]
+    private var areaOrdersAsked: [SortField: Int] = [:]
 
     /// Takes places in any order; duplicate ids are kept (the cache never has them).
     public init(_ input: [Place]) {
@@ -181,6 +184,22 @@ public final class PlaceTable: @unchecked Sendable {
         return o
     }
 
+    /// `field`'s stored order split by area code (`AreaOrder`), from the field's second request on (a
+    /// one-shot process never pays for one); nil before that, without a stored order, or when the area
+    /// dictionary overflowed.
+    func areaOrder(_ field: SortField) -> AreaOrder? {
+        lock.lock()
+        if let o = areaOrders[field] { lock.unlock(); return o }
+        areaOrdersAsked[field, default: 0] += 1
+        let wanted = areaOrdersAsked[field]! >= 2
+        lock.unlock()
+        guard wanted, areacode.dictionary.count < Int(UInt16.max) - 1, let order = sortOrder(field) else { return nil }
+        let o = AreaOrder(order: order, codes: areacode.codes, values: areacode.dictionary.count)
+        lock.lock(); defer { lock.unlock() }
+        areaOrders[field] = o
+        return o
+    }
+
     /// Rows per category and area (`TableStatistics`): the snapshot's, else counted on first use.
     func tableStatistics() -> TableStatistics {
         lock.lock(); defer { lock.unlock() }
@@ -217,7 +236,7 @@ public final class PlaceTable: @unchecked Sendable {
         return category.byteCount + areacode.codes.byteCount
             + sigungucode.codes.byteCount + created.byteCount + modified.byteCount + eventStart.byteCount
             + eventEnd.byteCount + flags.byteCount + (ranks?.byteCount ?? 0) + (folded?.byteCount ?? 0)
-            + orders.values.reduce(0) { $0 + $1.byteCount }
+            + orders.values.reduce(0) { $0 + $1.byteCount } + areaOrders.values.reduce(0) { $0 + $1.rows.count * 4 }
             + codeColumns.reduce(0) { $0 + $1.codes.byteCount }
     }
 

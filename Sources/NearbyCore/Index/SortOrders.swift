@@ -71,6 +71,34 @@ enum SortOrders {
 /// Cheap statistics of a table for the planner and for counts without a scan: rows per category and
 /// per area code. Stored in the index snapshot (`categoryTag`, `areaTag`), else computed on first use
 /// (one pass over two small columns).
+/// A stored order split by area code: `rows[run(of: c)]` are the rows whose area code is `c`, still in
+/// the order's sequence (a stable counting sort, two passes over the order). A sorted page of one area
+/// (TourAPI's areaBasedList by title, say) then reads that area's rows only, as an index on (area, key)
+/// would. 4 B a place, in memory only, built from a field's second such query (`PlaceTable.areaOrder`).
+struct AreaOrder: Sendable {
+    let rows: [UInt32]
+    /// Where each code's run starts; code c's run ends where c + 1's starts.
+    private let starts: [Int]
+
+    /// `order` split by `codes` (dictionary codes 0...`values`, 0 for no value).
+    init(order: Column<UInt32>, codes: Column<UInt16>, values: Int) {
+        var starts = [Int](repeating: 0, count: values + 2)
+        for c in codes { starts[Int(c) + 1] += 1 }
+        for c in 1..<starts.count { starts[c] += starts[c - 1] }
+        var next = starts
+        var rows = [UInt32](repeating: 0, count: order.count)
+        for r in order {
+            let c = Int(codes[Int(r)])
+            rows[next[c]] = r
+            next[c] += 1
+        }
+        self.rows = rows
+        self.starts = starts
+    }
+
+    func run(of code: UInt16) -> Range<Int> { starts[Int(code)]..<starts[Int(code) + 1] }
+}
+
 struct TableStatistics: Sendable {
     /// Rows per category value.
     let categoryCounts: [Int32: Int]

@@ -21,6 +21,8 @@ enum PlanChoice: Sendable {
 /// on the sort key by binary search, and gives up after a bound (the estimate was wrong) so the engine
 /// scans instead. The total comes from the cheapest exact source: table statistics (category
 /// counts), the length of the key range, the walk itself when it read the whole range, else a count.
+/// A query of one area code walks only that area's run of the order split by area (`AreaOrder`, from
+/// the second such query on), as an index on (area, key) would.
 ///
 /// Cost model (rows read; a walk reads rows out of order, so each counts twice): walk = 2 × the rows
 /// it expects to read before the page is full + the count's rows; scan = every row + sorting the
@@ -71,17 +73,26 @@ struct QueryPlanner {
         // Area counts are exact unless the dictionary overflowed (rows then compared as text).
         let totalFromAreas = rest.areacodes != nil && otherThanAreas.isEmpty && table.areacode.dictionary.count < Int(UInt16.max) - 1
         let totalFromSpan = rest.isEmpty
+        // One area and the order split by area (`AreaOrder`): the walk reads that area's run only.
+        var areaRun: (rows: [UInt32], range: Range<Int>, code: String)?
+        if let key, let a = rest.areacodes, a.count == 1, let code = table.areacode.codes(of: a).first,
+           let split = table.areaOrder(key.field) {
+            areaRun = (split.rows, split.run(of: code), a.first!)
+        }
+        let positions = areaRun?.range.count ?? n
 
         // Estimate before touching the order (building one in memory costs a sort).
         var selectivity = 1.0
         if let c = rest.categories { selectivity *= Double(statistics.rows(inCategories: c)) / Double(max(n, 1)) }
-        if let a = rest.areacodes { selectivity *= Double(statistics.rows(inAreaCodes: table.areacode.codes(of: a))) / Double(max(n, 1)) }
+        if let a = rest.areacodes, areaRun == nil {
+            selectivity *= Double(statistics.rows(inAreaCodes: table.areacode.codes(of: a))) / Double(max(n, 1))
+        }
         if rest.keyword != nil { selectivity *= 0.3 }
         var unknown = other
         unknown.areacodes = nil; unknown.keyword = nil
         if !unknown.isEmpty { selectivity *= 0.5 }
         let rangeShare = range == nil ? 1.0 : 0.5
-        let span = Double(n) * rangeShare
+        let span = Double(positions) * rangeShare
         let expectedMatches = span * selectivity
         // More keys: the walk reads whole runs of equal first keys (categories: long runs).
         let run = keys.count > 1 && key?.field == .category ? span / Double(max(statistics.categoryCounts.count, 1)) : 1
@@ -93,7 +104,10 @@ struct QueryPlanner {
 
         // The order as positions → rows: a stored order, or id order (no column needed).
         let rowAt: (Int) -> Int
-        if let key {
+        if let areaRun {
+            let rows = areaRun.rows, base = areaRun.range.lowerBound
+            rowAt = { Int(rows[base + $0]) }
+        } else if let key {
             guard let order = table.sortOrder(key.field) else { return nil }
             rowAt = { Int(order[$0]) }
         } else {
@@ -101,11 +115,11 @@ struct QueryPlanner {
             rowAt = { [table] in table.row(atIdRank: $0) }
         }
         let keyOf = sortKey(key?.field)
-        var lo = 0, hi = n
+        var lo = 0, hi = positions
         if let range {
             // Rows without the date (0) never match a date range.
-            lo = firstPosition(n, rowAt, keyOf) { $0 >= max(range.lowerBound, 1) }
-            hi = max(lo, firstPosition(n, rowAt, keyOf) { $0 > range.upperBound })
+            lo = firstPosition(positions, rowAt, keyOf) { $0 >= max(range.lowerBound, 1) }
+            hi = max(lo, firstPosition(positions, rowAt, keyOf) { $0 > range.upperBound })
         }
         let bound = need == Int.max || choice == .orderWalk ? Int.max : max(4 * Int(expectedReads.rounded(.up)), 10_000)
 
@@ -179,15 +193,16 @@ struct QueryPlanner {
             total = matched; source = "the walk"
         } else {
             var c = 0
-            if range != nil {
+            if range != nil || areaRun != nil {
                 for p in lo..<hi where filter(rowAt(p)) { c += 1 }
             } else {
                 c = filter.count(0..<n)
             }
             touched += hi - lo
-            total = c; source = "count of \(range == nil ? "every row" : "the key range")"
+            total = c; source = "count of \(range == nil && areaRun == nil ? "every row" : "the key range")"
         }
         let name = (key.map { "\($0.field.rawValue) \($0.descending ? "descending" : "ascending")" } ?? "id")
+            + (areaRun.map { " within areacode \($0.code)" } ?? "")
             + (keys.count > 1 ? ", runs sorted by \(query.effectiveOrder)" : "")
         let plan = "order walk: \(name) order, positions \(lo)..<\(hi)\(range == nil ? "" : " by binary search"); total: \(source)"
         return Walked(rows: rows, total: total, explanation: QueryExplanation(plan: plan, rowsTouched: touched))

@@ -37,7 +37,7 @@ extension PlaceCache {
         defer { try? connection.execute("PRAGMA cache_size=-\(Self.readCacheKiB)") }
         return try transaction {
             let writer = try PlaceCacheWriter(connection)
-            if let feed, writer.insertFirst { writer.snapshot = SnapshotWriter(); writer.snapshotLimit = feed.maximumPlaces }
+            if feed != nil, writer.insertFirst { writer.snapshot = try? SnapshotWriter(spillingBeside: CacheSnapshot.path(ofCache: path)) }
             let result = try body(writer)
             try writer.finish()
             if writer.counts.changedRows {
@@ -76,8 +76,6 @@ public final class PlaceCacheWriter: PlaceSink {
     /// The places of a write into an empty cache, as the index snapshot holds them (`SnapshotFeed`);
     /// dropped as soon as the write does anything but insert new ids.
     fileprivate var snapshot: SnapshotWriter?
-    /// More places than this and `snapshot` is dropped (`SnapshotFeed.maximumPlaces`).
-    fileprivate var snapshotLimit = 0
     /// R*Tree changes, applied in order by `finish`: a new or moved point, or nil for a removed row.
     private var boxChanges: [(rowid: Int64, point: (lon: Double, lat: Double)?)] = []
 
@@ -240,7 +238,6 @@ public final class PlaceCacheWriter: PlaceSink {
         try row.step()
         if rowid == nil { counts.inserted += 1 } else { counts.updated += 1 }
         snapshot?.append(p)
-        if let collected = snapshot?.count, collected > snapshotLimit { snapshot = nil }
         if moved { boxChanges.append((rowid ?? connection.lastInsertRowID, (p.lon, p.lat))) }
     }
 

@@ -11,17 +11,14 @@ import NearbyCore
 /// keep. The feed is stamped with the generation the write committed, so a write by another process
 /// in between is noticed (`update` then reads the cache).
 ///
-/// The feed holds the snapshot's columns (about 130 B a place) on top of the import's own working set,
-/// so it gives up past `maximumPlaces`: larger imports read the cache back, which keeps the 1M import
-/// within its peak-memory budget (BENCHMARKS.md) at the price of the read-back's time.
+/// The feed's columns wait in the snapshot writer's spill file, not in memory (`SnapshotWriter`), so
+/// an import of any size is fed: its peak memory is the larger of the import's and the snapshot's, not
+/// their sum (BENCHMARKS.md, "Writing the snapshot from a spilled feed").
 public final class SnapshotFeed {
-    /// 50,000 places by default (~6.5 MB of columns): at 250,000 (~33 MB) the 1M import's peak went past
-    /// its 200 MB budget, since the feed is at its largest when the import's own working set is.
-    public let maximumPlaces: Int
     private var writer: SnapshotWriter?
     private(set) var stamp: IndexSnapshot.Stamp?
 
-    public init(maximumPlaces: Int = 50_000) { self.maximumPlaces = maximumPlaces }
+    public init() {}
 
     /// Whether the write filled the feed (and `CacheSnapshot.update` will not read the cache back).
     var isFilled: Bool { writer != nil }

@@ -27,19 +27,6 @@ enum SortOrders {
         ]
     }
 
-    /// Writes the sections of `sections` once the snapshot's columns are written: each order from its
-    /// field's keys (`keys`, read back from the file, so the writer never holds them all at once).
-    static func write(count n: Int, statistics: TableStatistics, idRank: (Int) -> UInt32,
-                      keys: (SortField) throws -> [Int64], put: (String, [UInt32]) throws -> Void,
-                      putCounts: (String, [Int64]) throws -> Void) throws {
-        for field in fields {
-            let k = try keys(field)
-            try put(tag(of: field), rows(count: n, key: { k[$0] }, idRank: idRank))
-        }
-        try putCounts(TableStatistics.categoryTag, statistics.categorySection)
-        try putCounts(TableStatistics.areaTag, statistics.areaSection)
-    }
-
     /// Rows ascending by `key`, ties by `idRank`.
     static func rows(count n: Int, key: (Int) -> Int64, idRank: (Int) -> UInt32) -> [UInt32] {
         guard n > 0 else { return [] }

@@ -22,7 +22,10 @@ public struct SnapshotWriter {
     private var idNumbers = SpillColumn<Int64>()
     private var lastId: (text: String, number: Int64)?
     private var inIdOrder = true
-    private var titleBytes = SpillColumn<UInt8>(), titleEnds = SpillColumn<UInt32>()
+    /// The titles' collation keys (`KoreanCollation`), built as places come in (during an import, on
+    /// the feed's thread), so that writing only sorts them.
+    private var titleKeys = SpillColumn<UInt8>(), titleKeyEnds = SpillColumn<Int>()
+    private var keyBuilder = KoreanCollation.Builder()
     private var foldedUnits = SpillColumn<UInt16>(), foldedEnds = SpillColumn<UInt32>()
     private var lats = SpillColumn<Double>(), lons = SpillColumn<Double>()
     private var category = SpillColumn<Int32>(), created = SpillColumn<Int64>(), modified = SpillColumn<Int64>()
@@ -62,8 +65,10 @@ public struct SnapshotWriter {
         idNumbers.append(number, to: spill)
         idBytes.append(contentsOf: id.utf8, to: spill)
         idEnds.append(UInt32(truncatingIfNeeded: idBytes.count), to: spill)
-        titleBytes.append(contentsOf: title.utf8, to: spill)
-        titleEnds.append(UInt32(truncatingIfNeeded: titleBytes.count), to: spill)
+        KoreanCollation.appendSortKey(title, to: &keyBuilder)
+        titleKeys.append(contentsOf: keyBuilder.key, to: spill)
+        titleKeyEnds.append(titleKeys.count, to: spill)
+        keyBuilder.key.removeAll(keepingCapacity: true)
         foldedUnits.append(contentsOf: KeywordMatcher.fold(title), to: spill)
         foldedEnds.append(UInt32(truncatingIfNeeded: foldedUnits.count), to: spill)
         lats.append(lat, to: spill); lons.append(lon, to: spill)
@@ -95,12 +100,12 @@ public struct SnapshotWriter {
     /// (`IndexSnapshot.writeAtomically`). Call it once.
     public mutating func write(stamp: IndexSnapshot.Stamp, to path: String) throws {
         idBytes.flush(to: spill); idEnds.flush(to: spill); idNumbers.flush(to: spill)
-        titleBytes.flush(to: spill); titleEnds.flush(to: spill); foldedUnits.flush(to: spill); foldedEnds.flush(to: spill)
+        titleKeys.flush(to: spill); titleKeyEnds.flush(to: spill); foldedUnits.flush(to: spill); foldedEnds.flush(to: spill)
         lats.flush(to: spill); lons.flush(to: spill); category.flush(to: spill); created.flush(to: spill)
         modified.flush(to: spill); eventStart.flush(to: spill); eventEnd.flush(to: spill); flags.flush(to: spill)
         for i in codes.indices { codes[i].flush(to: spill) }
         if let failure = spill.failure { throw IndexSnapshot.Problem.unreadable("spill file beside \(path): \(failure)") }
-        guard idBytes.count < Int(UInt32.max), foldedUnits.count < Int(UInt32.max), titleBytes.count < Int(UInt32.max) else {
+        guard idBytes.count < Int(UInt32.max), foldedUnits.count < Int(UInt32.max) else {
             throw IndexSnapshot.Problem.damaged("more than 4 GiB of ids or titles")
         }
         let n = count
@@ -165,10 +170,10 @@ public struct SnapshotWriter {
                 try put(tag, values)
                 try put(SortOrders.tag(of: field), SortOrders.rows(count: n, key: { Int64(values[$0]) }, idRank: { UInt32(order[$0]) }))
             }
-            // The titles' ranks on a second thread (their keys and sort are most of the work), the other
+            // The titles' ranks on a second thread (sorting their keys is most of the work), the other
             // sections meanwhile, each read back from the spill file, put in row order, written and freed.
-            let ranks = BackgroundValue { [spill = spill, titleBytes = titleBytes, titleEnds = titleEnds] in
-                try Self.titleRanks(spill: spill, bytes: titleBytes, ends: titleEnds, source: source)
+            let ranks = BackgroundValue { [spill = spill, titleKeys = titleKeys, titleKeyEnds = titleKeyEnds] in
+                try Self.titleRanks(spill: spill, keys: titleKeys, ends: titleKeyEnds, source: source)
             }
             do {
                 let tree = PackedRTree(orderedPoints: points, items: nil, ranks: nil, nodeSize: Self.nodeSize)
@@ -250,16 +255,10 @@ public struct SnapshotWriter {
     }
 
     /// The titles' Korean-collation ranks (`KoreanCollation.ranks`) by row (title `source[r]` for row r).
-    /// The titles are freed once their sort keys (about twice their size) are built, before the sort.
     private static func titleRanks(
-        spill: SpillFile, bytes: SpillColumn<UInt8>, ends: SpillColumn<UInt32>, source: [Int32]
+        spill: SpillFile, keys: SpillColumn<UInt8>, ends: SpillColumn<Int>, source: [Int32]
     ) throws(IndexSnapshot.Problem) -> [UInt32] {
-        let keys: KoreanCollation.SortKeys
-        do {
-            let u = try bytes.values(in: spill), e = try ends.values(in: spill)
-            keys = u.withUnsafeBufferPointer { u in e.withUnsafeBufferPointer { KoreanCollation.sortKeys(utf8: u, ends: $0) } }
-        }
-        let r = keys.ranks()
+        let r = KoreanCollation.SortKeys(keys: try keys.values(in: spill), ends: try ends.values(in: spill)).ranks()
         return source.map { r[Int($0)] }
     }
 

@@ -21,7 +21,7 @@ final class SpillFile: @unchecked Sendable {
     init(beside path: String) throws(IndexSnapshot.Problem) {
         var template = Array("\(path).spill-XXXXXX".utf8CString)
         fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        let name = String(cString: template)
+        let name = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard fd >= 0 else { throw .unreadable("\(name): \(String(cString: strerror(errno)))") }
         unlink(name)
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)

@@ -40,7 +40,7 @@ enum SortOrders {
                 for row in 0..<n { buffer[row] = UInt64(key(row) &- low) << rankBits | UInt64(idRank(row)) }
                 count = n
             }
-            packed.sort()
+            RadixSort.sort(&packed, bits: 0..<Int(rankBits) + (64 - UInt64(spread).leadingZeroBitCount))
             // Id ranks are a permutation of 0..<n: each names its row.
             var rowOfRank = [UInt32](repeating: 0, count: n)
             for row in 0..<n { rowOfRank[Int(idRank(row))] = UInt32(row) }

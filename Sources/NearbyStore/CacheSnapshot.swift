@@ -28,6 +28,8 @@ public enum CacheSnapshot {
             var fed = feed?.take(for: wanted)
             if (try? IndexSnapshot.stamp(at: path)) == wanted { return }
             if fed != nil {
+                // The write's page cache and what the import freed go back before the snapshot's columns grow.
+                try cache.connection.execute("PRAGMA shrink_memory")
                 FreedMemory.giveBack()
                 try fed!.write(stamp: wanted, to: path)
                 return
@@ -93,7 +95,7 @@ public enum CacheSnapshot {
             defer { try? cache.connection.execute("PRAGMA cache_size=-\(PlaceCache.readCacheKiB)") }
             // What the import freed (its parser buffers, the region index) goes back before the columns grow.
             FreedMemory.giveBack()
-            var writer = SnapshotWriter(capacity: Int(try cache.count()))
+            var writer = try SnapshotWriter(spillingBeside: path)
             // Whole rows, so each row's checksum is verified: a damaged value must not reach the index.
             let s = try cache.connection.prepare("SELECT \(PlaceCache.rowColumns) FROM places")
             func text(_ field: PlaceField) -> String? { s.text(Int32(field.rawValue)) }

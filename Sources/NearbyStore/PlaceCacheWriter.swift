@@ -37,15 +37,18 @@ extension PlaceCache {
         defer { try? connection.execute("PRAGMA cache_size=-\(Self.readCacheKiB)") }
         return try transaction {
             let writer = try PlaceCacheWriter(connection)
-            if let feed, writer.insertFirst { writer.snapshot = SnapshotWriter(); writer.snapshotLimit = feed.maximumPlaces }
+            if let feed, writer.insertFirst, let snapshot = try? SnapshotWriter(spillingBeside: CacheSnapshot.path(ofCache: path)) {
+                feed.begin(snapshot)
+                writer.feed = feed
+            }
             let result = try body(writer)
             try writer.finish()
             if writer.counts.changedRows {
                 try connection.execute("UPDATE meta SET value = value + 1 WHERE key = 'generation'")
             }
-            if let feed, let snapshot = writer.snapshot {
-                feed.fill(snapshot, stamp: IndexSnapshot.Stamp(identity: try identity(), generation: try generation()))
-                writer.snapshot = nil
+            if let feed = writer.feed {
+                feed.finish(stamp: IndexSnapshot.Stamp(identity: try identity(), generation: try generation()))
+                writer.feed = nil
             }
             try connection.execute(Self.cursorKeySQL)
             return result
@@ -73,13 +76,16 @@ public final class PlaceCacheWriter: PlaceSink {
     /// The cache was empty when the write began: insert without looking the id up first (a duplicate id
     /// fails the UNIQUE constraint and takes the lookup path), which saves a b-tree search per record.
     fileprivate let insertFirst: Bool
-    /// The places of a write into an empty cache, as the index snapshot holds them (`SnapshotFeed`);
+    /// Collects the places of a write into an empty cache for the index snapshot (`SnapshotFeed`);
     /// dropped as soon as the write does anything but insert new ids.
-    fileprivate var snapshot: SnapshotWriter?
-    /// More places than this and `snapshot` is dropped (`SnapshotFeed.maximumPlaces`).
-    fileprivate var snapshotLimit = 0
+    fileprivate var feed: SnapshotFeed?
     /// R*Tree changes, applied in order by `finish`: a new or moved point, or nil for a removed row.
     private var boxChanges: [(rowid: Int64, point: (lon: Double, lat: Double)?)] = []
+    /// The R*Tree will be rebuilt whole (`finish`): `boxChanges` are no longer kept (32 B a row, most
+    /// of a large import's memory besides SQLite's).
+    private var rebuildsTree = false
+    /// At least the rows the cache held when the write began (the largest rowid).
+    private let rowsBefore: Int
 
     fileprivate init(_ connection: SQLiteConnection) throws {
         self.connection = connection
@@ -95,6 +101,7 @@ public final class PlaceCacheWriter: PlaceSink {
         savePending = try connection.prepare("REPLACE INTO pending_details(id, kind, fields) VALUES(?1, ?2, ?3)")
         removePending = try connection.prepare("DELETE FROM pending_details WHERE id = ?1")
         hasPending = try connection.integer("SELECT EXISTS (SELECT 1 FROM pending_details)") == 1
+        rowsBefore = Int(try connection.integer("SELECT coalesce(max(rowid), 0) FROM places"))
     }
 
     /// Inserts `place` (with the details waiting for it), or replaces the cached place with its id
@@ -110,7 +117,7 @@ public final class PlaceCacheWriter: PlaceSink {
         try find.bind(1, place.id)
         guard try find.step() else { return try save(place, rowid: nil) }
         let rowid = find.int64(0)
-        snapshot = nil
+        dropFeed()
         if Self.isOlder(place.modified, than: find.text(1 + Int32(PlaceField.modified.rawValue))) {
             counts.older += 1
             return
@@ -143,7 +150,7 @@ public final class PlaceCacheWriter: PlaceSink {
             return
         }
         let rowid = find.int64(0)
-        snapshot = nil
+        dropFeed()
         var place = try cachedPlace()
         place.merge(detail)
         if cachedRowEquals(place) { counts.unchanged += 1; return }
@@ -189,13 +196,18 @@ public final class PlaceCacheWriter: PlaceSink {
         try find.bind(1, id)
         guard try find.step() else { counts.unchanged += 1; return }
         let rowid = find.int64(0)
-        snapshot = nil
+        dropFeed()
         find.reset()
         defer { removePlace.reset() }
         try removePlace.bind(1, rowid)
         try removePlace.step()
-        boxChanges.append((rowid, nil))
+        noteBox(rowid, nil)
         counts.deleted += 1
+    }
+
+    private func dropFeed() {
+        feed?.drop()
+        feed = nil
     }
 
     /// nil is the oldest `modified`; dates are fixed-width digits, so text order is time order.
@@ -239,17 +251,28 @@ public final class PlaceCacheWriter: PlaceSink {
         try row.bind(Int64(Accessibility.placeMask(p.accessibility)))
         try row.step()
         if rowid == nil { counts.inserted += 1 } else { counts.updated += 1 }
-        snapshot?.append(p)
-        if let collected = snapshot?.count, collected > snapshotLimit { snapshot = nil }
-        if moved { boxChanges.append((rowid ?? connection.lastInsertRowID, (p.lon, p.lat))) }
+        feed?.add(p)
+        if moved { noteBox(rowid ?? connection.lastInsertRowID, (p.lon, p.lat)) }
+    }
+
+    /// Notes a row's new box (nil: removed) for `finish`. Once the changes are an eighth of the most rows
+    /// the cache can hold after the write (`rowsBefore` + inserts, each later change adding at most one
+    /// row), `finish` rebuilds the tree whatever comes next, and the changes themselves are not needed.
+    private func noteBox(_ rowid: Int64, _ point: (lon: Double, lat: Double)?) {
+        guard !rebuildsTree else { return }
+        boxChanges.append((rowid, point))
+        if boxChanges.count * 8 >= rowsBefore + counts.inserted {
+            rebuildsTree = true
+            boxChanges = []
+        }
     }
 
     /// Brings the R*Tree up to date with the rows: one row at a time for a few changes, a packed rebuild
     /// (`RTreeBulkLoader`) when they are many (an eighth of the rows or more: a rebuild costs about 1.5 µs a
     /// row of the whole cache, an R*Tree insert about 20 µs).
     fileprivate func finish() throws {
-        guard !boxChanges.isEmpty else { return }
-        if boxChanges.count * 8 >= Int(try connection.integer("SELECT count(*) FROM places")) {
+        guard rebuildsTree || !boxChanges.isEmpty else { return }
+        if try rebuildsTree || boxChanges.count * 8 >= Int(connection.integer("SELECT count(*) FROM places")) {
             try RTreeBulkLoader.rebuild(connection)
         } else {
             let save = try connection.prepare("INSERT OR REPLACE INTO places_rtree VALUES(?1, ?2, ?3, ?4, ?5)")

@@ -116,15 +116,16 @@ import Testing
     }
 
     /// An import into an empty cache hands its places to the snapshot (`SnapshotFeed`): the file is
-    /// byte for byte the one read back from the cache. A feed is not used when the write did more than
-    /// insert new ids, held more places than its limit, or when another write committed before the snapshot.
+    /// byte for byte the one read back from the cache, and no spill file is left in the folder. A feed
+    /// is not used when the write did more than insert new ids, or when another write committed before
+    /// the snapshot.
     @Test func aFedSnapshotIsTheOneReadFromTheCache() throws {
         var g = QuerySampler(seed: 11)
         let places = g.places(400)
         let dir = try TempFolder()
-        func fedCache(_ name: String, _ records: [Place], deleting: [String] = [], limit: Int = 1000) throws -> (PlaceCache, SnapshotFeed) {
+        func fedCache(_ name: String, _ records: [Place], deleting: [String] = []) throws -> (PlaceCache, SnapshotFeed) {
             let cache = try PlaceCache(path: dir.file(name))
-            let feed = SnapshotFeed(maximumPlaces: limit)
+            let feed = SnapshotFeed()
             try cache.write(feeding: feed) { w in
                 for p in records { try w.upsert(p) }
                 for id in deleting { try w.delete(id: id) }
@@ -143,6 +144,8 @@ import Testing
         CacheSnapshot.update(cache, feed: feed) { Issue.record("update: \($0)") }
         let fed = FileManager.default.contents(atPath: CacheSnapshot.path(ofCache: cache.path))!
         #expect(try rebuilt(cache) == fed)
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".nearby-index") }
+        #expect(left == ["fed.sqlite.nearby-index"], "\(left)")
         // A repeated id and a delete drop the feed; the snapshot still holds exactly the cache's rows.
         var changed = places
         changed[3].title = "바뀐 이름"; changed[3].modified = "20990101000000"
@@ -160,12 +163,6 @@ import Testing
         CacheSnapshot.update(third, feed: thirdFeed) { Issue.record("update: \($0)") }
         let engine = try CacheSnapshot.engine(for: third) { Issue.record("engine: \($0)") }
         #expect(try engine.run(PlaceQuery()) == SQLiteEngine(cache: third).run(PlaceQuery()))
-        // More places than the feed's limit: dropped, and the snapshot is read from the cache.
-        let (large, largeFeed) = try fedCache("large.sqlite", places, limit: places.count - 1)
-        #expect(!largeFeed.isFilled)
-        CacheSnapshot.update(large, feed: largeFeed) { Issue.record("update: \($0)") }
-        let largeEngine = try CacheSnapshot.engine(for: large) { Issue.record("engine: \($0)") }
-        #expect(try largeEngine.run(PlaceQuery()) == SQLiteEngine(cache: large).run(PlaceQuery()))
     }
 
     @Test func updateWritesOnlyWhenTheCacheChanged() throws {

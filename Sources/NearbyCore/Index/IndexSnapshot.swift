@@ -65,10 +65,11 @@ import Foundation
 /// Output records are not in the snapshot: the engine fetches a page's rows from the cache by id.
 ///
 /// ## Writing
-/// `SnapshotWriter` writes the format: places are appended one at a time (a cache streams its rows
-/// straight in, `CacheSnapshot`), held as the flat columns above plus the titles' UTF-8, and each
-/// section is `pwrite`n at its offset once final (the lengths of all sections are known before the
-/// first is written); the body checksum is then read back from the file, the header written last.
+/// `SnapshotWriter` writes the format: places are appended one at a time (an import hands over the
+/// places it inserts, `SnapshotFeed`; otherwise a cache streams its rows in, `CacheSnapshot`), kept as
+/// the flat columns above plus the titles' UTF-8 in an unlinked spill file beside the snapshot, and
+/// each section is `pwrite`n at its offset once final (the lengths of all sections are known before
+/// the first is written); the body checksum is then read back from the file, the header written last.
 ///
 /// ## Checks
 /// A snapshot is used only when the magic, version, file length, header checksum, cache identity
@@ -128,7 +129,7 @@ public enum IndexSnapshot {
     /// Writes the snapshot of `places` (any order) for the cache state `stamp` to `path`, atomically
     /// (`SnapshotWriter`, which a cache feeds row by row instead).
     public static func write(_ places: [Place], stamp: Stamp, to path: String) throws {
-        var writer = SnapshotWriter(capacity: places.count)
+        var writer = try SnapshotWriter(spillingBeside: path)
         for i in places.indices { writer.append(places[i]) }
         try writer.write(stamp: stamp, to: path)
     }

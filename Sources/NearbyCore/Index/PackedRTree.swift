@@ -147,8 +147,8 @@ public struct PackedRTree: Sendable {
     }
 
     /// Item indices sorted by the Hilbert index of their point in the bounding box of all points
-    /// (quantised to 16 bits per axis), ties by item index: an LSD radix sort of
-    /// `hilbert << 32 | item` on its high 32 bits (stable, so ties keep the item order).
+    /// (quantised to 16 bits per axis), ties by item index: `RadixSort` of `hilbert << 32 | item` on
+    /// its high 32 bits (stable, so ties keep the item order).
     static func hilbertOrder(xs: [Double], ys: [Double]) -> [Int32] {
         let n = xs.count
         guard n > 0 else { return [] }
@@ -163,19 +163,7 @@ public struct PackedRTree: Sendable {
             }
             initialized = n
         }
-        var scratch = [UInt64](repeating: 0, count: n)
-        for shift in stride(from: UInt64(32), to: 64, by: 8) {
-            var offsets = [Int](repeating: 0, count: 257)
-            for k in keys { offsets[Int((k >> shift) & 0xFF) + 1] += 1 }
-            if offsets.contains(n) { continue }  // every key has the same digit: already in order
-            for d in 1 ... 256 { offsets[d] += offsets[d - 1] }
-            for k in keys {
-                let d = Int((k >> shift) & 0xFF)
-                scratch[offsets[d]] = k
-                offsets[d] += 1
-            }
-            swap(&keys, &scratch)
-        }
+        RadixSort.sort(&keys, bits: 32..<64)
         return keys.map { Int32(truncatingIfNeeded: $0) }
     }
 }
@@ -520,6 +508,29 @@ struct DistanceQueue {
             }
             h[i] = last
             return top
+        }
+    }
+}
+
+/// Least-significant-digit radix sort of `UInt64` keys, 8 bits a pass: stable, and a pass whose digit
+/// is the same in every key is skipped.
+enum RadixSort {
+    /// Sorts `keys` by their bits `bits` (the bits above it are ignored, the ones below keep their order).
+    static func sort(_ keys: inout [UInt64], bits: Range<Int>) {
+        let n = keys.count
+        var scratch = [UInt64](repeating: 0, count: n)
+        for shift in stride(from: UInt64(bits.lowerBound), to: UInt64(bits.upperBound), by: 8) {
+            let mask: UInt64 = bits.upperBound - Int(shift) >= 8 ? 0xFF : (1 << UInt64(bits.upperBound - Int(shift))) - 1
+            var offsets = [Int](repeating: 0, count: 257)
+            for k in keys { offsets[Int((k >> shift) & mask) + 1] += 1 }
+            if offsets.contains(n) { continue }  // every key has the same digit: already in order
+            for d in 1 ... 256 { offsets[d] += offsets[d - 1] }
+            for k in keys {
+                let d = Int((k >> shift) & mask)
+                scratch[offsets[d]] = k
+                offsets[d] += 1
+            }
+            swap(&keys, &scratch)
         }
     }
 }

@@ -336,27 +336,30 @@ struct CodeColumn: Sendable {
         private(set) var dictionary: [String: UInt16] = [:]
         init(capacity: Int) { codes.reserveCapacity(capacity) }
 
-        mutating func append(_ value: String?) {
-            guard let value else { codes.append(0); return }
-            if let c = dictionary[value] { codes.append(c); return }
-            guard dictionary.count < Int(UInt16.max) - 1 else { codes.append(UInt16.max); return }
+        mutating func append(_ value: String?) { codes.append(Self.code(of: value, in: &dictionary)) }
+
+        /// The code of `value` in `dictionary`, added to it when new.
+        static func code(of value: String?, in dictionary: inout [String: UInt16]) -> UInt16 {
+            guard let value else { return 0 }
+            if let c = dictionary[value] { return c }
+            guard dictionary.count < Int(UInt16.max) - 1 else { return UInt16.max }
             let c = UInt16(dictionary.count + 1)
             dictionary[value] = c
-            codes.append(c)
+            return c
         }
 
         var column: CodeColumn { CodeColumn(codes: Column(codes), dictionary: dictionary) }
 
-        /// Puts the codes in `order` (value i becomes the one at `order[i]`), renumbered in the values'
-        /// byte order, so that a snapshot does not depend on the order values arrived in.
-        mutating func arrange(_ order: [Int32]) {
+        /// Renumbers `dictionary` in its values' byte order (so that a snapshot does not depend on the
+        /// order values arrived in); returns each old code's new code.
+        static func renumber(_ dictionary: inout [String: UInt16]) -> [UInt16] {
             var renumbered = (0...Int(UInt16.max)).map { UInt16($0) }
             let values = dictionary.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             for (i, value) in values.enumerated() {
                 renumbered[Int(dictionary[value]!)] = UInt16(i + 1)
                 dictionary[value] = UInt16(i + 1)
             }
-            codes = order.map { renumbered[Int(codes[Int($0)])] }
+            return renumbered
         }
     }
 

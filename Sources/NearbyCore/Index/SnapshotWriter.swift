@@ -3,42 +3,44 @@ import Glibc
 #else
 import Darwin
 #endif
+import Dispatch
 
 /// Writes an index snapshot (format: `IndexSnapshot`) from places fed one at a time, holding only
-/// the snapshot's flat columns and the titles' UTF-8, never the records: the snapshot of a million
-/// places costs about its own size in memory, not the cache's.
+/// a small buffer per column: the columns are appended to a `SpillFile` (page cache, not the heap) and
+/// read back one at a time by `write`, so collecting a million places during an import costs the
+/// import no memory, and the snapshot's own peak is its largest temporary, not the sum of its columns.
 ///
 /// `append` every place (in any order; a cache read in id order skips the id sort), then `write`
 /// once: it puts the rows in the tree's Hilbert order (their id ranks become a column) and writes
-/// each section goes to the file with `pwrite` as soon as it is final and is then freed, so that the
-/// large temporaries (the titles' collation keys, the tree's build) never coexist with the columns.
+/// each section with `pwrite` as soon as it is final. The titles' collation ranks, the largest part
+/// of the work, are computed on a second thread while the other sections are written.
 public struct SnapshotWriter {
-    private var idBytes: [UInt8] = [], idOffsets: [UInt32] = [0]
+    private let spill: SpillFile
+    private var idBytes = SpillColumn<UInt8>(), idEnds = SpillColumn<UInt32>()
     /// The id as a number when it is at most 18 ASCII digits without a leading zero, else −1
     /// (`PlaceTable.idPrecedes` then decides).
-    private var idNumbers: [Int64] = []
+    private var idNumbers = SpillColumn<Int64>()
+    private var lastId: (text: String, number: Int64)?
     private var inIdOrder = true
-    private var titleBytes: [UInt8] = [], titleEnds: [UInt32] = []
-    private var foldedUnits: [UInt16] = [], foldedEnds: [UInt32] = []
-    private var lats: [Double] = [], lons: [Double] = []
-    private var category: [Int32] = [], created: [Int64] = [], modified: [Int64] = []
-    private var eventStart: [Int32] = [], eventEnd: [Int32] = [], flags: [UInt32] = []
-    private var areacode: CodeColumn.Builder, sigungucode: CodeColumn.Builder
-    /// `CodeFamily` keys, one column per family (by raw value).
-    private var codes: [CodeColumn.Builder]
+    /// The titles' collation keys (`KoreanCollation`), built as places come in (during an import, on
+    /// the feed's thread), so that writing only sorts them.
+    private var titleKeys = SpillColumn<UInt8>(), titleKeyEnds = SpillColumn<Int>()
+    private var keyBuilder = KoreanCollation.Builder()
+    private var foldedUnits = SpillColumn<UInt16>(), foldedEnds = SpillColumn<UInt32>()
+    private var lats = SpillColumn<Double>(), lons = SpillColumn<Double>()
+    private var category = SpillColumn<Int32>(), created = SpillColumn<Int64>(), modified = SpillColumn<Int64>()
+    private var eventStart = SpillColumn<Int32>(), eventEnd = SpillColumn<Int32>(), flags = SpillColumn<UInt32>()
+    /// Coded text columns (`CodeColumn`): areacode, sigungucode, then the `CodeFamily` keys by raw
+    /// value; the codes are spilled, the dictionaries held.
+    private var codes: [SpillColumn<UInt16>]
+    private var dictionaries: [[String: UInt16]]
     static let nodeSize = 16
 
-    public init(capacity: Int = 0) {
-        areacode = CodeColumn.Builder(capacity: capacity); sigungucode = CodeColumn.Builder(capacity: capacity)
-        codes = CodeFamily.allCases.map { _ in CodeColumn.Builder(capacity: capacity) }
-        idOffsets.reserveCapacity(capacity + 1); idNumbers.reserveCapacity(capacity); titleEnds.reserveCapacity(capacity)
-        foldedEnds.reserveCapacity(capacity); lats.reserveCapacity(capacity); lons.reserveCapacity(capacity)
-        category.reserveCapacity(capacity); created.reserveCapacity(capacity); modified.reserveCapacity(capacity)
-        eventStart.reserveCapacity(capacity); eventEnd.reserveCapacity(capacity); flags.reserveCapacity(capacity)
-        // The text buffers' lengths are unknown: generous room, which costs address space only (pages
-        // are resident once written), where doubling would hold the old and the new copy at once.
-        idBytes.reserveCapacity(capacity * 16); titleBytes.reserveCapacity(capacity * 64)
-        foldedUnits.reserveCapacity(capacity * 32)
+    /// A writer whose columns wait in a spill file in the folder of `path` (where the snapshot goes).
+    public init(spillingBeside path: String) throws(IndexSnapshot.Problem) {
+        spill = try SpillFile(beside: path)
+        codes = Array(repeating: SpillColumn(), count: 2 + CodeFamily.allCases.count)
+        dictionaries = Array(repeating: [:], count: 2 + CodeFamily.allCases.count)
     }
 
     /// Places appended so far.
@@ -53,29 +55,36 @@ public struct SnapshotWriter {
         accessibility: UInt32, codeKeys: [String?]
     ) {
         let number = Self.number(id)
-        if let last = idNumbers.last, inIdOrder {
-            let ordered = last >= 0 && number >= 0
-                ? last < number
-                : PlaceTable.idPrecedes(self.id(idNumbers.count - 1), id) || self.id(idNumbers.count - 1) == id
+        if inIdOrder, let last = lastId {
+            let ordered = last.number >= 0 && number >= 0
+                ? last.number < number
+                : PlaceTable.idPrecedes(last.text, id) || last.text == id
             if !ordered { inIdOrder = false }
         }
-        idNumbers.append(number)
-        idBytes.append(contentsOf: id.utf8)
-        idOffsets.append(UInt32(truncatingIfNeeded: idBytes.count))
-        titleBytes.append(contentsOf: title.utf8)
-        titleEnds.append(UInt32(truncatingIfNeeded: titleBytes.count))
-        foldedUnits.append(contentsOf: KeywordMatcher.fold(title))
-        foldedEnds.append(UInt32(truncatingIfNeeded: foldedUnits.count))
-        lats.append(lat); lons.append(lon)
-        self.category.append(Int32(truncatingIfNeeded: category))
-        self.created.append(PlaceTable.timestamp(created))
-        self.modified.append(PlaceTable.timestamp(modified))
-        self.eventStart.append(PlaceTable.day(eventStart))
-        self.eventEnd.append(PlaceTable.day(eventEnd ?? eventStart))
-        flags.append(accessibility | (hasImage ? PlaceTable.imageBit : 0))
-        self.areacode.append(areacode)
-        self.sigungucode.append(sigungucode)
-        for (i, key) in codeKeys.enumerated() { codes[i].append(key) }
+        lastId = (id, number)
+        idNumbers.append(number, to: spill)
+        idBytes.append(contentsOf: id.utf8, to: spill)
+        idEnds.append(UInt32(truncatingIfNeeded: idBytes.count), to: spill)
+        KoreanCollation.appendSortKey(title, to: &keyBuilder)
+        titleKeys.append(contentsOf: keyBuilder.key, to: spill)
+        titleKeyEnds.append(titleKeys.count, to: spill)
+        keyBuilder.key.removeAll(keepingCapacity: true)
+        foldedUnits.append(contentsOf: KeywordMatcher.fold(title), to: spill)
+        foldedEnds.append(UInt32(truncatingIfNeeded: foldedUnits.count), to: spill)
+        lats.append(lat, to: spill); lons.append(lon, to: spill)
+        self.category.append(Int32(truncatingIfNeeded: category), to: spill)
+        self.created.append(PlaceTable.timestamp(created), to: spill)
+        self.modified.append(PlaceTable.timestamp(modified), to: spill)
+        self.eventStart.append(PlaceTable.day(eventStart), to: spill)
+        self.eventEnd.append(PlaceTable.day(eventEnd ?? eventStart), to: spill)
+        flags.append(accessibility | (hasImage ? PlaceTable.imageBit : 0), to: spill)
+        appendCode(0, areacode)
+        appendCode(1, sigungucode)
+        for (i, key) in codeKeys.enumerated() { appendCode(2 + i, key) }
+    }
+
+    private mutating func appendCode(_ column: Int, _ value: String?) {
+        codes[column].append(CodeColumn.Builder.code(of: value, in: &dictionaries[column]), to: spill)
     }
 
     /// Adds one place record.
@@ -88,44 +97,52 @@ public struct SnapshotWriter {
     }
 
     /// Writes the snapshot of the appended places for the cache state `stamp` to `path`, atomically
-    /// (`IndexSnapshot.writeAtomically`). Leaves this writer empty.
+    /// (`IndexSnapshot.writeAtomically`). Call it once.
     public mutating func write(stamp: IndexSnapshot.Stamp, to path: String) throws {
-        guard idBytes.count < Int(UInt32.max), foldedUnits.count < Int(UInt32.max), titleBytes.count < Int(UInt32.max) else {
+        idBytes.flush(to: spill); idEnds.flush(to: spill); idNumbers.flush(to: spill)
+        titleKeys.flush(to: spill); titleKeyEnds.flush(to: spill); foldedUnits.flush(to: spill); foldedEnds.flush(to: spill)
+        lats.flush(to: spill); lons.flush(to: spill); category.flush(to: spill); created.flush(to: spill)
+        modified.flush(to: spill); eventStart.flush(to: spill); eventEnd.flush(to: spill); flags.flush(to: spill)
+        for i in codes.indices { codes[i].flush(to: spill) }
+        if let failure = spill.failure { throw IndexSnapshot.Problem.unreadable("spill file beside \(path): \(failure)") }
+        guard idBytes.count < Int(UInt32.max), foldedUnits.count < Int(UInt32.max) else {
             throw IndexSnapshot.Problem.damaged("more than 4 GiB of ids or titles")
         }
+        let n = count
         // Id order first, so a position is an id rank and equal Hilbert keys keep id order (the bytes
         // do not depend on the order places came in); then curve order, so the tree's items are the rows.
-        let byId = inIdOrder ? nil : idOrder()
-        if let byId { arrange(byId) }
-        // The columns are put in curve order one at a time as they are written (`inCurveOrder`), so that
-        // only one extra copy exists at a time; the small code columns now, for their dictionaries.
-        let order = PackedRTree.hilbertOrder(xs: lons, ys: lats)
-        areacode.arrange(order); sigungucode.arrange(order)
-        for i in codes.indices { codes[i].arrange(order) }
-        func inCurveOrder<T>(_ a: [T]) -> [T] { order.map { a[Int($0)] } }
-        var idRanks = order.map { UInt32($0) }
-        var rowsByIdRank = [UInt32](repeating: 0, count: count)
-        for (row, k) in idRanks.enumerated() { rowsByIdRank[Int(k)] = UInt32(row) }
-        let appendOrder = byId.map { b in order.map { b[Int($0)] } } ?? order
-        let areas = Self.strings(Self.dictionaryValues(areacode.dictionary))
-        let sigungus = Self.strings(Self.dictionaryValues(sigungucode.dictionary))
-        let codeStrings = codes.map { Self.strings(Self.dictionaryValues($0.dictionary)) }
-        let n = count
+        let byId = inIdOrder ? nil : try idOrder()
+        var points = [Double](repeating: 0, count: 2 * n)
+        let order: [Int32]
+        do {
+            var xs = try lons.values(in: spill), ys = try lats.values(in: spill)
+            if let byId { xs = byId.map { xs[Int($0)] }; ys = byId.map { ys[Int($0)] } }
+            order = PackedRTree.hilbertOrder(xs: xs, ys: ys)
+            for row in 0..<n { points[2 * row] = xs[Int(order[row])]; points[2 * row + 1] = ys[Int(order[row])] }
+        }
         let (treeLevels, treeBoxes) = PackedRTree.shape(count: n, nodeSize: Self.nodeSize)
+        // Row r holds the place appended at `source[r]`; `order[r]` is its id rank.
+        let source = byId.map { b in order.map { b[Int($0)] } } ?? order
+        let renumbered = dictionaries.indices.map { CodeColumn.Builder.renumber(&dictionaries[$0]) }
+        let dictionaryStrings = dictionaries.map { Self.strings(Self.dictionaryValues($0)) }
+        var categories = try category.values(in: spill)
+        let statistics = TableStatistics(category: categories, areaCodes: try codes[0].values(in: spill).lazy.map { renumbered[0][Int($0)] },
+                                         areaValues: dictionaries[0].count)
 
         // The layout first (every section's length is known), then each section into place.
+        let codeTags = [("AREA", "ARDO", "ARDB"), ("SIGU", "SGDO", "SGDB")]
+            + IndexSnapshot.codeTags.map { ($0 + "C", $0 + "O", $0 + "B") }
         var tags: [(String, Int, Int)] = [
             ("TPTS", 8, 2 * n), ("TBOX", 8, treeBoxes), ("TLVL", 8, treeLevels.count),
             ("IDRK", 4, n), ("IDRW", 4, n), ("CATG", 4, n), ("AREA", 2, n), ("SIGU", 2, n),
-            ("ARDO", 4, areas.offsets.count), ("ARDB", 1, areas.bytes.count),
-            ("SGDO", 4, sigungus.offsets.count), ("SGDB", 1, sigungus.bytes.count),
+            ("ARDO", 4, dictionaryStrings[0].offsets.count), ("ARDB", 1, dictionaryStrings[0].bytes.count),
+            ("SGDO", 4, dictionaryStrings[1].offsets.count), ("SGDB", 1, dictionaryStrings[1].bytes.count),
             ("CRTD", 8, n), ("MODF", 8, n), ("EVST", 4, n), ("EVEN", 4, n), ("FLAG", 4, n), ("RANK", 4, n),
             ("FTUN", 2, foldedUnits.count), ("FTEN", 4, n), ("IDOF", 4, n + 1), ("IDBY", 1, idBytes.count),
         ]
-        for (stem, strings) in zip(IndexSnapshot.codeTags, codeStrings) {
-            tags += [(stem + "C", 2, n), (stem + "O", 4, strings.offsets.count), (stem + "B", 1, strings.bytes.count)]
+        for (i, (c, o, b)) in codeTags.enumerated().dropFirst(2) {
+            tags += [(c, 2, n), (o, 4, dictionaryStrings[i].offsets.count), (b, 1, dictionaryStrings[i].bytes.count)]
         }
-        let statistics = TableStatistics(category: category, areaCodes: areacode.codes, areaValues: areacode.dictionary.count)
         tags += SortOrders.sections(count: n, statistics: statistics)
         let tableEnd = IndexSnapshot.headerSize + IndexSnapshot.entrySize * tags.count
         var offsets: [String: Int] = [:]
@@ -139,62 +156,75 @@ public struct SnapshotWriter {
         try IndexSnapshot.writeAtomically(to: path) { fd in
             func failed() -> IndexSnapshot.Problem { .unreadable("\(path): \(String(cString: strerror(errno)))") }
             guard ftruncate(fd, off_t(fileLength)) == 0 else { throw failed() }
+            // Peak memory: before each large section, what the sections before it freed goes back.
             func put<T: BitwiseCopyable>(_ tag: String, _ values: [T]) throws {
+                if values.count * MemoryLayout<T>.stride >= 1 << 20 { FreedMemory.giveBack() }
                 guard values.withUnsafeBytes({ writeAll(fd, $0, at: offsets[tag]!) }) else { throw failed() }
             }
             func put<T: BitwiseCopyable>(_ tag: String, _ values: Column<T>) throws {
                 guard values.withUnsafeBufferPointer({ writeAll(fd, UnsafeRawBufferPointer($0), at: offsets[tag]!) }) else { throw failed() }
             }
-            // Peak memory (the import's, BENCHMARKS.md): one large part at a time. Every column but the
-            // titles and coordinates is written and freed first, then the titles are ranked (their sort
-            // keys are the largest part), then the tree is built.
-            try put("IDRK", idRanks); idRanks = []
+            func inRowOrder<T>(_ values: [T]) -> [T] { source.map { values[Int($0)] } }
+            /// A sort key's column, then its stored order (`SortOrders`), ties by id rank.
+            func putSorted<T: BinaryInteger & BitwiseCopyable>(_ tag: String, _ field: SortField, _ values: [T]) throws {
+                try put(tag, values)
+                try put(SortOrders.tag(of: field), SortOrders.rows(count: n, key: { Int64(values[$0]) }, idRank: { UInt32(order[$0]) }))
+            }
+            // The titles' ranks on a second thread (sorting their keys is most of the work), the other
+            // sections meanwhile, each read back from the spill file, put in row order, written and freed.
+            let ranks = BackgroundValue { [spill = spill, titleKeys = titleKeys, titleKeyEnds = titleKeyEnds] in
+                try Self.titleRanks(spill: spill, keys: titleKeys, ends: titleKeyEnds, source: source)
+            }
+            do {
+                let tree = PackedRTree(orderedPoints: points, items: nil, ranks: nil, nodeSize: Self.nodeSize)
+                precondition(tree.boxes.count == treeBoxes && tree.levels.elementsEqual(treeLevels), "PackedRTree.shape disagrees with the tree")
+                try put("TPTS", points); points = []
+                try put("TBOX", tree.boxes); try put("TLVL", tree.levels)
+            }
+            try put("IDRK", order.map { UInt32($0) })
+            var rowsByIdRank = [UInt32](repeating: 0, count: n)
+            for (row, k) in order.enumerated() { rowsByIdRank[Int(k)] = UInt32(row) }
             try put("IDRW", rowsByIdRank); rowsByIdRank = []
-            try put("CATG", inCurveOrder(category)); category = []
-            try put("AREA", areacode.codes); try put("SIGU", sigungucode.codes)
-            areacode = CodeColumn.Builder(capacity: 0); sigungucode = CodeColumn.Builder(capacity: 0)
-            try put("ARDO", areas.offsets); try put("ARDB", areas.bytes)
-            try put("SGDO", sigungus.offsets); try put("SGDB", sigungus.bytes)
-            try put("CRTD", inCurveOrder(created)); created = []
-            try put("MODF", inCurveOrder(modified)); modified = []
-            try put("EVST", inCurveOrder(eventStart)); eventStart = []
-            try put("EVEN", inCurveOrder(eventEnd)); eventEnd = []
-            try put("FLAG", inCurveOrder(flags)); flags = []
-            let folded = Self.arranged(foldedUnits, ends: foldedEnds, order)
-            foldedUnits = []; foldedEnds = []
-            try put("FTUN", folded.units); try put("FTEN", folded.ends)
-            let ids = Self.arranged(idBytes, ends: Array(idOffsets.dropFirst()), order)
-            idBytes = []; idOffsets = [0]; idNumbers = []
-            try put("IDOF", [0] + ids.ends); try put("IDBY", ids.units)
-            for (i, stem) in IndexSnapshot.codeTags.enumerated() {
-                try put(stem + "C", codes[i].codes); try put(stem + "O", codeStrings[i].offsets); try put(stem + "B", codeStrings[i].bytes)
-                codes[i] = CodeColumn.Builder(capacity: 0)
+            try putSorted("CATG", .category, inRowOrder(categories)); categories = []
+            for (i, (c, o, b)) in codeTags.enumerated() {
+                try put(c, inRowOrder(try codes[i].values(in: spill)).map { renumbered[i][Int($0)] })
+                try put(o, dictionaryStrings[i].offsets); try put(b, dictionaryStrings[i].bytes)
             }
-            FreedMemory.giveBack()
-            try put("RANK", titleRanks(appendOrder))
-            var points = [Double](repeating: 0, count: 2 * n)
-            for row in 0..<n { points[2 * row] = lons[Int(order[row])]; points[2 * row + 1] = lats[Int(order[row])] }
-            lats = []; lons = []
-            let tree = PackedRTree(orderedPoints: points, items: nil, ranks: nil, nodeSize: Self.nodeSize)
-            precondition(tree.boxes.count == treeBoxes && tree.levels.elementsEqual(treeLevels), "PackedRTree.shape disagrees with the tree")
-            try put("TPTS", points); points = []
-            try put("TBOX", tree.boxes); try put("TLVL", tree.levels)
-            FreedMemory.giveBack()
-
-            // The stored orders last, from the sort columns read back from the file (rows in curve order, ties by the id rank `order` gives each row).
-            func readBack<T: BitwiseCopyable>(_ tag: String, _: T.Type) throws -> [T] {
-                var values = [T](unsafeUninitializedCapacity: n) { _, count in count = n }
-                guard values.withUnsafeMutableBytes({ readAll(fd, $0, at: offsets[tag]!) }) else { throw failed() }
-                return values
-            }
-            try SortOrders.write(count: n, statistics: statistics, idRank: { UInt32(order[$0]) }, keys: { field in
-                switch field {
-                case .title: try readBack("RANK", UInt32.self).map(Int64.init)
-                case .modified: try readBack("MODF", Int64.self)
-                case .created: try readBack("CRTD", Int64.self)
-                default: try readBack("CATG", Int32.self).map(Int64.init)
+            try putSorted("CRTD", .created, inRowOrder(try created.values(in: spill)))
+            try putSorted("MODF", .modified, inRowOrder(try modified.values(in: spill)))
+            try put("EVST", inRowOrder(try eventStart.values(in: spill)))
+            try put("EVEN", inRowOrder(try eventEnd.values(in: spill)))
+            try put("FLAG", inRowOrder(try flags.values(in: spill)))
+            /// A text column (value i is `units[ends[i − 1] ..< ends[i]]`, from 0 for i = 0) in row order:
+            /// the units go out through a small buffer, so only the column read back is held.
+            func putText<T: BitwiseCopyable>(_ unitsTag: String, _ endsTag: String, _ units: [T], _ ends: [UInt32], leadingZero: Bool) throws {
+                var outEnds = [UInt32](), total = 0, offset = offsets[unitsTag]!
+                outEnds.reserveCapacity(n + 1)
+                if leadingZero { outEnds.append(0) }
+                var buffer = [T]()
+                buffer.reserveCapacity(Self.textBuffer)
+                func flush() throws {
+                    guard buffer.withUnsafeBytes({ writeAll(fd, $0, at: offset) }) else { throw failed() }
+                    offset += buffer.count * MemoryLayout<T>.stride
+                    buffer.removeAll(keepingCapacity: true)
                 }
-            }, put: put, putCounts: put)
+                for i in source.map(Int.init) {
+                    let start = i == 0 ? 0 : Int(ends[i - 1])
+                    buffer.append(contentsOf: units[start..<Int(ends[i])])
+                    total += Int(ends[i]) - start
+                    outEnds.append(UInt32(total))
+                    if buffer.count >= Self.textBuffer { try flush() }
+                }
+                try flush()
+                try put(endsTag, outEnds)
+            }
+            try putText("FTUN", "FTEN", try foldedUnits.values(in: spill), try foldedEnds.values(in: spill), leadingZero: false)
+            try putText("IDBY", "IDOF", try idBytes.values(in: spill), try idEnds.values(in: spill), leadingZero: true)
+            try put(TableStatistics.categoryTag, statistics.categorySection)
+            try put(TableStatistics.areaTag, statistics.areaSection)
+            FreedMemory.giveBack()
+            try putSorted("RANK", .title, try ranks.value())
+            FreedMemory.giveBack()
 
             // The body checksum reads the body back (from the page cache), as a reader checks it.
             let bodyStart = tableEnd + 8
@@ -224,54 +254,28 @@ public struct SnapshotWriter {
         }
     }
 
-    /// The titles' Korean-collation ranks (`KoreanCollation.ranks`), in `order`. Frees the titles once
-    /// their sort keys (about twice their size) are built, before sorting the keys.
-    private mutating func titleRanks(_ order: [Int32]) -> [UInt32] {
-        let keys = titleBytes.withUnsafeBufferPointer { u in
-            titleEnds.withUnsafeBufferPointer { KoreanCollation.sortKeys(utf8: u, ends: $0) }
-        }
-        titleBytes = []; titleEnds = []
-        FreedMemory.giveBack()
-        let r = keys.ranks()
-        return order.map { r[Int($0)] }
-    }
-
-    /// Id `i` (in append order).
-    private func id(_ i: Int) -> String {
-        String(decoding: idBytes[Int(idOffsets[i])..<Int(idOffsets[i + 1])], as: UTF8.self)
+    /// The titles' Korean-collation ranks (`KoreanCollation.ranks`) by row (title `source[r]` for row r).
+    private static func titleRanks(
+        spill: SpillFile, keys: SpillColumn<UInt8>, ends: SpillColumn<Int>, source: [Int32]
+    ) throws(IndexSnapshot.Problem) -> [UInt32] {
+        let r = KoreanCollation.SortKeys(keys: try keys.values(in: spill), ends: try ends.values(in: spill)).ranks()
+        return source.map { r[Int($0)] }
     }
 
     /// Append positions in id order (`PlaceTable.idPrecedes`).
-    private func idOrder() -> [Int32] {
-        (0..<Int32(count)).sorted { i, j in
-            let a = idNumbers[Int(i)], b = idNumbers[Int(j)]
+    private func idOrder() throws(IndexSnapshot.Problem) -> [Int32] {
+        let numbers = try idNumbers.values(in: spill), bytes = try idBytes.values(in: spill), ends = try idEnds.values(in: spill)
+        func id(_ i: Int) -> String {
+            String(decoding: bytes[(i == 0 ? 0 : Int(ends[i - 1]))..<Int(ends[i])], as: UTF8.self)
+        }
+        return (0..<Int32(count)).sorted { i, j in
+            let a = numbers[Int(i)], b = numbers[Int(j)]
             return a >= 0 && b >= 0 ? a < b : PlaceTable.idPrecedes(id(Int(i)), id(Int(j)))
         }
     }
 
-    /// Puts every per-place column into `order`.
-    private mutating func arrange(_ order: [Int32]) {
-        func arranged<T>(_ a: [T]) -> [T] { order.map { a[Int($0)] } }
-        lats = arranged(lats); lons = arranged(lons); category = arranged(category)
-        created = arranged(created); modified = arranged(modified); eventStart = arranged(eventStart)
-        eventEnd = arranged(eventEnd); flags = arranged(flags)
-        areacode.arrange(order); sigungucode.arrange(order)
-        for i in codes.indices { codes[i].arrange(order) }
-        let ids = Self.arranged(idBytes, ends: Array(idOffsets.dropFirst()), order)
-        idBytes = ids.units; idOffsets = [0] + ids.ends
-        (foldedUnits, foldedEnds) = Self.arranged(foldedUnits, ends: foldedEnds, order)
-    }
-
-    /// A text column (value i is `units[ends[i − 1] ..< ends[i]]`, from 0 for i = 0) with its values in `order`.
-    private static func arranged<T>(_ units: [T], ends: [UInt32], _ order: [Int32]) -> (units: [T], ends: [UInt32]) {
-        var out: [T] = [], outEnds: [UInt32] = []
-        out.reserveCapacity(units.count); outEnds.reserveCapacity(order.count)
-        for i in order.map(Int.init) {
-            out.append(contentsOf: units[(i == 0 ? 0 : Int(ends[i - 1]))..<Int(ends[i])])
-            outEnds.append(UInt32(out.count))
-        }
-        return (out, outEnds)
-    }
+    /// Units of a text section written at once (`putText`).
+    private static let textBuffer = 1 << 16
 
     private static func number(_ id: String) -> Int64 {
         let u = id.utf8
@@ -293,5 +297,21 @@ public struct SnapshotWriter {
             offsets.append(UInt32(bytes.count))
         }
         return (offsets, bytes)
+    }
+}
+
+/// A value computed on another thread (`DispatchQueue.global()`), waited for by `value()`.
+private final class BackgroundValue<T>: @unchecked Sendable {
+    // @unchecked: `result` is written by the task before it leaves `group`, read after `wait`.
+    private let group = DispatchGroup()
+    private var result: Result<T, any Error>?
+
+    init(_ work: @escaping @Sendable () throws -> T) {
+        DispatchQueue.global().async(group: group) { [self] in result = Result(catching: work) }
+    }
+
+    func value() throws -> T {
+        group.wait()
+        return try result!.get()
     }
 }

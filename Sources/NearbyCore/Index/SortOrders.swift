@@ -27,19 +27,6 @@ enum SortOrders {
         ]
     }
 
-    /// Writes the sections of `sections` once the snapshot's columns are written: each order from its
-    /// field's keys (`keys`, read back from the file, so the writer never holds them all at once).
-    static func write(count n: Int, statistics: TableStatistics, idRank: (Int) -> UInt32,
-                      keys: (SortField) throws -> [Int64], put: (String, [UInt32]) throws -> Void,
-                      putCounts: (String, [Int64]) throws -> Void) throws {
-        for field in fields {
-            let k = try keys(field)
-            try put(tag(of: field), rows(count: n, key: { k[$0] }, idRank: idRank))
-        }
-        try putCounts(TableStatistics.categoryTag, statistics.categorySection)
-        try putCounts(TableStatistics.areaTag, statistics.areaSection)
-    }
-
     /// Rows ascending by `key`, ties by `idRank`.
     static func rows(count n: Int, key: (Int) -> Int64, idRank: (Int) -> UInt32) -> [UInt32] {
         guard n > 0 else { return [] }
@@ -53,7 +40,7 @@ enum SortOrders {
                 for row in 0..<n { buffer[row] = UInt64(key(row) &- low) << rankBits | UInt64(idRank(row)) }
                 count = n
             }
-            packed.sort()
+            RadixSort.sort(&packed, bits: 0..<Int(rankBits) + (64 - UInt64(spread).leadingZeroBitCount))
             // Id ranks are a permutation of 0..<n: each names its row.
             var rowOfRank = [UInt32](repeating: 0, count: n)
             for row in 0..<n { rowOfRank[Int(idRank(row))] = UInt32(row) }

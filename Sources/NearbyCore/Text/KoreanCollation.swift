@@ -50,16 +50,6 @@ public enum KoreanCollation {
         }.ranks()
     }
 
-    /// The sort keys of titles stored as valid UTF-8 in one buffer: title i is
-    /// `utf8[ends[i − 1] ..< ends[i]]` (from 0 for i = 0). No `String` per title; the titles may be
-    /// freed once this returns, before the sort (`SortKeys.ranks`).
-    static func sortKeys(utf8: UnsafeBufferPointer<UInt8>, ends: UnsafeBufferPointer<UInt32>) -> SortKeys {
-        SortKeys(count: ends.count, bytes: 4 * utf8.count + 2 * ends.count) { i, b in
-            let start = i == 0 ? 0 : Int(ends[i - 1])
-            appendSortKey(utf8: UnsafeBufferPointer(rebasing: utf8[start..<Int(ends[i])]), to: &b)
-        }
-    }
-
     /// The keys of n strings in one flat buffer.
     struct SortKeys {
         private var builder = Builder()
@@ -75,6 +65,12 @@ public enum KoreanCollation {
                 appendKey(i, &builder)
                 ends[i] = builder.key.count
             }
+        }
+
+        /// Keys already built: key i is `keys[ends[i − 1] ..< ends[i]]` (from 0 for i = 0).
+        init(keys: [UInt8], ends: [Int]) {
+            builder.key = keys
+            self.ends = ends
         }
 
         /// Dense ranks of the keys (`ranks(of:)`).

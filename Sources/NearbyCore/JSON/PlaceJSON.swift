@@ -242,16 +242,18 @@ public enum PlaceJSON {
 
     /// `append(at:)` of a place known by its id alone (UTF-8), for a selection that `writesOnlyID`:
     /// the same bytes, from an id column read in place rather than from the place's record.
+    /// Static text is appended from its UTF-8 in place: no array to retain per row.
     public static func append(id: UnsafeBufferPointer<UInt8>, distance: Double?, fields: Selection, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "{"))
         let withID = fields.has(.id)
         if withID {
-            out.append(contentsOf: keyPrefixes[PlaceField.id.rawValue])
+            ("{\"id\":" as StaticString).withUTF8Buffer { out.append(contentsOf: $0) }
             JSONWriter.appendString(utf8: id, to: &out)
+        } else {
+            out.append(UInt8(ascii: "{"))
         }
         if let distance, fields.distance {
-            if withID { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: "\"distance\":".utf8)
+            let key: StaticString = withID ? ",\"distance\":" : "\"distance\":"
+            key.withUTF8Buffer { out.append(contentsOf: $0) }
             JSONNumber.append(distance, to: &out)
         }
         out.append(UInt8(ascii: "}"))

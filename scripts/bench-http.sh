@@ -88,14 +88,27 @@ fi
   python3 "$HERE/workload.py" compare-redis "$CQ" $kind "$OUT/redis-ids-$kind.txt" $PORT >> "$RESULTS"
 done
 
-# 2. Throughput and latency, Nearby then Redis at each concurrency, in one run.
+# 2. Throughput and latency, Nearby then Redis at each concurrency, in one run. Each line also gets
+# the server's own CPU time a request (user + system, from /proc/PID/stat over the run): what a
+# request costs the server, whatever the load generator and the machine's other work take.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+with_cpu() {  # PID TICKS_BEFORE: appends "server_cpu_us_per_request" to the JSON line on stdin
+  python3 -c 'import json, os, sys
+d = json.loads(sys.stdin.readline()); pid, before = sys.argv[1], int(sys.argv[2])
+after = sum(int(x) for x in open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[11:13])
+d["server_cpu_us_per_request"] = round((after - before) * 1e6 / os.sysconf("SC_CLK_TCK") / max(1, d["requests"]), 1)
+print(json.dumps(d, separators=(",", ":")))' "$1" "$2"
+}
 for kind in radius category; do
   for c in 1 2 16 64; do
     t=$(( c < 2 ? 1 : 2 ))
     log "$kind, $c connections: nearby (wrk), then redis"
+    before=$(cpu_ticks $SERVER_PID)
     NEARBY_PATHS="$OUT/paths-$kind.txt" wrk -t$t -c$c -d${RUN}s --timeout 10s -s "$HERE/cycle.lua" \
-      "http://127.0.0.1:$PORT" | tail -1 | sed "s/^{/{\"system\":\"nearby-$ENGINE\",\"kind\":\"$kind\",\"connections\":$c,/" >> "$RESULTS"
-    "$OUT/redis-geoload" -p $REDIS_PORT -f "$OUT/redis-$kind.txt" -c $c -t $RUN -n 2000000 \
+      "http://127.0.0.1:$PORT" | tail -1 | with_cpu $SERVER_PID "$before" \
+      | sed "s/^{/{\"system\":\"nearby-$ENGINE\",\"kind\":\"$kind\",\"connections\":$c,/" >> "$RESULTS"
+    before=$(cpu_ticks $REDIS_PID)
+    "$OUT/redis-geoload" -p $REDIS_PORT -f "$OUT/redis-$kind.txt" -c $c -t $RUN -n 2000000 | with_cpu $REDIS_PID "$before" \
       | sed "s/^{/{\"system\":\"redis\",\"kind\":\"$kind\",/" >> "$RESULTS"
   done
 done

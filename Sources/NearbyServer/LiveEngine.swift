@@ -58,11 +58,12 @@ public final class EngineSnapshot: @unchecked Sendable {
     /// Pages of at most this many rows (page × limit) are small work: run at once when a lane is free.
     static let smallRows = 2_000
 
-    /// The query's answer, from a free lane, or `DeadlineExceeded` after `timeout`.
-    public func run(_ query: PlaceQuery, timeout: Duration) async throws -> QueryAnswer {
+    /// The query's answer, from a free lane, or `DeadlineExceeded` after `timeout`; without `records`
+    /// for a caller that writes only the rows' ids (`QueryEngine.run(_:records:)`).
+    public func run(_ query: PlaceQuery, records: Bool = true, timeout: Duration) async throws -> QueryAnswer {
         let rows = query.page.multipliedReportingOverflow(by: query.limit)
         let small = inline && !rows.overflow && rows.partialValue >= 1 && rows.partialValue <= Self.smallRows
-        return try await lanes.run(timeout: timeout, small: small) { try $0.engine.run(query) }
+        return try await lanes.run(timeout: timeout, small: small) { try $0.engine.run(query, records: records) }
     }
 
     public func place(id: String, timeout: Duration) async throws -> Place? {

@@ -38,7 +38,8 @@ struct PlacesAPI: Sendable {
         let query = try parse(pairs)
         let snapshot = engine.current
         let answer: QueryAnswer
-        do { answer = try await snapshot.run(query, timeout: options.requestTimeout) } catch let e as RequestError { throw APIError(e) }
+        let records = !PlaceWriter.writesOnlyIDs(format: format, fields: fields)
+        do { answer = try await snapshot.run(query, records: records, timeout: options.requestTimeout) } catch let e as RequestError { throw APIError(e) }
 
         var headers: HTTPFields = [:]
         headers[.contentType] = switch format {

@@ -42,6 +42,31 @@ import Testing
         }
     }
 
+    /// Without records (`run(_:records:)`, an answer written as ids and distances) the mapped engine
+    /// fetches nothing, and its rows' ids, distances, total and cursor are those of the full answer;
+    /// the memory engine's too.
+    @Test func answersWithoutRecordsFetchNothingAndHaveTheSameIds() throws {
+        final class Fetches: @unchecked Sendable { var count = 0 }
+        let fetches = Fetches()
+        let mapped = try IndexSnapshot.engine(Self.file, wanted: Self.stamp) { ids in
+            fetches.count += 1
+            return ids.compactMap { Self.byId[$0] }
+        }
+        var g = QuerySampler(seed: 91)
+        for n in 0..<100 {
+            let q = g.query(model: .haversine)
+            let bare = try mapped.run(q, records: false), memoryBare = try Self.memory.run(q, records: false)
+            let full = try Self.mapped.run(q)
+            #expect(!bare.rows.hasRecords && memoryBare.rows.hasRecords, "query \(n)")
+            for a in [bare, memoryBare] {
+                #expect(a.rows.ids == full.places.map(\.id) && a.distances == full.distances && a.total == full.total
+                        && a.nextCursor == full.nextCursor, "query \(n): \(q)")
+            }
+            #expect(bare == full, "rows without records compare by id")
+        }
+        #expect(fetches.count == 0)
+    }
+
     @Test func cursorPagesConcatenateToTheFullAnswer() throws {
         var g = QuerySampler(seed: 78)
         for _ in 0..<20 {

@@ -33,6 +33,46 @@ final class PlaceWriterTests: XCTestCase {
         XCTAssertEqual(rows[2_999]["distance"] as? Double ?? 0, 3_335.8, accuracy: 0.5)
     }
 
+    /// Ids and distances (`fields=id,distance`, `id`, `distance`) are written from the id column
+    /// (`PlaceRows.forEachID`), byte for byte what writing each place gives, escapes and blocks included;
+    /// from an in-memory table and from fetched rows alike.
+    func testIDsAndDistancesFromTheIdColumnAreTheBytesOfThePlaces() throws {
+        let odd = ["a\"b", "back\\slash", "tab\there", "line\nbreak", "\u{1}ctl", "한글-7", "🙂", ""]
+        let places = (0..<3_000).map { (i: Int) -> Place in
+            let id: String = i < odd.count ? odd[i] : String(i)
+            let lat: Double = 37.5 + Double(i % 97) * 1e-4, lon: Double = 127.0 + Double(i % 89) * 1e-4
+            return Place(id: id, title: "장소", lat: lat, lon: lon, category: 12)
+        }
+        let engine = MemoryEngine(places: places)
+        let query = try QueryParameters.parse([("lat", "37.5"), ("lon", "127"), ("radius", "10000"), ("limit", "3000")])
+        let a = try engine.run(query)
+        let fetched = QueryAnswer(total: a.total, rows: PlaceRows(places: a.places), distances: a.distances, page: a.page, next: a.next)
+        for names in [["id", "distance"], ["id"], ["distance"], ["distance", "id"]] {
+            let fields = try PlaceJSON.Selection(names: names)
+            for format in [OutputFormat.json, .jsonl] {
+                XCTAssertTrue(PlaceWriter.writesOnlyIDs(format: format, fields: fields))
+                var expected: [UInt8] = format == .json ? [UInt8(ascii: "[")] : []
+                for (i, p) in a.places.enumerated() {
+                    if format == .json && i > 0 { expected.append(UInt8(ascii: ",")) }
+                    PlaceJSON.append(p, distance: a.distances[i], fields: fields, to: &expected)
+                    if format == .jsonl { expected.append(0x0A) }
+                }
+                if format == .json { expected += Array("]\n".utf8) }
+                for answer in [a, fetched] {
+                    final class Sink { var blocks: [[UInt8]] = [] }
+                    let sink = Sink()
+                    var writer = PlaceWriter(format: format, fields: fields, to: StdoutBlocks(blockSize: 4_096) { sink.blocks.append($0) })
+                    try writer.write(answer, query: query, tookMs: 0)
+                    try writer.finish()
+                    XCTAssertGreaterThan(sink.blocks.count, 2)
+                    XCTAssertEqual(sink.blocks.flatMap { $0 }, expected, "\(names) \(format)")
+                }
+            }
+        }
+        XCTAssertFalse(PlaceWriter.writesOnlyIDs(format: .json, fields: try PlaceJSON.Selection(names: ["id", "title"])))
+        XCTAssertFalse(PlaceWriter.writesOnlyIDs(format: .geojson, fields: try PlaceJSON.Selection(names: ["id"])))
+    }
+
     /// JSON lines: the same rows, one object a line, in blocks too.
     func testJSONLinesInBlocksMatchTheArray() throws {
         let (blocks, whole) = try answer(format: .jsonl)

@@ -49,6 +49,8 @@ public final class PlaceTable: @unchecked Sendable {
     private let lock = NSLock()
     private var ranks: Column<UInt32>?
     private var folded: FoldedTitles?
+    /// Ids of a table in memory, in a column, built on the first answer written from ids alone.
+    private var idColumn: StringColumn?
     /// Stored orders (`SortOrders`) by field; a table in memory builds them on first use, a mapped one
     /// has the snapshot's (none from a snapshot written before them: its queries plan without).
     private var orders: [SortField: Column<UInt32>]
@@ -209,9 +211,30 @@ public final class PlaceTable: @unchecked Sendable {
         return s
     }
 
-    /// The answer rows: read in place from `places`, or fetched by id for a mapped table.
-    func answerRows(_ rows: [Int32]) throws -> PlaceRows {
+    /// Every row's id, in a column: a mapped table's own, else built on first use. An answer of ids
+    /// read from `places` would miss the cache once per row, the records lying some 400 bytes apart.
+    func idStrings() -> StringColumn {
+        if let ids { return ids }
+        lock.lock(); defer { lock.unlock() }
+        if let idColumn { return idColumn }
+        var offsets: [UInt32] = [0], bytes: [UInt8] = []
+        offsets.reserveCapacity(count + 1)
+        places.withUnsafeBufferPointer { rows in
+            for i in 0..<rows.count {
+                bytes.append(contentsOf: rows[i].id.utf8)
+                offsets.append(UInt32(bytes.count))
+            }
+        }
+        let column = StringColumn(offsets: Column(offsets), bytes: Column(bytes))
+        idColumn = column
+        return column
+    }
+
+    /// The answer rows: read in place from `places`, or fetched by id for a mapped table. Without
+    /// `records` (a caller that writes only ids, `PlaceRows.forEachID`) nothing is fetched.
+    func answerRows(_ rows: [Int32], records: Bool = true) throws -> PlaceRows {
         guard let fetch else { return PlaceRows(table: self, rows: rows) }
+        guard records else { return PlaceRows(table: self, rows: rows, records: false) }
         let ids = rows.map { id(Int($0)) }
         let found = try fetch(ids)
         guard found.count == ids.count, zip(found, ids).allSatisfy({ $0.id == $1 }) else {
@@ -229,13 +252,14 @@ public final class PlaceTable: @unchecked Sendable {
         return r
     }
 
-    /// Bytes of the columns (not of the `Place` records), title ranks and folded titles once built.
+    /// Bytes of the columns (not of the `Place` records), title ranks, folded titles and ids once built.
     /// A mapped table's id ranks are counted by its tree, which shares them.
     public var byteCount: Int {
         lock.lock(); defer { lock.unlock() }
         return category.byteCount + areacode.codes.byteCount
             + sigungucode.codes.byteCount + created.byteCount + modified.byteCount + eventStart.byteCount
             + eventEnd.byteCount + flags.byteCount + (ranks?.byteCount ?? 0) + (folded?.byteCount ?? 0)
+            + (idColumn.map { $0.offsets.byteCount + $0.bytes.byteCount } ?? 0)
             + orders.values.reduce(0) { $0 + $1.byteCount } + areaOrders.values.reduce(0) { $0 + $1.rows.count * 4 }
             + codeColumns.reduce(0) { $0 + $1.codes.byteCount }
     }

@@ -93,7 +93,8 @@ public enum JSONNumber {
 
     /// Appends the shortest decimal text that reads back to exactly `value` (finite values only).
     @inline(__always) public static func append(_ value: Double, to out: inout [UInt8]) {
-        out.append(contentsOf: value.description.utf8)
+        var text = value.description
+        text.withUTF8 { out.append(contentsOf: $0) }
     }
 
     /// Appends an integer in decimal.

@@ -160,6 +160,9 @@ public enum PlaceJSON {
         public var hasDistance: Bool { distance }
         /// Whether the extra key `name` (e.g. `qid`) is written.
         public func hasExtra(_ name: String) -> Bool { extras?.contains(name) ?? true }
+        /// Whether no field of a place but its id is written (`fields=id,distance`): such an answer is
+        /// written from the ids alone (`append(id:)`), without the places' records.
+        public var writesOnlyID: Bool { fields & ~(1 << UInt32(PlaceField.id.rawValue)) == 0 }
     }
 
     public struct UnknownFieldError: Error, Sendable, CustomStringConvertible {
@@ -232,6 +235,25 @@ public enum PlaceJSON {
         if let distance, fields.distance {
             if !first { out.append(UInt8(ascii: ",")) }
             out.append(contentsOf: "\"distance\":".utf8)
+            JSONNumber.append(distance, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// `append(at:)` of a place known by its id alone (UTF-8), for a selection that `writesOnlyID`:
+    /// the same bytes, from an id column read in place rather than from the place's record.
+    /// Static text is appended from its UTF-8 in place: no array to retain per row.
+    public static func append(id: UnsafeBufferPointer<UInt8>, distance: Double?, fields: Selection, to out: inout [UInt8]) {
+        let withID = fields.has(.id)
+        if withID {
+            ("{\"id\":" as StaticString).withUTF8Buffer { out.append(contentsOf: $0) }
+            JSONWriter.appendString(utf8: id, to: &out)
+        } else {
+            out.append(UInt8(ascii: "{"))
+        }
+        if let distance, fields.distance {
+            let key: StaticString = withID ? ",\"distance\":" : "\"distance\":"
+            key.withUTF8Buffer { out.append(contentsOf: $0) }
             JSONNumber.append(distance, to: &out)
         }
         out.append(UInt8(ascii: "}"))

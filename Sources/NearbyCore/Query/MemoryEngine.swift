@@ -66,6 +66,10 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
 
     public func run(_ q: PlaceQuery) throws -> QueryAnswer { try run(q, searchRadius: .infinity) }
 
+    public func run(_ q: PlaceQuery, records: Bool) throws -> QueryAnswer {
+        try run(q, plan: .cheapest, records: records)
+    }
+
     /// `run`, with k nearest searched only within `searchRadius` metres (its cursor stays the one of
     /// `q`): for an engine that feeds this one the candidates of growing circles (`SQLiteEngine`).
     public func run(_ q: PlaceQuery, searchRadius: Double) throws -> QueryAnswer {
@@ -73,18 +77,18 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
     }
 
     /// `run` with the plan of a query over every place chosen by `plan` (tests force each one).
-    func run(_ q: PlaceQuery, searchRadius: Double = .infinity, plan: PlanChoice) throws -> QueryAnswer {
+    func run(_ q: PlaceQuery, searchRadius: Double = .infinity, plan: PlanChoice, records: Bool = true) throws -> QueryAnswer {
         if let problem = q.problem { throw problem }
         guard let c = q.center else {
-            return try execute(q, space: Space<HaversineMetric>?.none, searchRadius: searchRadius, plan: plan)
+            return try execute(q, space: Space<HaversineMetric>?.none, searchRadius: searchRadius, plan: plan, records: records)
         }
         switch q.distance {
         case .haversine:
             let space = Space(metric: HaversineMetric(lat: c.lat, lon: c.lon), tree: tree, xy: nil)
-            return try execute(q, space: space, searchRadius: searchRadius, plan: plan)
+            return try execute(q, space: space, searchRadius: searchRadius, plan: plan, records: records)
         case .geodesic:
             let space = Space(metric: GeodesicMetric(lat: c.lat, lon: c.lon), tree: tree, xy: nil)
-            return try execute(q, space: space, searchRadius: searchRadius, plan: plan)
+            return try execute(q, space: space, searchRadius: searchRadius, plan: plan, records: records)
         case .projected(let crs):
             let p = try planarSpace(crs.epsgCode(lat: c.lat, lon: c.lon))
             let centre = p.projection.forward(lat: c.lat, lon: c.lon)
@@ -93,7 +97,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             }
             let metric = PlanarMetric(x: centre.x, y: centre.y)
             let space = Space(metric: metric, tree: p.tree, treeRows: p.treeRows, xy: (p.xs, p.ys))
-            return try execute(q, space: space, searchRadius: searchRadius, plan: plan)
+            return try execute(q, space: space, searchRadius: searchRadius, plan: plan, records: records)
         }
     }
 
@@ -166,7 +170,8 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         }
     }
 
-    private func execute<M: SpatialMetric>(_ q: PlaceQuery, space: Space<M>?, searchRadius: Double, plan: PlanChoice) throws -> QueryAnswer {
+    private func execute<M: SpatialMetric>(_ q: PlaceQuery, space: Space<M>?, searchRadius: Double, plan: PlanChoice,
+                                           records: Bool) throws -> QueryAnswer {
         let order = RowOrder(q.effectiveOrder, table: table)
         let filter = RowFilter(q.filter, table: table)
         let after = try q.cursor.map { try resume(from: $0, fingerprint: PageCursor.fingerprint(of: q, generation: generation)) }
@@ -262,7 +267,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         }
         // Left out when not asked for, whichever plan ran, so the answer does not depend on the plan.
         var answer = QueryAnswer(
-            total: q.countsTotal ? total : nil, rows: try table.answerRows(pageRows.map { Int32($0.item) }),
+            total: q.countsTotal ? total : nil, rows: try table.answerRows(pageRows.map { Int32($0.item) }, records: records),
             distances: pageRows.map { space == nil ? nil : $0.dist }, page: page, next: next)
         if q.explain { answer.explanation = explanation }
         return answer

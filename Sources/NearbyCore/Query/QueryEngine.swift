@@ -51,6 +51,13 @@ public struct QueryAnswer: Sendable, Hashable {
 /// Something that answers `PlaceQuery`s: the in-memory engine or the SQLite one. Both give identical answers.
 public protocol QueryEngine {
     func run(_ query: PlaceQuery) throws -> QueryAnswer
+    /// `run`; without `records`, for a caller that reads only the rows' ids (`PlaceRows.forEachID`),
+    /// an engine over a mapped snapshot fetches no records (the rows then have none to read).
+    func run(_ query: PlaceQuery, records: Bool) throws -> QueryAnswer
+}
+
+extension QueryEngine {
+    public func run(_ query: PlaceQuery, records: Bool) throws -> QueryAnswer { try run(query) }
 }
 
 /// The places of an answer, read in place from the engine's table: an answer of a hundred rows
@@ -60,23 +67,61 @@ public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
     let table: PlaceTable?
     let rows: [Int32]
     let fetched: [Place]
+    /// False for the rows of a mapped table answered without records (`QueryEngine.run(_:records:)`):
+    /// only their ids can be read.
+    public let hasRecords: Bool
 
-    init(table: PlaceTable, rows: [Int32]) { self.table = table; self.rows = rows; fetched = [] }
+    init(table: PlaceTable, rows: [Int32], records: Bool = true) {
+        self.table = table; self.rows = rows; fetched = []; hasRecords = records
+    }
     /// Rows fetched elsewhere, in answer order (an engine that completes the rows of a page).
-    public init(places: [Place]) { table = nil; rows = []; fetched = places }
+    public init(places: [Place]) { table = nil; rows = []; fetched = places; hasRecords = true }
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { table == nil ? fetched.count : rows.count }
     public subscript(i: Int) -> Place {
         _read {
+            precondition(hasRecords, "rows answered without records have only ids (forEachID)")
             if let table { yield table.places[Int(rows[i])] } else { yield fetched[i] }
         }
+    }
+
+    /// Calls `body` with each row's position and its id as UTF-8, read from the table's id column
+    /// (`PlaceTable.idStrings`) rather than from the records: the loop of an answer of ids and distances.
+    public func forEachID(_ body: (Int, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+        guard let table else {
+            for i in fetched.indices {
+                var id = fetched[i].id
+                try id.withUTF8 { try body(i, $0) }
+            }
+            return
+        }
+        let ids = table.idStrings()
+        try ids.offsets.withUnsafeBufferPointer { offsets in
+            try ids.bytes.withUnsafeBufferPointer { bytes in
+                for i in rows.indices {
+                    let row = Int(rows[i])
+                    let start = Int(offsets[row]), end = Int(offsets[row + 1])
+                    // A damaged snapshot's offsets read as an empty id, as `StringColumn`'s subscript does.
+                    try body(i, start <= end && end <= bytes.count ? UnsafeBufferPointer(rebasing: bytes[start..<end]) : UnsafeBufferPointer(start: nil, count: 0))
+                }
+            }
+        }
+    }
+
+    /// The rows' ids, in answer order.
+    public var ids: [String] {
+        var out: [String] = []
+        out.reserveCapacity(count)
+        forEachID { _, id in out.append(String(decoding: id, as: UTF8.self)) }
+        return out
     }
 
     /// Calls `body` with each row's position and a pointer to its place where it lies, valid during the
     /// call: the output path's loop. A `Place` handed on by value (the subscript, an array's element) is
     /// copied whole, some 400 bytes and a dozen reference counts (`PlaceJSON.append(at:)` reads fields).
     public func forEachRow(_ body: (Int, UnsafePointer<Place>) throws -> Void) rethrows {
+        precondition(hasRecords, "rows answered without records have only ids (forEachID)")
         if let table {
             try table.places.withUnsafeBufferPointer { places in
                 for i in rows.indices { try body(i, places.baseAddress! + Int(rows[i])) }
@@ -88,6 +133,9 @@ public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
         }
     }
 
-    public static func == (a: PlaceRows, b: PlaceRows) -> Bool { a.elementsEqual(b) }
-    public func hash(into hasher: inout Hasher) { for p in self { hasher.combine(p) } }
+    /// Rows compare by their places, or by their ids when either has no records.
+    public static func == (a: PlaceRows, b: PlaceRows) -> Bool {
+        a.hasRecords && b.hasRecords ? a.elementsEqual(b) : a.ids == b.ids
+    }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ids) }
 }

@@ -19,26 +19,50 @@ public struct PlaceWriter {
         if format == .geojson { geoJSON.begin(to: &self.out.bytes) }
     }
 
+    /// Whether an answer in `format` with `fields` is written from the rows' ids alone (JSON or JSON
+    /// lines of ids and distances): the engine need not give the rows' records (`QueryEngine.run(_:records:)`).
+    public static func writesOnlyIDs(format: OutputFormat, fields: PlaceJSON.Selection) -> Bool {
+        (format == .json || format == .jsonl) && fields.writesOnlyID
+    }
+
     /// Writes one answer; `qid` leads each line in batch mode. Rows are borrowed from the engine's table
     /// (`forEachRow`), not copied, and a JSON array goes out in blocks as it grows, like the other formats.
+    /// Ids and distances are written from the table's id column (`forEachID`), the records untouched.
     public mutating func write(_ a: QueryAnswer, query: PlaceQuery, qid: JSONScalar? = nil, tookMs: Double) throws {
         let leading = qid.map { [(key: "qid", value: $0)] } ?? []
+        let idsAlone = qid == nil && Self.writesOnlyIDs(format: format, fields: fields)
         switch format {
         case .jsonl:
             if let e = a.explanation { appendExplanation(e, qid) }
             if meta { appendMeta(a, query, qid, tookMs); out.bytes.append(0x0A) }
-            try a.rows.forEachRow { i, p in
-                PlaceJSON.append(at: p, leading: leading, distance: a.distances[i], fields: fields, to: &out.bytes)
-                out.bytes.append(0x0A)
-                try out.flushIfFull()
+            if idsAlone {
+                try a.rows.forEachID { i, id in
+                    PlaceJSON.append(id: id, distance: a.distances[i], fields: fields, to: &out.bytes)
+                    out.bytes.append(0x0A)
+                    try out.flushIfFull()
+                }
+            } else {
+                try a.rows.forEachRow { i, p in
+                    PlaceJSON.append(at: p, leading: leading, distance: a.distances[i], fields: fields, to: &out.bytes)
+                    out.bytes.append(0x0A)
+                    try out.flushIfFull()
+                }
             }
         case .json:
             if meta { appendMeta(a, query, qid, tookMs); out.bytes.removeLast(); out.bytes.append(contentsOf: ",\"places\":".utf8) }
             out.bytes.append(UInt8(ascii: "["))
-            try a.rows.forEachRow { i, p in
-                if i > 0 { out.bytes.append(UInt8(ascii: ",")) }
-                PlaceJSON.append(at: p, distance: a.distances[i], fields: fields, to: &out.bytes)
-                try out.flushIfFull()
+            if idsAlone {
+                try a.rows.forEachID { i, id in
+                    if i > 0 { out.bytes.append(UInt8(ascii: ",")) }
+                    PlaceJSON.append(id: id, distance: a.distances[i], fields: fields, to: &out.bytes)
+                    try out.flushIfFull()
+                }
+            } else {
+                try a.rows.forEachRow { i, p in
+                    if i > 0 { out.bytes.append(UInt8(ascii: ",")) }
+                    PlaceJSON.append(at: p, distance: a.distances[i], fields: fields, to: &out.bytes)
+                    try out.flushIfFull()
+                }
             }
             out.bytes.append(UInt8(ascii: "]"))
             if meta { out.bytes.append(UInt8(ascii: "}")) }

@@ -1,3 +1,4 @@
+import Dispatch
 import NearbyCore
 import NearbyStore
 
@@ -14,6 +15,8 @@ extension PostGISStore {
                     throw PostGISError(name: name, message: "busy: another import is writing to the database; try again when it is done", isBusy: true)
                 }
                 let writer = try PostGISWriter(self)
+                // The rows in flight are sent before the connection is used again (here, a rollback).
+                defer { writer.waitForSends() }
                 let result = try body(writer)
                 try writer.apply()
                 if writer.counts.changedRows {
@@ -49,7 +52,9 @@ public final class PostGISWriter: PlaceSink {
     public private(set) var counts = WriteCounts()
     private let store: PostGISStore
     private var connection: PGConnection { store.connection }
-    private var copy = PGBinaryCopy()
+    /// Rows not yet handed to `sender`, in arrival order.
+    private var rows: [Row] = []
+    private let sender: RowSender
     private var sequence: Int64 = 0
     private var applied = false
     private var firstImport: FirstImport?
@@ -70,9 +75,11 @@ public final class PostGISWriter: PlaceSink {
 
     fileprivate init(_ store: PostGISStore) throws {
         self.store = store
+        sender = RowSender(store.connection)
         if try store.connection.query("SELECT NOT EXISTS (SELECT FROM places)").text(0, 0) == "t" {
             firstImport = FirstImport(indexes: try dropIndexes())
             try connection.beginCopy("COPY places (\(PostGISStore.placeColumns), \(PostGISStore.derivedColumns), geom) FROM STDIN (FORMAT binary)")
+            sender.begin()
         } else {
             try beginStaging()
         }
@@ -109,15 +116,15 @@ public final class PostGISWriter: PlaceSink {
         try connection.execute("""
             CREATE TEMP TABLE nearby_staging (seq bigint, op "char", \(columns), \(derived)) ON COMMIT DROP
             """)
-        copy = PGBinaryCopy()
         try connection.beginCopy("COPY nearby_staging (\(Self.stagedColumns)) FROM STDIN (FORMAT binary)")
+        sender.begin()
     }
 
     public func upsert(_ p: Place) throws {
         precondition(!applied, "PostGISWriter used after apply()")
         guard let first = firstImport else { return try stage(p) }
         guard first.written.insert(p.id).inserted else { return first.aside.append((p, p.id)) }
-        try Self.appendRow(p, to: &copy)
+        rows.append(.place(p))
         counts.inserted += 1
         try endLine()
     }
@@ -137,18 +144,80 @@ public final class PostGISWriter: PlaceSink {
 
     private func stage(_ p: Place) throws {
         sequence += 1
-        try Self.appendStagedRow(sequence, p, to: &copy)
+        rows.append(.staged(sequence, p))
         try endLine()
     }
 
     private func stageDelete(_ id: String) throws {
         sequence += 1
-        Self.appendStagedDelete(sequence, id, to: &copy)
+        rows.append(.delete(sequence, id))
         try endLine()
     }
 
-    // The rows are written by static functions given the buffer inout: one access to the writer's
-    // `copy` per row, where a method mutating the property checked exclusive access at every value.
+    /// A row of the COPY under way: of `places` (a first import), or of `nearby_staging`.
+    private enum Row: Sendable {
+        case place(Place)
+        case staged(Int64, Place)
+        case delete(Int64, String)
+
+        func append(to copy: inout PGBinaryCopy) throws {
+            switch self {
+            case .place(let p): try PostGISWriter.appendRow(p, to: &copy)
+            case .staged(let sequence, let p): try PostGISWriter.appendStagedRow(sequence, p, to: &copy)
+            case .delete(let sequence, let id): PostGISWriter.appendStagedDelete(sequence, id, to: &copy)
+            }
+        }
+    }
+
+    /// Encodes rows in COPY's binary format and sends them, batch after batch in order, on a thread of
+    /// its own: the import's reading, parsing and region lookups go on meanwhile (the encoding, with the
+    /// title keys, was a quarter of the client's CPU, on the thread that parses). At most two batches
+    /// wait, so memory does not grow with the import. The connection is used by this thread only
+    /// between `begin` and `end`. An error (a failed send, a category out of range) is thrown by the
+    /// next `send` or by `end`.
+    private final class RowSender: @unchecked Sendable {
+        // @unchecked: `copy` and `failure` are touched on `queue` only, or after `queue.sync`.
+        private let connection: PGConnection
+        private let queue = DispatchQueue(label: "nearby.postgis.copy")
+        private let room = DispatchSemaphore(value: 2)
+        private var copy = PGBinaryCopy()
+        private var failure: Error?
+
+        init(_ connection: PGConnection) { self.connection = connection }
+
+        /// Starts the rows of a COPY that the connection has begun.
+        func begin() { queue.sync { copy = PGBinaryCopy(); failure = nil } }
+
+        func send(_ rows: [Row]) throws {
+            if let failure = queue.sync(execute: { failure }) { throw failure }
+            room.wait()
+            queue.async { [self] in
+                defer { room.signal() }
+                guard failure == nil else { return }
+                do {
+                    for row in rows { try row.append(to: &copy) }
+                    if copy.bytes.count >= 1 << 20 { try copy.take(connection.putCopyData) }
+                } catch {
+                    failure = error
+                }
+            }
+        }
+
+        func wait() { queue.sync {} }
+
+        /// Sends the last rows and the trailer, once every batch is sent; then the connection may end
+        /// the COPY.
+        func end() throws {
+            try queue.sync {
+                if let failure { throw failure }
+                copy.finish()
+                try copy.take(connection.putCopyData)
+            }
+        }
+    }
+
+    // The rows are written by static functions given the buffer inout: one access to the
+    // `copy` per row, where a method mutating a stored property checked exclusive access at every value.
 
     /// The values `appendColumns` writes: the place's columns and the derived ones.
     private static let placeFields = PlaceField.allCases.count + PostGISStore.derived.count
@@ -199,14 +268,25 @@ public final class PostGISWriter: PlaceSink {
     }
 
     private func endCopy() throws {
-        copy.finish()
-        try copy.take(connection.putCopyData)
+        try sender.send(rows)
+        rows.removeAll()
+        try sender.end()
         try connection.endCopy()
     }
 
+    /// Returns once the rows handed to the sender are sent (or failed).
+    func waitForSends() { sender.wait() }
+
+    /// Hands the rows to the sender every `batchSize`.
     private func endLine() throws {
-        if copy.bytes.count >= 1 << 20 { try copy.take(connection.putCopyData) }
+        if rows.count >= Self.batchSize {
+            try sender.send(rows)
+            rows.removeAll(keepingCapacity: true)
+        }
     }
+
+    /// Rows per batch sent: about a megabyte of COPY data.
+    private static let batchSize = 2048
 
     /// Applies the staged records and fills in `counts` (`write` calls it after its body; a body that
     /// needs the counts calls it first). Nothing can be written after.

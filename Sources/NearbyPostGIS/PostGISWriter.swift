@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 import NearbyCore
 import NearbyStore
 
@@ -176,12 +176,17 @@ public final class PostGISWriter: PlaceSink {
     /// between `begin` and `end`. An error (a failed send, a category out of range) is thrown by the
     /// next `send` or by `end`.
     private final class RowSender: @unchecked Sendable {
-        // @unchecked: `copy` and `failure` are touched on `queue` only, or after `queue.sync`.
+        // @unchecked: `copy` is touched on `queue` only, or inside `queue.sync`; `failure` under `lock`.
         private let connection: PGConnection
         private let queue = DispatchQueue(label: "nearby.postgis.copy")
         private let room = DispatchSemaphore(value: 2)
         private var copy = PGBinaryCopy()
-        private var failure: Error?
+        private let lock = NSLock()
+        private var failed: Error?
+        private var failure: Error? {
+            get { lock.withLock { failed } }
+            set { lock.withLock { failed = newValue } }
+        }
 
         init(_ connection: PGConnection) { self.connection = connection }
 
@@ -189,7 +194,7 @@ public final class PostGISWriter: PlaceSink {
         func begin() { queue.sync { copy = PGBinaryCopy(); failure = nil } }
 
         func send(_ rows: [Row]) throws {
-            if let failure = queue.sync(execute: { failure }) { throw failure }
+            if let failure { throw failure }
             room.wait()
             queue.async { [self] in
                 defer { room.signal() }

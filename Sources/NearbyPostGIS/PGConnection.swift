@@ -81,7 +81,8 @@ final class PGConnection {
         return values.withUnsafeBufferPointer { body(Int32(parameters.count), $0.baseAddress) }
     }
 
-    /// Starts `COPY … FROM STDIN`; send rows (COPY text format) with `putCopyData`, then `endCopy`.
+    /// Starts `COPY … FROM STDIN`; send the rows (in the format the statement names, e.g. `PGBinaryCopy`'s)
+    /// with `putCopyData`, then `endCopy`.
     func beginCopy(_ sql: String) throws {
         PQclear(try check(PQexec(handle, sql), PGRES_COPY_IN))
     }
@@ -149,5 +150,70 @@ final class PGResult {
         guard binary else { return text(row, column).flatMap { Double($0) } }
         let (bits, length) = bigEndian(row, column)
         return length == 8 ? Double(bitPattern: bits) : nil
+    }
+}
+
+/// Rows in COPY's binary format (PostgreSQL's documentation of COPY, "Binary Format"), for
+/// `COPY … FROM STDIN (FORMAT binary)`: each value as its length and its bytes in the type's binary
+/// form, so nothing is escaped or printed here and nothing parsed as text on the server (floats go as
+/// their bits, exact). Starts with the format's header; `finish` appends the trailer. Each column must
+/// be written as exactly the type of the column it goes to (int4 as `int32`, bigint as `int64`…): the
+/// server reads the bytes as that type.
+struct PGBinaryCopy {
+    private(set) var bytes: [UInt8] = []
+
+    init() { bytes = Self.header }
+
+    /// "PGCOPY\n\377\r\n\0", no flags (no OIDs), no header extension.
+    private static let header: [UInt8] = Array("PGCOPY\n".utf8) + [0xFF, 0x0D, 0x0A, 0x00] + [UInt8](repeating: 0, count: 8)
+
+    /// Takes the bytes written so far (to send them); the buffer keeps its capacity.
+    mutating func take(_ body: ([UInt8]) throws -> Void) rethrows {
+        try body(bytes)
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    /// The end of the rows: a field count of −1.
+    mutating func finish() { int16(-1) }
+
+    /// Starts a row of `fields` values.
+    mutating func row(fields: Int) { int16(Int16(fields)) }
+
+    mutating func null() { bigEndian(Int32(-1)) }
+
+    mutating func int32(_ v: Int32) { bigEndian(Int32(4)); bigEndian(v) }
+    mutating func int64(_ v: Int64) { bigEndian(Int32(8)); bigEndian(v) }
+    mutating func float8(_ v: Double) { bigEndian(Int32(8)); bigEndian(v.bitPattern) }
+    /// A `"char"` value: one byte.
+    mutating func char(_ v: UInt8) { bigEndian(Int32(1)); bytes.append(v) }
+
+    /// A text value as its UTF-8 bytes (the connection's client encoding); nil is NULL.
+    mutating func text(_ s: String?) {
+        guard let s else { return null() }
+        let whole = s.utf8.withContiguousStorageIfAvailable { u in
+            bigEndian(Int32(u.count)); bytes.append(contentsOf: u)
+        }
+        if whole == nil { value(Array(s.utf8)) }
+    }
+
+    /// Any value given as its binary form (bytea's bytes, geometry's EWKB…).
+    mutating func value<C: Collection<UInt8>>(_ v: C) {
+        bigEndian(Int32(v.count)); bytes.append(contentsOf: v)
+    }
+
+    /// A value whose bytes `write` appends to the buffer it is given (the length is filled in after).
+    mutating func value(_ write: (inout [UInt8]) -> Void) {
+        let start = bytes.count
+        bigEndian(Int32(0))
+        write(&bytes)
+        withUnsafeBytes(of: Int32(bytes.count - start - 4).bigEndian) { length in
+            for i in 0..<4 { bytes[start + i] = length[i] }
+        }
+    }
+
+    private mutating func int16(_ v: Int16) { bigEndian(v) }
+
+    @inline(__always) private mutating func bigEndian<T: FixedWidthInteger>(_ v: T) {
+        withUnsafeBytes(of: v.bigEndian) { bytes.append(contentsOf: $0) }
     }
 }

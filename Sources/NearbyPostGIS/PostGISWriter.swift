@@ -1,3 +1,4 @@
+import Foundation
 import NearbyCore
 import NearbyStore
 
@@ -14,6 +15,8 @@ extension PostGISStore {
                     throw PostGISError(name: name, message: "busy: another import is writing to the database; try again when it is done", isBusy: true)
                 }
                 let writer = try PostGISWriter(self)
+                // The rows in flight are sent before the connection is used again (here, a rollback).
+                defer { writer.waitForSends() }
                 let result = try body(writer)
                 try writer.apply()
                 if writer.counts.changedRows {
@@ -32,15 +35,16 @@ extension PostGISStore {
 /// Upserts and deletes places inside a `PostGISStore.write` transaction, with the SQLite cache's rules
 /// and counts (`WriteCounts`: newer-or-equal `modified` wins, also for a repeat inside one import).
 ///
-/// Records stream into a temporary staging table through COPY, numbered in arrival order; `finish`
-/// then applies them set-wise: each id seen once is classified against `places` by one join (new,
-/// older, identical, changed; deletes found or not), and the few ids seen several times are folded in
-/// order here, record by record, exactly as `PlaceCacheWriter` would. When the changes are many (an
-/// eighth of the rows or more) the GiST index is dropped and built again after, as a bulk load does.
+/// Records stream into a temporary staging table through COPY (binary format, `PGBinaryCopy`),
+/// numbered in arrival order; `apply` then applies them set-wise: each id seen once is classified
+/// against `places` by one join (new, older, identical, changed; deletes found or not), and the few ids
+/// seen several times are folded in order here, record by record, exactly as `PlaceCacheWriter` would.
+/// When the changes are many (an eighth of the rows or more) the GiST index is dropped and built again
+/// after, as a bulk load does.
 ///
 /// A first import (into an empty `places`) skips the staging table, which would copy every row twice:
 /// it drops the table's indexes (readers wait for the commit, and would find nothing before it), COPYs
-/// each id's first upsert straight into `places` (the point as hex EWKB, made here), builds the indexes
+/// each id's first upsert straight into `places` (the point as EWKB, made here), builds the indexes
 /// again and analyses the table. Later records of an id already written, deletes and the records after
 /// a delete of their id are kept aside, then staged and applied as above: counts and outcome equal
 /// the staged path's.
@@ -48,7 +52,9 @@ public final class PostGISWriter: PlaceSink {
     public private(set) var counts = WriteCounts()
     private let store: PostGISStore
     private var connection: PGConnection { store.connection }
-    private var buffer: [UInt8] = []
+    /// Rows not yet handed to `sender`, in arrival order.
+    private var rows: [Row] = []
+    private let sender: RowSender
     private var sequence: Int64 = 0
     private var applied = false
     private var firstImport: FirstImport?
@@ -69,9 +75,11 @@ public final class PostGISWriter: PlaceSink {
 
     fileprivate init(_ store: PostGISStore) throws {
         self.store = store
+        sender = RowSender(store.connection)
         if try store.connection.query("SELECT NOT EXISTS (SELECT FROM places)").text(0, 0) == "t" {
             firstImport = FirstImport(indexes: try dropIndexes())
-            try connection.beginCopy("COPY places (\(PostGISStore.placeColumns), \(PostGISStore.derivedColumns), geom) FROM STDIN")
+            try connection.beginCopy("COPY places (\(PostGISStore.placeColumns), \(PostGISStore.derivedColumns), geom) FROM STDIN (FORMAT binary)")
+            sender.begin()
         } else {
             try beginStaging()
         }
@@ -108,17 +116,15 @@ public final class PostGISWriter: PlaceSink {
         try connection.execute("""
             CREATE TEMP TABLE nearby_staging (seq bigint, op "char", \(columns), \(derived)) ON COMMIT DROP
             """)
-        try connection.beginCopy("COPY nearby_staging (\(Self.stagedColumns)) FROM STDIN")
+        try connection.beginCopy("COPY nearby_staging (\(Self.stagedColumns)) FROM STDIN (FORMAT binary)")
+        sender.begin()
     }
 
     public func upsert(_ p: Place) throws {
         precondition(!applied, "PostGISWriter used after apply()")
         guard let first = firstImport else { return try stage(p) }
         guard first.written.insert(p.id).inserted else { return first.aside.append((p, p.id)) }
-        appendColumns(p)
-        append("\t0101000020e6100000")   // EWKB, little-endian: a point with an SRID, 4326
-        appendHex(p.lon.bitPattern.littleEndian)
-        appendHex(p.lat.bitPattern.littleEndian)
+        rows.append(.place(p))
         counts.inserted += 1
         try endLine()
     }
@@ -138,87 +144,154 @@ public final class PostGISWriter: PlaceSink {
 
     private func stage(_ p: Place) throws {
         sequence += 1
-        append("\(sequence)\tu\t")
-        appendColumns(p)
+        rows.append(.staged(sequence, p))
         try endLine()
     }
 
     private func stageDelete(_ id: String) throws {
         sequence += 1
-        append("\(sequence)\td\t")
-        appendField(id)
-        for _ in 1..<PlaceField.allCases.count + PostGISStore.derived.count { append("\t\\N") }
+        rows.append(.delete(sequence, id))
         try endLine()
     }
 
-    /// The place's columns (`PostGISStore.placeColumns`) and the derived ones, tab-separated.
-    private func appendColumns(_ p: Place) {
+    /// A row of the COPY under way: of `places` (a first import), or of `nearby_staging`.
+    private enum Row: Sendable {
+        case place(Place)
+        case staged(Int64, Place)
+        case delete(Int64, String)
+
+        func append(to copy: inout PGBinaryCopy) throws {
+            switch self {
+            case .place(let p): try PostGISWriter.appendRow(p, to: &copy)
+            case .staged(let sequence, let p): try PostGISWriter.appendStagedRow(sequence, p, to: &copy)
+            case .delete(let sequence, let id): PostGISWriter.appendStagedDelete(sequence, id, to: &copy)
+            }
+        }
+    }
+
+    /// Encodes rows in COPY's binary format and sends them, batch after batch in order, on a thread of
+    /// its own: the import's reading, parsing and region lookups go on meanwhile (the encoding, with the
+    /// title keys, was a quarter of the client's CPU, on the thread that parses). At most two batches
+    /// wait, so memory does not grow with the import. The connection is used by this thread only
+    /// between `begin` and `end`. An error (a failed send, a category out of range) is thrown by the
+    /// next `send` or by `end`.
+    private final class RowSender: @unchecked Sendable {
+        // @unchecked: `copy` is touched on `queue` only, or inside `queue.sync`; `failure` under `lock`.
+        private let connection: PGConnection
+        private let queue = DispatchQueue(label: "nearby.postgis.copy")
+        private let room = DispatchSemaphore(value: 2)
+        private var copy = PGBinaryCopy()
+        private let lock = NSLock()
+        private var failed: Error?
+        private var failure: Error? {
+            get { lock.withLock { failed } }
+            set { lock.withLock { failed = newValue } }
+        }
+
+        init(_ connection: PGConnection) { self.connection = connection }
+
+        /// Starts the rows of a COPY that the connection has begun.
+        func begin() { queue.sync { copy = PGBinaryCopy(); failure = nil } }
+
+        func send(_ rows: [Row]) throws {
+            if let failure { throw failure }
+            room.wait()
+            queue.async { [self] in
+                defer { room.signal() }
+                guard failure == nil else { return }
+                do {
+                    for row in rows { try row.append(to: &copy) }
+                    if copy.bytes.count >= 1 << 20 { try copy.take(connection.putCopyData) }
+                } catch {
+                    failure = error
+                }
+            }
+        }
+
+        func wait() { queue.sync {} }
+
+        /// Sends the last rows and the trailer, once every batch is sent; then the connection may end
+        /// the COPY.
+        func end() throws {
+            try queue.sync {
+                if let failure { throw failure }
+                copy.finish()
+                try copy.take(connection.putCopyData)
+            }
+        }
+    }
+
+    // The rows are written by static functions given the buffer inout: one access to the
+    // `copy` per row, where a method mutating a stored property checked exclusive access at every value.
+
+    /// The values `appendColumns` writes: the place's columns and the derived ones.
+    private static let placeFields = PlaceField.allCases.count + PostGISStore.derived.count
+
+    /// A row of `places` (a first import): the place's columns, the derived ones, the point.
+    private static func appendRow(_ p: Place, to copy: inout PGBinaryCopy) throws {
+        copy.row(fields: placeFields + 1)
+        try appendColumns(p, to: &copy)
+        // EWKB, little-endian: a point with an SRID (4326), x then y.
+        copy.value { out in
+            out.append(contentsOf: [0x01, 0x01, 0x00, 0x00, 0x20, 0xE6, 0x10, 0x00, 0x00] as [UInt8])
+            withUnsafeBytes(of: p.lon.bitPattern.littleEndian) { out.append(contentsOf: $0) }
+            withUnsafeBytes(of: p.lat.bitPattern.littleEndian) { out.append(contentsOf: $0) }
+        }
+    }
+
+    /// A row of `nearby_staging` upserting `p` (`stagedColumns`).
+    private static func appendStagedRow(_ sequence: Int64, _ p: Place, to copy: inout PGBinaryCopy) throws {
+        copy.row(fields: 2 + placeFields)
+        copy.int64(sequence); copy.char(UInt8(ascii: "u"))
+        try appendColumns(p, to: &copy)
+    }
+
+    /// A row of `nearby_staging` deleting `id`: every other column NULL.
+    private static func appendStagedDelete(_ sequence: Int64, _ id: String, to copy: inout PGBinaryCopy) {
+        copy.row(fields: 2 + placeFields)
+        copy.int64(sequence); copy.char(UInt8(ascii: "d"))
+        copy.text(id)
+        for _ in 1..<placeFields { copy.null() }
+    }
+
+    /// The place's columns (`PostGISStore.placeColumns`) and the derived ones.
+    private static func appendColumns(_ p: Place, to copy: inout PGBinaryCopy) throws {
         for field in PlaceField.allCases {
             switch field {
-            case .lat: append(p.lat.description)
-            case .lon: append(p.lon.description)
-            case .category: append(String(p.category))
-            case .accessibility: appendField(PostGISStore.accessibilityText(p.accessibility))
-            default: appendField(p[text: field])
-            }
-            buffer.append(UInt8(ascii: "\t"))
-        }
-        for (n, value) in PostGISStore.derivedValues(p).enumerated() {
-            if n > 0 { buffer.append(UInt8(ascii: "\t")) }
-            // The title key's hex digits need no escaping, only its leading backslash.
-            if n == Self.titleKeyColumn { append("\\" + value) } else { appendField(value) }
-        }
-    }
-
-    private static let titleKeyColumn = PostGISStore.derived.firstIndex { $0.0 == "titlekey" }!
-
-    /// `v`'s bytes in memory order as hex digits.
-    private func appendHex(_ v: UInt64) {
-        withUnsafeBytes(of: v) { bytes in
-            for b in bytes { buffer.append(PostGISStore.hexDigits[Int(b >> 4)]); buffer.append(PostGISStore.hexDigits[Int(b & 15)]) }
-        }
-    }
-
-    private func append(_ s: String) { buffer.append(contentsOf: s.utf8) }
-
-    /// A value in COPY's text format: NULL as \N; backslash, tab, newline and carriage return escaped.
-    private func appendField(_ s: String?) {
-        guard let s else { return append("\\N") }
-        Self.escape(s.utf8, into: &buffer)
-    }
-
-    /// One access to the buffer for a whole field (appending byte by byte to the stored property
-    /// checked exclusive access at every byte: a fifth of the import's client time); a field with
-    /// nothing to escape is copied whole.
-    private static func escape(_ bytes: String.UTF8View, into out: inout [UInt8]) {
-        @inline(__always) func special(_ b: UInt8) -> Bool { b == 92 || b == 9 || b == 10 || b == 13 }
-        let plain = bytes.withContiguousStorageIfAvailable { u -> Bool in
-            for b in u where special(b) { return false }
-            out.append(contentsOf: u)
-            return true
-        }
-        if plain == true { return }
-        for b in bytes {
-            switch b {
-            case UInt8(ascii: "\\"): out.append(b); out.append(b)
-            case UInt8(ascii: "\t"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
-            case UInt8(ascii: "\n"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
-            case UInt8(ascii: "\r"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
-            default: out.append(b)
+            case .lat: copy.float8(p.lat)
+            case .lon: copy.float8(p.lon)
+            case .category:
+                guard let category = Int32(exactly: p.category) else {
+                    throw PGError(message: "place \(p.id): category \(p.category) is out of range for PostgreSQL's integer")
+                }
+                copy.int32(category)
+            case .accessibility: copy.text(PostGISStore.accessibilityText(p.accessibility))
+            default: copy.text(p[text: field])
             }
         }
+        PostGISStore.appendDerived(p, to: &copy)
     }
 
     private func endCopy() throws {
-        try connection.putCopyData(buffer)
-        buffer = []
+        try sender.send(rows)
+        rows.removeAll()
+        try sender.end()
         try connection.endCopy()
     }
 
+    /// Returns once the rows handed to the sender are sent (or failed).
+    func waitForSends() { sender.wait() }
+
+    /// Hands the rows to the sender every `batchSize`.
     private func endLine() throws {
-        buffer.append(UInt8(ascii: "\n"))
-        if buffer.count >= 1 << 20 { try connection.putCopyData(buffer); buffer.removeAll(keepingCapacity: true) }
+        if rows.count >= Self.batchSize {
+            try sender.send(rows)
+            rows.removeAll(keepingCapacity: true)
+        }
     }
+
+    /// Rows per batch sent: about a megabyte of COPY data.
+    private static let batchSize = 2048
 
     /// Applies the staged records and fills in `counts` (`write` calls it after its body; a body that
     /// needs the counts calls it first). Nothing can be written after.

@@ -69,13 +69,57 @@ import Testing
         #expect(try cluster.psql(indexes, url: url) == before && before.contains("places_geom"))
     }
 
+    /// The derived columns (`004_filter_indexes.sql`) are the same whether a row came through the
+    /// binary COPY (`PostGISStore.appendDerived`) or a statement with text parameters
+    /// (`derivedValues`: an id written three times in one import is folded and written by statement):
+    /// ids of digits with and without leading zeros and of other text, titles whose fold grows, has
+    /// characters outside the BMP or combining marks, dates missing or of a day only.
+    @Test func derivedColumnsAreTheSameThroughCopyAndStatements() throws {
+        let dir = try TempFolder()
+        let cluster = try PostgresCluster.shared()
+        var g = QuerySampler(seed: 13)
+        var places = g.places(8)
+        let ids = ["007", "12", "0", "abc-1", "한글", "9".padding(toLength: 12, withPad: "1", startingAt: 0), "x\\y", ""]
+        let titles = ["Straße ＡＢＣ", "😀 여행 𠀀", "Cafe\u{301} e\u{301}", "ㄱㅏ 가", "ﬁ ǅ Ⅻ", "", "İstanbul", "ß"]
+        for i in places.indices {
+            places[i].id = ids[i].isEmpty ? "e\(i)" : ids[i]
+            places[i].title = titles[i].isEmpty ? "t" : titles[i]
+        }
+        places[1].created = nil; places[2].modified = nil; places[3].eventStart = "20250101"
+        places[3].eventEnd = nil; places[4].accessibility = ["wheelchair", "braille-block"]
+        let columns = "id, accessmask, titlekey, createdts, modifiedts, eventstartday, eventendday, titlefold, idkey"
+        var rows: [String] = [], rejected: [String] = []
+        var importer = Importer()
+        importer.onRejected = { rejected.append($0.description) }
+        for copies in [1, 3] {
+            var records: [Place] = []
+            for p in places {
+                for n in 0..<copies { var q = p; q.tel = "0\(n)"; records.append(q) }
+            }
+            let url = try cluster.makeDatabase()
+            _ = try importer.importFiles([try dir.write("p\(copies).jsonl", Self.jsonl(records))], into: PostGISStore(url: url, readOnly: false))
+            rows.append(try cluster.psql("SELECT \(columns) FROM places ORDER BY id", url: url))
+        }
+        #expect(rejected.isEmpty, "\(rejected)")
+        #expect(rows[0] == rows[1] && rows[0].split(separator: "\n").count == places.count, "\(rows[0])\n\(rows[1])")
+        let url = try cluster.makeDatabase()
+        _ = try Importer().importFiles([try dir.write("one.jsonl", Self.jsonl(places))], into: PostGISStore(url: url, readOnly: false))
+        let store = try PostGISStore(url: url)
+        for p in places {
+            let stored = try cluster.psql("SELECT \(columns) FROM places WHERE id = '\(p.id.replacingOccurrences(of: "'", with: "''"))'", url: url)
+            let values = PostGISStore.derivedValues(p)
+            #expect(stored.trimmingCharacters(in: .newlines) == ([p.id] + values).joined(separator: "|"), "\(stored) \(values)")
+        }
+        #expect(try store.count() == places.count)
+    }
+
     @Test func sameCountsErrorsAndPlacesAsTheCache() throws {
         let dir = try TempFolder()
         let cache = try PlaceCache(path: dir.file("c.sqlite"))
         let store = try PostGISStore(url: try PostgresCluster.shared().makeDatabase(), readOnly: false)
         var g = QuerySampler(seed: 3)
         var places = g.places(300)
-        // Text COPY must carry: tabs, newlines, backslashes, quotes, Korean, an empty string.
+        // COPY must carry: tabs, newlines, backslashes, quotes, Korean, an empty string.
         places[1].title = "탭\t줄\n바꿈 \\N 백\\슬래시 \"따옴표\""
         places[2].addr = ""
         places[3].accessibility = ["parking", "wheelchair"]
@@ -187,6 +231,25 @@ import Testing
         let generation = try store.generation()
         #expect(throws: RecordError.self) { try Importer(strict: true).importFiles([file], into: store) }
         #expect(try store.count() == 0 && store.generation() == generation)
+    }
+
+    /// A value the COPY cannot carry (a category beyond PostgreSQL's integer) fails the import, sent
+    /// on the writer's sending thread, with the place named; nothing is written and the connection
+    /// is usable after.
+    @Test func copyFailureChangesNothing() throws {
+        let dir = try TempFolder()
+        let store = try PostGISStore(url: try PostgresCluster.shared().makeDatabase(), readOnly: false)
+        var g = QuerySampler(seed: 5)
+        var places = g.places(5000)
+        places[4321].category = 3_000_000_000
+        let file = try dir.write("a.jsonl", Self.jsonl(places))
+        #expect { try Importer().importFiles([file], into: store) } throws: {
+            "\($0)".contains("place \(places[4321].id): category 3000000000 is out of range")
+        }
+        #expect(try store.count() == 0)
+        places[4321].category = 12
+        _ = try Importer().importFiles([try dir.write("b.jsonl", Self.jsonl(places))], into: store)
+        #expect(try store.count() == 5000)
     }
 
     @Test func secondWriterIsBusy() throws {

@@ -57,6 +57,9 @@ public struct HaversineMetric: SpatialMetric, Sendable {
         antipodeLon = lon > 0 ? lon - 180 : lon + 180
     }
 
+    /// Box tests in haversine space against thresholds made once per query (`HaversineCircle`).
+    public func circle(radius: Double) -> HaversineCircle { HaversineCircle(self, radius: radius) }
+
     @inlinable
     public func distance(x: Double, y: Double) -> Double {
         Haversine.distance(lat1: lat, lon1: lon, cosLat1: cosPhi, lat2: y, lon2: x)
@@ -93,7 +96,7 @@ public struct HaversineMetric: SpatialMetric, Sendable {
         let deg = 180 / Double.pi, slack = 1e-9
         let minLat = lat - delta * deg - slack, maxLat = lat + delta * deg + slack
         guard minLat > -90 && maxLat < 90 else { return (-180, max(-90, minLat), 180, min(90, maxLat)) }
-        let dLon = asin(min(1, sin(delta) / cos(phi))) * deg * (1 + 1e-9) + slack
+        let dLon = asin(min(1, sin(delta) / cosPhi)) * deg * (1 + 1e-9) + slack
         guard lon - dLon > -180 && lon + dLon < 180 else { return (-180, minLat, 180, maxLat) }
         return (lon - dLon, minLat, lon + dLon, maxLat)
     }
@@ -144,5 +147,96 @@ public struct HaversineMetric: SpatialMetric, Sendable {
         // and hav d = sin²d / (2(1 + cos d)).
         let sinD = cosPhi * sinGap
         return sinD * sinD / (2 * (1 + (1 - sinD * sinD).squareRoot()))
+    }
+}
+
+/// One circle of a `HaversineMetric`, tested against boxes in haversine space, h = hav(d/R): no arc
+/// tangent or square root per box, and at most three sines and cosines (`lowerBound` and
+/// `upperBound` together cost up to eleven trigonometric calls, two arc tangents and four roots).
+///
+/// Bounds: for a point p of the box, h(p) = hav(Δφ) + cos φ₁ cos φ₂ hav(Δλ), and each factor is bounded
+/// over the box on its own: hav(Δφ) by the least and the greatest latitude gap (hav grows on 0…π),
+/// cos φ₂ by the box latitudes farthest from and nearest to the equator, hav(Δλ) by the least and the
+/// greatest longitude gap the short way round (hav(Δλ) = hav(2π − Δλ)). Sound in real arithmetic;
+/// looser than the exact bounds by a second-order term (the factors' extremes can sit at different
+/// corners: for a box 10 km tall at 37°, about 0.1 % of its longitude term), which only moves a few
+/// boxes from inside or outside to partial.
+///
+/// Thresholds: a box is outside when its least h, less `HaversineMetric.hSlack`, exceeds
+/// hav(θ(1 + 1e-9)) with θ = r/R, and inside when its greatest h, plus `hSlack`, is at most
+/// hav(θ(1 − 1e-9)). `hSlack` (1e-14, ten times the rounding of either h or of the `a` that
+/// `Haversine.distance` computes, both below 1e-15) makes the comparison of a box's h with a point's
+/// `a` safe; the relative 1e-9 on θ is a million times the few ulps by which sin, the arc sine behind
+/// `Haversine.distance`'s arc tangent and the final products can move an angle for θ ≤ 3, so a point
+/// of an outside box measures more than r and one of an inside box at most r, bit for bit as
+/// `Haversine.distance` rounds. Past θ = 3 (19,113 km) hav flattens towards its maximum and the
+/// circle falls back to the metre bounds, which hold everywhere.
+public struct HaversineCircle: CircleTest {
+    @usableFromInline let metric: HaversineMetric
+    @usableFromInline let radius: Double
+    @usableFromInline let inHavSpace: Bool
+    /// hav(θ(1 + 1e-9)) and hav(θ(1 − 1e-9)).
+    @usableFromInline let outsideHav: Double
+    @usableFromInline let insideHav: Double
+
+    @inlinable
+    init(_ metric: HaversineMetric, radius: Double) {
+        self.metric = metric
+        self.radius = radius
+        let theta = radius / Haversine.earthRadius
+        inHavSpace = theta * (1 + 1e-9) <= 3
+        outsideHav = HaversineMetric.hav(theta * (1 + 1e-9))
+        insideHav = HaversineMetric.hav(theta * (1 - 1e-9))
+    }
+
+    @inlinable
+    public func isOutside(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Bool {
+        guard inHavSpace else { return metric.lowerBound(minX: minX, minY: minY, maxX: maxX, maxY: maxY) > radius }
+        let rad = Double.pi / 180, phi = metric.phi
+        let lo = minY * rad, hi = maxY * rad
+        let latGap = phi < lo ? lo - phi : phi > hi ? phi - hi : 0
+        var h = latGap > 0 ? HaversineMetric.hav(latGap) : 0
+        if h - HaversineMetric.hSlack > outsideHav { return true }
+        let gap = HaversineMetric.longitudeGap(metric.lon, minLon: minX, maxLon: maxX)
+        guard gap > 0 else { return false }
+        h += metric.cosPhi * cos(max(abs(lo), abs(hi))) * HaversineMetric.hav(gap * rad)
+        return h - HaversineMetric.hSlack > outsideHav
+    }
+
+    @inlinable
+    public func isInside(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Bool {
+        guard inHavSpace else { return metric.upperBound(minX: minX, minY: minY, maxX: maxX, maxY: maxY) <= radius }
+        let rad = Double.pi / 180, phi = metric.phi
+        let lo = minY * rad, hi = maxY * rad
+        var h = HaversineMetric.hav(max(abs(lo - phi), abs(hi - phi)))
+        if h + HaversineMetric.hSlack > insideHav { return false }
+        let far = Self.farthestLongitudeGap(metric.lon, minLon: minX, maxLon: maxX)
+        if far > 0 {
+            let cosMax = lo <= 0 && hi >= 0 ? 1 : cos(min(abs(lo), abs(hi)))
+            h += metric.cosPhi * cosMax * HaversineMetric.hav(far * rad)
+        }
+        return h + HaversineMetric.hSlack <= insideHav
+    }
+
+    /// `distance` for points within the radius; for a point whose a = hav(d/R) exceeds hav(θ(1 + 1e-9))
+    /// infinity, without the arc tangent and roots (that point's distance would exceed r, see the type).
+    @inlinable
+    public func distance(x: Double, y: Double) -> Double {
+        let m = metric
+        let a = Haversine.hav(lat1: m.lat, lon1: m.lon, cosLat1: m.cosPhi, lat2: y, lon2: x)
+        return inHavSpace && a > outsideHav ? .infinity : Haversine.metres(hav: a)
+    }
+
+    /// Degrees from `lon` to the farthest meridian of minLon…maxLon the short way round: 180 when
+    /// the span holds the antipode's meridian (either of ±180 for a centre on 0), else the farther edge.
+    @inlinable
+    static func farthestLongitudeGap(_ lon: Double, minLon: Double, maxLon: Double) -> Double {
+        let west = lon - 180, east = lon + 180
+        if (west >= minLon && west <= maxLon) || (east >= minLon && east <= maxLon) { return 180 }
+        func gap(_ x: Double) -> Double {
+            let d = abs(x - lon)
+            return d > 180 ? 360 - d : d
+        }
+        return max(gap(minLon), gap(maxLon))
     }
 }

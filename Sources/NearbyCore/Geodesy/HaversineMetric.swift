@@ -150,27 +150,30 @@ public struct HaversineMetric: SpatialMetric, Sendable {
     }
 }
 
-/// One circle of a `HaversineMetric`, tested against boxes in haversine space, h = hav(d/R): no arc
-/// tangent or square root per box, and at most three sines and cosines (`lowerBound` and
-/// `upperBound` together cost up to eleven trigonometric calls, two arc tangents and four roots).
+/// One circle of a `HaversineMetric`, tested against boxes and points in haversine space,
+/// h = hav(d/R), with no trigonometry per box and none for most points outside the circle: the
+/// tree's box tests and the points a leaf holds beyond the circle were most of a small query's
+/// trigonometric calls (`lowerBound` and `upperBound` together make up to eleven, with two arc
+/// tangents).
 ///
-/// Bounds: for a point p of the box, h(p) = hav(Δφ) + cos φ₁ cos φ₂ hav(Δλ), and each factor is bounded
-/// over the box on its own: hav(Δφ) by the least and the greatest latitude gap (hav grows on 0…π),
-/// cos φ₂ by the box latitudes farthest from and nearest to the equator, hav(Δλ) by the least and the
-/// greatest longitude gap the short way round (hav(Δλ) = hav(2π − Δλ)). Sound in real arithmetic;
-/// looser than the exact bounds by a second-order term (the factors' extremes can sit at different
-/// corners: for a box 10 km tall at 37°, about 0.1 % of its longitude term), which only moves a few
-/// boxes from inside or outside to partial.
+/// Bounds: for a point p, h(p) = hav(Δφ) + cos φ₁ cos φ₂ hav(Δλ), and each factor is bounded on its
+/// own, by polynomials: x²/4 · (1 − x²/12) ≤ hav(x) ≤ x²/4 for 0 ≤ x ≤ π (from y − y³/6 ≤ sin y ≤ y),
+/// taken at the least and the greatest latitude gap and longitude gap the short way round
+/// (hav(Δλ) = hav(2π − Δλ)); and, with Δ the greatest latitude gap from the centre,
+/// cos φ₁ (1 − Δ²/2) − |sin φ₁| Δ ≤ cos φ₂ ≤ cos φ₁ + |sin φ₁| Δ (from cos(φ₁ + δ) = cos φ₁ cos δ −
+/// sin φ₁ sin δ), and 0 ≤ cos φ₂ ≤ 1. Sound in real arithmetic; looser than the exact bounds by terms
+/// in the gaps (x²/12, and about 2 tan φ₁ Δ of the longitude term: 0.05 % for a box 2 km from a centre
+/// at 37°), which only leaves boxes that nearly touch the circle partial instead of outside or inside.
 ///
-/// Thresholds: a box is outside when its least h, less `HaversineMetric.hSlack`, exceeds
-/// hav(θ(1 + 1e-9)) with θ = r/R, and inside when its greatest h, plus `hSlack`, is at most
-/// hav(θ(1 − 1e-9)). `hSlack` (1e-14, ten times the rounding of either h or of the `a` that
-/// `Haversine.distance` computes, both below 1e-15) makes the comparison of a box's h with a point's
-/// `a` safe; the relative 1e-9 on θ is a million times the few ulps by which sin, the arc sine behind
-/// `Haversine.distance`'s arc tangent and the final products can move an angle for θ ≤ 3, so a point
-/// of an outside box measures more than r and one of an inside box at most r, bit for bit as
+/// Thresholds: a box or point is outside when its least h, less `HaversineMetric.hSlack`, exceeds
+/// hav(θ(1 + 1e-9)) with θ = r/R; a box is inside when its greatest h, plus `hSlack`, is at most
+/// hav(θ(1 − 1e-9)). `hSlack` (1e-14) is ten times the rounding of these few products and sums of
+/// values below 2.5 and of the `a` that `Haversine.distance` computes (both below 1e-15, see
+/// `HaversineMetric`); the relative 1e-9 on θ is a million times the few ulps by which sin, the arc
+/// tangent of `Haversine.distance` and its last products can move an angle for θ ≤ 3. So a point of
+/// an outside box measures more than r, and one of an inside box at most r, bit for bit as
 /// `Haversine.distance` rounds. Past θ = 3 (19,113 km) hav flattens towards its maximum and the
-/// circle falls back to the metre bounds, which hold everywhere.
+/// circle uses the metre bounds, which hold everywhere.
 public struct HaversineCircle: CircleTest {
     @usableFromInline let metric: HaversineMetric
     @usableFromInline let radius: Double
@@ -178,6 +181,8 @@ public struct HaversineCircle: CircleTest {
     /// hav(θ(1 + 1e-9)) and hav(θ(1 − 1e-9)).
     @usableFromInline let outsideHav: Double
     @usableFromInline let insideHav: Double
+    /// |sin φ₁|, for the bounds of cos φ₂.
+    @usableFromInline let sinPhi: Double
 
     @inlinable
     init(_ metric: HaversineMetric, radius: Double) {
@@ -187,6 +192,18 @@ public struct HaversineCircle: CircleTest {
         inHavSpace = theta * (1 + 1e-9) <= 3
         outsideHav = HaversineMetric.hav(theta * (1 + 1e-9))
         insideHav = HaversineMetric.hav(theta * (1 - 1e-9))
+        sinPhi = abs(sin(metric.phi))
+    }
+
+    /// x²/4 · (1 − x²/12) ≤ hav(x), for 0 ≤ x ≤ π.
+    @inlinable static func havBelow(_ x: Double) -> Double {
+        let x2 = x * x
+        return x2 * 0.25 * (1 - x2 / 12)
+    }
+
+    /// The least cos φ₂ over latitudes at most `gap` radians from the centre's.
+    @inlinable func cosBelow(_ gap: Double) -> Double {
+        max(0, metric.cosPhi * (1 - gap * gap * 0.5) - sinPhi * gap)
     }
 
     @inlinable
@@ -195,11 +212,11 @@ public struct HaversineCircle: CircleTest {
         let rad = Double.pi / 180, phi = metric.phi
         let lo = minY * rad, hi = maxY * rad
         let latGap = phi < lo ? lo - phi : phi > hi ? phi - hi : 0
-        var h = latGap > 0 ? HaversineMetric.hav(latGap) : 0
+        var h = Self.havBelow(latGap)
         if h - HaversineMetric.hSlack > outsideHav { return true }
         let gap = HaversineMetric.longitudeGap(metric.lon, minLon: minX, maxLon: maxX)
         guard gap > 0 else { return false }
-        h += metric.cosPhi * cos(max(abs(lo), abs(hi))) * HaversineMetric.hav(gap * rad)
+        h += metric.cosPhi * cosBelow(max(abs(lo - phi), abs(hi - phi))) * Self.havBelow(gap * rad)
         return h - HaversineMetric.hSlack > outsideHav
     }
 
@@ -207,22 +224,27 @@ public struct HaversineCircle: CircleTest {
     public func isInside(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Bool {
         guard inHavSpace else { return metric.upperBound(minX: minX, minY: minY, maxX: maxX, maxY: maxY) <= radius }
         let rad = Double.pi / 180, phi = metric.phi
-        let lo = minY * rad, hi = maxY * rad
-        var h = HaversineMetric.hav(max(abs(lo - phi), abs(hi - phi)))
+        let latGap = max(abs(minY * rad - phi), abs(maxY * rad - phi))
+        var h = latGap * latGap * 0.25
         if h + HaversineMetric.hSlack > insideHav { return false }
-        let far = Self.farthestLongitudeGap(metric.lon, minLon: minX, maxLon: maxX)
-        if far > 0 {
-            let cosMax = lo <= 0 && hi >= 0 ? 1 : cos(min(abs(lo), abs(hi)))
-            h += metric.cosPhi * cosMax * HaversineMetric.hav(far * rad)
-        }
+        let far = Self.farthestLongitudeGap(metric.lon, minLon: minX, maxLon: maxX) * rad
+        h += metric.cosPhi * min(1, metric.cosPhi + sinPhi * latGap) * far * far * 0.25
         return h + HaversineMetric.hSlack <= insideHav
     }
 
-    /// `distance` for points within the radius; for a point whose a = hav(d/R) exceeds hav(θ(1 + 1e-9))
-    /// infinity, without the arc tangent and roots (that point's distance would exceed r, see the type).
+    /// `distance` for points within the radius; infinity for a point the bounds above (or, nearer,
+    /// its a = hav(d/R) itself) put beyond hav(θ(1 + 1e-9)), without the arc tangent and roots.
     @inlinable
     public func distance(x: Double, y: Double) -> Double {
         let m = metric
+        if inHavSpace {
+            let rad = Double.pi / 180
+            let dLat = abs(y - m.lat) * rad
+            var dLon = abs(x - m.lon)
+            if dLon > 180 { dLon = 360 - dLon }
+            let below = Self.havBelow(dLat) + m.cosPhi * cosBelow(dLat) * Self.havBelow(dLon * rad)
+            if below - HaversineMetric.hSlack > outsideHav { return .infinity }
+        }
         let a = Haversine.hav(lat1: m.lat, lon1: m.lon, cosLat1: m.cosPhi, lat2: y, lon2: x)
         return inHavSpace && a > outsideHav ? .infinity : Haversine.metres(hav: a)
     }

@@ -187,13 +187,16 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             sorted = true
             if q.explain { explanation = QueryExplanation(plan: "spatial index first: \(k) nearest, best-first", rowsTouched: rows.count) }
         case .radius(let r):
-            // One allocation for a small answer, rather than one per doubling of the array.
-            rows.reserveCapacity(32)
+            // One allocation for a small answer, at its first row, rather than one per doubling.
+            func add(_ row: Row) {
+                if rows.capacity == 0 { rows.reserveCapacity(32) }
+                rows.append(row)
+            }
             // Small answers come whole from the counting walk; large ones page best-first.
             func addFirstPage(_ part: Space<M>, alone: Bool) {
                 let mark = rows.count
                 let (count, complete) = part.tree!.firstMatches(part.metric, radius: r, budget: 4 * q.page * q.limit + 64) { item, d in
-                    rows.append(Row(item: part.row(item), dist: d))
+                    add(Row(item: part.row(item), dist: d))
                 }
                 total += count
                 if !complete {
@@ -214,7 +217,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
                 explainFirstPage("the trees of categories \(q.filter.categories!.sorted())")
             } else {
                 var touched = 0
-                space!.within(r, table, where: { touched += 1; return filter($0) }) { i, d in rows.append(Row(item: i, dist: d)) }
+                space!.within(r, table, where: { touched += 1; return filter($0) }) { i, d in add(Row(item: i, dist: d)) }
                 total = rows.count
                 explanation = QueryExplanation(plan: "spatial index first: every point of the circle, filtered", rowsTouched: touched)
             }
@@ -291,7 +294,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
     /// (`CategoryTrees`: from a category's second query on); nil when the circle's points must be
     /// visited and filtered.
     private func categoryPageTrees<M: SpatialMetric>(_ s: Space<M>, _ q: PlaceQuery) -> [Space<M>]? {
-        guard s.tree != nil else { return nil }
+        guard s.tree != nil, q.filter.categories != nil, q.limit > 0 else { return nil }
         var rest = q.filter
         rest.categories = nil
         guard let categories = q.filter.categories, rest.isEmpty, s.xy == nil, q.cursor == nil, q.limit > 0,

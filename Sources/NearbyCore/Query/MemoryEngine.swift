@@ -187,37 +187,22 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             sorted = true
             if q.explain { explanation = QueryExplanation(plan: "spatial index first: \(k) nearest, best-first", rowsTouched: rows.count) }
         case .radius(let r):
-            // One allocation for a small answer, at its first row, rather than one per doubling.
-            func add(_ row: Row) {
-                if rows.capacity == 0 { rows.reserveCapacity(32) }
-                rows.append(row)
-            }
-            // Small answers come whole from the counting walk; large ones page best-first.
-            func addFirstPage(_ part: Space<M>, alone: Bool) {
-                let mark = rows.count
-                let (count, complete) = part.tree!.firstMatches(part.metric, radius: r, budget: 4 * q.page * q.limit + 64) { item, d in
-                    add(Row(item: part.row(item), dist: d))
-                }
-                total += count
-                if !complete {
-                    rows.removeSubrange(mark...)
-                    rows += part.nearest(q.page * q.limit, maxDistance: r, table) { _ in true }
-                    sorted = alone
-                }
-            }
-            func explainFirstPage(_ trees: String) {
-                guard q.explain else { return }
-                explanation = QueryExplanation(plan: "spatial index first: \(trees), circle counted from subtree sizes, page best-first", rowsTouched: rows.count)
-            }
             if bestFirst, let s = space, s.tree != nil {
-                addFirstPage(s, alone: true)
-                explainFirstPage("the tree")
+                (total, sorted) = firstPage(s, radius: r, q, into: &rows)
+                if q.explain { explanation = Self.firstPageExplanation("the tree", rows.count) }
             } else if let s = space, let parts = categoryPageTrees(s, q) {
-                for part in parts { addFirstPage(part, alone: parts.count == 1) }
-                explainFirstPage("the trees of categories \(q.filter.categories!.sorted())")
+                for part in parts {
+                    let (count, bestFirstPage) = firstPage(part, radius: r, q, into: &rows)
+                    total += count
+                    if bestFirstPage { sorted = parts.count == 1 }
+                }
+                if q.explain { explanation = Self.firstPageExplanation("the trees of categories \(q.filter.categories!.sorted())", rows.count) }
             } else {
                 var touched = 0
-                space!.within(r, table, where: { touched += 1; return filter($0) }) { i, d in add(Row(item: i, dist: d)) }
+                space!.within(r, table, where: { touched += 1; return filter($0) }) { i, d in
+                    if rows.capacity == 0 { rows.reserveCapacity(32) }  // one allocation for a small answer
+                    rows.append(Row(item: i, dist: d))
+                }
                 total = rows.count
                 explanation = QueryExplanation(plan: "spatial index first: every point of the circle, filtered", rowsTouched: touched)
             }
@@ -287,6 +272,26 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         }
         return QueryAnswer(total: total, rows: try table.answerRows(items), distances: distances, page: page, next: next,
                            explanation: q.explain ? explanation : nil)
+    }
+
+    /// Adds to `rows` the matches of `part` within `r` when they are few (the counting walk measured
+    /// them), else the first `page × limit` of them best-first (`bestFirst` true, in order). The rows
+    /// are reserved at the first match: one allocation for a small answer, not one per doubling.
+    private func firstPage<M: SpatialMetric>(_ part: Space<M>, radius r: Double, _ q: PlaceQuery,
+                                             into rows: inout [Row]) -> (total: Int, bestFirst: Bool) {
+        let mark = rows.count
+        let (total, complete) = part.tree!.firstMatches(part.metric, radius: r, budget: 4 * q.page * q.limit + 64) { item, d in
+            if rows.capacity == 0 { rows.reserveCapacity(32) }
+            rows.append(Row(item: part.row(item), dist: d))
+        }
+        guard !complete else { return (total, false) }
+        rows.removeSubrange(mark...)
+        rows += part.nearest(q.page * q.limit, maxDistance: r, table) { _ in true }
+        return (total, true)
+    }
+
+    private static func firstPageExplanation(_ trees: String, _ rows: Int) -> QueryExplanation {
+        QueryExplanation(plan: "spatial index first: \(trees), circle counted from subtree sizes, page best-first", rowsTouched: rows)
     }
 
     /// The category trees whose matches within a circle are exactly the answer's, for a first page in

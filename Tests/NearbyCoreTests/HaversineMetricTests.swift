@@ -58,6 +58,81 @@ import Testing
         #expect(failures.isEmpty, "\(failures.count) unsound bounds, e.g. \(failures.prefix(3))")
     }
 
+    /// The circle's box tests never call a box outside that holds a point within the radius, nor inside
+    /// one that holds a point beyond it, and its point distance is the metric's within the radius:
+    /// random boxes and centres as above, radii exactly at the boxes' points' distances, an ulp either
+    /// side of them, 0, and past the haversine-space limit (θ > 3).
+    @Test func circleTestsAreSound() {
+        var g = SeededGenerator(seed: 29)
+        var failures: [String] = [], outside = 0, inside = 0
+        for b in 0 ..< 600 {
+            let size = [1e-6, 1e-3, 0.1, 5, 60, 360][b % 6]
+            var x0 = Double.random(in: -180 ... 180, using: &g), y0 = Double.random(in: -90 ... 90, using: &g)
+            if b % 7 == 0 { y0 = 90 - size / 2 }
+            if b % 11 == 0 { x0 = 180 - size }
+            let x1 = min(180, x0 + Double.random(in: 0 ... size, using: &g))
+            let y1 = min(90, y0 + Double.random(in: 0 ... size / 2, using: &g))
+            x0 = max(-180, x0); y0 = max(-90, y0)
+            var points = [(x0, y0), (x1, y1), (x0, y1), (x1, y0), ((x0 + x1) / 2, y0), ((x0 + x1) / 2, y1)]
+            for _ in 0 ..< 4 {
+                points.append((Double.random(in: x0 ... x1, using: &g), Double.random(in: y0 ... y1, using: &g)))
+            }
+            let px = points[6].0, py = points[6].1
+            var centres: [(lat: Double, lon: Double)] = [(90, 0), (-90, 33), (0, 180), (y0, -180), (y1, x0)]
+            centres.append((py + Double.random(in: -1e-5 ... 1e-5, using: &g), px))
+            centres.append((-py, px > 0 ? px - 180 : px + 180))
+            for _ in 0 ..< 3 {
+                let u = TestPoints.uniformOnSphere(1, &g)
+                centres.append((u.ys[0], u.xs[0]))
+            }
+            for c in centres {
+                let m = HaversineMetric(lat: c.lat, lon: min(180, max(-180, c.lon)))
+                let distances: [Double] = points.map { m.distance(x: $0.0, y: $0.1) }
+                var radii: [Double] = [0, 19_200_000, 2e7]
+                for d in distances { radii += [d, d.nextDown, d.nextUp] }
+                radii += [distances.min()! * 0.999, distances.max()! * 1.001]
+                for r in radii {
+                    let circle = m.circle(radius: r)
+                    let isOutside = circle.isOutside(minX: x0, minY: y0, maxX: x1, maxY: y1)
+                    let isInside = circle.isInside(minX: x0, minY: y0, maxX: x1, maxY: y1)
+                    if isOutside { outside += 1 }
+                    if isInside { inside += 1 }
+                    for ((x, y), d) in zip(points, distances) {
+                        let fromCircle = circle.distance(x: x, y: y)
+                        if (isOutside && d <= r) || (isInside && d > r)
+                            || (d <= r ? fromCircle != d : !(fromCircle > r)) {
+                            failures.append("c=\(c) box=\(x0),\(y0),\(x1),\(y1) p=\(x),\(y) r=\(r) d=\(d) circle=\(fromCircle) outside=\(isOutside) inside=\(isInside)")
+                        }
+                    }
+                }
+            }
+        }
+        #expect(failures.isEmpty, "\(failures.count) unsound answers, e.g. \(failures.prefix(3))")
+        // Not vacuous: many boxes were decided without their points.
+        #expect(outside > 1000 && inside > 1000, "outside \(outside), inside \(inside)")
+    }
+
+    /// The circle's tests decide the boxes a city-sized query meets, and skip the exact distance of a
+    /// point beyond it.
+    @Test func circleTestsDecideNearbyBoxes() {
+        let m = HaversineMetric(lat: 37.5665, lon: 126.978)
+        let circle = m.circle(radius: 1000)
+        // About 200 m around the centre: inside; 5 km east: outside; straddling the circle: neither.
+        #expect(circle.isInside(minX: 126.9758, minY: 37.5647, maxX: 126.9802, maxY: 37.5683))
+        #expect(circle.isOutside(minX: 127.03, minY: 37.56, maxX: 127.04, maxY: 37.57))
+        #expect(!circle.isOutside(minX: 126.98, minY: 37.56, maxX: 126.995, maxY: 37.57))
+        #expect(!circle.isInside(minX: 126.98, minY: 37.56, maxX: 126.995, maxY: 37.57))
+        // A box just beyond the circle, diagonally: outside, though it meets the circle's search box.
+        let box = m.searchBox(radius: 1000)!
+        #expect(circle.isOutside(minX: box.maxX - 0.0005, minY: box.maxY - 0.0005, maxX: box.maxX, maxY: box.maxY))
+        #expect(circle.distance(x: 126.98, y: 37.57) == m.distance(x: 126.98, y: 37.57))
+        #expect(circle.distance(x: 127.0, y: 37.5665) == .infinity)
+        // Radius 0: only the centre itself, at distance 0.
+        let zero = m.circle(radius: 0)
+        #expect(zero.distance(x: 126.978, y: 37.5665) == 0)
+        #expect(zero.distance(x: 126.978, y: 37.5665.nextUp) > 0)
+    }
+
     /// Every point within the radius lies in `searchBox`, for circles near the poles and ±180, and
     /// points right on the circle; the box is not trivially the whole Earth for small circles.
     @Test func searchBoxHoldsTheCircle() {

@@ -144,6 +144,14 @@ func expectBruteForceAnswers<M: SpatialMetric>(
     let expected = brute.within(radius: radius)
     #expect(sameAnswers(got, expected), "within \(what) r=\(radius)")
     #expect(tree.count(m, radius: radius) == expected.count, "count \(what) r=\(radius)")
+    var first: [(item: Int32, distance: Double)] = []
+    let (total, complete) = tree.firstMatches(m, radius: radius, budget: expected.count) { first.append(($0, $1)) }
+    first.sort { $0.item < $1.item }
+    #expect(total == expected.count && complete && sameAnswers(first, expected), "firstMatches \(what) r=\(radius)")
+    if !expected.isEmpty {
+        let over = tree.firstMatches(m, radius: radius, budget: expected.count - 1) { _, _ in }
+        #expect(over.total == expected.count && !over.complete, "firstMatches over budget \(what) r=\(radius)")
+    }
     let include: (Int32) -> Bool = { $0 % 3 != 1 }
     for k in ks {
         #expect(sameAnswers(tree.nearest(m, k: k, maxDistance: radius), brute.nearest(k: k, maxDistance: radius)),
@@ -205,7 +213,11 @@ func expectBruteForceAnswers<M: SpatialMetric>(
             for c in testCentres(xs, ys, &g) {
                 let m = HaversineMetric(lat: c.lat, lon: c.lon)
                 let brute = BruteForce(xs: xs, ys: ys, m)
-                for radius in radii {
+                // Radii exactly at a point's distance and one ulp short of it: points on the circle.
+                let onCircle = brute.ranked.isEmpty ? [] : [0, brute.ranked.count / 3, brute.ranked.count - 1].flatMap {
+                    [brute.ranked[$0].distance, brute.ranked[$0].distance.nextDown]
+                }
+                for radius in radii + onCircle {
                     expectBruteForceAnswers(tree, m, brute, radius: radius, ks: [1, 30, xs.count + 5],
                                             "\(kind.rawValue) \(c) node size \(nodeSize)")
                 }

@@ -19,12 +19,25 @@ public enum Haversine {
     /// from one point (the index's query centre): bit-identical results, one cosine less per call.
     @inlinable
     public static func distance(lat1: Double, lon1: Double, cosLat1: Double, lat2: Double, lon2: Double) -> Double {
+        metres(hav: hav(lat1: lat1, lon1: lon1, cosLat1: cosLat1, lat2: lat2, lon2: lon2))
+    }
+
+    /// The first half of `distance`: a = hav(d/R), the haversine of the central angle, clamped at 1.
+    /// `metres(hav: a)` of it is `distance` bit for bit, so a caller may compare `a` first and convert
+    /// only the values it keeps (`HaversineCircle.distance`).
+    @inlinable
+    public static func hav(lat1: Double, lon1: Double, cosLat1: Double, lat2: Double, lon2: Double) -> Double {
         let rad = Double.pi / 180
         let dLat = (lat2 - lat1) * rad
         let dLon = (lon2 - lon1) * rad
         let s1 = sin(dLat * 0.5), s2 = sin(dLon * 0.5)
         // Rounding can push a past 1 for (nearly) antipodal points, which would make √(1−a) NaN.
-        let a = min(1, s1 * s1 + cosLat1 * cos(lat2 * rad) * s2 * s2)
-        return 2 * earthRadius * atan2(a.squareRoot(), (1 - a).squareRoot())
+        return min(1, s1 * s1 + cosLat1 * cos(lat2 * rad) * s2 * s2)
+    }
+
+    /// The second half of `distance`: metres for a = hav(d/R) in 0…1.
+    @inlinable
+    public static func metres(hav a: Double) -> Double {
+        2 * earthRadius * atan2(a.squareRoot(), (1 - a).squareRoot())
     }
 }

@@ -57,6 +57,9 @@ public struct HaversineMetric: SpatialMetric, Sendable {
         antipodeLon = lon > 0 ? lon - 180 : lon + 180
     }
 
+    /// Box tests in haversine space against thresholds made once per query (`HaversineCircle`).
+    public func circle(radius: Double) -> HaversineCircle { HaversineCircle(self, radius: radius) }
+
     @inlinable
     public func distance(x: Double, y: Double) -> Double {
         Haversine.distance(lat1: lat, lon1: lon, cosLat1: cosPhi, lat2: y, lon2: x)
@@ -93,7 +96,7 @@ public struct HaversineMetric: SpatialMetric, Sendable {
         let deg = 180 / Double.pi, slack = 1e-9
         let minLat = lat - delta * deg - slack, maxLat = lat + delta * deg + slack
         guard minLat > -90 && maxLat < 90 else { return (-180, max(-90, minLat), 180, min(90, maxLat)) }
-        let dLon = asin(min(1, sin(delta) / cos(phi))) * deg * (1 + 1e-9) + slack
+        let dLon = asin(min(1, sin(delta) / cosPhi)) * deg * (1 + 1e-9) + slack
         guard lon - dLon > -180 && lon + dLon < 180 else { return (-180, minLat, 180, maxLat) }
         return (lon - dLon, minLat, lon + dLon, maxLat)
     }
@@ -144,5 +147,118 @@ public struct HaversineMetric: SpatialMetric, Sendable {
         // and hav d = sin²d / (2(1 + cos d)).
         let sinD = cosPhi * sinGap
         return sinD * sinD / (2 * (1 + (1 - sinD * sinD).squareRoot()))
+    }
+}
+
+/// One circle of a `HaversineMetric`, tested against boxes and points in haversine space,
+/// h = hav(d/R), with no trigonometry per box and none for most points outside the circle: the
+/// tree's box tests and the points a leaf holds beyond the circle were most of a small query's
+/// trigonometric calls (`lowerBound` and `upperBound` together make up to eleven, with two arc
+/// tangents).
+///
+/// Bounds: for a point p, h(p) = hav(Δφ) + cos φ₁ cos φ₂ hav(Δλ), and each factor is bounded on its
+/// own, by polynomials: x²/4 · (1 − x²/12) ≤ hav(x) ≤ x²/4 for 0 ≤ x ≤ π (from y − y³/6 ≤ sin y ≤ y),
+/// taken at the least and the greatest latitude gap and longitude gap the short way round
+/// (hav(Δλ) = hav(2π − Δλ)); and, with Δ the greatest latitude gap from the centre,
+/// cos φ₁ (1 − Δ²/2) − |sin φ₁| Δ ≤ cos φ₂ ≤ cos φ₁ + |sin φ₁| Δ (from cos(φ₁ + δ) = cos φ₁ cos δ −
+/// sin φ₁ sin δ), and 0 ≤ cos φ₂ ≤ 1. Sound in real arithmetic; looser than the exact bounds by terms
+/// in the gaps (x²/12, and about 2 tan φ₁ Δ of the longitude term: 0.05 % for a box 2 km from a centre
+/// at 37°), which only leaves boxes that nearly touch the circle partial instead of outside or inside.
+///
+/// Thresholds: a box or point is outside when its least h, less `HaversineMetric.hSlack`, exceeds
+/// hav(θ(1 + 1e-9)) with θ = r/R; a box is inside when its greatest h, plus `hSlack`, is at most
+/// hav(θ(1 − 1e-9)). `hSlack` (1e-14) is ten times the rounding of these few products and sums of
+/// values below 2.5 and of the `a` that `Haversine.distance` computes (both below 1e-15, see
+/// `HaversineMetric`); the relative 1e-9 on θ is a million times the few ulps by which sin, the arc
+/// tangent of `Haversine.distance` and its last products can move an angle for θ ≤ 3. So a point of
+/// an outside box measures more than r, and one of an inside box at most r, bit for bit as
+/// `Haversine.distance` rounds. Past θ = 3 (19,113 km) hav flattens towards its maximum and the
+/// circle uses the metre bounds, which hold everywhere.
+public struct HaversineCircle: CircleTest {
+    @usableFromInline let metric: HaversineMetric
+    @usableFromInline let radius: Double
+    @usableFromInline let inHavSpace: Bool
+    /// hav(θ(1 + 1e-9)) and hav(θ(1 − 1e-9)).
+    @usableFromInline let outsideHav: Double
+    @usableFromInline let insideHav: Double
+    /// |sin φ₁|, for the bounds of cos φ₂.
+    @usableFromInline let sinPhi: Double
+
+    @inlinable
+    init(_ metric: HaversineMetric, radius: Double) {
+        self.metric = metric
+        self.radius = radius
+        let theta = radius / Haversine.earthRadius
+        inHavSpace = theta * (1 + 1e-9) <= 3
+        outsideHav = HaversineMetric.hav(theta * (1 + 1e-9))
+        insideHav = HaversineMetric.hav(theta * (1 - 1e-9))
+        sinPhi = abs(sin(metric.phi))
+    }
+
+    /// x²/4 · (1 − x²/12) ≤ hav(x), for 0 ≤ x ≤ π.
+    @inlinable static func havBelow(_ x: Double) -> Double {
+        let x2 = x * x
+        return x2 * 0.25 * (1 - x2 / 12)
+    }
+
+    /// The least cos φ₂ over latitudes at most `gap` radians from the centre's.
+    @inlinable func cosBelow(_ gap: Double) -> Double {
+        max(0, metric.cosPhi * (1 - gap * gap * 0.5) - sinPhi * gap)
+    }
+
+    @inlinable
+    public func isOutside(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Bool {
+        guard inHavSpace else { return metric.lowerBound(minX: minX, minY: minY, maxX: maxX, maxY: maxY) > radius }
+        let rad = Double.pi / 180, phi = metric.phi
+        let lo = minY * rad, hi = maxY * rad
+        let latGap = phi < lo ? lo - phi : phi > hi ? phi - hi : 0
+        var h = Self.havBelow(latGap)
+        if h - HaversineMetric.hSlack > outsideHav { return true }
+        let gap = HaversineMetric.longitudeGap(metric.lon, minLon: minX, maxLon: maxX)
+        guard gap > 0 else { return false }
+        h += metric.cosPhi * cosBelow(max(abs(lo - phi), abs(hi - phi))) * Self.havBelow(gap * rad)
+        return h - HaversineMetric.hSlack > outsideHav
+    }
+
+    @inlinable
+    public func isInside(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Bool {
+        guard inHavSpace else { return metric.upperBound(minX: minX, minY: minY, maxX: maxX, maxY: maxY) <= radius }
+        let rad = Double.pi / 180, phi = metric.phi
+        let latGap = max(abs(minY * rad - phi), abs(maxY * rad - phi))
+        var h = latGap * latGap * 0.25
+        if h + HaversineMetric.hSlack > insideHav { return false }
+        let far = Self.farthestLongitudeGap(metric.lon, minLon: minX, maxLon: maxX) * rad
+        h += metric.cosPhi * min(1, metric.cosPhi + sinPhi * latGap) * far * far * 0.25
+        return h + HaversineMetric.hSlack <= insideHav
+    }
+
+    /// `distance` for points within the radius; infinity for a point the bounds above (or, nearer,
+    /// its a = hav(d/R) itself) put beyond hav(θ(1 + 1e-9)), without the arc tangent and roots.
+    @inlinable
+    public func distance(x: Double, y: Double) -> Double {
+        let m = metric
+        if inHavSpace {
+            let rad = Double.pi / 180
+            let dLat = abs(y - m.lat) * rad
+            var dLon = abs(x - m.lon)
+            if dLon > 180 { dLon = 360 - dLon }
+            let below = Self.havBelow(dLat) + m.cosPhi * cosBelow(dLat) * Self.havBelow(dLon * rad)
+            if below - HaversineMetric.hSlack > outsideHav { return .infinity }
+        }
+        let a = Haversine.hav(lat1: m.lat, lon1: m.lon, cosLat1: m.cosPhi, lat2: y, lon2: x)
+        return inHavSpace && a > outsideHav ? .infinity : Haversine.metres(hav: a)
+    }
+
+    /// Degrees from `lon` to the farthest meridian of minLon…maxLon the short way round: 180 when
+    /// the span holds the antipode's meridian (either of ±180 for a centre on 0), else the farther edge.
+    @inlinable
+    static func farthestLongitudeGap(_ lon: Double, minLon: Double, maxLon: Double) -> Double {
+        let west = lon - 180, east = lon + 180
+        if (west >= minLon && west <= maxLon) || (east >= minLon && east <= maxLon) { return 180 }
+        func gap(_ x: Double) -> Double {
+            let d = abs(x - lon)
+            return d > 180 ? 360 - d : d
+        }
+        return max(gap(minLon), gap(maxLon))
     }
 }

@@ -15,6 +15,43 @@ public protocol SpatialMetric {
     /// A box holding every point with `distance ≤ radius`, or nil: lets the index skip boxes and
     /// points with four comparisons before any bound or distance is computed.
     func searchBox(radius: Double) -> (minX: Double, minY: Double, maxX: Double, maxY: Double)?
+
+    /// What the index asks of boxes against one circle: made once per query, so a metric can turn the
+    /// radius into whatever its box tests compare against.
+    associatedtype Circle: CircleTest = BoundsCircle<Self>
+    func circle(radius: Double) -> Circle
+}
+
+/// Conservative tests of boxes (minX, minY, maxX, maxY) against one circle of a metric: `isOutside`
+/// only when no point of the box has `distance ≤ radius`, `isInside` only when every point has.
+/// `distance` is the metric's for every point within the radius, and beyond the radius for the others
+/// (a circle may skip exact arithmetic for points it knows are outside).
+public protocol CircleTest {
+    func isOutside(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Bool
+    func isInside(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Bool
+    func distance(x: Double, y: Double) -> Double
+}
+
+/// The circle test of any metric: its `lowerBound` and `upperBound` against the radius.
+public struct BoundsCircle<M: SpatialMetric>: CircleTest {
+    @usableFromInline let metric: M
+    @usableFromInline let radius: Double
+
+    @inlinable public init(metric: M, radius: Double) { self.metric = metric; self.radius = radius }
+
+    @inlinable public func isOutside(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Bool {
+        metric.lowerBound(minX: minX, minY: minY, maxX: maxX, maxY: maxY) > radius
+    }
+
+    @inlinable public func isInside(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Bool {
+        metric.upperBound(minX: minX, minY: minY, maxX: maxX, maxY: maxY) <= radius
+    }
+
+    @inlinable public func distance(x: Double, y: Double) -> Double { metric.distance(x: x, y: y) }
+}
+
+extension SpatialMetric where Circle == BoundsCircle<Self> {
+    @inlinable public func circle(radius: Double) -> BoundsCircle<Self> { BoundsCircle(metric: self, radius: radius) }
 }
 
 extension SpatialMetric {

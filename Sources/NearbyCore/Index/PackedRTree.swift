@@ -26,7 +26,9 @@
 /// node (about 2.1 bytes per point at node size 16): about 22 bytes per point (18 without items).
 /// Queries run on unsafe pointers (see `View`) so the hot loops do no reference counting; the generic
 /// queries are `@inlinable` so that each metric gets its own specialised loop, also across modules.
-public struct PackedRTree: Sendable {
+/// A class, not a struct: a query hands its tree around, and a copy of a struct of five columns cost
+/// five reference counts each time.
+public final class PackedRTree: Sendable {
     /// Number of points in the tree.
     public let count: Int
     /// Maximum number of children per node.
@@ -48,7 +50,7 @@ public struct PackedRTree: Sendable {
     /// wrapping), or projected metres for `PlanarMetric`. Coordinates must be finite.
     /// Cost: O(n) (a radix sort of the Hilbert keys): about 60 ms of CPU for the 1M-place workload in
     /// release builds on the project machine (median of 5; 200–300 ms wall clock on the loaded machine).
-    public init(xs: [Double], ys: [Double], nodeSize: Int = 16, ranks: [UInt32]? = nil) {
+    public convenience init(xs: [Double], ys: [Double], nodeSize: Int = 16, ranks: [UInt32]? = nil) {
         precondition(xs.count == ys.count && ranks.map { $0.count == xs.count } ?? true, "xs, ys and ranks must have the same length")
         precondition(xs.count < Int(Int32.max), "at most Int32.max - 1 points")
         let order = Self.hilbertOrder(xs: xs, ys: ys)
@@ -222,7 +224,7 @@ extension PackedRTree {
 
     @inlinable
     func withView<R>(_ body: (View) -> R) -> R {
-        withExtendedLifetime((points.owner, items?.owner, ranks?.owner, boxes.owner, levels.owner)) {
+        withExtendedLifetime(self) {
             body(View(
                 points: points.base, items: items?.base, ranks: ranks?.base, boxes: boxes.base,
                 levels: levels.base, count: count, nodeSize: nodeSize, top: levels.count / 3 - 1))
@@ -309,7 +311,7 @@ extension PackedRTree {
     }
 
     /// Calls `visit(item, distance)` for every item with `distance ≤ radius` and `include(item)`, in no
-    /// particular order. Only lower bounds prune here: a box wholly inside the circle would still need
+    /// particular order. Only the metric's `circle` prunes here: a box wholly inside the circle would still need
     /// every distance. `include` is asked before the distance is computed (a category test is cheaper
     /// than a haversine), for items inside the circle's search box.
     @inlinable
@@ -318,21 +320,22 @@ extension PackedRTree {
     ) {
         withView { v in
             let window = Window(m.searchBox(radius: radius))
+            let circle = m.circle(radius: radius)
             let refine = { (run: Range<Int>) in
                 for pos in run where window.contains(v.x(pos), v.y(pos)) && include(v.item(pos)) {
-                    let d = m.distance(x: v.x(pos), y: v.y(pos))
+                    let d = circle.distance(x: v.x(pos), y: v.y(pos))
                     if d <= radius { visit(v.item(pos), d) }
                 }
             }
             walk(v, classify: { x0, y0, x1, y1 in
-                !window.intersects(x0, y0, x1, y1) || m.lowerBound(minX: x0, minY: y0, maxX: x1, maxY: y1) > radius
+                !window.intersects(x0, y0, x1, y1) || circle.isOutside(minX: x0, minY: y0, maxX: x1, maxY: y1)
                     ? .outside : .partial
             }, inside: refine, partial: refine)
         }
     }
 
     /// Number of items with `distance ≤ radius`. Subtrees whose box lies wholly inside the circle
-    /// (`upperBound ≤ radius`) add their size without their points being visited.
+    /// (the metric's `circle` says so) add their size without their points being visited.
     @inlinable
     public func count<M: SpatialMetric>(_ m: M, radius: Double) -> Int {
         count(m, radius: radius, found: { _, _ in }, contained: { _ in })
@@ -348,16 +351,17 @@ extension PackedRTree {
         withView { v in
             var total = 0
             let window = Window(m.searchBox(radius: radius))
+            let circle = m.circle(radius: radius)
             walk(v, classify: { x0, y0, x1, y1 in
                 if !window.intersects(x0, y0, x1, y1) { return .outside }
-                if m.lowerBound(minX: x0, minY: y0, maxX: x1, maxY: y1) > radius { return .outside }
-                return m.upperBound(minX: x0, minY: y0, maxX: x1, maxY: y1) <= radius ? .inside : .partial
+                if circle.isOutside(minX: x0, minY: y0, maxX: x1, maxY: y1) { return .outside }
+                return circle.isInside(minX: x0, minY: y0, maxX: x1, maxY: y1) ? .inside : .partial
             }, inside: { run in
                 total += run.count
                 contained(run)
             }, partial: { run in
                 for pos in run where window.contains(v.x(pos), v.y(pos)) {
-                    let d = m.distance(x: v.x(pos), y: v.y(pos))
+                    let d = circle.distance(x: v.x(pos), y: v.y(pos))
                     if d <= radius { total += 1; found(v.item(pos), d) }
                 }
             })
@@ -365,27 +369,28 @@ extension PackedRTree {
         }
     }
 
-    /// Every item with `distance ≤ radius` and its distance, in no particular order, when there are at
-    /// most `budget` of them; else nil, having cost one counting walk.
+    /// The number of items with `distance ≤ radius`; when it is at most `budget`, `found(item, distance)`
+    /// has been called for every one of them, in no particular order, and `complete` is true. Otherwise
+    /// `found` has been called for some of them only, which the caller drops.
     ///
     /// Why: a first page by distance used to cost `count` and then best-first `nearest`, two walks
     /// measuring the same points. When the answer is small (the common case on sparse data), the
     /// counting walk has already measured most matches; the few in unopened subtrees are measured
-    /// here, and the caller selects its page from the list. Large answers keep the best-first page.
+    /// here, and the caller selects its page from them. Large answers keep the best-first page.
+    /// The matches go straight to the caller's buffer: a small query allocates nothing here.
     @inlinable
     public func firstMatches<M: SpatialMetric>(
-        _ m: M, radius: Double, budget: Int
-    ) -> (total: Int, matches: [(item: Int32, distance: Double)]?) {
-        var matches: [(item: Int32, distance: Double)] = []
+        _ m: M, radius: Double, budget: Int, _ found: (Int32, Double) -> Void
+    ) -> (total: Int, complete: Bool) {
         var runs: [Range<Int>] = []
-        let total = count(m, radius: radius, found: { matches.append(($0, $1)) }, contained: { runs.append($0) })
-        guard total <= budget else { return (total, nil) }
+        let total = count(m, radius: radius, found: found, contained: { runs.append($0) })
+        guard total <= budget else { return (total, false) }
         withView { v in
             for run in runs {
-                for pos in run { matches.append((v.item(pos), m.distance(x: v.x(pos), y: v.y(pos)))) }
+                for pos in run { found(v.item(pos), m.distance(x: v.x(pos), y: v.y(pos))) }
             }
         }
-        return (total, matches)
+        return (total, true)
     }
 
     /// The `k` items nearest to the metric's centre with `distance ≤ maxDistance` and `include(item)`,

@@ -166,7 +166,8 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             }
             var all: [Row] = []
             within(maxDistance, table, where: include) { i, d in all.append(Row(item: i, dist: d)) }
-            return RowOrder(PlaceOrder([SortKey(.distance)]), table: table).top(k, of: all)
+            RowOrder(PlaceOrder([SortKey(.distance)]), table: table).selectTop(k, in: &all)
+            return all
         }
     }
 
@@ -189,25 +190,24 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             rows = nearest(space!, k: k, maxDistance: min(maxDistance ?? .infinity, searchRadius), filter: filter, order: order)
             total = rows.count
             sorted = true
-            explanation = QueryExplanation(plan: "spatial index first: \(k) nearest, best-first", rowsTouched: rows.count)
+            if q.explain { explanation = QueryExplanation(plan: "spatial index first: \(k) nearest, best-first", rowsTouched: rows.count) }
         case .radius(let r):
-            if let s = space, let parts = firstPageTrees(s, q, filter: filter, bestFirst: bestFirst) {
-                // Small answers come whole from the counting walk; large ones page best-first.
+            if bestFirst, let s = space, s.tree != nil {
+                (total, sorted) = firstPage(s, radius: r, q, into: &rows)
+                if q.explain { explanation = Self.firstPageExplanation("the tree", rows.count) }
+            } else if let s = space, let parts = categoryPageTrees(s, q) {
                 for part in parts {
-                    let (count, matches) = part.tree!.firstMatches(part.metric, radius: r, budget: 4 * q.page * q.limit + 64)
+                    let (count, bestFirstPage) = firstPage(part, radius: r, q, into: &rows)
                     total += count
-                    if let matches {
-                        rows += matches.map { Row(item: part.row($0.item), dist: $0.distance) }
-                    } else {
-                        rows += part.nearest(q.page * q.limit, maxDistance: r, table) { _ in true }
-                        sorted = parts.count == 1
-                    }
+                    if bestFirstPage { sorted = parts.count == 1 }
                 }
-                let trees = bestFirst ? "the tree" : "the trees of categories \(q.filter.categories!.sorted())"
-                explanation = QueryExplanation(plan: "spatial index first: \(trees), circle counted from subtree sizes, page best-first", rowsTouched: rows.count)
+                if q.explain { explanation = Self.firstPageExplanation("the trees of categories \(q.filter.categories!.sorted())", rows.count) }
             } else {
                 var touched = 0
-                space!.within(r, table, where: { touched += 1; return filter($0) }) { i, d in rows.append(Row(item: i, dist: d)) }
+                space!.within(r, table, where: { touched += 1; return filter($0) }) { i, d in
+                    if rows.capacity == 0 { rows.reserveCapacity(32) }  // one allocation for a small answer
+                    rows.append(Row(item: i, dist: d))
+                }
                 total = rows.count
                 explanation = QueryExplanation(plan: "spatial index first: every point of the circle, filtered", rowsTouched: touched)
             }
@@ -254,32 +254,58 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         let remaining = after == nil ? total : rows.count
         let start = offset - skipped
         let end = q.limit == 0 ? rows.count : min(rows.count, start + q.limit)
-        if !sorted { rows = order.top(end, of: rows) }
-        var pageRows = start < end ? Array(rows[start..<end]) : []
-        if let space, !order.usesDistance, q.shape == .all {
-            for n in pageRows.indices { pageRows[n].dist = space.distance(pageRows[n].item, table) }
+        if !sorted { order.selectTop(end, in: &rows) }
+        // The page's rows and distances straight from `rows` (no copy of the page in between).
+        let pageRange = start < end ? start..<end : 0..<0
+        // Rows that were not measured for the order are measured for the page.
+        let measure = space != nil && !order.usesDistance && q.shape == .all
+        var items: [Int32] = [], distances: [Double?] = []
+        items.reserveCapacity(pageRange.count)
+        distances.reserveCapacity(pageRange.count)
+        var lastDistance = 0.0
+        for n in pageRange {
+            let row = rows[n]
+            items.append(Int32(row.item))
+            lastDistance = measure ? space!.distance(row.item, table) : row.dist
+            distances.append(space == nil ? nil : lastDistance)
         }
 
         var next: QueryAnswer.NextPage?
-        if q.limit > 0, let last = pageRows.last, remaining > offset + pageRows.count {
+        if q.limit > 0, let last = pageRange.last, remaining > offset + pageRange.count {
             next = QueryAnswer.NextPage(query: q, generation: generation, key: cursorKey, page: page,
-                                        distance: last.dist, id: table.id(last.item))
+                                        distance: lastDistance, id: table.id(rows[last].item))
         }
-        // Left out when not asked for, whichever plan ran, so the answer does not depend on the plan.
-        var answer = QueryAnswer(
-            total: q.countsTotal ? total : nil, rows: try table.answerRows(pageRows.map { Int32($0.item) }, records: records),
-            distances: pageRows.map { space == nil ? nil : $0.dist }, page: page, next: next)
-        if q.explain { answer.explanation = explanation }
-        return answer
+        // The total is left out when not asked for, whichever plan ran, so the answer does not depend on the plan.
+        return QueryAnswer(total: q.countsTotal ? total : nil, rows: try table.answerRows(items, records: records), distances: distances,
+                           page: page, next: next, explanation: q.explain ? explanation : nil)
     }
 
-    /// The trees whose matches within a circle are exactly the answer's, for a first page in plain
-    /// distance order: the tree when nothing is filtered, the category trees when only categories are
-    /// (on lon/lat) and their trees are built (`CategoryTrees`: from a category's second query on); nil
-    /// when the circle's points must be visited and filtered.
-    private func firstPageTrees<M: SpatialMetric>(_ s: Space<M>, _ q: PlaceQuery, filter: RowFilter, bestFirst: Bool) -> [Space<M>]? {
-        guard s.tree != nil else { return nil }
-        if bestFirst { return [s] }
+    /// Adds to `rows` the matches of `part` within `r` when they are few (the counting walk measured
+    /// them), else the first `page × limit` of them best-first (`bestFirst` true, in order). The rows
+    /// are reserved at the first match: one allocation for a small answer, not one per doubling.
+    private func firstPage<M: SpatialMetric>(_ part: Space<M>, radius r: Double, _ q: PlaceQuery,
+                                             into rows: inout [Row]) -> (total: Int, bestFirst: Bool) {
+        let mark = rows.count
+        let (total, complete) = part.tree!.firstMatches(part.metric, radius: r, budget: 4 * q.page * q.limit + 64) { item, d in
+            if rows.capacity == 0 { rows.reserveCapacity(32) }
+            rows.append(Row(item: part.row(item), dist: d))
+        }
+        guard !complete else { return (total, false) }
+        rows.removeSubrange(mark...)
+        rows += part.nearest(q.page * q.limit, maxDistance: r, table) { _ in true }
+        return (total, true)
+    }
+
+    private static func firstPageExplanation(_ trees: String, _ rows: Int) -> QueryExplanation {
+        QueryExplanation(plan: "spatial index first: \(trees), circle counted from subtree sizes, page best-first", rowsTouched: rows)
+    }
+
+    /// The category trees whose matches within a circle are exactly the answer's, for a first page in
+    /// plain distance order filtered by categories only (on lon/lat), when their trees are built
+    /// (`CategoryTrees`: from a category's second query on); nil when the circle's points must be
+    /// visited and filtered.
+    private func categoryPageTrees<M: SpatialMetric>(_ s: Space<M>, _ q: PlaceQuery) -> [Space<M>]? {
+        guard s.tree != nil, q.filter.categories != nil, q.limit > 0 else { return nil }
         var rest = q.filter
         rest.categories = nil
         guard let categories = q.filter.categories, rest.isEmpty, s.xy == nil, q.cursor == nil, q.limit > 0,

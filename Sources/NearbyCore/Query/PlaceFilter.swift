@@ -137,6 +137,12 @@ struct RowFilter {
     init(_ f: PlaceFilter, table: PlaceTable) {
         self.table = table
         passAll = f.isEmpty
+        guard !passAll else {
+            // No condition: nothing to compile (this is every plain query's path).
+            categories = nil; areacodes = nil; sigungucodes = nil; keyword = nil; created = nil; modified = nil
+            eventPeriod = nil; requiredFlags = 0; bbox = nil; region = nil; codeFilters = []
+            return
+        }
         categories = f.categories.map { Array(Set($0.map { Int32(truncatingIfNeeded: $0) })).sorted() }
         areacodes = f.areacodes.map { (table.areacode.codes(of: $0).sorted(), $0) }
         sigungucodes = f.sigungucodes.map { (table.sigungucode.codes(of: $0).sorted(), $0) }

@@ -51,8 +51,11 @@ public struct PlaceQuery: Sendable, Hashable {
     /// The order actually applied (the default made explicit).
     public var effectiveOrder: PlaceOrder {
         if !order.keys.isEmpty { return order }
-        return center == nil ? PlaceOrder([]) : PlaceOrder([SortKey(.distance)])
+        return center == nil ? order : Self.byDistance
     }
+
+    /// Made once: building the array per query was an allocation on every query's path.
+    private static let byDistance = PlaceOrder([SortKey(.distance)])
 
     /// What makes the query meaningless, naming the parameter (`QueryParameters`' names); nil when valid.
     /// The one place these rules live: the request parser and every engine ask it.

@@ -19,9 +19,9 @@ public struct QueryAnswer: Sendable, Hashable {
     /// asked for: a caller that only reads rows (a benchmark, a batch) never pays for the fingerprint.
     public var nextCursor: String? { next?.cursor }
 
-    public init(total: Int?, rows: PlaceRows, distances: [Double?], page: Int, next: NextPage?) {
+    public init(total: Int?, rows: PlaceRows, distances: [Double?], page: Int, next: NextPage?, explanation: QueryExplanation? = nil) {
         self.total = total; self.rows = rows; self.distances = distances
-        self.page = page; self.next = next
+        self.page = page; self.next = next; self.explanation = explanation
     }
 
     /// What a next-page cursor holds, before encoding.

@@ -9,24 +9,26 @@ struct Row: Equatable {
 struct RowOrder {
     private let keys: [SortKey]
     private let table: PlaceTable
-    private let ranks: Column<UInt32>
+    /// Title ranks, when a key is the title.
+    private let ranks: Column<UInt32>?
+    /// True when the order is plain ascending distance, the order of best-first nearest search.
+    let isDistanceOnly: Bool
+    let usesDistance: Bool
 
     init(_ order: PlaceOrder, table: PlaceTable) {
         keys = order.keys
         self.table = table
-        ranks = order.usesTitle ? table.titleRanks() : Column([])
+        ranks = order.usesTitle ? table.titleRanks() : nil
+        isDistanceOnly = keys.count == 1 && keys[0] == SortKey(.distance)
+        usesDistance = keys.contains { $0.field == .distance }
     }
-
-    /// True when the order is plain ascending distance, the order of best-first nearest search.
-    var isDistanceOnly: Bool { keys == [SortKey(.distance)] }
-    var usesDistance: Bool { keys.contains { $0.field == .distance } }
 
     func less(_ a: Row, _ b: Row) -> Bool {
         for key in keys {
             let c: Int
             switch key.field {
             case .distance: c = Self.compare(a.dist, b.dist)
-            case .title: c = Self.compare(ranks[a.item], ranks[b.item])
+            case .title: c = Self.compare(ranks![a.item], ranks![b.item])
             case .created: c = Self.compare(table.created[a.item], table.created[b.item])
             case .modified: c = Self.compare(table.modified[a.item], table.modified[b.item])
             case .category: c = Self.compare(table.category[a.item], table.category[b.item])
@@ -39,30 +41,35 @@ struct RowOrder {
     @inline(__always)
     private static func compare<T: Comparable>(_ a: T, _ b: T) -> Int { a < b ? -1 : (b < a ? 1 : 0) }
 
-    /// The first `m` rows of `rows` in this order, sorted. Costs O(n log m) with a bounded max-heap
-    /// when m is smaller than n, so a page never pays for sorting every match.
-    func top(_ m: Int, of rows: [Row]) -> [Row] {
+    /// Leaves in `rows` its first `m` rows in this order, sorted. Costs O(n log m) with a bounded
+    /// max-heap when m is smaller than n, so a page never pays for sorting every match; works in place.
+    func selectTop(_ m: Int, in rows: inout [Row]) {
         if m >= rows.count {
             // The whole answer: a full sort is the least it can cost. Plain distance order inlined.
             if isDistanceOnly {
-                return rows.sorted { $0.dist < $1.dist || ($0.dist == $1.dist && table.idRank($0.item) < table.idRank($1.item)) }
+                let table = table
+                rows.sort { $0.dist < $1.dist || ($0.dist == $1.dist && table.idRank($0.item) < table.idRank($1.item)) }
+            } else {
+                rows.sort(by: less)
             }
-            return rows.sorted(by: less)
+            return
         }
-        if m <= 0 { return [] }
-        var heap = Array(rows[0..<m])
-        // Max-heap by `less`: heap[0] is the worst of the best m seen so far.
-        for i in stride(from: m / 2 - 1, through: 0, by: -1) { siftDown(&heap, i) }
-        for row in rows[m...] where less(row, heap[0]) {
-            heap[0] = row
-            siftDown(&heap, 0)
+        guard m > 0 else { return rows.removeAll() }
+        rows.withUnsafeMutableBufferPointer { r in
+            // Max-heap by `less` in r[0..<m]: r[0] is the worst of the best m seen so far.
+            for i in stride(from: m / 2 - 1, through: 0, by: -1) { siftDown(r, m, i) }
+            for j in m..<r.count where less(r[j], r[0]) {
+                r[0] = r[j]
+                siftDown(r, m, 0)
+            }
+            var best = UnsafeMutableBufferPointer(rebasing: r[0..<m])
+            best.sort(by: less)
         }
-        return heap.sorted(by: less)
+        rows.removeSubrange(m...)
     }
 
-    private func siftDown(_ heap: inout [Row], _ start: Int) {
+    private func siftDown(_ heap: UnsafeMutableBufferPointer<Row>, _ n: Int, _ start: Int) {
         var i = start
-        let n = heap.count
         while true {
             let l = 2 * i + 1, r = l + 1
             var worst = i

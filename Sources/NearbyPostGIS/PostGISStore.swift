@@ -11,7 +11,7 @@ import NearbyStore
 /// at a time.
 public final class PostGISStore {
     /// The schema version this code reads and writes: the number of the last file in `Migrations/`.
-    public static let schemaVersion: Int64 = 4
+    public static let schemaVersion: Int64 = 5
     /// Key of the advisory lock a writer holds for its whole transaction ("NRBY", as the SQLite
     /// cache's application id): a second concurrent writer fails at once with `busy`.
     static let writerLock: Int64 = 0x4E52_4259
@@ -80,6 +80,7 @@ public final class PostGISStore {
             for m in try Self.migrations() where m.version > current {
                 try connection.execute(m.sql)
                 if m.version == 4 { try fillDerivedColumns() }
+                if m.version == 5 { try fillHanjaTitleKeys() }
                 try connection.execute("""
                     INSERT INTO nearby_meta VALUES ('schemaVersion', \(m.version))
                     ON CONFLICT (key) DO UPDATE SET value = excluded.value
@@ -190,6 +191,17 @@ public final class PostGISStore {
         for row in 0..<r.count {
             let p = try place(r, row)
             _ = try connection.prepared("nearby_fill", "UPDATE places SET \(set) WHERE id = $1", [p.id] + Self.derivedValues(p))
+        }
+    }
+
+    /// Recomputes `titlekey` for the titles with a Han ideograph of U+4E00…U+9FFF, the ones whose key
+    /// changed when Hanja began to sort by their reading (`005_hanja_title_keys.sql`).
+    private func fillHanjaTitleKeys() throws {
+        let r = try connection.query("SELECT id, title FROM places WHERE title ~ '[\u{4E00}-\u{9FFF}]'")
+        for row in 0..<r.count {
+            let id = r.text(row, 0) ?? "", title = r.text(row, 1) ?? ""
+            _ = try connection.prepared("nearby_hanja", "UPDATE places SET titlekey = $2 WHERE id = $1",
+                                        [id, Self.hexBytea(KoreanCollation.sortKey(title))])
         }
     }
 

@@ -25,6 +25,7 @@ import Testing
             "각",
             "가A",  // Latin after every jamo, a final too (ko: [reorder Hang Hani])
             "경복궁",
+            "景福宮",  // a Hanja weighs as its reading (경 복 궁) at level 1, after it at level 2 (ICU's ko)
             "경복궁 야간",  // shorter first; then a space before any syllable
             "경복궁1",
             "경복궁가",
@@ -36,7 +37,7 @@ import Testing
             "힣",
             "ㅏ",  // lone vowels, then final-only clusters, after all syllables
             "ㄳ",
-            "景福宮",  // Han after Hangul
+            "丂",  // Han without a Hangul reading in ICU's ko after Hangul
             "apple 카페",  // Latin after Hangul and Han, case-insensitive: lowercase first on a tie
             "Apple 카페",
             "BTS 거리",
@@ -51,6 +52,37 @@ import Testing
         shuffled.shuffle(using: &rng)
         #expect(sorted(shuffled) == expected)
         #expect(sorted(expected.reversed()) == expected)
+    }
+
+    @Test func hanjaSortWithTheirReadingAsInICU() {
+        // ICU's order (DuckDB 2.0.1: ORDER BY icu_sort_key(s, 'ko')): 基 and 岐 read 기; they tie with 기 at
+        // level 1 and follow it at level 2, 基 before 岐 (ko.xml's order), so a later level-1 difference wins.
+        let expected = [
+            "기", "基", "岐", "基 1", "기 2", "기암", "基岩", "岐岩",
+            "기암(基岩)리 관광지 202", "기암(岐岩)리 관광지 238", "기암(基岩)리 관광지 312",  // the 1M workload's
+            "기암리", "기A", "基A", "岐B", "암", "岩", "ㄳ", "丂", "apple 카페",
+        ]
+        #expect(sorted(expected.reversed()) == expected)
+        for (a, b) in zip(expected, expected.dropFirst()) {
+            #expect(KoreanCollation.sortKey(a).lexicographicallyPrecedes(KoreanCollation.sortKey(b)), "\(a) < \(b)")
+        }
+        // Level 2 only: a Hanja ties with its reading at level 1; its weight sits on the reading's last
+        // jamo, after no accent and before any accent there (ICU: 기̀ < 基 < ᄀ́ᅵ, the mark on ㄱ).
+        #expect(KoreanCollation.sortKey("基").prefix(5) == KoreanCollation.sortKey("기").prefix(5))
+        #expect(KoreanCollation.sortKey("기\u{300}").lexicographicallyPrecedes(KoreanCollation.sortKey("基")))
+        #expect(KoreanCollation.sortKey("基").lexicographicallyPrecedes(KoreanCollation.sortKey("\u{1100}\u{301}\u{1175}")))
+    }
+
+    @Test func titlesWithHanjaInICUOrder() {
+        // Recorded from ICU by scripts/fetch_hanja_readings.py: every neighbour pair strictly in order.
+        let expected = HanjaTitlesInICUOrder.titles
+        #expect(expected.count > 500)
+        var out: [String] = []
+        for (a, b) in zip(expected, expected.dropFirst())
+        where !KoreanCollation.sortKey(a).lexicographicallyPrecedes(KoreanCollation.sortKey(b)) {
+            out.append("\(a) | \(b)")
+        }
+        #expect(out == [], "\(out.count) neighbours out of ICU order")
     }
 
     @Test func swiftStringOrderIsNotThisOrder() {

@@ -59,18 +59,13 @@ final class ICUCollator: @unchecked Sendable {
             let expected: ComparisonResult = ranks[i] == ranks[j] ? .orderedSame : .orderedAscending
             if Self.icu(titles[i], titles[j]) != expected { disagreements.append("\(titles[i]) | \(titles[j])") }
         }
-        // Not done: ko.xml sorts each Hanja right after its Hangul reading (岐 before 基, both 기); Nearby
-        // sorts Han by code point. These are the only titles of the default dataset that differ.
-        #expect(disagreements == [
-            "기암(基岩)리호텔 738 | 기암(岐岩)리 해수욕장", "평(坪)사리음식점 924 | 평(平)사리 ONE 칼국수",
-            "화산(花山)리칼국수 4 | 화산(華山)리 골프장",
-        ], "\(disagreements.count) neighbours out of ICU order, e.g. \(disagreements.prefix(5))")
+        #expect(disagreements == [], "\(disagreements.count) neighbours out of ICU order, e.g. \(disagreements.prefix(5))")
     }
 
     @Test func handPickedHardCases() {
         let expected = [
             "", " 공원", "10월 축제", "2층 카페", "ㄱ", "가", "가가", "가고리 횟집", "가고리 ONE 기념관", "가나", "각",
-            "가A", "경복궁", "경복궁 야간", "경복궁1", "경복궁가", "경복궁A", "깋", "ㄲ", "까치", "힣", "ㅏ", "ㄳ",
+            "가A", "경복궁", "景福宮", "경복궁 야간", "경복궁1", "경복궁가", "경복궁A", "깋", "ㄲ", "까치", "힣", "ㅏ", "ㄳ", "丂",
             "apple 카페", "Apple 카페", "BTS 거리", "cafe", "Cafe", "café", "Zoo", "Ωmega",
         ]
         for (a, b) in zip(expected, expected.dropFirst()) {

@@ -172,6 +172,26 @@ import Testing
             #expect(try memory.run(q) == engine.run(q), "\(order)")
         }
     }
+
+    /// A database of schema 4 holds the title keys from before Hanja sorted by their reading: migration
+    /// 5 recomputes them, so 기암(基岩)리 sorts among the 기암 titles as in the memory engine.
+    @Test func migrationRecomputesHanjaTitleKeys() throws {
+        let cluster = try PostgresCluster.shared()
+        let url = try cluster.makeDatabase()
+        var g = QuerySampler(seed: 43)
+        let places = g.places(60).map { p in
+            var p = p
+            p.title = g.pick(["기암리", "기암(基岩)리", "기암(岐岩)리", "基 1", "기 2", "岐", "기", "丂"])
+            return p
+        }
+        _ = try PostGISEngineTests.database(places, url: url)
+        try cluster.psql("UPDATE places SET titlekey = '\\x' WHERE title ~ '[基岐]'; "
+            + "UPDATE nearby_meta SET value = 4 WHERE key = 'schemaVersion'", url: url)
+        let engine = try PostGISEngine(store: try PostGISStore(url: url, readOnly: false))
+        let memory = MemoryEngine(places: places, generation: try engine.store.generation(), cursorKey: engine.cursorKey)
+        let q = PlaceQuery(order: PlaceOrder(parsing: "title")!, limit: 60)
+        #expect(try memory.run(q) == engine.run(q))
+    }
 }
 
 /// Which plan a query gets: the SQL ones whenever SQL can answer exactly.

@@ -16,22 +16,26 @@ import Foundation
 ///    §3.12, see `Hangul`), every initial before every vowel before every final, each in KS X 1026-1
 ///    order; a lone compatibility jamo weighs as the jamo it stands for (`ㄱ` as an initial, `ㅏ` as a
 ///    vowel, `ㄳ` as a final), so the order runs `ㄱ 가 가나 각 … ㄲ 까 … 힣 ㅏ ㄳ`, and `가A` sorts
-///    after `각` (Latin after every jamo). Archaic jamo after the modern ones of their kind, by code point;
-/// 5. Han ideographs by code point (ko.xml also sorts each Hanja right after its Hangul reading; not
-///    done here: a Hanja title sorts after every Hangul one);
+///    after `각` (Latin after every jamo). Archaic jamo after the modern ones of their kind, by code point.
+///    A Hanja with a Hangul reading in ko.xml (7,476 of U+4E00…U+9FFF, `HanjaReadings`, derived from
+///    ICU's keys) weighs as its reading: `基` and `岐` as `기`, so `기 < 基 < 岐 < 基 1 < 기 2`;
+/// 5. Han ideographs without a reading, by code point (ICU orders these by radical and stroke count);
 /// 6. Latin letters a–z, case-insensitive; accented letters weigh as their base letter (`é` like `e`);
 /// 7. other scripts (Greek, Cyrillic, kana, other Latin letters like `ß` `ø`…), by code point;
 /// 8. everything else by code point.
 ///
 /// Control and format characters (ZWSP, soft hyphen, BOM) are ignored. Ties at level 1 are broken as
 /// in the UCA: level 2, accents (`cafe < café`, from the combining mark of an accented Latin letter or
-/// a lone combining mark), then level 3, compatibility form (fullwidth, non-space whitespace,
-/// compatibility jamo) and case, lowercase first as with ICU's default `caseFirst=off`. So
+/// a lone combining mark; a Hanja ranks after its reading, in ko.xml's order, below any accent), then
+/// level 3, compatibility form (fullwidth, non-space whitespace, compatibility jamo) and case,
+/// lowercase first as with ICU's default `caseFirst=off`. So
 /// `cafe < Cafe < café`, and `가 < ㄱㅏ`. Strings equal at all three levels get equal keys (no identical level).
 ///
 /// Key layout: level-1 weights as big-endian UInt16 units (≥ 0x0100; weights for "by code point"
 /// groups are a group unit followed by two units of code point), 0x00, one level-2 byte per
-/// character (≥ 1), 0x00, one level-3 byte per character. About 4 bytes per character.
+/// character (≥ 1: 1 none, 2…121 a Hanja's rank on its reading's last jamo, 122… an accent), 0x00,
+/// one level-3 byte per character. About 4 bytes per character (a syllable or a Hanja with a reading
+/// counts as its 2–3 jamo).
 public enum KoreanCollation {
     /// The binary sort key of `s`: `a` sorts before `b` exactly when `sortKey(a)` is
     /// lexicographically less than `sortKey(b)`; equal keys mean equal in this collation.
@@ -272,6 +276,8 @@ public enum KoreanCollation {
             if (0xC0..<0x250).contains(v), let (base, mark) = latinBase(u) {
                 b.unit(latin + UInt16((base | 0x20) - 0x61))
                 b.accents.append(accent(of: mark)); b.variants.append(base < 0x61 ? upperBit : 0)
+            } else if let r = HanjaReadings.reading(of: v) {
+                appendHanja(syllable: r.syllable, rank: r.rank, to: &b)
             } else if v &- 0x3400 < 0x1A00 || v &- 0x4E00 < 0x5200 || v &- 0xF900 < 0x200
                 || v &- 0x20000 < 0x20000
             {
@@ -284,6 +290,17 @@ public enum KoreanCollation {
         }
     }
 
+    /// A Hanja with a Hangul reading: the syllable's jamo at levels 1 and 3; at level 2, the last jamo's
+    /// byte is 1 + `rank` (2…121: after the syllable's 1, before every combining mark), as ICU's tailored
+    /// secondary weight sits on the last of the reading's collation elements.
+    private static func appendHanja(syllable v: UInt32, rank: UInt8, to b: inout Builder) {
+        let s = v - Hangul.syllableBase, t = s % 28
+        b.char(initial + UInt16(s / Hangul.syllablesPerInitial))
+        b.char(vowel + UInt16(s % Hangul.syllablesPerInitial / 28))
+        if t > 0 { b.char(final + UInt16(t)) }
+        b.accents[b.accents.count - 1] = 1 + rank
+    }
+
     /// The ASCII letter and first combining mark of a precomposed Latin letter (`É` → `E`, U+0301).
     private static func latinBase(_ u: Unicode.Scalar) -> (UInt32, UInt32)? {
         let d = Array(String(u).decomposedStringWithCanonicalMapping.unicodeScalars)
@@ -291,9 +308,9 @@ public enum KoreanCollation {
         return (d[0].value, d[1].value)
     }
 
-    /// Level-2 byte of a combining mark: 2… in code point order from U+0300 (clipped at 255);
-    /// 1 is "no accent".
+    /// Level-2 byte of a combining mark: 122… in code point order from U+0300 (clipped at 255, so
+    /// U+0300…U+0385 are told apart); 1 is "no accent", 2…121 a Hanja's rank (`appendHanja`).
     private static func accent(of mark: UInt32) -> UInt8 {
-        UInt8(2 + min(mark &- 0x300, 253))
+        UInt8(122 + min(mark &- 0x300, 133))
     }
 }

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Rebuild data/hanja-ko.tsv (the Hanja that ICU's `ko` collation sorts with a Hangul reading), the
+Swift table generated from it (Sources/NearbyCore/Text/HanjaReadings.swift) and the test fixture
+Tests/NearbyCoreTests/HanjaTitlesInICUOrder.swift, from the sort keys of the ICU bundled in the PyPI
+package duckdb 2.0.1 (`icu_sort_key(s, 'ko')`; ICU and Unicode data licence, see data/README.md).
+
+What it does, in order:
+1. asks ICU for the `ko` sort key of every Hangul syllable (U+AC00-U+D7A3) and every Han ideograph
+   of U+3400-U+4DBF, U+4E00-U+9FFF, U+F900-U+FAFF and U+20000-U+2A6DF;
+2. keeps the ideographs whose level-1 (primary) weights, the key bytes before the first 01, are those
+   of a syllable: ICU's `ko` (CLDR ko.xml, `&가<<*伽佳…`) ties them to that syllable at level 1 and
+   orders them after it at level 2 only; checks that level 3 is the syllable's and that no two Hanja
+   of one reading have equal keys; the others keep implicit weights (they sort after all Hangul);
+3. writes data/hanja-ko.tsv: one line per reading, the syllable, a tab, then its Hanja in ICU's
+   order (rank 1, 2, … at level 2; the syllable itself is rank 0), and the Swift file embedding it;
+4. writes the fixture: titles with Hanja (hand-picked, 600 random ones made from the table and
+   Hangul, digits, Latin and punctuation, and those of a workload given with --places, e.g. the 1M
+   workload's `기암(基岩)리 관광지 202`) in ICU's order, distinct keys only, for KoreanCollationTests.
+
+    python3 -m pip install duckdb==2.0.1   # a venv is fine
+    python3 scripts/fetch_hanja_readings.py [--places /work/data/w1m.places.tsv]
+"""
+import argparse
+import os
+import random
+import sys
+import unicodedata
+
+try:
+    import duckdb
+except ImportError:
+    sys.exit("fetch_hanja_readings.py needs duckdb 2.0.1: python3 -m pip install duckdb==2.0.1 (a venv is fine)")
+
+DUCKDB_VERSION = "2.0.1"
+HAN_RANGES = [(0x3400, 0x4DC0), (0x4E00, 0xA000), (0xF900, 0xFB00), (0x20000, 0x2A6E0)]
+TABLE_RANGE = (0x4E00, 0xA000)  # every Hanja with a reading is here (checked); the Swift table covers it
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def icu_keys(con, strings):
+    """ICU `ko` sort keys (bytes) of `strings`, in order."""
+    con.execute("CREATE OR REPLACE TEMP TABLE s(i INTEGER, s VARCHAR)")
+    con.executemany("INSERT INTO s VALUES (?, ?)", list(enumerate(strings)))
+    rows = con.execute("SELECT i, icu_sort_key(s, 'ko') FROM s ORDER BY i").fetchall()
+    return [bytes.fromhex(k) for _, k in rows]
+
+
+def levels(key):
+    """The three levels of an ICU sort key (separated by 01)."""
+    return key.split(b"\x01")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--places", help="a workload's PREFIX.places.tsv: its titles with Hanja join the fixture")
+    places = ap.parse_args().places
+    if duckdb.__version__ != DUCKDB_VERSION:
+        sys.exit(f"duckdb {duckdb.__version__} installed; pin {DUCKDB_VERSION}: python3 -m pip install duckdb=={DUCKDB_VERSION}")
+    con = duckdb.connect()
+    syllables = [chr(c) for c in range(0xAC00, 0xD7A4)]
+    han = [chr(c) for lo, hi in HAN_RANGES for c in range(lo, hi)]
+    skeys = icu_keys(con, syllables)
+    hkeys = icu_keys(con, han)
+    by_primary = {levels(k)[0]: (s, k) for s, k in zip(syllables, skeys)}
+    assert len(by_primary) == len(syllables), "two syllables share a primary weight"
+
+    readings = {}  # syllable -> [(key, hanja)]
+    for h, k in zip(han, hkeys):
+        hit = by_primary.get(levels(k)[0])
+        if hit is None:
+            continue
+        s, sk = hit
+        if unicodedata.normalize("NFC", h) != h:
+            sys.exit(f"U+{ord(h):04X} has a reading but is not NFC-stable: the table assumes NFC input")
+        if not TABLE_RANGE[0] <= ord(h) < TABLE_RANGE[1]:
+            sys.exit(f"U+{ord(h):04X} has a reading outside the table range")
+        if levels(k)[2] != levels(sk)[2] or not levels(sk)[1] < levels(k)[1]:
+            sys.exit(f"U+{ord(h):04X} ({h}) differs from {s} at level 3, or not after it at level 2")
+        readings.setdefault(s, []).append((k, h))
+    lines = []
+    for s in sorted(readings, key=lambda s: ord(s)):
+        group = sorted(readings[s])
+        if len({k for k, _ in group}) != len(group):
+            sys.exit(f"two Hanja of {s} have equal ICU keys")
+        lines.append(s + "\t" + "".join(h for _, h in group))
+    most = max(len(v) for v in readings.values())
+    count = sum(len(v) for v in readings.values())
+    if most > 120:
+        sys.exit(f"{most} Hanja share a reading: KoreanCollation's level-2 byte has room for 120")
+    with open(os.path.join(ROOT, "data/hanja-ko.tsv"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    body = "\n".join(lines)
+    with open(os.path.join(ROOT, "Sources/NearbyCore/Text/HanjaReadings.swift"), "w", encoding="utf-8") as f:
+        f.write(f'''// Generated by scripts/fetch_hanja_readings.py from data/hanja-ko.tsv (ICU via duckdb {DUCKDB_VERSION}): do not edit.
+
+/// The Hanja that ICU's `ko` collation sorts with a Hangul reading ({count} ideographs, {len(lines)} readings,
+/// at most {most} per reading, all in U+4E00…U+9FFF): one line per reading, the syllable, a tab, then its
+/// Hanja in ICU's level-2 order. Embedded as source because NearbyCore reads no files.
+enum HanjaReadings {{
+    /// Per code point from `base`: (syllable index from U+AC00 + 1) << 8 | rank (1…), or 0 for none.
+    static let base: UInt32 = 0x{TABLE_RANGE[0]:04X}
+    static let table: [UInt32] = {{
+        var t = [UInt32](repeating: 0, count: 0x{TABLE_RANGE[1] - TABLE_RANGE[0]:04X})
+        for line in text.split(separator: "\\n") {{
+            var scalars = line.unicodeScalars.makeIterator()
+            let syllable = scalars.next()!.value - 0xAC00
+            _ = scalars.next()  // tab
+            var rank: UInt32 = 0
+            while let h = scalars.next() {{
+                rank += 1
+                t[Int(h.value - base)] = (syllable + 1) << 8 | rank
+            }}
+        }}
+        return t
+    }}()
+
+    /// The reading (a syllable, U+AC00…) and level-2 rank (1…) of Hanja `v`, or nil.
+    @inline(__always) static func reading(of v: UInt32) -> (syllable: UInt32, rank: UInt8)? {{
+        let i = v &- base
+        guard i < UInt32(table.count) else {{ return nil }}
+        let e = table[Int(i)]
+        return e == 0 ? nil : (0xAC00 + (e >> 8) - 1, UInt8(truncatingIfNeeded: e))
+    }}
+
+    static let text = """
+{body}
+"""
+}}
+''')
+
+    # Fixture: titles with Hanja in ICU order.
+    rng = random.Random(7)
+    pairs = [(s, h) for s, v in readings.items() for _, h in v]
+    multi = [s for s in readings if len(readings[s]) >= 2]
+    titles = {"기", "基", "岐", "기A", "基A", "岐B", "基 1", "기 2", "기암(基岩)리 관광지 202", "기암(岐岩)리 관광지 238",
+              "기암(基岩)리 관광지 312", "기암리", "기암(기암)리", "가", "각", "伽", "가A", "家 1", "가나", "佳나", "기a", "基a", "岐a"}
+    for _ in range(600):
+        parts = []
+        for _ in range(rng.randint(1, 4)):
+            r = rng.random()
+            if r < 0.35:
+                s = rng.choice(multi)
+                parts.append(rng.choice([s] + [h for _, h in readings[s]]))
+            elif r < 0.55:
+                parts.append(rng.choice(pairs)[1])
+            elif r < 0.7:
+                parts.append(chr(rng.randint(0xAC00, 0xD7A3)))
+            else:
+                parts.append(rng.choice([" ", "1", "2", "A", "a", "(", ")", "리", "산"]))
+        titles.add("".join(parts))
+    for line in open(places, encoding="utf-8") if places else []:
+        t = line.split("\t")[4].strip(" ")
+        if any(0x4E00 <= ord(c) < 0xA000 for c in t):
+            titles.add(t)
+    titles = sorted(titles)
+    keys = icu_keys(con, titles)
+    seen, ordered = set(), []
+    for k, t in sorted(zip(keys, titles)):
+        if k not in seen:
+            seen.add(k)
+            ordered.append(t)
+    with open(os.path.join(ROOT, "Tests/NearbyCoreTests/HanjaTitlesInICUOrder.swift"), "w", encoding="utf-8") as f:
+        f.write(f"// Generated by scripts/fetch_hanja_readings.py (ICU via duckdb {DUCKDB_VERSION}): do not edit.\n\n")
+        f.write("/// Titles with Hanja in ICU's `ko` order (`ORDER BY icu_sort_key(title, 'ko')`), all keys distinct.\n")
+        f.write("enum HanjaTitlesInICUOrder {\n    static let titles: [String] = [\n")
+        for t in ordered:
+            f.write("        " + '"' + t.replace("\\", "\\\\").replace('"', '\\"') + '",\n')
+        f.write("    ]\n}\n")
+    print(f"{count} Hanja with a reading ({len(lines)} readings, at most {most} each); {len(ordered)} fixture titles")
+
+
+if __name__ == "__main__":
+    main()

@@ -57,8 +57,7 @@ struct PlacesAPI: Sendable {
         let write: @Sendable (StdoutBlocks) throws -> Void = { blocks in
             var blocks = blocks
             if chosenFormat == .json {
-                blocks.bytes.append(contentsOf: "{\"total\":".utf8)
-                if let total = answer.total { JSONNumber.append(total, to: &blocks.bytes) } else { blocks.bytes.append(contentsOf: "null".utf8) }
+                blocks.bytes.append(contentsOf: "{\"total\":".utf8); JSONNumber.appendOrNull(answer.total, to: &blocks.bytes)
                 blocks.bytes.append(contentsOf: ",\"page\":".utf8); JSONNumber.append(answer.page, to: &blocks.bytes)
                 blocks.bytes.append(contentsOf: ",\"next\":".utf8); (next.map(JSONScalar.string) ?? .null).append(to: &blocks.bytes)
                 blocks.bytes.append(contentsOf: ",\"places\":".utf8)

@@ -14,6 +14,24 @@ import Testing
         }
     }
 
+    /// The `b`th random box (sizes from a micrometre-degree to the whole sphere, some touching a pole or
+    /// ±180) and points in it: its corners, edge midpoints and `interiorPoints` random ones.
+    static func randomBox(_ b: Int, interiorPoints: Int, _ g: inout SeededGenerator)
+        -> (x0: Double, y0: Double, x1: Double, y1: Double, points: [(Double, Double)]) {
+        let size = [1e-6, 1e-3, 0.1, 5, 60, 360][b % 6]
+        var x0 = Double.random(in: -180 ... 180, using: &g), y0 = Double.random(in: -90 ... 90, using: &g)
+        if b % 7 == 0 { y0 = 90 - size / 2 }
+        if b % 11 == 0 { x0 = 180 - size }
+        let x1 = min(180, x0 + Double.random(in: 0 ... size, using: &g))
+        let y1 = min(90, y0 + Double.random(in: 0 ... size / 2, using: &g))
+        x0 = max(-180, x0); y0 = max(-90, y0)
+        var points = [(x0, y0), (x1, y1), (x0, y1), (x1, y0), ((x0 + x1) / 2, y0), ((x0 + x1) / 2, y1)]
+        for _ in 0 ..< interiorPoints {
+            points.append((Double.random(in: x0 ... x1, using: &g), Double.random(in: y0 ... y1, using: &g)))
+        }
+        return (x0, y0, x1, y1, points)
+    }
+
     /// lowerBound ≤ distance ≤ upperBound for random boxes (small to hemisphere-sized, touching the
     /// poles and ±180), points inside them (corners, edges, interior) and centres anywhere, including
     /// near the box, on the poles, on ±180 and near the antipode of the box.
@@ -21,17 +39,7 @@ import Testing
         var g = SeededGenerator(seed: 11)
         var checked = 0, failures: [String] = []
         for b in 0 ..< 1000 {
-            let size = [1e-6, 1e-3, 0.1, 5, 60, 360][b % 6]
-            var x0 = Double.random(in: -180 ... 180, using: &g), y0 = Double.random(in: -90 ... 90, using: &g)
-            if b % 7 == 0 { y0 = 90 - size / 2 }
-            if b % 11 == 0 { x0 = 180 - size }
-            let x1 = min(180, x0 + Double.random(in: 0 ... size, using: &g))
-            let y1 = min(90, y0 + Double.random(in: 0 ... size / 2, using: &g))
-            x0 = max(-180, x0); y0 = max(-90, y0)
-            var points = [(x0, y0), (x1, y1), (x0, y1), (x1, y0), ((x0 + x1) / 2, y0), ((x0 + x1) / 2, y1)]
-            for _ in 0 ..< 6 {
-                points.append((Double.random(in: x0 ... x1, using: &g), Double.random(in: y0 ... y1, using: &g)))
-            }
+            let (x0, y0, x1, y1, points) = Self.randomBox(b, interiorPoints: 6, &g)
             var centres: [(lat: Double, lon: Double)] = [(90, 0), (-90, 33), (0, 180), (y0, -180), (y1, x0)]
             let px = points[6].0, py = points[6].1
             centres.append((py + Double.random(in: -1e-5 ... 1e-5, using: &g), px))     // almost on a point
@@ -66,17 +74,7 @@ import Testing
         var g = SeededGenerator(seed: 29)
         var failures: [String] = [], outside = 0, inside = 0
         for b in 0 ..< 600 {
-            let size = [1e-6, 1e-3, 0.1, 5, 60, 360][b % 6]
-            var x0 = Double.random(in: -180 ... 180, using: &g), y0 = Double.random(in: -90 ... 90, using: &g)
-            if b % 7 == 0 { y0 = 90 - size / 2 }
-            if b % 11 == 0 { x0 = 180 - size }
-            let x1 = min(180, x0 + Double.random(in: 0 ... size, using: &g))
-            let y1 = min(90, y0 + Double.random(in: 0 ... size / 2, using: &g))
-            x0 = max(-180, x0); y0 = max(-90, y0)
-            var points = [(x0, y0), (x1, y1), (x0, y1), (x1, y0), ((x0 + x1) / 2, y0), ((x0 + x1) / 2, y1)]
-            for _ in 0 ..< 4 {
-                points.append((Double.random(in: x0 ... x1, using: &g), Double.random(in: y0 ... y1, using: &g)))
-            }
+            let (x0, y0, x1, y1, points) = Self.randomBox(b, interiorPoints: 4, &g)
             let px = points[6].0, py = points[6].1
             var centres: [(lat: Double, lon: Double)] = [(90, 0), (-90, 33), (0, 180), (y0, -180), (y1, x0)]
             centres.append((py + Double.random(in: -1e-5 ... 1e-5, using: &g), px))

@@ -55,9 +55,6 @@ enum SortOrders {
     }
 }
 
-/// Cheap statistics of a table for the planner and for counts without a scan: rows per category and
-/// per area code. Stored in the index snapshot (`categoryTag`, `areaTag`), else computed on first use
-/// (one pass over two small columns).
 /// A stored order split by area code: `rows[run(of: c)]` are the rows whose area code is `c`, still in
 /// the order's sequence (a stable counting sort, two passes over the order). A sorted page of one area
 /// (TourAPI's areaBasedList by title, say) then reads that area's rows only, as an index on (area, key)
@@ -86,6 +83,9 @@ struct AreaOrder: Sendable {
     func run(of code: UInt16) -> Range<Int> { starts[Int(code)]..<starts[Int(code) + 1] }
 }
 
+/// Cheap statistics of a table for the planner and for counts without a scan: rows per category and
+/// per area code. Stored in the index snapshot (`categoryTag`, `areaTag`), else computed on first use
+/// (one pass over two small columns).
 struct TableStatistics: Sendable {
     /// Rows per category value.
     let categoryCounts: [Int32: Int]

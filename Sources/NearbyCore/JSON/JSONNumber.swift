@@ -97,6 +97,11 @@ public enum JSONNumber {
         text.withUTF8 { out.append(contentsOf: $0) }
     }
 
+    /// Appends an integer in decimal, or `null` for nil (a total the query did not count).
+    public static func appendOrNull(_ value: Int?, to out: inout [UInt8]) {
+        if let value { append(value, to: &out) } else { out.append(contentsOf: "null".utf8) }
+    }
+
     /// Appends an integer in decimal.
     public static func append(_ value: Int, to out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }

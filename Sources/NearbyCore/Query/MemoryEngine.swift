@@ -305,10 +305,10 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
     /// (`CategoryTrees`: from a category's second query on); nil when the circle's points must be
     /// visited and filtered.
     private func categoryPageTrees<M: SpatialMetric>(_ s: Space<M>, _ q: PlaceQuery) -> [Space<M>]? {
-        guard s.tree != nil, q.filter.categories != nil, q.limit > 0 else { return nil }
+        guard s.tree != nil, let categories = q.filter.categories, q.limit > 0 else { return nil }
         var rest = q.filter
         rest.categories = nil
-        guard let categories = q.filter.categories, rest.isEmpty, s.xy == nil, q.cursor == nil, q.limit > 0,
+        guard rest.isEmpty, s.xy == nil, q.cursor == nil,
               RowOrder(q.effectiveOrder, table: table).isDistanceOnly
         else { return nil }
         let statistics = table.tableStatistics()

@@ -217,10 +217,7 @@ public enum KoreanCollation {
             v -= 0xFEE0; compat = compatibilityBit
         }
         if Hangul.isSyllable(v) {
-            let s = v - Hangul.syllableBase, t = s % 28
-            b.char(initial + UInt16(s / Hangul.syllablesPerInitial))
-            b.char(vowel + UInt16(s % Hangul.syllablesPerInitial / 28))
-            if t > 0 { b.char(final + UInt16(t)) }
+            appendSyllable(v, to: &b)
         } else if v < 0x80 {
             switch v {
             case 0x61...0x7A: b.char(latin + UInt16(v - 0x61), compat)
@@ -294,11 +291,16 @@ public enum KoreanCollation {
     /// byte is 1 + `rank` (2…121: after the syllable's 1, before every combining mark), as ICU's tailored
     /// secondary weight sits on the last of the reading's collation elements.
     private static func appendHanja(syllable v: UInt32, rank: UInt8, to b: inout Builder) {
+        appendSyllable(v, to: &b)
+        b.accents[b.accents.count - 1] = 1 + rank
+    }
+
+    /// A Hangul syllable as its jamo: initial, vowel and, when it has one, final.
+    @inline(__always) private static func appendSyllable(_ v: UInt32, to b: inout Builder) {
         let s = v - Hangul.syllableBase, t = s % 28
         b.char(initial + UInt16(s / Hangul.syllablesPerInitial))
         b.char(vowel + UInt16(s % Hangul.syllablesPerInitial / 28))
         if t > 0 { b.char(final + UInt16(t)) }
-        b.accents[b.accents.count - 1] = 1 + rank
     }
 
     /// The ASCII letter and first combining mark of a precomposed Latin letter (`É` → `E`, U+0301).

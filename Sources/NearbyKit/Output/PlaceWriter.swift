@@ -104,8 +104,7 @@ public struct PlaceWriter {
     private mutating func appendMeta(_ a: QueryAnswer, _ q: PlaceQuery, _ qid: JSONScalar?, _ tookMs: Double) {
         out.bytes.append(UInt8(ascii: "{"))
         if let qid { out.bytes.append(contentsOf: "\"qid\":".utf8); qid.append(to: &out.bytes); out.bytes.append(UInt8(ascii: ",")) }
-        out.bytes.append(contentsOf: "\"total\":".utf8)
-        if let total = a.total { JSONNumber.append(total, to: &out.bytes) } else { out.bytes.append(contentsOf: "null".utf8) }
+        out.bytes.append(contentsOf: "\"total\":".utf8); JSONNumber.appendOrNull(a.total, to: &out.bytes)
         out.bytes.append(contentsOf: ",\"page\":".utf8); JSONNumber.append(a.page, to: &out.bytes)
         out.bytes.append(contentsOf: ",\"limit\":".utf8); JSONNumber.append(q.limit, to: &out.bytes)
         out.bytes.append(contentsOf: ",\"returned\":".utf8); JSONNumber.append(a.rows.count, to: &out.bytes)

@@ -1,5 +1,7 @@
 import Foundation
 import NearbyKit
+import NIOCore
+import NIOPosix
 
 /// One engine over one generation and the connection (a cache's or a database's) its rows and
 /// lookups by id go through: used by one request at a time, so engines with per-call state (a
@@ -53,17 +55,13 @@ final class LanePool: @unchecked Sendable {
     /// has passed (the body, if it started, still runs to its end). `small` work with a lane free runs
     /// here and now, and gets `DeadlineExceeded` when it ends past its deadline.
     func run<T: Sendable>(timeout: Duration, small: Bool, _ body: @escaping @Sendable (EngineLane) throws -> T) async throws -> T {
-        if small, let lane = takeFree() {
-            let start = ContinuousClock.now
-            defer { release(lane) }
-            let result = try body(lane)
-            guard ContinuousClock.now - start <= timeout else { throw DeadlineExceeded(started: true, limit: timeout) }
-            return result
-        }
+        if small, let result = try runAtOnce(timeout: timeout, body) { return result }
+        // The deadline is a timer on the request's event loop and the result is handed back there: no
+        // libdispatch timer thread to wake, and the request's task resumes on the loop that runs it.
+        let loop = MultiThreadedEventLoopGroup.currentEventLoop ?? MultiThreadedEventLoopGroup.singleton.any()
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let request = PendingRequest(continuation)
-            request.timer = DispatchWorkItem { request.expire(timeout) }
-            Self.queue.asyncAfter(deadline: .now() + timeout.dispatchInterval, execute: request.timer!)
+            let request = PendingRequest(continuation, loop: loop)
+            request.timer = loop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) { request.expire(timeout) }
             acquire { lane in
                 Self.queue.async {
                     guard request.start() else { return self.release(lane) }
@@ -73,6 +71,17 @@ final class LanePool: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// `body`'s result from a lane that is free now, run on this thread, or nil when every lane is busy;
+    /// `DeadlineExceeded` when it ends past `timeout` (no timer: a clock check at its end).
+    func runAtOnce<T>(timeout: Duration, _ body: (EngineLane) throws -> T) throws -> T? {
+        guard let lane = takeFree() else { return nil }
+        let start = ContinuousClock.now
+        defer { release(lane) }
+        let result = try body(lane)
+        guard ContinuousClock.now - start <= timeout else { throw DeadlineExceeded(started: true, limit: timeout) }
+        return result
     }
 
     /// A free lane, or nil when all are busy (then the caller queues).
@@ -111,16 +120,16 @@ final class LanePool: @unchecked Sendable {
     }
 }
 
-/// One request's continuation, resumed exactly once: by its result or by its deadline.
+/// One request's continuation, resumed exactly once, on its event loop: by its result or by its deadline.
 private final class PendingRequest<T: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var continuation: CheckedContinuation<T, any Error>?
     private var started = false
-    /// Fires `expire` at the deadline; cancelled by `finish`. Set before the request is shared, and
-    /// dropped at the end (it holds the request: a cycle until then).
-    var timer: DispatchWorkItem?
+    private let loop: any EventLoop
+    /// Fires `expire` at the deadline on `loop`; cancelled by `finish`. Set before the request is shared.
+    var timer: Scheduled<Void>?
 
-    init(_ continuation: CheckedContinuation<T, any Error>) { self.continuation = continuation }
+    init(_ continuation: CheckedContinuation<T, any Error>, loop: any EventLoop) { self.continuation = continuation; self.loop = loop }
 
     /// The request got a lane: false when its deadline has already passed (then it does nothing).
     func start() -> Bool {
@@ -129,12 +138,14 @@ private final class PendingRequest<T: Sendable>: @unchecked Sendable {
         return started
     }
 
+    /// Called on the query queue: the result goes back to the request's loop.
     func finish(_ result: Result<T, any Error>) {
         lock.lock(); let c = continuation; continuation = nil; let t = timer; timer = nil; lock.unlock()
         t?.cancel()
-        c?.resume(with: result)
+        if let c { loop.execute { c.resume(with: result) } }
     }
 
+    /// Called on the request's loop by the timer.
     func expire(_ limit: Duration) {
         lock.lock(); let c = continuation; continuation = nil; let started = started; timer = nil; lock.unlock()
         c?.resume(throwing: DeadlineExceeded(started: started, limit: limit))
@@ -142,9 +153,11 @@ private final class PendingRequest<T: Sendable>: @unchecked Sendable {
 }
 
 extension Duration {
-    var dispatchInterval: DispatchTimeInterval {
+    var nanoseconds: Int64 {
         let (s, atto) = components
-        return .nanoseconds(Int(clamping: s * 1_000_000_000 + atto / 1_000_000_000))
+        let (ns, overflow) = s.multipliedReportingOverflow(by: 1_000_000_000)
+        let (sum, carry) = ns.addingReportingOverflow(atto / 1_000_000_000)
+        return overflow || carry ? .max : sum
     }
 
     var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }

@@ -60,10 +60,33 @@ public final class EngineSnapshot: @unchecked Sendable {
 
     /// The query's answer, from a free lane, or `DeadlineExceeded` after `timeout`; without `records`
     /// for a caller that writes only the rows' ids (`QueryEngine.run(_:records:)`).
+    ///
+    /// A larger page of a circle is small work too when the circle holds at most `smallRows` matches
+    /// (a third of the radius + category workload asks for every match, most often a few dozen): its
+    /// total, from a one-row page of the same query, says so, and the page then runs at once as well.
+    /// Otherwise it takes the query queue, like any work that waits for a lane.
     public func run(_ query: PlaceQuery, records: Bool = true, timeout: Duration) async throws -> QueryAnswer {
         let rows = query.page.multipliedReportingOverflow(by: query.limit)
-        let small = inline && !rows.overflow && rows.partialValue >= 1 && rows.partialValue <= Self.smallRows
-        return try await lanes.run(timeout: timeout, small: small) { try $0.engine.run(query, records: records) }
+        let small = !rows.overflow && rows.partialValue >= 1 && rows.partialValue <= Self.smallRows
+        if inline, !small, let probe = Self.countingPage(of: query),
+           let answer = try lanes.runAtOnce(timeout: timeout, { lane -> QueryAnswer? in
+               guard let total = try lane.engine.run(probe, records: false).total, total <= Self.smallRows else { return nil }
+               return try lane.engine.run(query, records: records)
+           }).flatMap({ $0 }) {
+            return answer
+        }
+        return try await lanes.run(timeout: timeout, small: inline && small) { try $0.engine.run(query, records: records) }
+    }
+
+    /// A one-row first page of `query`'s circle, whose total is the number of its matches: small work
+    /// for the engines over a cache (the circle counted from subtree sizes, or its points visited once,
+    /// as a small page's are). Nil for other shapes (k nearest, every place), which are not bounded so,
+    /// and for a query without a total.
+    static func countingPage(of query: PlaceQuery) -> PlaceQuery? {
+        guard case .radius = query.shape, query.countsTotal else { return nil }
+        var probe = query
+        probe.limit = 1; probe.page = 1; probe.cursor = nil; probe.explain = false
+        return probe
     }
 
     public func place(id: String, timeout: Duration) async throws -> Place? {

@@ -47,12 +47,12 @@ struct PlacesAPI: Sendable {
         case .geojson: "application/geo+json"
         default: "application/json; charset=utf-8"
         }
-        if let total = answer.total { headers[HTTPField.Name("X-Total-Count")!] = String(total) }
-        headers[HTTPField.Name("X-Cache-Generation")!] = String(snapshot.generation)
+        if let total = answer.total { headers[.xTotalCount] = String(total) }
+        headers[.xCacheGeneration] = String(snapshot.generation)
         let next = answer.nextCursor
         let (chosenFormat, chosenFields) = (format, fields)
-        if let next { headers[HTTPField.Name("X-Next-Cursor")!] = next }
-        if let plan = answer.explanation { headers[HTTPField.Name("X-Query-Plan")!] = plan.description }
+        if let next { headers[.xNextCursor] = next }
+        if let plan = answer.explanation { headers[.xQueryPlan] = plan.description }
 
         let write: @Sendable (StdoutBlocks) throws -> Void = { blocks in
             var blocks = blocks
@@ -207,6 +207,14 @@ struct PlacesAPI: Sendable {
             try await writer.finish(nil)
         })
     }
+}
+
+extension HTTPField.Name {
+    /// The answer's headers, made once (a name is checked when it is made).
+    static let xTotalCount = HTTPField.Name("X-Total-Count")!
+    static let xCacheGeneration = HTTPField.Name("X-Cache-Generation")!
+    static let xNextCursor = HTTPField.Name("X-Next-Cursor")!
+    static let xQueryPlan = HTTPField.Name("X-Query-Plan")!
 }
 
 extension StdoutBlocks {

@@ -19,6 +19,8 @@ enum QueryString {
 
     /// nil for a bad `%` escape or bytes that are not UTF-8.
     static func decode(_ s: Substring) -> String? {
+        // Most names and values have nothing to decode: the text as it is (a short one needs no allocation).
+        if !s.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) { return String(s) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(s.utf8.count)
         var it = s.utf8.makeIterator()

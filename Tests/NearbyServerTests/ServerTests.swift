@@ -30,6 +30,14 @@ final class PlacesAPITests: ServerTestCase {
             target = "/v1/places?lat=\(lat)&lon=\(lon)&radius=2000&limit=25&fields=id&cursor=" + next.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         }
         XCTAssertEqual(seen, Array(expected.prefix(75).map(\.id)))
+
+        // A large page past the end (run at once: the circle holds few matches) is an empty page 2.
+        let past = try server.http.get("/v1/places?lat=\(lat)&lon=\(lon)&radius=2000&limit=3000&page=2&fields=id")
+        XCTAssertEqual(past.status, 200, past.text)
+        XCTAssertEqual(past.json["total"] as? Int, expected.count)
+        XCTAssertEqual(past.json["page"] as? Int, 2)
+        XCTAssertEqual((past.json["places"] as? [Any])?.count, 0)
+        XCTAssertTrue(past.json["next"] is NSNull)
     }
 
     func testFiltersAndSortGoThroughTheOneParser() throws {

@@ -46,21 +46,39 @@ public struct PageCursor: Sendable, Hashable {
     public func encoded(key: Key) -> String {
         let head = "2|\(String(fingerprint, radix: 16))|\(page)|\(String(distance.bitPattern, radix: 16))|"
         let mac = SipHash24.mac(Array((head + "|" + id).utf8), k0: key.k0, k1: key.k1)
-        // base64 to base64url in one pass over the bytes (three Foundation replacements cost more than the MAC).
-        let base64 = Data((head + String(mac, radix: 16) + "|" + id).utf8).base64EncodedString()
-        return String(decoding: base64.utf8.compactMap { b -> UInt8? in
-            switch b {
-            case UInt8(ascii: "+"): UInt8(ascii: "-")
-            case UInt8(ascii: "/"): UInt8(ascii: "_")
-            case UInt8(ascii: "="): nil
-            default: b
-            }
-        }, as: UTF8.self)
+        return Self.base64url(Array((head + String(mac, radix: 16) + "|" + id).utf8))
     }
+
+    /// base64url without padding (RFC 4648 §5), in one pass: every answer with a next page writes one,
+    /// and Foundation's base64 and a pass replacing its `+`, `/` and `=` cost more than the MAC.
+    static func base64url(_ bytes: [UInt8]) -> String {
+        String(unsafeUninitializedCapacity: (bytes.count * 4 + 2) / 3) { out in
+            let digits = base64urlDigits
+            func digit(_ v: UInt32) -> UInt8 { digits[Int(v & 63)] }
+            var o = 0, i = 0
+            while i + 3 <= bytes.count {
+                let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+                out[o] = digit(v >> 18); out[o + 1] = digit(v >> 12); out[o + 2] = digit(v >> 6); out[o + 3] = digit(v)
+                o += 4; i += 3
+            }
+            switch bytes.count - i {
+            case 1:
+                let v = UInt32(bytes[i]) << 16
+                out[o] = digit(v >> 18); out[o + 1] = digit(v >> 12); o += 2
+            case 2:
+                let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
+                out[o] = digit(v >> 18); out[o + 1] = digit(v >> 12); out[o + 2] = digit(v >> 6); o += 3
+            default: break
+            }
+            return o
+        }
+    }
+
+    private static let base64urlDigits = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// The cursor `text` encodes, or nil when it is not exactly a cursor made with `key`.
     public init?(decoding text: String, key: Key) {
-        guard text.utf8.count <= 4096, text.utf8.allSatisfy({ Self.base64url.contains($0) }) else { return nil }
+        guard text.utf8.count <= 4096, text.utf8.allSatisfy({ Self.base64urlSet.contains($0) }) else { return nil }
         var b64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         b64 += String(repeating: "=", count: (4 - b64.count % 4) % 4)
         guard let data = Data(base64Encoded: b64), let s = String(validating: Array(data), as: UTF8.self) else { return nil }
@@ -76,7 +94,7 @@ public struct PageCursor: Sendable, Hashable {
         guard encoded(key: key) == text else { return nil }
     }
 
-    private static let base64url = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    private static let base64urlSet = Set(base64urlDigits)
 
     /// FNV-1a 64 over the query's parameters as `QueryParameters.render` writes them (page and cursor
     /// left out: they say where, not what; explain and total too: they change no row) and the cache generation. The request parser's field list is

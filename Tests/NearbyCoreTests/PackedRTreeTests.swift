@@ -287,6 +287,30 @@ func expectBruteForceAnswers<M: SpatialMetric>(
         #expect(calls.distances < 300)
     }
 
+    /// `firstMatches` keeps 64 unopened subtrees on the stack and measures later ones at once: answers
+    /// with far more of them are still every match, once each, and over budget still incomplete.
+    @Test func firstMatchesWithManyUnopenedSubtrees() {
+        var g = SeededGenerator(seed: 23)
+        let (xs, ys) = TestPoints.korea(20_000, &g)
+        let tree = PackedRTree(xs: xs, ys: ys, nodeSize: 3)
+        let m = HaversineMetric(lat: ys[0], lon: xs[0])
+        let brute = BruteForce(xs: xs, ys: ys, m)
+        for radius in [30_000.0, 80_000, brute.ranked[5_000].distance] {
+            var runs = 0
+            _ = tree.count(m, radius: radius, found: { _, _ in }, contained: { _ in runs += 1 })
+            #expect(runs > 64, "r=\(radius): \(runs) unopened subtrees")
+            let expected = brute.within(radius: radius)
+            for budget in [expected.count, expected.count + 1, .max] {
+                var first: [(item: Int32, distance: Double)] = []
+                let (total, complete) = tree.firstMatches(m, radius: radius, budget: budget) { first.append(($0, $1)) }
+                first.sort { $0.item < $1.item }
+                #expect(total == expected.count && complete && sameAnswers(first, expected), "r=\(radius) budget \(budget)")
+            }
+            let over = tree.firstMatches(m, radius: radius, budget: expected.count - 1) { _, _ in }
+            #expect(over.total == expected.count && !over.complete)
+        }
+    }
+
     @Test func planarQueriesMatchBruteForce() {
         var g = SeededGenerator(seed: 99)
         // Projected metres: a dense cluster, a sparse field and duplicates.

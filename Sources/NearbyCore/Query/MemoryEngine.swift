@@ -4,9 +4,10 @@ import Foundation
 /// when mapped from a snapshot; ties always by `idRank`) and a packed R-tree over lon/lat, plus one planar tree per projected CRS, built on first use and kept.
 ///
 /// Plan of a query (see ARCHITECTURE.md):
-/// - radius, no filter, limited, ordered by distance only: the total comes from `count` (whole
-///   subtrees inside the circle are counted from their sizes); the page from the matches that walk
-///   measured when the answer is small (`firstMatches`), else from best-first `nearest`;
+/// - radius, no filter, ordered by distance only (`circlePage`, most queries): the total comes from
+///   `count` (whole subtrees inside the circle are counted from their sizes); the page from the
+///   matches that walk measured when the answer is small or has no limit (`firstMatches`), else from
+///   best-first `nearest`;
 /// - the same with a filter on categories only: the same, on each category's tree (`CategoryTrees`);
 /// - other radius queries visit the circle's points once, filtering and counting, then select the
 ///   top `page × limit` rows with a bounded heap (`RowOrder.top`), never sorting every match;

@@ -35,7 +35,9 @@ let package = Package(
         // process that never measures a geodesic or projected distance does not pay for loading it.
         .systemLibrary(name: "CPROJ", providers: [.apt(["libproj-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        .target(name: "NearbyCore", dependencies: ["CPROJ"]),
+        // One inline function over a header: the compiler's prefetch hint (PlaceRows.forEachID).
+        .systemLibrary(name: "CPrefetch"),
+        .target(name: "NearbyCore", dependencies: ["CPROJ", "CPrefetch"]),
         .target(name: "NearbyStore", dependencies: ["NearbyCore", "CSQLite"]),
         .target(name: "NearbyPostGIS", dependencies: ["NearbyCore", "NearbyStore", "CLibPQ"], resources: [.copy("Migrations")]),
         .target(name: "NearbyKit", dependencies: ["NearbyCore", "NearbyStore", "NearbyRegions", "NearbyPostGIS"]),

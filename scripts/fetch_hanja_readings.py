@@ -1,20 +1,27 @@
 #!/usr/bin/env python3
-"""Rebuild data/hanja-ko.tsv (the Hanja that ICU's `ko` collation sorts with a Hangul reading), the
-Swift table generated from it (Sources/NearbyCore/Text/HanjaReadings.swift) and the test fixture
+"""Rebuild data/hanja-ko.tsv (the Hanja that ICU's `ko` collation sorts with a Hangul reading),
+data/han-order-ko.txt (ICU's order of the other Han ideographs: radical and stroke count), the Swift
+tables generated from them (Sources/NearbyCore/Text/HanjaReadings.swift, HanOrder.swift) and the test fixture
 Tests/NearbyCoreTests/HanjaTitlesInICUOrder.swift, from the sort keys of the ICU bundled in the PyPI
 package duckdb 2.0.1 (`icu_sort_key(s, 'ko')`; ICU and Unicode data licence, see data/README.md).
 
 What it does, in order:
-1. asks ICU for the `ko` sort key of every Hangul syllable (U+AC00-U+D7A3) and every Han ideograph
-   of U+3400-U+4DBF, U+4E00-U+9FFF, U+F900-U+FAFF and U+20000-U+2A6DF;
+1. asks ICU for the `ko` sort key of every Hangul syllable (U+AC00-U+D7A3) and every code point of
+   U+3400-U+4DBF, U+4E00-U+9FFF, U+F900-U+FAFF and U+20000-U+3FFFF (the code points
+   KoreanCollation weighs as Han: the ideographs, and the unassigned ones among them);
 2. keeps the ideographs whose level-1 (primary) weights, the key bytes before the first 01, are those
    of a syllable: ICU's `ko` (CLDR ko.xml, `&가<<*伽佳…`) ties them to that syllable at level 1 and
    orders them after it at level 2 only; checks that level 3 is the syllable's and that no two Hanja
-   of one reading have equal keys; the others keep implicit weights (they sort after all Hangul);
+   of one reading have equal keys; the others keep CLDR root's Han order (radical, then strokes),
+   after all Hangul, and the code points ICU knows as unassigned sort after every script, by code point;
 3. writes data/hanja-ko.tsv: one line per reading, the syllable, a tab, then its Hanja in ICU's
    order (rank 1, 2, … at level 2; the syllable itself is rank 0), and the Swift file embedding it;
-4. writes the fixture: titles with Hanja (hand-picked, 600 random ones made from the table and
-   Hangul, digits, Latin and punctuation, and those of a workload given with --places, e.g. the 1M
+4. writes data/han-order-ko.txt and HanOrder.swift: the NFC-stable code points without a reading
+   that ICU does not weigh as unassigned (their keys' lead byte is not that of U+0378), in ICU's order (the script checks that their keys differ at level 1 and agree at levels 2 and 3),
+   as runs of consecutive code points, a line each: the first code point in hex, and the run's
+   length when above 1;
+5. writes the fixture: titles with Hanja (hand-picked, 600 random ones made from the table and
+   Hangul, digits, Latin and punctuation, 300 with Han ideographs without a reading, and those of a workload given with --places, e.g. the 1M
    workload's `기암(基岩)리 관광지 202`) in ICU's order, distinct keys only, for KoreanCollationTests.
 
     python3 -m pip install duckdb==2.0.1   # a venv is fine
@@ -32,7 +39,7 @@ except ImportError:
     sys.exit("fetch_hanja_readings.py needs duckdb 2.0.1: python3 -m pip install duckdb==2.0.1 (a venv is fine)")
 
 DUCKDB_VERSION = "2.0.1"
-HAN_RANGES = [(0x3400, 0x4DC0), (0x4E00, 0xA000), (0xF900, 0xFB00), (0x20000, 0x2A6E0)]
+HAN_RANGES = [(0x3400, 0x4DC0), (0x4E00, 0xA000), (0xF900, 0xFB00), (0x20000, 0x40000)]
 TABLE_RANGE = (0x4E00, 0xA000)  # every Hanja with a reading is here (checked); the Swift table covers it
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -128,6 +135,75 @@ enum HanjaReadings {{
 }}
 ''')
 
+    # The other Han code points in ICU's order, as runs of consecutive code points.
+    read = {h for v in readings.values() for _, h in v}
+    unassigned_lead = icu_keys(con, ["\u0378", "\U0003FFFD"])
+    assert unassigned_lead[0][0] == unassigned_lead[1][0], "unassigned code points with different lead bytes"
+    unassigned = [ord(h) for h, k in zip(han, hkeys) if k[0] == unassigned_lead[0][0]]
+    unread = sorted((k, ord(h)) for h, k in zip(han, hkeys)
+                    if h not in read and unicodedata.normalize("NFC", h) == h and k[0] != unassigned_lead[0][0])
+    for (k1, c1), (k2, c2) in zip(unread, unread[1:]):
+        if levels(k1)[0] == levels(k2)[0]:
+            sys.exit(f"U+{c1:04X} and U+{c2:04X} share a primary weight")
+    if len({tuple(levels(k)[1:]) for k, _ in unread}) != 1:
+        sys.exit("Han ideographs without a reading differ at level 2 or 3")
+    runs = []
+    for _, c in unread:
+        if runs and runs[-1][0] + runs[-1][1] == c:
+            runs[-1][1] += 1
+        else:
+            runs.append([c, 1])
+    order = "\n".join(f"{c:X}" if n == 1 else f"{c:X} {n:X}" for c, n in runs)
+    with open(os.path.join(ROOT, "data/han-order-ko.txt"), "w", encoding="utf-8") as f:
+        f.write(order + "\n")
+    with open(os.path.join(ROOT, "Sources/NearbyCore/Text/HanOrder.swift"), "w", encoding="utf-8") as f:
+        f.write(f'''// Generated by scripts/fetch_hanja_readings.py from data/han-order-ko.txt (ICU via duckdb {DUCKDB_VERSION}): do not edit.
+
+/// ICU's `ko` order of the Han ideographs without a Hangul reading ({len(unread)} NFC-stable code points of
+/// U+3400…U+4DBF, U+4E00…U+9FFF, U+F900…U+FAFF and U+20000…U+3FFFF that ICU knows): CLDR root's
+/// order of Han, by radical and then stroke count (Unihan's kRSUnicode). The code points of those
+/// blocks that ICU weighs as unassigned are not here: they sort after every script, by code point.
+/// `text` lists them in that order as {len(runs)} runs of consecutive code points, a line each: the first
+/// code point in hex, then, for a run longer than one, its length in hex. Embedded as source because
+/// NearbyCore reads no files; decoded on the first Han ideograph without a reading (rare in titles).
+enum HanOrder {{
+    /// The runs by first code point: `starts[i]` begins a run of `lengths[i]` code points whose
+    /// first one has rank `ranks[i]`.
+    private static let runs: (starts: [UInt32], lengths: [UInt32], ranks: [UInt32]) = {{
+        var list: [(start: UInt32, length: UInt32, rank: UInt32)] = []
+        var rank: UInt32 = 0
+        for line in text.split(separator: "\\n") {{
+            let fields = line.split(separator: " ")
+            let start = UInt32(fields[0], radix: 16)!, length = fields.count > 1 ? UInt32(fields[1], radix: 16)! : 1
+            list.append((start, length, rank))
+            rank += length
+        }}
+        list.sort {{ $0.start < $1.start }}
+        return (list.map(\\.start), list.map(\\.length), list.map(\\.rank))
+    }}()
+
+    /// The number of code points in the order: ranks run 0..<count.
+    static let count: UInt32 = {len(unread)}
+
+    /// The rank of `v` in ICU's order of Han without a reading, or nil when `v` is not in it (a code
+    /// point outside the ranges, with a reading, one NFC changes, or unassigned in ICU).
+    static func rank(of v: UInt32) -> UInt32? {{
+        let starts = runs.starts
+        var lo = 0, hi = starts.count  // the last run starting at or before v
+        while lo < hi {{
+            let mid = (lo + hi) / 2
+            if starts[mid] <= v {{ lo = mid + 1 }} else {{ hi = mid }}
+        }}
+        guard lo > 0, v - starts[lo - 1] < runs.lengths[lo - 1] else {{ return nil }}
+        return runs.ranks[lo - 1] + (v - starts[lo - 1])
+    }}
+
+    static let text = """
+{order}
+"""
+}}
+''')
+
     # Fixture: titles with Hanja in ICU order.
     rng = random.Random(7)
     pairs = [(s, h) for s, v in readings.items() for _, h in v]
@@ -148,6 +224,19 @@ enum HanjaReadings {{
             else:
                 parts.append(rng.choice([" ", "1", "2", "A", "a", "(", ")", "리", "산"]))
         titles.add("".join(parts))
+    for _ in range(300):
+        parts = []
+        for _ in range(rng.randint(1, 3)):
+            r = rng.random()
+            if r < 0.5:
+                parts.append(chr(rng.choice(unread)[1]))
+            elif r < 0.6:
+                parts.append(chr(rng.choice(unassigned)))
+            elif r < 0.8:
+                parts.append(rng.choice(pairs)[1])
+            else:
+                parts.append(rng.choice([" ", "1", "가", "기", "A", "a", "리", "Ω"]))
+        titles.add("".join(parts))
     for line in open(places, encoding="utf-8") if places else []:
         t = line.split("\t")[4].strip(" ")
         if any(0x4E00 <= ord(c) < 0xA000 for c in t):
@@ -166,7 +255,8 @@ enum HanjaReadings {{
         for t in ordered:
             f.write("        " + '"' + t.replace("\\", "\\\\").replace('"', '\\"') + '",\n')
         f.write("    ]\n}\n")
-    print(f"{count} Hanja with a reading ({len(lines)} readings, at most {most} each); {len(ordered)} fixture titles")
+    print(f"{count} Hanja with a reading ({len(lines)} readings, at most {most} each); {len(unread)} Han code points "
+          f"without one ({len(runs)} runs); {len(ordered)} fixture titles")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ import NearbyStore
 /// at a time.
 public final class PostGISStore {
     /// The schema version this code reads and writes: the number of the last file in `Migrations/`.
-    public static let schemaVersion: Int64 = 5
+    public static let schemaVersion: Int64 = 6
     /// Key of the advisory lock a writer holds for its whole transaction ("NRBY", as the SQLite
     /// cache's application id): a second concurrent writer fails at once with `busy`.
     static let writerLock: Int64 = 0x4E52_4259
@@ -80,12 +80,12 @@ public final class PostGISStore {
             for m in try Self.migrations() where m.version > current {
                 try connection.execute(m.sql)
                 if m.version == 4 { try fillDerivedColumns() }
-                if m.version == 5 { try fillHanjaTitleKeys() }
                 try connection.execute("""
                     INSERT INTO nearby_meta VALUES ('schemaVersion', \(m.version))
                     ON CONFLICT (key) DO UPDATE SET value = excluded.value
                     """)
             }
+            if current == 4 || current == 5 { try fillHanTitleKeys() }
             let key = PageCursor.Key.random()
             try connection.execute("""
                 INSERT INTO nearby_meta VALUES ('cursorKey0', \(Int64(bitPattern: key.k0))), ('cursorKey1', \(Int64(bitPattern: key.k1)))
@@ -194,10 +194,15 @@ public final class PostGISStore {
         }
     }
 
-    /// Recomputes `titlekey` for the titles with a Han ideograph of U+4E00…U+9FFF, the ones whose key
-    /// changed when Hanja began to sort by their reading (`005_hanja_title_keys.sql`).
-    private func fillHanjaTitleKeys() throws {
-        let r = try connection.query("SELECT id, title FROM places WHERE title ~ '[\u{4E00}-\u{9FFF}]'")
+    /// Recomputes `titlekey` for the titles with a Han code point, the ones whose key changed when Hanja
+    /// began to sort by their reading (`005_hanja_title_keys.sql`) and the other Han by radical and
+    /// stroke (`006_han_order_title_keys.sql`): once for a database of schema 4 or 5 (from 3, migration
+    /// 4 fills every key).
+    private func fillHanTitleKeys() throws {
+        let r = try connection.query("""
+            SELECT id, title FROM places
+            WHERE title ~ '[\u{3400}-\u{4DBF}\u{4E00}-\u{9FFF}\u{F900}-\u{FAFF}\u{20000}-\u{3FFFF}]'
+            """)
         for row in 0..<r.count {
             let id = r.text(row, 0) ?? "", title = r.text(row, 1) ?? ""
             _ = try connection.prepared("nearby_hanja", "UPDATE places SET titlekey = $2 WHERE id = $1",

@@ -46,6 +46,33 @@ func doublesRoundTripExactly(_ v: Double) throws {
     }
 }
 
+/// `JSONNumber.append` writes `description`'s text byte for byte (it takes it from `write(to:)`
+/// without a `String`): every finite bit pattern class, distances of every size, and the edge values.
+@Test func numberTextIsDescription() {
+    var g = SeededGenerator(seed: 2026)
+    func check(_ v: Double) -> Bool {
+        var out: [UInt8] = [0x5B]  // text already in the buffer stays in front
+        JSONNumber.append(v, to: &out)
+        return out == [0x5B] + Array(v.description.utf8)
+    }
+    let edges: [Double] = [0, -0.0, 1, 0.1, 0.30000000000000004, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308,
+                           1e-5, 1e-4, 9.999999999999999e-5, 1e16, 9007199254740992, 9007199254740993, 18014398509481984,
+                           123456789012345680, 19_999.999999999996, 0.000_000_1, 1e-300, 1e300, -12.5, 20_015_086.796]
+    for v in edges { #expect(check(v), "\(v)") }
+    var failures = 0
+    for _ in 0..<400_000 {
+        // Random finite bit patterns, then distances as the engine makes them (0 to 20,000 km).
+        let bits = Double(bitPattern: g.next() & 0x7FEF_FFFF_FFFF_FFFF | (g.next() & (1 << 63)))
+        let metres = Double.random(in: 0..<20_015_087, using: &g)
+        let near = Double.random(in: 0..<2_000, using: &g)
+        for v in [bits, metres, near] where !check(v) {
+            failures += 1
+            if failures < 10 { Issue.record("\(v): \(v.bitPattern)") }
+        }
+    }
+    #expect(failures == 0)
+}
+
 @Test func numberParserGrammar() {
     func parse(_ s: String) -> Double? { Array(s.utf8).withUnsafeBytes(JSONNumber.parseDouble) }
     #expect(parse("+5") == 5)

@@ -73,6 +73,18 @@ import Testing
         #expect(KoreanCollation.sortKey("基").lexicographicallyPrecedes(KoreanCollation.sortKey("\u{1100}\u{301}\u{1175}")))
     }
 
+    @Test func hanWithoutAReadingInRadicalAndStrokeOrderAsInICU() {
+        // ICU (DuckDB 2.0.1): CLDR root orders Han by radical, then stroke count, across the blocks, so
+        // U+2A6D9 (radical 1, 0 strokes) comes first and U+20000 sits between U+4E04 and U+4E0C;
+        // code points of the Han blocks that ICU weighs as unassigned come after every script.
+        let expected = ["\u{2A6D9}", "丂", "丄", "𠀀", "丌", "丌 1", "apple", "Ωmega", "\u{3FFFD}"]
+        #expect(sorted(expected.reversed()) == expected)
+        #expect(HanOrder.rank(of: 0x2A6D9) == 0 && HanOrder.rank(of: 0x4E02) == 1)
+        #expect(HanOrder.rank(of: 0x57FA) == nil)  // 基 has a reading: HanjaReadings weighs it
+        #expect(HanOrder.rank(of: 0xF900) == nil)  // NFC maps it to 豈
+        #expect(HanOrder.rank(of: 0x41) == nil && HanOrder.rank(of: 0x40000) == nil)
+    }
+
     @Test func titlesWithHanjaInICUOrder() {
         // Recorded from ICU by scripts/fetch_hanja_readings.py: every neighbour pair strictly in order.
         let expected = HanjaTitlesInICUOrder.titles

@@ -192,6 +192,29 @@ import Testing
         let q = PlaceQuery(order: PlaceOrder(parsing: "title")!, limit: 60)
         #expect(try memory.run(q) == engine.run(q))
     }
+
+    /// A database of schema 5 holds the keys from before Han without a reading sorted by radical and
+    /// stroke: migration 6 recomputes them (𠀀 U+20000 between 丄 U+4E04 and 丌 U+4E0C, as in ICU).
+    @Test func migrationRecomputesHanOrderTitleKeys() throws {
+        let cluster = try PostgresCluster.shared()
+        let url = try cluster.makeDatabase()
+        var g = QuerySampler(seed: 44)
+        let places = g.places(40).map { p in
+            var p = p
+            p.title = g.pick(["丌", "𠀀", "丄", "𪛙", "丂 1", "基", "기", "A"])
+            return p
+        }
+        _ = try PostGISEngineTests.database(places, url: url)
+        try cluster.psql("UPDATE places SET titlekey = '\\x' WHERE title ~ '[丌𠀀丄𪛙丂]'; "
+            + "UPDATE nearby_meta SET value = 5 WHERE key = 'schemaVersion'", url: url)
+        let engine = try PostGISEngine(store: try PostGISStore(url: url, readOnly: false))
+        let memory = MemoryEngine(places: places, generation: try engine.store.generation(), cursorKey: engine.cursorKey)
+        let q = PlaceQuery(order: PlaceOrder(parsing: "title")!, limit: 40)
+        let answer = try engine.run(q)
+        #expect(try memory.run(q) == answer)
+        let titles = answer.places.map(\.title).reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
+        #expect(titles.filter { $0 != "A" } == ["기", "基", "𪛙", "丂 1", "丄", "𠀀", "丌"].filter(titles.contains))
+    }
 }
 
 /// Which plan a query gets: the SQL ones whenever SQL can answer exactly.

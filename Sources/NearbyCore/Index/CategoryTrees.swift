@@ -8,15 +8,19 @@ import Foundation
 /// Not on the first query: a build reads every row (tens of milliseconds at 1M places), more than
 /// the query it serves, so a process that answers one query (`nearby query` on a snapshot) visits
 /// the circle instead, and a server or a batch builds the tree once the category comes back.
+///
+/// A tree's items are the table's rows themselves, its tie-break ranks the rows' order by id within the
+/// category: a match is a row with no lookup through a second array (for a full answer that lookup was
+/// a cache miss a row), and ties go by id as the engine's do.
 final class CategoryTrees: @unchecked Sendable {
     private let lock = NSLock()
-    private var trees: [Int32: (tree: PackedRTree, rows: [Int32])] = [:]
+    private var trees: [Int32: PackedRTree] = [:]
     /// Queries that asked for a category's tree before it was built.
     private var asked: [Int32: Int] = [:]
 
-    /// The tree of `category`'s rows of `table` and the row of each of its items; nil on the first
-    /// request for it, and when the table's id order cannot be trusted (`PlaceTable.idOrderIsSound`).
-    func tree(of category: Int32, in table: PlaceTable) -> (tree: PackedRTree, rows: [Int32])? {
+    /// The tree of `category`'s rows of `table` (items: rows); nil on the first request for it, and
+    /// when the table's id order cannot be trusted (`PlaceTable.idOrderIsSound`).
+    func tree(of category: Int32, in table: PlaceTable) -> PackedRTree? {
         lock.lock()
         if let t = trees[category] { lock.unlock(); return t }
         asked[category, default: 0] += 1
@@ -28,7 +32,15 @@ final class CategoryTrees: @unchecked Sendable {
             let row = table.row(atIdRank: rank)
             if table.category[row] == category { rows.append(Int32(row)) }
         }
-        let t = (tree: PackedRTree(xs: rows.map { table.lon(Int($0)) }, ys: rows.map { table.lat(Int($0)) }), rows: rows)
+        let xs = rows.map { table.lon(Int($0)) }, ys = rows.map { table.lat(Int($0)) }
+        let order = PackedRTree.hilbertOrder(xs: xs, ys: ys)
+        var points = [Double](repeating: 0, count: 2 * rows.count)
+        for (pos, i) in order.enumerated() {
+            points[2 * pos] = xs[Int(i)]
+            points[2 * pos + 1] = ys[Int(i)]
+        }
+        let t = PackedRTree(orderedPoints: points, items: order.map { rows[Int($0)] },
+                            ranks: order.map { UInt32(bitPattern: $0) }, nodeSize: 16)
         lock.lock(); defer { lock.unlock() }
         trees[category] = t
         return t
@@ -37,6 +49,6 @@ final class CategoryTrees: @unchecked Sendable {
     /// Bytes of the trees built so far.
     var byteCount: Int {
         lock.lock(); defer { lock.unlock() }
-        return trees.values.reduce(0) { $0 + $1.tree.byteCount + $1.rows.capacity * 4 }
+        return trees.values.reduce(0) { $0 + $1.byteCount }
     }
 }

@@ -9,7 +9,7 @@ import Foundation
 /// uses in place (no parsing, no copying), so a one-shot `nearby query` answers in milliseconds
 /// (flatbush's `Flatbush.from(buffer)` is the model).
 ///
-/// ## Format, version 4 (every integer little-endian)
+/// ## Format, version 5 (every integer little-endian)
 ///
 /// Header, 64 bytes:
 ///
@@ -35,7 +35,7 @@ import Foundation
 /// sections (sort orders, statistics) without breaking older readers; a change to an existing
 /// section's meaning bumps the format version, and readers refuse versions they do not know.
 ///
-/// Sections of version 4. Rows are in the tree's Hilbert order: row i is the tree's point i, so the
+/// Sections of version 5. Rows are in the tree's Hilbert order: row i is the tree's point i, so the
 /// points are the rows' coordinates (stored once, no item column) and a subtree is a contiguous run
 /// of rows (counted by subtraction, read sequentially). Ties in every order are broken by id order,
 /// stored as each row's id rank (`PlaceTable.idRank`):
@@ -53,7 +53,7 @@ import Foundation
 /// | `CRTD`, `MODF` | Int64 | n | created, modified as `yyyyMMddHHmmss` (0 = none) |
 /// | `EVST`, `EVEN` | Int32 | n | festival start, end as `yyyyMMdd` (0 = none) |
 /// | `FLAG` | UInt32 | n | accessibility bits (`Accessibility.placeMask`) and the has-image bit |
-/// | `RANK` | UInt32 | n | Korean-collation rank of the title (`KoreanCollation.ranks`; version 4: Hanja by their reading, so version-3 files are rebuilt) |
+/// | `RANK` | UInt32 | n | Korean-collation rank of the title (`KoreanCollation.ranks`; version 4: Hanja by their reading, version 5: other Han by radical and stroke as ICU, so older files are rebuilt) |
 /// | `FTUN`, `FTEN` | UInt16, UInt32 | units, n | folded titles for the keyword filter (`FoldedTitles`) |
 /// | `IDOF`, `IDBY` | UInt32, UInt8 | n + 1, bytes | ids (UTF-8) by row, for cursors and for fetching a page's records |
 /// | `CATC`, `CATO`, `CATB` | UInt16, UInt32, UInt8 | n, d + 1, bytes | `CodeFamily.cat` keys: codes and dictionary, as `AREA` |
@@ -83,7 +83,7 @@ import Foundation
 /// snapshot or the new one, and the generation stamp tells a snapshot older than the cache.
 public enum IndexSnapshot {
     static let magic = Array("NRBYSNAP".utf8)
-    public static let formatVersion: UInt32 = 4
+    public static let formatVersion: UInt32 = 5
     static let headerSize = 64
     static let entrySize = 24
     static let alignment = 64

@@ -6,7 +6,7 @@ import Foundation
 /// PLDI 1990): a mantissa of at most 2^53 scaled by 10^k with |k| ≤ 22 is one correctly rounded IEEE
 /// multiplication or division of two exact values, so the result is exact-as-rounded. Everything else
 /// (17-digit shortest forms, huge exponents) falls back to C's `strtod`, which rounds correctly.
-/// Writing uses Swift's `description`, the shortest text that reads back to the same Double.
+/// Writing gives Swift's `description`, the shortest text that reads back to the same Double.
 public enum JSONNumber {
     private static let powersOfTen: [Double] = (0...22).map { pow(10, Double($0)) }
 
@@ -91,10 +91,25 @@ public enum JSONNumber {
         return v
     }
 
-    /// Appends the shortest decimal text that reads back to exactly `value` (finite values only).
-    @inline(__always) public static func append(_ value: Double, to out: inout [UInt8]) {
-        var text = value.description
-        text.withUTF8 { out.append(contentsOf: $0) }
+    /// Appends the shortest decimal text that reads back to exactly `value` (finite values only):
+    /// `description`'s text, handed over by `write(to:)` as bytes. `description` made a `String` a
+    /// number, a heap allocation for the 17 or 18 characters of most distances.
+    public static func append(_ value: Double, to out: inout [UInt8]) {
+        var sink = ByteSink()
+        swap(&sink.bytes, &out)
+        value.write(to: &sink)
+        swap(&sink.bytes, &out)
+    }
+
+    /// A text stream into a byte array: the standard library's numbers write their ASCII text through
+    /// `_writeASCII` (its default makes a `String` of it for `write`).
+    private struct ByteSink: TextOutputStream {
+        var bytes: [UInt8] = []
+        mutating func write(_ text: String) {
+            var text = text
+            text.withUTF8 { bytes.append(contentsOf: $0) }
+        }
+        mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: buffer) }
     }
 
     /// Appends an integer in decimal, or `null` for nil (a total the query did not count).

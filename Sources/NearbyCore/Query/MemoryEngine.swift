@@ -359,7 +359,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         var spaces: [Space<M>] = []
         for c in Set(categories.map { Int32(truncatingIfNeeded: $0) }).sorted() where statistics.categoryCounts[c, default: 0] > 0 {
             guard let t = categoryTrees.tree(of: c, in: table) else { return nil }
-            spaces.append(Space(metric: s.metric, tree: t.tree, treeRows: t.rows, xy: nil))
+            spaces.append(Space(metric: s.metric, tree: t, xy: nil))
         }
         return spaces
     }

@@ -1,3 +1,5 @@
+import CPrefetch
+
 /// One page of a query's answer.
 public struct QueryAnswer: Sendable, Hashable {
     /// Matches before paging (for `.knn`, the number of neighbours found); nil when the query did not
@@ -88,6 +90,9 @@ public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
 
     /// Calls `body` with each row's position and its id as UTF-8, read from the table's id column
     /// (`PlaceTable.idStrings`) rather than from the records: the loop of an answer of ids and distances.
+    /// An answer's rows are in distance order, all over the column: each row's offset and bytes were
+    /// a cache miss (nine tenths of the loop's time), so they are prefetched `idsAhead` rows ahead,
+    /// the offset twice that.
     public func forEachID(_ body: (Int, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
         guard let table else {
             for i in fetched.indices {
@@ -100,6 +105,13 @@ public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
         try ids.offsets.withUnsafeBufferPointer { offsets in
             try ids.bytes.withUnsafeBufferPointer { bytes in
                 for i in rows.indices {
+                    if i + 2 * Self.idsAhead < rows.count, let base = offsets.baseAddress {
+                        nearby_prefetch(base + Int(rows[i + 2 * Self.idsAhead]))
+                    }
+                    if i + Self.idsAhead < rows.count, let base = bytes.baseAddress {
+                        let start = Int(offsets[Int(rows[i + Self.idsAhead])])
+                        if start < bytes.count { nearby_prefetch(base + start) }
+                    }
                     let row = Int(rows[i])
                     let start = Int(offsets[row]), end = Int(offsets[row + 1])
                     // A damaged snapshot's offsets read as an empty id, as `StringColumn`'s subscript does.
@@ -108,6 +120,9 @@ public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
             }
         }
     }
+
+    /// How many rows ahead `forEachID` prefetches an id's bytes.
+    static let idsAhead = 8
 
     /// The rows' ids, in answer order.
     public var ids: [String] {

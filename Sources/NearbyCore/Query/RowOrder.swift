@@ -45,7 +45,9 @@ struct RowOrder {
     /// max-heap when m is smaller than n, so a page never pays for sorting every match; works in place.
     func selectTop(_ m: Int, in rows: inout [Row]) {
         if isDistanceOnly {
-            // Plain distance order inlined (the order of most queries), not a loop over the keys.
+            // Plain distance order (the order of most queries): the whole answer by buckets, a page
+            // with the comparison inlined, not a loop over the keys.
+            if m >= rows.count { return Self.sortByDistance(&rows, table: table) }
             let table = table
             Self.selectTop(m, in: &rows) { $0.dist < $1.dist || ($0.dist == $1.dist && table.idRank($0.item) < table.idRank($1.item)) }
         } else {
@@ -85,6 +87,63 @@ struct RowOrder {
             if worst == i { return }
             heap.swapAt(i, worst)
             i = worst
+        }
+    }
+}
+
+extension RowOrder {
+    /// Sorts `rows` by (distance, id rank), the order `less` gives plain distance, in expected linear
+    /// time: each row goes to one of n buckets by its squared distance over the greatest one
+    /// (a monotone key, so buckets are in order; squared, so points spread evenly over a disc land in
+    /// evenly filled buckets), then each bucket is sorted by the full comparison (insertion sort when
+    /// small). The order is the same as any sort by (distance, id rank): ids are unique, so it is total.
+    /// Falls back to a comparison sort for short lists, for distances that are negative, infinite or
+    /// NaN (a projection that could not place a row), and when the greatest one squared leaves the
+    /// normal range.
+    static func sortByDistance(_ rows: inout [Row], table: PlaceTable) {
+        let n = rows.count
+        func less(_ a: Row, _ b: Row) -> Bool {
+            a.dist < b.dist || (a.dist == b.dist && table.idRank(a.item) < table.idRank(b.item))
+        }
+        var greatest = 0.0, measurable = n >= 64
+        for r in rows {
+            guard measurable else { break }
+            measurable = r.dist >= 0 && r.dist.isFinite
+            greatest = max(greatest, r.dist)
+        }
+        let square = greatest * greatest, scale = Double(n) / square
+        guard measurable, square > 0, square.isFinite, scale.isFinite else { return rows.sort(by: less) }
+        let last = Double(n - 1)
+        @inline(__always) func bucket(_ d: Double) -> Int { Int(min(last, d * d * scale)) }
+        rows = [Row](unsafeUninitializedCapacity: n) { out, initialized in
+            // ends[b + 1] counts bucket b, then is summed into where bucket b ends.
+            var ends = [Int](repeating: 0, count: n + 1)
+            for r in rows { ends[bucket(r.dist) + 1] += 1 }
+            for b in 1...n { ends[b] += ends[b - 1] }
+            for r in rows {
+                let b = bucket(r.dist)
+                out.initializeElement(at: ends[b], to: r)
+                ends[b] += 1
+            }
+            initialized = n
+            // ends[b] now ends bucket b (it began where bucket b - 1 ended).
+            var start = 0
+            for b in 0..<n {
+                let end = ends[b]
+                defer { start = end }
+                guard end - start > 1 else { continue }
+                if end - start > 16 {
+                    var bucketRows = UnsafeMutableBufferPointer(rebasing: out[start..<end])
+                    bucketRows.sort(by: less)
+                    continue
+                }
+                for i in start + 1 ..< end {
+                    let row = out[i]
+                    var j = i
+                    while j > start && less(row, out[j - 1]) { out[j] = out[j - 1]; j -= 1 }
+                    out[j] = row
+                }
+            }
         }
     }
 }

@@ -19,7 +19,9 @@ import Foundation
 ///    after `각` (Latin after every jamo). Archaic jamo after the modern ones of their kind, by code point.
 ///    A Hanja with a Hangul reading in ko.xml (7,476 of U+4E00…U+9FFF, `HanjaReadings`, derived from
 ///    ICU's keys) weighs as its reading: `基` and `岐` as `기`, so `기 < 基 < 岐 < 基 1 < 기 2`;
-/// 5. Han ideographs without a reading, by code point (ICU orders these by radical and stroke count);
+/// 5. Han ideographs without a reading, in ICU's order (`HanOrder`, derived from ICU's keys: CLDR
+///    root's order by radical, then stroke count; the code points of the Han blocks that ICU does not
+///    know are group 8's);
 /// 6. Latin letters a–z, case-insensitive; accented letters weigh as their base letter (`é` like `e`);
 /// 7. other scripts (Greek, Cyrillic, kana, other Latin letters like `ß` `ø`…), by code point;
 /// 8. everything else by code point.
@@ -32,9 +34,9 @@ import Foundation
 /// `cafe < Cafe < café`, and `가 < ㄱㅏ`. Strings equal at all three levels get equal keys (no identical level).
 ///
 /// Key layout: level-1 weights as big-endian UInt16 units (≥ 0x0100; weights for "by code point"
-/// groups are a group unit followed by two units of code point), 0x00, one level-2 byte per
-/// character (≥ 1: 1 none, 2…121 a Hanja's rank on its reading's last jamo, 122… an accent), 0x00,
-/// one level-3 byte per character. About 4 bytes per character (a syllable or a Hanja with a reading
+/// groups are a group unit followed by two units of code point, or of `HanOrder`'s rank for Han),
+/// 0x00, one level-2 byte per character (≥ 1: 1 none, 2…121 a Hanja's rank on its reading's last
+/// jamo, 122… an accent), 0x00, one level-3 byte per character. About 4 bytes per character (a syllable or a Hanja with a reading
 /// counts as its 2–3 jamo).
 public enum KoreanCollation {
     /// The binary sort key of `s`: `a` sorts before `b` exactly when `sortKey(a)` is
@@ -146,7 +148,7 @@ public enum KoreanCollation {
     static let initial: UInt16 = 0x0500  // + L index; archaic initials from + 0x20
     static let vowel: UInt16 = 0x0600  // + V index; archaic vowels from + 0x20
     static let final: UInt16 = 0x0700  // + T index (1…27); archaic finals from + 0x20, archaic compatibility jamo from + 0x80
-    static let han: UInt16 = 0x0800  // then the code point
+    static let han: UInt16 = 0x0800  // then the rank in `HanOrder`
     static let latin: UInt16 = 0x0900  // + letter index
     static let otherLetter: UInt16 = 0x0A00  // then the code point
     static let other: UInt16 = 0x5000  // then the code point
@@ -278,7 +280,7 @@ public enum KoreanCollation {
             } else if v &- 0x3400 < 0x1A00 || v &- 0x4E00 < 0x5200 || v &- 0xF900 < 0x200
                 || v &- 0x20000 < 0x20000
             {
-                b.codePoint(han, v)
+                if let rank = HanOrder.rank(of: v) { b.codePoint(han, rank) } else { b.codePoint(other, v) }
             } else if p.isAlphabetic || p.numericType != nil {
                 b.codePoint(otherLetter, v, p.isUppercase ? upperBit : 0)
             } else {

@@ -287,6 +287,34 @@ func expectBruteForceAnswers<M: SpatialMetric>(
         #expect(calls.distances < 300)
     }
 
+    /// `firstMatches` keeps 64 unopened subtrees on the stack and measures later ones at once: answers
+    /// with far more of them are still every match, once each, and over budget still incomplete.
+    @Test func firstMatchesWithManyUnopenedSubtrees() {
+        // Uniform in a square of about 44 × 55 km, circles around its middle: a long edge through dense leaves.
+        var g = SeededGenerator(seed: 23)
+        let xs = (0 ..< 20_000).map { _ in Double.random(in: 127 ... 127.5, using: &g) }
+        let ys = (0 ..< 20_000).map { _ in Double.random(in: 37 ... 37.5, using: &g) }
+        let tree = PackedRTree(xs: xs, ys: ys, nodeSize: 2)
+        let m = HaversineMetric(lat: 37.25, lon: 127.25)
+        let brute = BruteForce(xs: xs, ys: ys, m)
+        var mostRuns = 0
+        for radius in [2_000, 6_000, 12_000].map({ brute.ranked[$0].distance }) {
+            var runs = 0
+            _ = tree.count(m, radius: radius, found: { _, _ in }, contained: { _ in runs += 1 })
+            mostRuns = max(mostRuns, runs)
+            let expected = brute.within(radius: radius)
+            for budget in [expected.count, expected.count + 1, .max] {
+                var first: [(item: Int32, distance: Double)] = []
+                let (total, complete) = tree.firstMatches(m, radius: radius, budget: budget) { first.append(($0, $1)) }
+                first.sort { $0.item < $1.item }
+                #expect(total == expected.count && complete && sameAnswers(first, expected), "r=\(radius) budget \(budget)")
+            }
+            let over = tree.firstMatches(m, radius: radius, budget: expected.count - 1) { _, _ in }
+            #expect(over.total == expected.count && !over.complete)
+        }
+        #expect(mostRuns > 64, "at most \(mostRuns) unopened subtrees")
+    }
+
     @Test func planarQueriesMatchBruteForce() {
         var g = SeededGenerator(seed: 99)
         // Projected metres: a dense cluster, a sparse field and duplicates.

@@ -71,6 +71,31 @@ import Testing
         try check(q)
     }
 
+    /// Circles with no filter in distance order (the engine's plain-circle plan) at their edges: radii
+    /// exactly at places' distances and an ulp either side, every limit kind, pages past the end,
+    /// answers over the counting walk's budget (then best-first), both distance models.
+    @Test(arguments: [DistanceModel.haversine, .geodesic])
+    func plainCirclesAtTheirEdges(model: DistanceModel) throws {
+        var g = QuerySampler(seed: 31)
+        let places = g.places(2500)
+        let reference = QueryBruteForce(places)
+        let engine = MemoryEngine(places: places)
+        for p in places.prefix(6) {
+            let c = Coordinate(lat: p.lat, lon: p.lon)
+            let sorted = reference.all(PlaceQuery(center: c, distance: model)).distances.compactMap { $0 }
+            for d in [sorted[0], sorted[1], sorted[40], sorted[400], sorted[2000]] {
+                for r in [d, d.nextDown, d.nextUp] where r >= 0 {
+                    for (limit, page) in [(0, 1), (0, 3), (1, 1), (7, 2), (30, 1), (30, 200), (100, 1)] {
+                        let q = PlaceQuery(center: c, shape: .radius(r), limit: limit, page: page, distance: model)
+                        let a = try engine.run(q)
+                        #expect(QueryBruteForce.Answer(total: a.total, ids: a.places.map(\.id), distances: a.distances) == reference.page(q),
+                                "r=\(r) limit \(limit) page \(page)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func manyPlacesAtOnePointAreOrderedById() throws {
         let ids = [5, 300, 12, 7, 1000, 2, 44, 45, 3]
         let same = ids.map { Self.place($0, 37.5, 127) } + [Self.place(1, 37.6, 127)]

@@ -35,6 +35,7 @@ public struct HaversineMetric: SpatialMetric, Sendable {
     public let lon: Double
     @usableFromInline let phi: Double
     @usableFromInline let cosPhi: Double
+    @usableFromInline let sinPhi: Double
     @usableFromInline let tanPhi: Double
     /// Longitude of the antipode, in −180…180.
     @usableFromInline let antipodeLon: Double
@@ -53,7 +54,9 @@ public struct HaversineMetric: SpatialMetric, Sendable {
         self.lon = lon
         phi = lat * (Double.pi / 180)
         cosPhi = cos(phi)  // exactly Haversine's cos(lat1 * rad), so distances stay bit-identical
-        tanPhi = tan(phi)
+        sinPhi = sin(phi)
+        // One call less per query than tan: the bounds only place their vertex with it (see `closestHav`).
+        tanPhi = sinPhi / cosPhi
         antipodeLon = lon > 0 ? lon - 180 : lon + 180
     }
 
@@ -96,9 +99,19 @@ public struct HaversineMetric: SpatialMetric, Sendable {
         let deg = 180 / Double.pi, slack = 1e-9
         let minLat = lat - delta * deg - slack, maxLat = lat + delta * deg + slack
         guard minLat > -90 && maxLat < 90 else { return (-180, max(-90, minLat), 180, min(90, maxLat)) }
-        let dLon = asin(min(1, sin(delta) / cosPhi)) * deg * (1 + 1e-9) + slack
+        let dLon = asinAbove(delta) * deg * (1 + 1e-9) + slack
         guard lon - dLon > -180 && lon + dLon < 180 else { return (-180, minLat, 180, maxLat) }
         return (lon - dLon, minLat, lon + dLon, maxLat)
+    }
+
+    /// A value no less than asin(sin δ / cos φ): with x = δ / cos φ ≥ sin δ / cos φ, for x < 1/4 the series
+    /// bound asin x ≤ x + x³ / (6(1 − x²)) (no coefficient of asin's series past x exceeds 1/6), so a
+    /// small circle's box costs no trigonometric call; else asin(min(1, sin δ / cos φ)) itself.
+    func asinAbove(_ delta: Double) -> Double {
+        let x = delta / cosPhi
+        guard x < 0.25 else { return asin(min(1, sin(delta) / cosPhi)) }
+        let x2 = x * x
+        return x + x * x2 / (6 * (1 - x2))
     }
 
     /// Degrees from `lon` to the span minLon…maxLon the short way round (east to its west edge or
@@ -172,7 +185,9 @@ public struct HaversineMetric: SpatialMetric, Sendable {
 /// `HaversineMetric`); the relative 1e-9 on θ is a million times the few ulps by which sin, the arc
 /// tangent of `Haversine.distance` and its last products can move an angle for θ ≤ 3. So a point of
 /// an outside box measures more than r, and one of an inside box at most r, bit for bit as
-/// `Haversine.distance` rounds. Past θ = 3 (19,113 km) hav flattens towards its maximum and the
+/// `Haversine.distance` rounds. Below θ = 0.01 (64 km) the thresholds are the polynomial bounds of
+/// hav at those angles instead (the outside one above, the inside one below hav), which costs no sine
+/// and only leaves a box within about 1e-5 of the threshold partial. Past θ = 3 (19,113 km) hav flattens towards its maximum and the
 /// circle uses the metre bounds, which hold everywhere.
 public struct HaversineCircle: CircleTest {
     @usableFromInline let metric: HaversineMetric
@@ -190,9 +205,17 @@ public struct HaversineCircle: CircleTest {
         self.radius = radius
         let theta = radius / Haversine.earthRadius
         inHavSpace = theta * (1 + 1e-9) <= 3
-        outsideHav = HaversineMetric.hav(theta * (1 + 1e-9))
-        insideHav = HaversineMetric.hav(theta * (1 - 1e-9))
-        sinPhi = abs(sin(metric.phi))
+        if theta < 0.01 {
+            // x²/4 · (1 − x²/12) ≤ hav x ≤ x²/4: the outside threshold a little higher and the inside one a
+            // little lower than hav itself (relatively θ²/12 < 1e-5), so both stay sound, without a sine.
+            let far = theta * (1 + 1e-9), near = theta * (1 - 1e-9)
+            outsideHav = far * far * 0.25
+            insideHav = Self.havBelow(near)
+        } else {
+            outsideHav = HaversineMetric.hav(theta * (1 + 1e-9))
+            insideHav = HaversineMetric.hav(theta * (1 - 1e-9))
+        }
+        sinPhi = abs(metric.sinPhi)
     }
 
     /// x²/4 · (1 − x²/12) ≤ hav(x), for 0 ≤ x ≤ π.

@@ -54,8 +54,13 @@ public struct PlaceQuery: Sendable, Hashable {
         return center == nil ? order : Self.byDistance
     }
 
+    /// True when the rows come in plain ascending distance order (asked, or the default with a centre).
+    var isByDistanceOnly: Bool {
+        center != nil && (order.keys.isEmpty || (order.keys.count == 1 && order.keys[0] == SortKey(.distance)))
+    }
+
     /// Made once: building the array per query was an allocation on every query's path.
-    private static let byDistance = PlaceOrder([SortKey(.distance)])
+    static let byDistance = PlaceOrder([SortKey(.distance)])
 
     /// What makes the query meaningless, naming the parameter (`QueryParameters`' names); nil when valid.
     /// The one place these rules live: the request parser and every engine ask it.

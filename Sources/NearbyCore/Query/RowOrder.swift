@@ -44,22 +44,31 @@ struct RowOrder {
     /// Leaves in `rows` its first `m` rows in this order, sorted. Costs O(n log m) with a bounded
     /// max-heap when m is smaller than n, so a page never pays for sorting every match; works in place.
     func selectTop(_ m: Int, in rows: inout [Row]) {
+        if isDistanceOnly {
+            // Plain distance order (the order of most queries): the whole answer by buckets, a page
+            // with the comparison inlined, not a loop over the keys.
+            if m >= rows.count { return Self.sortByDistance(&rows, table: table) }
+            let table = table
+            Self.selectTop(m, in: &rows) { $0.dist < $1.dist || ($0.dist == $1.dist && table.idRank($0.item) < table.idRank($1.item)) }
+        } else {
+            Self.selectTop(m, in: &rows, by: less)
+        }
+    }
+
+    @inline(__always)
+    private static func selectTop(_ m: Int, in rows: inout [Row], by less: (Row, Row) -> Bool) {
         if m >= rows.count {
-            // The whole answer: a full sort is the least it can cost. Plain distance order by buckets.
-            if isDistanceOnly {
-                Self.sortByDistance(&rows, table: table)
-            } else {
-                rows.sort(by: less)
-            }
+            // The whole answer: a full sort is the least it can cost.
+            rows.sort(by: less)
             return
         }
         guard m > 0 else { return rows.removeAll() }
         rows.withUnsafeMutableBufferPointer { r in
             // Max-heap by `less` in r[0..<m]: r[0] is the worst of the best m seen so far.
-            for i in stride(from: m / 2 - 1, through: 0, by: -1) { siftDown(r, m, i) }
+            for i in stride(from: m / 2 - 1, through: 0, by: -1) { siftDown(r, m, i, less) }
             for j in m..<r.count where less(r[j], r[0]) {
                 r[0] = r[j]
-                siftDown(r, m, 0)
+                siftDown(r, m, 0, less)
             }
             var best = UnsafeMutableBufferPointer(rebasing: r[0..<m])
             best.sort(by: less)
@@ -67,7 +76,8 @@ struct RowOrder {
         rows.removeSubrange(m...)
     }
 
-    private func siftDown(_ heap: UnsafeMutableBufferPointer<Row>, _ n: Int, _ start: Int) {
+    @inline(__always)
+    private static func siftDown(_ heap: UnsafeMutableBufferPointer<Row>, _ n: Int, _ start: Int, _ less: (Row, Row) -> Bool) {
         var i = start
         while true {
             let l = 2 * i + 1, r = l + 1

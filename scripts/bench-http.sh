@@ -118,13 +118,15 @@ kill "$REDIS_PID"; wait "$REDIS_PID" 2>/dev/null || true; REDIS_PID=
 [ "$SOAK" -gt 0 ] || { log "done: $RESULTS"; cat "$RESULTS"; exit 0; }
 log "soak: 64 connections, $SOAK s"
 ( for s in $(seq 1 $((SOAK + 2))); do
-    echo "$s $(awk '/VmRSS/ {print $2}' /proc/$SERVER_PID/status)"; sleep 1
+    echo "$s $(awk '/^(VmRSS|RssAnon|RssFile):/ {printf "%s ", $2}' /proc/$SERVER_PID/status)"; sleep 1
   done ) > "$OUT/soak-rss.txt" &
 SAMPLER=$!
 NEARBY_PATHS="$OUT/paths-radius.txt" wrk -t2 -c64 -d${SOAK}s --timeout 10s -s "$HERE/cycle.lua" \
   "http://127.0.0.1:$PORT" | tail -1 | sed "s/^{/{\"system\":\"nearby-$ENGINE\",\"kind\":\"soak\",\"connections\":64,/" >> "$RESULTS"
 wait $SAMPLER || true
-awk 'NR==10 {a=$2} {if ($2>m) m=$2; last=$2} END {printf "{\"soak_rss_kb_at_10s\":%d,\"soak_rss_kb_max\":%d,\"soak_rss_kb_end\":%d}\n", a, m, last}' \
+# VmRSS, and its two parts: RssAnon (the heap: what a leak would grow) and RssFile (mapped pages of the
+# snapshot, faulted in as queries first touch them: bounded by the file's size).
+awk 'NR==10 {a=$2; an=$3} {if ($2>m) m=$2; if ($3>am) am=$3; last=$2; lan=$3; lf=$4} END {printf "{\"soak_rss_kb_at_10s\":%d,\"soak_rss_kb_max\":%d,\"soak_rss_kb_end\":%d,\"soak_anon_kb_at_10s\":%d,\"soak_anon_kb_max\":%d,\"soak_anon_kb_end\":%d,\"soak_file_kb_end\":%d}\n", a, m, last, an, am, lan, lf}' \
   "$OUT/soak-rss.txt" >> "$RESULTS"
 curl -s "http://127.0.0.1:$PORT/metrics" > "$OUT/metrics.txt"
 log "done: $RESULTS"

@@ -176,44 +176,39 @@ import Testing
     /// A database of schema 4 holds the title keys from before Hanja sorted by their reading: migration
     /// 5 recomputes them, so 기암(基岩)리 sorts among the 기암 titles as in the memory engine.
     @Test func migrationRecomputesHanjaTitleKeys() throws {
-        let cluster = try PostgresCluster.shared()
-        let url = try cluster.makeDatabase()
-        var g = QuerySampler(seed: 43)
-        let places = g.places(60).map { p in
-            var p = p
-            p.title = g.pick(["기암리", "기암(基岩)리", "기암(岐岩)리", "基 1", "기 2", "岐", "기", "丂"])
-            return p
-        }
-        _ = try PostGISEngineTests.database(places, url: url)
-        try cluster.psql("UPDATE places SET titlekey = '\\x' WHERE title ~ '[基岐]'; "
-            + "UPDATE nearby_meta SET value = 4 WHERE key = 'schemaVersion'", url: url)
-        let engine = try PostGISEngine(store: try PostGISStore(url: url, readOnly: false))
-        let memory = MemoryEngine(places: places, generation: try engine.store.generation(), cursorKey: engine.cursorKey)
-        let q = PlaceQuery(order: PlaceOrder(parsing: "title")!, limit: 60)
-        #expect(try memory.run(q) == engine.run(q))
+        _ = try titleOrderAfterMigration(from: 4, titles: ["기암리", "기암(基岩)리", "기암(岐岩)리", "基 1", "기 2", "岐", "기", "丂"],
+                                         staleKeys: "[基岐]", seed: 43)
     }
 
     /// A database of schema 5 holds the keys from before Han without a reading sorted by radical and
     /// stroke: migration 6 recomputes them (𠀀 U+20000 between 丄 U+4E04 and 丌 U+4E0C, as in ICU).
     @Test func migrationRecomputesHanOrderTitleKeys() throws {
+        let titles = try titleOrderAfterMigration(from: 5, titles: ["丌", "𠀀", "丄", "𪛙", "丂 1", "基", "기", "A"],
+                                                  staleKeys: "[丌𠀀丄𪛙丂]", seed: 44)
+        #expect(titles.filter { $0 != "A" } == ["기", "基", "𪛙", "丂 1", "丄", "𠀀", "丌"].filter(titles.contains))
+    }
+
+    /// Places titled from `titles`, stored at schema `version` with the keys of titles matching the regex
+    /// `staleKeys` emptied (as an older Nearby left them), then opened for writing (which migrates): the
+    /// title order must be the memory engine's. Returns the distinct titles in the database's order.
+    private func titleOrderAfterMigration(from version: Int, titles: [String], staleKeys: String, seed: UInt64) throws -> [String] {
         let cluster = try PostgresCluster.shared()
         let url = try cluster.makeDatabase()
-        var g = QuerySampler(seed: 44)
-        let places = g.places(40).map { p in
+        var g = QuerySampler(seed: seed)
+        let places = g.places(50).map { p in
             var p = p
-            p.title = g.pick(["丌", "𠀀", "丄", "𪛙", "丂 1", "基", "기", "A"])
+            p.title = g.pick(titles)
             return p
         }
         _ = try PostGISEngineTests.database(places, url: url)
-        try cluster.psql("UPDATE places SET titlekey = '\\x' WHERE title ~ '[丌𠀀丄𪛙丂]'; "
-            + "UPDATE nearby_meta SET value = 5 WHERE key = 'schemaVersion'", url: url)
+        try cluster.psql("UPDATE places SET titlekey = '\\x' WHERE title ~ '\(staleKeys)'; "
+            + "UPDATE nearby_meta SET value = \(version) WHERE key = 'schemaVersion'", url: url)
         let engine = try PostGISEngine(store: try PostGISStore(url: url, readOnly: false))
         let memory = MemoryEngine(places: places, generation: try engine.store.generation(), cursorKey: engine.cursorKey)
-        let q = PlaceQuery(order: PlaceOrder(parsing: "title")!, limit: 40)
+        let q = PlaceQuery(order: PlaceOrder(parsing: "title")!, limit: 50)
         let answer = try engine.run(q)
         #expect(try memory.run(q) == answer)
-        let titles = answer.places.map(\.title).reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
-        #expect(titles.filter { $0 != "A" } == ["기", "基", "𪛙", "丂 1", "丄", "𠀀", "丌"].filter(titles.contains))
+        return answer.places.map(\.title).reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
     }
 }
 

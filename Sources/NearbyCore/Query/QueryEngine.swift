@@ -13,7 +13,13 @@ public struct QueryAnswer: Sendable, Hashable {
     /// 1-based page this answer is.
     public var page: Int
     /// Where the next page starts; nil on the last page or when the query has no limit.
-    public var next: NextPage?
+    public var next: NextPage? {
+        get { nextBox?.page }
+        set { nextBox = newValue.map(NextPageBox.init) }
+    }
+    /// `next`, held by reference: a `NextPage` holds a whole `PlaceQuery` (some hundreds of bytes and
+    /// a dozen references), which every copy, move and release of an answer carried along.
+    private var nextBox: NextPageBox?
     /// The plan and the rows it read, when the query asked (`PlaceQuery.explain`) and the engine plans.
     public var explanation: QueryExplanation?
 
@@ -23,7 +29,15 @@ public struct QueryAnswer: Sendable, Hashable {
 
     public init(total: Int?, rows: PlaceRows, distances: [Double?], page: Int, next: NextPage?, explanation: QueryExplanation? = nil) {
         self.total = total; self.rows = rows; self.distances = distances
-        self.page = page; self.next = next; self.explanation = explanation
+        self.page = page; self.nextBox = next.map(NextPageBox.init); self.explanation = explanation
+    }
+
+    /// An immutable box of a next page, compared and hashed by its value.
+    private final class NextPageBox: Sendable, Hashable {
+        let page: NextPage
+        init(_ page: NextPage) { self.page = page }
+        static func == (a: NextPageBox, b: NextPageBox) -> Bool { a.page == b.page }
+        func hash(into hasher: inout Hasher) { hasher.combine(page) }
     }
 
     /// What a next-page cursor holds, before encoding.

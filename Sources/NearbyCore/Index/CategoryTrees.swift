@@ -32,15 +32,9 @@ final class CategoryTrees: @unchecked Sendable {
             let row = table.row(atIdRank: rank)
             if table.category[row] == category { rows.append(Int32(row)) }
         }
-        let xs = rows.map { table.lon(Int($0)) }, ys = rows.map { table.lat(Int($0)) }
-        let order = PackedRTree.hilbertOrder(xs: xs, ys: ys)
-        var points = [Double](repeating: 0, count: 2 * rows.count)
-        for (pos, i) in order.enumerated() {
-            points[2 * pos] = xs[Int(i)]
-            points[2 * pos + 1] = ys[Int(i)]
-        }
-        let t = PackedRTree(orderedPoints: points, items: order.map { rows[Int($0)] },
-                            ranks: order.map { UInt32(bitPattern: $0) }, nodeSize: 16)
+        // `rows` is in id order, so a row's rank is its position there.
+        let t = PackedRTree(xs: rows.map { table.lon(Int($0)) }, ys: rows.map { table.lat(Int($0)) },
+                            ranks: Array(0..<UInt32(rows.count)), items: rows)
         lock.lock(); defer { lock.unlock() }
         trees[category] = t
         return t

@@ -43,15 +43,17 @@ public final class PackedRTree: Sendable {
     /// number of entries, points covered by a full node (nodeSizeᴸ).
     @usableFromInline let levels: Column<Int>
 
-    /// Builds the tree over points `(xs[i], ys[i])`; item `i` is reported as `Int32(i)`. `ranks[i]`,
-    /// when given, orders item `i` among equally distant items in `nearest` (else the item index does).
+    /// Builds the tree over points `(xs[i], ys[i])`; point `i` is reported as `items[i]` when given, else
+    /// as `Int32(i)`. `ranks[i]`, when given, orders point `i` among equally distant ones in `nearest`
+    /// (else the point's index does).
     ///
     /// `xs`/`ys` are longitude/latitude in degrees for `HaversineMetric` (longitude in −180…180, no
     /// wrapping), or projected metres for `PlanarMetric`. Coordinates must be finite.
     /// Cost: O(n) (a radix sort of the Hilbert keys): about 60 ms of CPU for the 1M-place workload in
     /// release builds on the project machine (median of 5; 200–300 ms wall clock on the loaded machine).
-    public convenience init(xs: [Double], ys: [Double], nodeSize: Int = 16, ranks: [UInt32]? = nil) {
-        precondition(xs.count == ys.count && ranks.map { $0.count == xs.count } ?? true, "xs, ys and ranks must have the same length")
+    public convenience init(xs: [Double], ys: [Double], nodeSize: Int = 16, ranks: [UInt32]? = nil, items: [Int32]? = nil) {
+        precondition(xs.count == ys.count && ranks.map { $0.count == xs.count } ?? true && items.map { $0.count == xs.count } ?? true,
+                     "xs, ys, ranks and items must have the same length")
         precondition(xs.count < Int(Int32.max), "at most Int32.max - 1 points")
         let order = Self.hilbertOrder(xs: xs, ys: ys)
         var points = [Double](repeating: 0, count: 2 * xs.count)
@@ -59,7 +61,8 @@ public final class PackedRTree: Sendable {
             points[2 * pos] = xs[Int(i)]
             points[2 * pos + 1] = ys[Int(i)]
         }
-        self.init(orderedPoints: points, items: order, ranks: ranks.map { r in order.map { r[Int($0)] } }, nodeSize: nodeSize)
+        self.init(orderedPoints: points, items: items.map { t in order.map { t[Int($0)] } } ?? order,
+                  ranks: ranks.map { r in order.map { r[Int($0)] } }, nodeSize: nodeSize)
     }
 
     /// The tree over `points` (x, y interleaved) already in curve order (`hilbertOrder`), whose

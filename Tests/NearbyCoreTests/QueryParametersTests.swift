@@ -65,6 +65,14 @@ import Testing
         }
     }
 
+    @Test func listItemsBeginningWithACombiningMarkStillSplitAndRenderBack() throws {
+        // `,` followed by U+0304 is one Character: found by FuzzBatchLine (parse(render(q)) != q).
+        let q = try QueryParameters.parse([("sigungucode", "4868.6"), ("sigungucode", "\u{0304}x,y")])
+        #expect(q.filter.sigungucodes == ["4868.6", "\u{0304}x", "y"])
+        let back = try QueryParameters.parse(QueryParameters.render(q))
+        #expect(back == q, "\(QueryParameters.render(q))")
+    }
+
     @Test func listsAddUpAndOtherRepeatsAreRefused() throws {
         let q = try QueryParameters.parse([("category", "12"), ("category", "39,14"), ("accessible", "wheelchair"), ("accessible", "restroom")])
         #expect(q.filter.categories == [12, 14, 39])

@@ -161,7 +161,16 @@ public enum QueryParameters {
         func one(_ name: String) -> String? { values[name]?.last }
 
         func list(_ name: String) -> [String]? {
-            values[name].map { $0.flatMap { $0.split(separator: ",") }.map(TextNormalization.trimmingSpaces).filter { !$0.isEmpty } }
+            values[name].map(Self.items)
+        }
+
+        /// The comma-separated items of a parameter's values, trimmed, empty ones dropped. Split at the
+        /// comma scalar, not the `Character`: an item that begins with a combining mark makes `,` and
+        /// the mark one `Character`, which a split by `Character` would not cut (and `render`, which joins
+        /// with commas, would not round-trip).
+        static func items(_ values: [String]) -> [String] {
+            values.flatMap { $0.unicodeScalars.split(separator: ",").map { String($0) } }
+                .map(TextNormalization.trimmingSpaces).filter { !$0.isEmpty }
         }
 
         func number(_ name: String) throws(RequestError) -> Double? {
@@ -227,7 +236,7 @@ public enum QueryParameters {
             if let names = values["region"] {
                 guard let areas else { throw RequestError(parameter: "region", reason: "needs the region index (NearbyKit's RegionAreas)") }
                 // A name may hold spaces (서울 종로구); commas separate several.
-                let items = names.flatMap { $0.split(separator: ",") }.map(TextNormalization.trimmingSpaces).filter { !$0.isEmpty }
+                let items = Self.items(names)
                 guard !items.isEmpty else { throw RequestError(parameter: "region", reason: "empty") }
                 var found: [AreaFilter] = []
                 for item in items { found.append(try areas.area(item)) }

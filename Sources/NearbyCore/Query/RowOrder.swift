@@ -44,15 +44,15 @@ struct RowOrder {
     /// Leaves in `rows` its first `m` rows in this order, sorted. Costs O(n log m) with a bounded
     /// max-heap when m is smaller than n, so a page never pays for sorting every match; works in place.
     func selectTop(_ m: Int, in rows: inout [Row]) {
-        if isDistanceOnly {
-            // Plain distance order (the order of most queries): the whole answer by buckets, a page
-            // with the comparison inlined, not a loop over the keys.
-            if m >= rows.count { return Self.sortByDistance(&rows, table: table) }
-            let table = table
-            Self.selectTop(m, in: &rows) { $0.dist < $1.dist || ($0.dist == $1.dist && table.idRank($0.item) < table.idRank($1.item)) }
-        } else {
-            Self.selectTop(m, in: &rows, by: less)
-        }
+        if isDistanceOnly { return Self.selectTopByDistance(m, in: &rows, table: table) }
+        Self.selectTop(m, in: &rows, by: less)
+    }
+
+    /// `selectTop` in plain distance order (the order of most queries), with no order made: the whole
+    /// answer by buckets (`sortByDistance`), a page with the comparison inlined, not a loop over the keys.
+    static func selectTopByDistance(_ m: Int, in rows: inout [Row], table: PlaceTable) {
+        if m >= rows.count { return sortByDistance(&rows, table: table) }
+        selectTop(m, in: &rows) { $0.dist < $1.dist || ($0.dist == $1.dist && table.idRank($0.item) < table.idRank($1.item)) }
     }
 
     @inline(__always)
@@ -97,13 +97,25 @@ extension RowOrder {
     /// (a monotone key, so buckets are in order; squared, so points spread evenly over a disc land in
     /// evenly filled buckets), then each bucket is sorted by the full comparison (insertion sort when
     /// small). The order is the same as any sort by (distance, id rank): ids are unique, so it is total.
-    /// Falls back to a comparison sort for short lists, for distances that are negative, infinite or
-    /// NaN (a projection that could not place a row), and when the greatest one squared leaves the
-    /// normal range.
+    /// Lists of up to 20 rows are sorted by insertion in place. Falls back to a comparison sort for
+    /// other short lists, for distances that are negative, infinite or NaN (a projection that could
+    /// not place a row), and when the greatest one squared leaves the normal range.
     static func sortByDistance(_ rows: inout [Row], table: PlaceTable) {
         let n = rows.count
         func less(_ a: Row, _ b: Row) -> Bool {
             a.dist < b.dist || (a.dist == b.dist && table.idRank(a.item) < table.idRank(b.item))
+        }
+        if n <= 20 {
+            // A short list (most answers): insertion sort in place, as the standard library's sort does
+            // below 20 elements, without its closure context and the reference counts it costs.
+            return rows.withUnsafeMutableBufferPointer { r in
+                for i in r.indices.dropFirst() {
+                    let row = r[i]
+                    var j = i
+                    while j > 0 && less(row, r[j - 1]) { r[j] = r[j - 1]; j -= 1 }
+                    r[j] = row
+                }
+            }
         }
         var greatest = 0.0, measurable = n >= 64
         for r in rows {

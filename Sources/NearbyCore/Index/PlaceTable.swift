@@ -231,16 +231,17 @@ public final class PlaceTable: @unchecked Sendable {
     }
 
     /// The answer rows: read in place from `places`, or fetched by id for a mapped table. Without
-    /// `records` (a caller that writes only ids, `PlaceRows.forEachID`) nothing is fetched.
-    func answerRows(_ rows: [Int32], records: Bool = true) throws -> PlaceRows {
+    /// `records` (a caller that writes only ids, `PlaceRows.forEachID`) nothing is fetched. `rows` (with
+    /// their distances) become the answer's as they are.
+    func answerRows(_ rows: [Row], records: Bool = true) throws -> PlaceRows {
         guard let fetch else { return PlaceRows(table: self, rows: rows) }
         guard records else { return PlaceRows(table: self, rows: rows, records: false) }
-        let ids = rows.map { id(Int($0)) }
+        let ids = rows.map { id($0.item) }
         let found = try fetch(ids)
         guard found.count == ids.count, zip(found, ids).allSatisfy({ $0.id == $1 }) else {
             throw RequestError(parameter: nil, reason: "the cache changed while answering; run the query again", isStale: true)
         }
-        return PlaceRows(places: found)
+        return PlaceRows(places: found, rows: rows)
     }
 
     /// Korean-collation rank of each row's title (equal titles share a rank), built on first use.

@@ -262,28 +262,23 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         let start = offset - skipped
         let end = q.limit == 0 ? rows.count : min(rows.count, start + q.limit)
         if !sorted { order.selectTop(end, in: &rows) }
-        // The page's rows and distances straight from `rows` (no copy of the page in between).
+        // The page is `rows` itself, cut to it in place: its rows and distances are the answer's.
         let pageRange = start < end ? start..<end : 0..<0
+        if pageRange.upperBound < rows.count { rows.removeSubrange(pageRange.upperBound...) }
+        if pageRange.lowerBound > 0 { rows.removeSubrange(..<pageRange.lowerBound) }
         // Rows that were not measured for the order are measured for the page.
-        let measure = space != nil && !order.usesDistance && q.shape == .all
-        var items: [Int32] = [], distances: [Double?] = []
-        items.reserveCapacity(pageRange.count)
-        distances.reserveCapacity(pageRange.count)
-        var lastDistance = 0.0
-        for n in pageRange {
-            let row = rows[n]
-            items.append(Int32(row.item))
-            lastDistance = measure ? space!.distance(row.item, table) : row.dist
-            distances.append(space == nil ? nil : lastDistance)
+        if space != nil && !order.usesDistance && q.shape == .all {
+            for n in rows.indices { rows[n].dist = space!.distance(rows[n].item, table) }
         }
 
         var next: QueryAnswer.NextPage?
-        if q.limit > 0, let last = pageRange.last, remaining > offset + pageRange.count {
+        if q.limit > 0, let last = rows.last, remaining > offset + rows.count {
             next = QueryAnswer.NextPage(query: q, generation: generation, key: cursorKey, page: page,
-                                        distance: lastDistance, id: table.id(rows[last].item))
+                                        distance: last.dist, id: table.id(last.item))
         }
         // The total is left out when not asked for, whichever plan ran, so the answer does not depend on the plan.
-        return QueryAnswer(total: q.countsTotal ? total : nil, rows: try table.answerRows(items, records: records), distances: distances,
+        let answerRows = try table.answerRows(Self.pageBuffer(rows), records: records)
+        return QueryAnswer(total: q.countsTotal ? total : nil, rows: answerRows, measured: space != nil,
                            page: page, next: next, explanation: q.explain ? explanation : nil)
     }
 
@@ -299,29 +294,30 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             if rows.capacity == 0 { rows.reserveCapacity(32) }  // one allocation for a small answer
             rows.append(Row(item: Int(item), dist: d))
         }
-        let end: Int
         if complete {
-            end = limit == 0 ? rows.count : min(rows.count, offset + limit)
-            RowOrder(PlaceQuery.byDistance, table: table).selectTop(end, in: &rows)
+            let end = limit == 0 ? rows.count : min(rows.count, offset + limit)
+            RowOrder.selectTopByDistance(end, in: &rows, table: table)
         } else {
             rows = tree.nearest(metric, k: offset + limit, maxDistance: r).map { Row(item: Int($0.item), dist: $0.distance) }
-            end = rows.count
         }
-        let page = offset < end ? offset ..< end : 0 ..< 0
-        var items: [Int32] = [], distances: [Double?] = []
-        items.reserveCapacity(page.count)
-        distances.reserveCapacity(page.count)
-        for n in page {
-            items.append(Int32(truncatingIfNeeded: rows[n].item))
-            distances.append(rows[n].dist)
-        }
+        // The page is the matches' buffer cut to it: its rows and distances are the answer's.
+        if offset > 0 { rows.removeSubrange(..<min(offset, rows.count)) }
         var next: QueryAnswer.NextPage?
-        if limit > 0, let last = page.last, total > offset + page.count {
+        if limit > 0, let last = rows.last, total > offset + rows.count {
             next = QueryAnswer.NextPage(query: q, generation: generation, key: cursorKey, page: q.page,
-                                        distance: rows[last].dist, id: table.id(rows[last].item))
+                                        distance: last.dist, id: table.id(last.item))
         }
-        return QueryAnswer(total: q.countsTotal ? total : nil, rows: try table.answerRows(items, records: records),
-                           distances: distances, page: q.page, next: next)
+        let answerRows = try table.answerRows(Self.pageBuffer(rows), records: records)
+        return QueryAnswer(total: q.countsTotal ? total : nil, rows: answerRows, measured: true, page: q.page, next: next)
+    }
+
+    /// The page's rows as its answer keeps them: the search's buffer itself, unless most of that would
+    /// sit unused for as long as the answer lives (a page of 30 of 20,000 filtered matches).
+    private static func pageBuffer(_ rows: [Row]) -> [Row] {
+        guard rows.capacity > 4 * rows.count + 64 else { return rows }
+        return [Row](unsafeUninitializedCapacity: rows.count) { out, n in
+            n = out.initialize(fromContentsOf: rows)
+        }
     }
 
     /// Adds to `rows` the matches of `part` within `r` when they are few (the counting walk measured

@@ -8,8 +8,23 @@ public struct QueryAnswer: Sendable, Hashable {
     /// The rows, read in place from the engine's table (the output path); `places` copies them.
     public var rows: PlaceRows
     public var places: [Place] { Array(rows) }
-    /// Distance in metres of each row under the query's model; nil when the query has no centre.
-    public var distances: [Double?]
+    /// Distance in metres of row `i` under the query's model; nil when the query has no centre.
+    public func distance(at i: Int) -> Double? {
+        switch measured {
+        case .none: return nil
+        case .inRows: return rows.distance(at: i)
+        case .list(let list): return list[i]
+        }
+    }
+    /// Every row's `distance(at:)`, in order (made on each call: a loop over the rows reads `distance(at:)`).
+    public var distances: [Double?] { rows.indices.map(distance(at:)) }
+    /// Where the distances are: an engine's answer keeps them beside its rows (`PlaceRows`), in the
+    /// one buffer its search filled, so a page costs no array of distances of its own.
+    private let measured: Distances
+    private enum Distances: Sendable {
+        case none, inRows
+        case list([Double?])
+    }
     /// 1-based page this answer is.
     public var page: Int
     /// Where the next page starts; nil on the last page or when the query has no limit.
@@ -27,9 +42,27 @@ public struct QueryAnswer: Sendable, Hashable {
     /// asked for: a caller that only reads rows (a benchmark, a batch) never pays for the fingerprint.
     public var nextCursor: String? { next?.cursor }
 
+    /// An answer whose distances are given one per row (all nil when the query has no centre).
     public init(total: Int?, rows: PlaceRows, distances: [Double?], page: Int, next: NextPage?, explanation: QueryExplanation? = nil) {
-        self.total = total; self.rows = rows; self.distances = distances
+        precondition(distances.count == rows.count, "one distance per row")
+        self.total = total; self.rows = rows; self.measured = .list(distances)
         self.page = page; self.nextBox = next.map(NextPageBox.init); self.explanation = explanation
+    }
+
+    /// An engine's answer: `measured`, the distances are the rows' own (`PlaceRows.distance(at:)`).
+    init(total: Int?, rows: PlaceRows, measured: Bool, page: Int, next: NextPage?, explanation: QueryExplanation? = nil) {
+        self.total = total; self.rows = rows; self.measured = measured ? .inRows : .none
+        self.page = page; self.nextBox = next.map(NextPageBox.init); self.explanation = explanation
+    }
+
+    /// Answers are equal when their totals, rows, distances, pages, next pages and plans are.
+    public static func == (a: QueryAnswer, b: QueryAnswer) -> Bool {
+        a.total == b.total && a.rows == b.rows && a.distances == b.distances && a.page == b.page
+            && a.next == b.next && a.explanation == b.explanation
+    }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(total); hasher.combine(rows); hasher.combine(distances); hasher.combine(page)
+        hasher.combine(next); hasher.combine(explanation)
     }
 
     /// An immutable box of a next page, compared and hashed by its value.
@@ -81,15 +114,19 @@ extension QueryEngine {
 /// An engine over a mapped index snapshot has no records in memory: its rows are the fetched places.
 public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
     let table: PlaceTable?
-    let rows: [Int32]
+    /// The table's rows with their distances, in answer order: the buffer the engine's search filled,
+    /// cut to the page (also kept when the places were fetched, for `distance(at:)`).
+    let rows: [Row]
     let fetched: [Place]
     /// False for the rows of a mapped table answered without records (`QueryEngine.run(_:records:)`):
     /// only their ids can be read.
     public let hasRecords: Bool
 
-    init(table: PlaceTable, rows: [Int32], records: Bool = true) {
+    init(table: PlaceTable, rows: [Row], records: Bool = true) {
         self.table = table; self.rows = rows; fetched = []; hasRecords = records
     }
+    /// Places fetched for `rows`, in the same order (a mapped table's answer with records).
+    init(places: [Place], rows: [Row]) { table = nil; self.rows = rows; fetched = places; hasRecords = true }
     /// Rows fetched elsewhere, in answer order (an engine that completes the rows of a page).
     public init(places: [Place]) { table = nil; rows = []; fetched = places; hasRecords = true }
 
@@ -98,9 +135,12 @@ public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
     public subscript(i: Int) -> Place {
         _read {
             precondition(hasRecords, "rows answered without records have only ids (forEachID)")
-            if let table { yield table.places[Int(rows[i])] } else { yield fetched[i] }
+            if let table { yield table.places[rows[i].item] } else { yield fetched[i] }
         }
     }
+
+    /// The distance the engine stored with row `i` (`QueryAnswer.distance(at:)` reads it).
+    func distance(at i: Int) -> Double { rows[i].dist }
 
     /// Calls `body` with each row's position and its id as UTF-8, read from the table's id column
     /// (`PlaceTable.idStrings`) rather than from the records: the loop of an answer of ids and distances.
@@ -120,13 +160,13 @@ public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
             try ids.bytes.withUnsafeBufferPointer { bytes in
                 for i in rows.indices {
                     if i + 2 * Self.idsAhead < rows.count, let base = offsets.baseAddress {
-                        nearby_prefetch(base + Int(rows[i + 2 * Self.idsAhead]))
+                        nearby_prefetch(base + rows[i + 2 * Self.idsAhead].item)
                     }
                     if i + Self.idsAhead < rows.count, let base = bytes.baseAddress {
-                        let start = Int(offsets[Int(rows[i + Self.idsAhead])])
+                        let start = Int(offsets[rows[i + Self.idsAhead].item])
                         if start < bytes.count { nearby_prefetch(base + start) }
                     }
-                    let row = Int(rows[i])
+                    let row = rows[i].item
                     let start = Int(offsets[row]), end = Int(offsets[row + 1])
                     // A damaged snapshot's offsets read as an empty id, as `StringColumn`'s subscript does.
                     try body(i, start <= end && end <= bytes.count ? UnsafeBufferPointer(rebasing: bytes[start..<end]) : UnsafeBufferPointer(start: nil, count: 0))
@@ -153,7 +193,7 @@ public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
         precondition(hasRecords, "rows answered without records have only ids (forEachID)")
         if let table {
             try table.places.withUnsafeBufferPointer { places in
-                for i in rows.indices { try body(i, places.baseAddress! + Int(rows[i])) }
+                for i in rows.indices { try body(i, places.baseAddress! + rows[i].item) }
             }
         } else {
             try fetched.withUnsafeBufferPointer { places in

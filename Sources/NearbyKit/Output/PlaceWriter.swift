@@ -37,13 +37,13 @@ public struct PlaceWriter {
             if meta { appendMeta(a, query, qid, tookMs); out.bytes.append(0x0A) }
             if idsAlone {
                 try a.rows.forEachID { i, id in
-                    PlaceJSON.append(id: id, distance: a.distances[i], fields: fields, to: &out.bytes)
+                    PlaceJSON.append(id: id, distance: a.distance(at: i), fields: fields, to: &out.bytes)
                     out.bytes.append(0x0A)
                     try out.flushIfFull()
                 }
             } else {
                 try a.rows.forEachRow { i, p in
-                    PlaceJSON.append(at: p, leading: leading, distance: a.distances[i], fields: fields, to: &out.bytes)
+                    PlaceJSON.append(at: p, leading: leading, distance: a.distance(at: i), fields: fields, to: &out.bytes)
                     out.bytes.append(0x0A)
                     try out.flushIfFull()
                 }
@@ -54,13 +54,13 @@ public struct PlaceWriter {
             if idsAlone {
                 try a.rows.forEachID { i, id in
                     if i > 0 { out.bytes.append(UInt8(ascii: ",")) }
-                    PlaceJSON.append(id: id, distance: a.distances[i], fields: fields, to: &out.bytes)
+                    PlaceJSON.append(id: id, distance: a.distance(at: i), fields: fields, to: &out.bytes)
                     try out.flushIfFull()
                 }
             } else {
                 try a.rows.forEachRow { i, p in
                     if i > 0 { out.bytes.append(UInt8(ascii: ",")) }
-                    PlaceJSON.append(at: p, distance: a.distances[i], fields: fields, to: &out.bytes)
+                    PlaceJSON.append(at: p, distance: a.distance(at: i), fields: fields, to: &out.bytes)
                     try out.flushIfFull()
                 }
             }
@@ -68,12 +68,12 @@ public struct PlaceWriter {
             if meta { out.bytes.append(UInt8(ascii: "}")) }
             out.bytes.append(0x0A)
         case .geojson:
-            try a.rows.forEachRow { i, p in geoJSON.append(p.pointee, distance: a.distances[i], to: &out.bytes); try out.flushIfFull() }
+            try a.rows.forEachRow { i, p in geoJSON.append(p.pointee, distance: a.distance(at: i), to: &out.bytes); try out.flushIfFull() }
         case .table:
             out.bytes.append(contentsOf: PlaceTableText.render(a, hasCentre: query.center != nil, tookMs: tookMs).utf8)
         case .tsv:
             try a.rows.forEachRow { i, p in
-                appendTSV(p.pointee, qid: qid, distance: a.distances[i])
+                appendTSV(p.pointee, qid: qid, distance: a.distance(at: i))
                 try out.flushIfFull()
             }
         }

@@ -97,17 +97,17 @@ extension RowOrder {
     /// (a monotone key, so buckets are in order; squared, so points spread evenly over a disc land in
     /// evenly filled buckets), then each bucket is sorted by the full comparison (insertion sort when
     /// small). The order is the same as any sort by (distance, id rank): ids are unique, so it is total.
-    /// Lists of up to 20 rows are sorted by insertion in place. Falls back to a comparison sort for
-    /// other short lists, for distances that are negative, infinite or NaN (a projection that could
-    /// not place a row), and when the greatest one squared leaves the normal range.
+    /// Lists of fewer than 64 rows are sorted by insertion in place. Falls back to a comparison sort
+    /// for distances that are negative, infinite or NaN (a projection that could not place a row),
+    /// and when the greatest one squared leaves the normal range.
     static func sortByDistance(_ rows: inout [Row], table: PlaceTable) {
         let n = rows.count
         func less(_ a: Row, _ b: Row) -> Bool {
             a.dist < b.dist || (a.dist == b.dist && table.idRank(a.item) < table.idRank(b.item))
         }
-        if n <= 20 {
+        if n < 64 {
             // A short list (most answers): insertion sort in place, as the standard library's sort does
-            // below 20 elements, without its closure context and the reference counts it costs.
+            // below 64 elements, without its closure context and the reference counts it costs.
             return rows.withUnsafeMutableBufferPointer { r in
                 for i in r.indices.dropFirst() {
                     let row = r[i]
@@ -117,7 +117,7 @@ extension RowOrder {
                 }
             }
         }
-        var greatest = 0.0, measurable = n >= 64
+        var greatest = 0.0, measurable = true
         for r in rows {
             guard measurable else { break }
             measurable = r.dist >= 0 && r.dist.isFinite

@@ -349,7 +349,9 @@ extension PackedRTree {
     /// `count`, also reporting what it learnt on the way: `found(item, distance)` for every match it
     /// measured (in leaves the circle's edge crosses) and `contained(positions)` for every subtree it
     /// counted unopened. Small answers are then complete after this one walk (`firstMatches`).
-    @inlinable
+    /// Always inlined, as `firstMatches` is, so that a caller's `found` is inlined into the walk's
+    /// loop rather than called through a closure per match.
+    @inlinable @inline(__always)
     func count<M: SpatialMetric>(
         _ m: M, radius: Double, found: (Int32, Double) -> Void, contained: (Range<Int>) -> Void
     ) -> Int {
@@ -388,7 +390,7 @@ extension PackedRTree {
     /// The matches go straight to the caller's buffer, and the first 64 unopened subtrees are kept on
     /// the stack until the count is known (later ones are measured at once while the count is within
     /// `budget`): no query allocates here.
-    @inlinable
+    @inlinable @inline(__always)
     public func firstMatches<M: SpatialMetric>(
         _ m: M, radius: Double, budget: Int, _ found: (Int32, Double) -> Void
     ) -> (total: Int, complete: Bool) {

@@ -24,7 +24,8 @@ import Testing
         var g = SeededGenerator(seed: 10)
         let places = 20_000
         let t = table(places)
-        let sizes = [0, 1, 2, 63, 64, 65, 100, 1_000, 5_000, 20_000]
+        // Below 64 rows an insertion sort in place, from 64 the buckets: every length around both.
+        let sizes = Array(0...3) + [19, 20, 21, 31, 32, 33, 62, 63, 64, 65, 100, 1_000, 5_000, 20_000]
         let kinds: [(String, (inout SeededGenerator) -> Double)] = [
             ("uniform in a disc", { 20_000 * Double.random(in: 0...1, using: &$0).squareRoot() }),
             ("one dense cluster", { 15_000 + Double.random(in: -5...5, using: &$0) }),

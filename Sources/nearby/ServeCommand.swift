@@ -83,7 +83,7 @@ struct ServeCommand: ParsableCommand {
     }
 
     func run() throws {
-        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        LoggingSystem.bootstrap(StderrLogHandler.init(label:))
         var logger = Logger(label: "nearby.serve")
         logger.logLevel = logLevel.level
         let lanes = self.lanes ?? LiveEngine.defaultLanes

@@ -150,34 +150,20 @@ final class Watcher: @unchecked Sendable {
     }
 }
 
-/// Polls the cache's generation every `interval` and reloads off the request threads; every
-/// `trimInterval` the same tick hands the heap's freed pages back to the system.
+/// Polls the cache's generation every `interval` and reloads off the request threads.
 struct ReloadService: Service {
     let engine: LiveEngine
     let interval: Duration
     let logger: Logger
     let metrics: ServerMetrics
 
-    /// glibc keeps what a thread frees in that thread's arena, up to a self-raising threshold, for
-    /// reuse; with a few dozen threads (event loops, the query queue, writers of streamed answers)
-    /// each arena's free pages pile up to its own peak, and the resident heap crept up under a long
-    /// load although the memory in use did not (BENCHMARKS.md, "HTTP server", 2026-11-27 session 9).
-    static let trimInterval: Duration = .seconds(5)
-
     func run() async throws {
         let watcher = try Watcher(engine)
         let thread = DispatchQueue(label: "nearby.reload")
-        var lastTrim = ContinuousClock.now
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             try? await Task.sleep(for: interval)
-            let trim = ContinuousClock.now - lastTrim >= Self.trimInterval
-            if trim { lastTrim = .now }
             let result: Result<EngineSnapshot?, any Error> = await withCheckedContinuation { done in
-                thread.async {
-                    let result = Result { try engine.reloadIfChanged(watcher: watcher) }
-                    if trim { FreedMemory.giveBack() }
-                    done.resume(returning: result)
-                }
+                thread.async { done.resume(returning: Result { try engine.reloadIfChanged(watcher: watcher) }) }
             }
             switch result {
             case .success(let fresh?):

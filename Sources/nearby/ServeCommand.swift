@@ -83,6 +83,7 @@ struct ServeCommand: ParsableCommand {
     }
 
     func run() throws {
+        MallocArenas.limit(to: max(2, ProcessInfo.processInfo.activeProcessorCount))
         LoggingSystem.bootstrap(StderrLogHandler.init(label:))
         var logger = Logger(label: "nearby.serve")
         logger.logLevel = logLevel.level

@@ -83,7 +83,8 @@ struct ServeCommand: ParsableCommand {
     }
 
     func run() throws {
-        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        MallocArenas.limit(to: max(2, ProcessInfo.processInfo.activeProcessorCount))
+        LoggingSystem.bootstrap(StderrLogHandler.init(label:))
         var logger = Logger(label: "nearby.serve")
         logger.logLevel = logLevel.level
         let lanes = self.lanes ?? LiveEngine.defaultLanes

@@ -37,7 +37,9 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // One inline function over a header: the compiler's prefetch hint (PlaceRows.forEachID).
         .systemLibrary(name: "CPrefetch"),
-        .target(name: "NearbyCore", dependencies: ["CPROJ", "CPrefetch"]),
+        // glibc's malloc_trim and mallopt over a header (FreedMemory, MallocArenas).
+        .systemLibrary(name: "CMalloc"),
+        .target(name: "NearbyCore", dependencies: ["CPROJ", "CPrefetch", "CMalloc"]),
         .target(name: "NearbyStore", dependencies: ["NearbyCore", "CSQLite"]),
         .target(name: "NearbyPostGIS", dependencies: ["NearbyCore", "NearbyStore", "CLibPQ"], resources: [.copy("Migrations")]),
         .target(name: "NearbyKit", dependencies: ["NearbyCore", "NearbyStore", "NearbyRegions", "NearbyPostGIS"]),
@@ -47,7 +49,7 @@ let package = Package(
         .target(
             name: "NearbyServer",
             dependencies: [
-                "NearbyKit",
+                "NearbyKit", "CMalloc",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

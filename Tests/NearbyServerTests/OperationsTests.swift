@@ -7,6 +7,16 @@ import XCTest
 /// What running the server in production needs: metrics, CORS, deadlines, `/v1/where`, and queries
 /// answered in parallel while the cache is reloaded. Every test talks HTTP to the real server.
 final class OperationsTests: XCTestCase {
+    // MARK: the heap
+
+    /// `nearby serve` bounds glibc's arenas (`MallocArenas`, as `ServeCommand` does): if the C library
+    /// refused the limit, the soak's resident heap would grow again (BENCHMARKS.md, session 9).
+    func testMallocArenaLimitIsTakenByGlibc() {
+        #if os(Linux)
+        XCTAssertTrue(MallocArenas.limit(to: max(2, ProcessInfo.processInfo.activeProcessorCount)))
+        #endif
+    }
+
     // MARK: /metrics
 
     func testMetricsParseAndCountRequestsErrorsAndReloads() throws {

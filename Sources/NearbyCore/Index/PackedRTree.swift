@@ -399,7 +399,7 @@ extension PackedRTree {
 
     /// The number of items with `distance ≤ radius`; when it is at most `budget`, `found(item, distance)`
     /// has been called for every one of them, in no particular order, and `complete` is true. Otherwise
-    /// `found` has been called for some of them only, which the caller drops.
+    /// `found` has been called for at most `budget` of them, which the caller drops.
     ///
     /// Why: a first page by distance used to cost `count` and then best-first `nearest`, two walks
     /// measuring the same points. When the answer is small (the common case on sparse data), the
@@ -416,8 +416,9 @@ extension PackedRTree {
             withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: 64) { runs in
                 var kept = 0, seen = 0
                 let total = count(m, radius: radius, found: { item, d in
+                    // Past the budget the answer is incomplete whatever follows: no more to hand over.
                     seen += 1
-                    found(item, d)
+                    if seen <= budget { found(item, d) }
                 }, contained: { run in
                     seen += run.count
                     if kept < runs.count {

@@ -149,8 +149,10 @@ func expectBruteForceAnswers<M: SpatialMetric>(
     first.sort { $0.item < $1.item }
     #expect(total == expected.count && complete && sameAnswers(first, expected), "firstMatches \(what) r=\(radius)")
     if !expected.isEmpty {
-        let over = tree.firstMatches(m, radius: radius, budget: expected.count - 1) { _, _ in }
+        var handed = 0
+        let over = tree.firstMatches(m, radius: radius, budget: expected.count - 1) { _, _ in handed += 1 }
         #expect(over.total == expected.count && !over.complete, "firstMatches over budget \(what) r=\(radius)")
+        #expect(handed <= expected.count - 1, "firstMatches handed \(handed) matches over a budget of \(expected.count - 1)")
     }
     let include: (Int32) -> Bool = { $0 % 3 != 1 }
     for k in ks {
@@ -309,8 +311,9 @@ func expectBruteForceAnswers<M: SpatialMetric>(
                 first.sort { $0.item < $1.item }
                 #expect(total == expected.count && complete && sameAnswers(first, expected), "r=\(radius) budget \(budget)")
             }
-            let over = tree.firstMatches(m, radius: radius, budget: expected.count - 1) { _, _ in }
-            #expect(over.total == expected.count && !over.complete)
+            var handed = 0
+            let over = tree.firstMatches(m, radius: radius, budget: expected.count - 1) { _, _ in handed += 1 }
+            #expect(over.total == expected.count && !over.complete && handed <= expected.count - 1)
         }
         #expect(mostRuns > 64, "at most \(mostRuns) unopened subtrees")
     }

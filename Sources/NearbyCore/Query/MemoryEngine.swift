@@ -181,10 +181,12 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
     private func execute<M: SpatialMetric>(_ q: PlaceQuery, space: Space<M>?, searchRadius: Double, plan: PlanChoice,
                                            records: Bool) throws -> QueryAnswer {
         let order = RowOrder(q.effectiveOrder, table: table)
-        let filter = RowFilter(q.filter, table: table)
+        // Compiled only by the plans that test rows one by one: a page from the category trees needs
+        // none, and its sets and arrays were a microsecond of such a request.
+        lazy var filter = RowFilter(q.filter, table: table)
         let after = try q.cursor.map { try resume(from: $0, fingerprint: PageCursor.fingerprint(of: q, generation: generation)) }
         // Best-first search gives rows in (distance, id rank) order: usable as is for a first page run.
-        let bestFirst = after == nil && q.limit > 0 && order.isDistanceOnly && filter.passAll
+        let bestFirst = after == nil && q.limit > 0 && order.isDistanceOnly && q.filter.isEmpty
         var total = 0
         var rows: [Row] = []
         var sorted = false
@@ -202,7 +204,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             if bestFirst, let s = space, s.tree != nil {
                 (total, sorted) = firstPage(s, radius: r, q, into: &rows)
                 if q.explain { explanation = Self.firstPageExplanation("the tree", rows.count) }
-            } else if let s = space, let parts = categoryPageTrees(s, q) {
+            } else if let s = space, let parts = categoryPageTrees(s, q, order) {
                 for part in parts {
                     let (count, bestFirstPage) = firstPage(part, radius: r, q, into: &rows)
                     total += count
@@ -344,13 +346,11 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
     /// plain distance order filtered by categories only (on lon/lat), when their trees are built
     /// (`CategoryTrees`: from a category's second query on); nil when the circle's points must be
     /// visited and filtered.
-    private func categoryPageTrees<M: SpatialMetric>(_ s: Space<M>, _ q: PlaceQuery) -> [Space<M>]? {
+    private func categoryPageTrees<M: SpatialMetric>(_ s: Space<M>, _ q: PlaceQuery, _ order: RowOrder) -> [Space<M>]? {
         guard s.tree != nil, let categories = q.filter.categories, q.limit > 0 else { return nil }
         var rest = q.filter
         rest.categories = nil
-        guard rest.isEmpty, s.xy == nil, q.cursor == nil,
-              RowOrder(q.effectiveOrder, table: table).isDistanceOnly
-        else { return nil }
+        guard rest.isEmpty, s.xy == nil, q.cursor == nil, order.isDistanceOnly else { return nil }
         let statistics = table.tableStatistics()
         var spaces: [Space<M>] = []
         for c in Set(categories.map { Int32(truncatingIfNeeded: $0) }).sorted() where statistics.categoryCounts[c, default: 0] > 0 {

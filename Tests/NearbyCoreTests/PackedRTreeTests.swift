@@ -257,6 +257,41 @@ func expectBruteForceAnswers<M: SpatialMetric>(
         }
     }
 
+    /// A walk starts at `View.startNode`, below the root for a small box, and the start's subtree holds
+    /// every point inside the box: a start chosen wrongly (a cell missing a leaf, a wrong ancestor)
+    /// drops points the box holds. Boxes of a metre to tens of kilometres around data points, and
+    /// boxes whose edges are two points' coordinates.
+    @Test(arguments: [TestPoints.Kind.korea, .uniform, .polesAndAntimeridian])
+    func walkStartHoldsEveryPointOfTheBox(kind: TestPoints.Kind) {
+        var g = SeededGenerator(seed: 31)
+        let (xs, ys) = kind.make(&g)
+        for nodeSize in [16, 3] {
+            let tree = PackedRTree(xs: xs, ys: ys, nodeSize: nodeSize)
+            var belowRoot = 0, empty = 0
+            tree.withView { v in
+                for i in 0 ..< 300 {
+                    let p = Int.random(in: 0 ..< xs.count, using: &g), q = Int.random(in: 0 ..< xs.count, using: &g)
+                    let half = pow(10, Double.random(in: -5 ... -0.5, using: &g))
+                    let box = i % 3 == 0
+                        ? (min(xs[p], xs[q]), min(ys[p], ys[q]), max(xs[p], xs[q]), max(ys[p], ys[q]))
+                        : (xs[p] + half * Double(i % 5 - 2), ys[p] - half, xs[p] + half * Double(i % 5 - 1), ys[p] + half)
+                    let window = Window(box)
+                    let inside = (0 ..< v.count).filter { window.contains(v.x($0), v.y($0)) }
+                    guard let (level, j) = v.startNode(window) else {
+                        #expect(inside.isEmpty, "\(kind) \(box): no start node")
+                        empty += 1
+                        continue
+                    }
+                    let under = v.pointRange(level, j)
+                    #expect(inside.allSatisfy(under.contains), "\(kind) \(box): start \(level), \(j)")
+                    if level < v.top { belowRoot += 1 }
+                }
+            }
+            // Korea's grid has cells at sea, where a box needs no walk at all.
+            #expect(belowRoot > 100 && (kind != .korea || empty > 0), "\(kind) node size \(nodeSize): \(belowRoot) below the root, \(empty) empty")
+        }
+    }
+
     /// The work the index saves, measured by counting the metric's calls: whole subtrees inside the
     /// circle are counted without distances, and best-first nearest stops long before every point.
     @Test func countAndNearestSkipWork() {

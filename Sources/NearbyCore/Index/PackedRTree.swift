@@ -23,7 +23,8 @@
 ///
 /// Answers are exact: bounds from the metric only prune; every reported distance is the metric's
 /// `distance`. Memory: 16 bytes of coordinates + 4 of item index per point, plus 32 bytes of box per
-/// node (about 2.1 bytes per point at node size 16): about 22 bytes per point (18 without items).
+/// node (about 2.1 bytes per point at node size 16), and the `LeafGrid` (1 byte): about 23 bytes per point
+/// (19 without items).
 /// Queries run on unsafe pointers (see `View`) so the hot loops do no reference counting; the generic
 /// queries are `@inlinable` so that each metric gets its own specialised loop, also across modules.
 /// A class, not a struct: a query hands its tree around, and a copy of a struct of five columns cost
@@ -42,6 +43,9 @@ public final class PackedRTree: Sendable {
     /// Three `Int`s per level L = 0 … top: first box of the level (in boxes, unused for L = 0),
     /// number of entries, points covered by a full node (nodeSizeᴸ).
     @usableFromInline let levels: Column<Int>
+    /// Where a walk starts: the leaves a box can need (`View.startNode`).
+    @usableFromInline let leafGrid: LeafGrid
+    @usableFromInline let leafCells: Column<Int32>
 
     /// Builds the tree over points `(xs[i], ys[i])`; point `i` is reported as `items[i]` when given, else
     /// as `Int32(i)`. `ranks[i]`, when given, orders point `i` among equally distant ones in `nearest`
@@ -96,6 +100,18 @@ public final class PackedRTree: Sendable {
         self.ranks = ranks.map(Column.init)
         self.boxes = Column(boxes)
         self.levels = Column(levels)
+        (leafGrid, leafCells) = Self.leafGrid(count: n, boxes: self.boxes, levels: self.levels)
+    }
+
+    /// The `LeafGrid` over the leaf boxes (level 1, first in `boxes`); the root box is their union.
+    static func leafGrid(count: Int, boxes: Column<Double>, levels: Column<Int>) -> (LeafGrid, Column<Int32>) {
+        let leaves = count > 0 ? levels[4] : 0
+        let root = 4 * (boxes.count / 4 - 1)
+        let (grid, cells) = boxes.withUnsafeBufferPointer { b in
+            LeafGrid.build(boxes: b.baseAddress!, leaves: leaves,
+                           bounds: count > 0 ? (b[root], b[root + 1], b[root + 2], b[root + 3]) : (0, 0, 0, 0))
+        }
+        return (grid, Column(cells))
     }
 
     /// A tree over arrays built elsewhere (mapped from an index snapshot), or nil when they do not
@@ -110,6 +126,7 @@ public final class PackedRTree: Sendable {
         guard expected.count < 3 * 255, levels.elementsEqual(expected), boxes.count == boxCount else { return nil }
         self.count = count; self.nodeSize = nodeSize
         self.points = points; self.items = nil; self.ranks = ranks; self.boxes = boxes; self.levels = levels
+        (leafGrid, leafCells) = Self.leafGrid(count: count, boxes: boxes, levels: levels)
     }
 
     /// The `levels` table and the length of `boxes` of the tree over `count` points, known before it
@@ -131,6 +148,7 @@ public final class PackedRTree: Sendable {
     /// Bytes held by the tree's arrays, for memory budgets and benchmarks.
     public var byteCount: Int {
         points.byteCount + (items?.byteCount ?? 0) + (ranks?.byteCount ?? 0) + boxes.byteCount + levels.byteCount
+            + leafCells.byteCount
     }
 
     /// Boxes of the parents of consecutive runs of `nodeSize` entries of `src`: points (x, y) with
@@ -184,6 +202,8 @@ extension PackedRTree {
         @usableFromInline let ranks: UnsafePointer<UInt32>?
         @usableFromInline let boxes: UnsafePointer<Double>
         @usableFromInline let levels: UnsafePointer<Int>
+        @usableFromInline let leafGrid: LeafGrid
+        @usableFromInline let leafCells: UnsafePointer<Int32>
         @usableFromInline let count: Int
         @usableFromInline let nodeSize: Int
         /// Level of the root (≥ 1 when the tree is not empty).
@@ -191,9 +211,11 @@ extension PackedRTree {
 
         @inlinable init(
             points: UnsafePointer<Double>, items: UnsafePointer<Int32>?, ranks: UnsafePointer<UInt32>?,
-            boxes: UnsafePointer<Double>, levels: UnsafePointer<Int>, count: Int, nodeSize: Int, top: Int
+            boxes: UnsafePointer<Double>, levels: UnsafePointer<Int>, leafGrid: LeafGrid, leafCells: UnsafePointer<Int32>,
+            count: Int, nodeSize: Int, top: Int
         ) {
             self.points = points; self.items = items; self.ranks = ranks; self.boxes = boxes; self.levels = levels
+            self.leafGrid = leafGrid; self.leafCells = leafCells
             self.count = count; self.nodeSize = nodeSize; self.top = top
         }
 
@@ -218,6 +240,24 @@ extension PackedRTree {
             return j * span ..< min(j * span + span, count)
         }
 
+        /// The deepest node whose subtree holds every point inside `window` (the root when the window is
+        /// large), or nil when no point can be inside it (a non-empty tree).
+        ///
+        /// Exact: the leaves that can hold such a point are `first … last` (`LeafGrid`), and the node
+        /// found by climbing from both ends until they meet covers every leaf between them (packing:
+        /// leaf `i` lies under node `i / nodeSizeᴸ⁻¹` of level L). Points outside its subtree are
+        /// outside the window, so a walk from it reports what a walk from the root does.
+        @inlinable func startNode(_ window: Window) -> (level: Int, j: Int)? {
+            guard let (first, last) = leafGrid.leaves(
+                window.minX, window.minY, window.maxX, window.maxY, cells: leafCells) else { return (top, 0) }
+            guard first <= last else { return nil }
+            var level = 1, a = first, b = last
+            while a != b {
+                a /= nodeSize; b /= nodeSize; level += 1
+            }
+            return (level, a)
+        }
+
         /// Calls `body(minX, minY, maxX, maxY)` on the box of node `j` of `level` ≥ 1.
         @inlinable func withBox<R>(_ level: Int, _ j: Int, _ body: (Double, Double, Double, Double) -> R) -> R {
             let b = 4 * (levels[3 * level] + j)
@@ -230,7 +270,7 @@ extension PackedRTree {
         withExtendedLifetime(self) {
             body(View(
                 points: points.base, items: items?.base, ranks: ranks?.base, boxes: boxes.base,
-                levels: levels.base, count: count, nodeSize: nodeSize, top: levels.count / 3 - 1))
+                levels: levels.base, leafGrid: leafGrid, leafCells: leafCells.base, count: count, nodeSize: nodeSize, top: levels.count / 3 - 1))
         }
     }
 
@@ -240,23 +280,24 @@ extension PackedRTree {
 
     /// Depth-first walk reporting runs of points: `inside(range)` for runs wholly inside the query
     /// (whole subtrees, never opened), `partial(range)` for leaves that must be checked point by point.
-    /// `classify(minX, minY, maxX, maxY)` decides for each node's box. Always inlined, so that each
+    /// `classify(minX, minY, maxX, maxY)` decides for each node's box; nodes whose box misses `window`
+    /// must be `.outside`, and the walk starts at `startNode(window)`. Always inlined, so that each
     /// query's closures are inlined into its loop: called through a closure per box, `classify` was a
     /// fifth of a small query's time.
     @inlinable @inline(__always)
     func walk(
-        _ v: View, classify: (Double, Double, Double, Double) -> Overlap,
+        _ v: View, window: Window, classify: (Double, Double, Double, Double) -> Overlap,
         inside: (Range<Int>) -> Void, partial: (Range<Int>) -> Void
     ) {
-        guard v.count > 0 else { return }
-        switch v.withBox(v.top, 0, classify) {
+        guard v.count > 0, let (start, j) = v.startNode(window) else { return }
+        switch v.withBox(start, j, classify) {
         case .outside: return
-        case .inside: return inside(0 ..< v.count)
+        case .inside: return inside(v.pointRange(start, j))
         case .partial: break
         }
         // Pending nodes packed as level | j << 8; at most nodeSize − 1 more per level descended.
         withUnsafeTemporaryAllocation(of: Int.self, capacity: v.top * v.nodeSize + 1) { stack in
-            stack[0] = v.top
+            stack[0] = start | j << 8
             var depth = 1
             while depth > 0 {
                 depth -= 1
@@ -286,7 +327,7 @@ extension PackedRTree {
     @inlinable
     public func search(minX: Double, minY: Double, maxX: Double, maxY: Double, _ visit: (Int32) -> Void) {
         withView { v in
-            walk(v, classify: { x0, y0, x1, y1 in
+            walk(v, window: Window((minX, minY, maxX, maxY)), classify: { x0, y0, x1, y1 in
                 if x0 > maxX || y0 > maxY || x1 < minX || y1 < minY { return .outside }
                 return x0 >= minX && y0 >= minY && x1 <= maxX && y1 <= maxY ? .inside : .partial
             }, inside: { run in
@@ -332,7 +373,7 @@ extension PackedRTree {
                     if d <= radius { visit(v.item(pos), d) }
                 }
             }
-            walk(v, classify: { x0, y0, x1, y1 in
+            walk(v, window: window, classify: { x0, y0, x1, y1 in
                 !window.intersects(x0, y0, x1, y1) || circle.isOutside(minX: x0, minY: y0, maxX: x1, maxY: y1)
                     ? .outside : .partial
             }, inside: refine, partial: refine)
@@ -359,7 +400,7 @@ extension PackedRTree {
             var total = 0
             let window = Window(m.searchBox(radius: radius))
             let circle = m.circle(radius: radius)
-            walk(v, classify: { x0, y0, x1, y1 in
+            walk(v, window: window, classify: { x0, y0, x1, y1 in
                 if !window.intersects(x0, y0, x1, y1) { return .outside }
                 if circle.isOutside(minX: x0, minY: y0, maxX: x1, maxY: y1) { return .outside }
                 // A box inside the circle is inside its search box: four comparisons spare most boxes

@@ -23,8 +23,8 @@
 ///
 /// Answers are exact: bounds from the metric only prune; every reported distance is the metric's
 /// `distance`. Memory: 16 bytes of coordinates + 4 of item index per point, plus 32 bytes of box per
-/// node (about 2.1 bytes per point at node size 16), and the `LeafGrid` (1 byte): about 23 bytes per point
-/// (19 without items).
+/// node (about 2.1 bytes per point at node size 16), and the `NodeGrid` (under 1 byte): about 23 bytes per
+/// point (19 without items).
 /// Queries run on unsafe pointers (see `View`) so the hot loops do no reference counting; the generic
 /// queries are `@inlinable` so that each metric gets its own specialised loop, also across modules.
 /// A class, not a struct: a query hands its tree around, and a copy of a struct of five columns cost
@@ -43,9 +43,10 @@ public final class PackedRTree: Sendable {
     /// Three `Int`s per level L = 0 … top: first box of the level (in boxes, unused for L = 0),
     /// number of entries, points covered by a full node (nodeSizeᴸ).
     @usableFromInline let levels: Column<Int>
-    /// Where a walk starts: the leaves a box can need (`View.startNode`).
-    @usableFromInline let leafGrid: LeafGrid
-    @usableFromInline let leafCells: Column<Int32>
+    /// Where a walk starts: the nodes a box can need (`View.startNodes`).
+    @usableFromInline let nodeGrid: NodeGrid
+    @usableFromInline let gridOffsets: Column<Int32>
+    @usableFromInline let gridNodes: Column<Int32>
 
     /// Builds the tree over points `(xs[i], ys[i])`; point `i` is reported as `items[i]` when given, else
     /// as `Int32(i)`. `ranks[i]`, when given, orders point `i` among equally distant ones in `nearest`
@@ -100,18 +101,21 @@ public final class PackedRTree: Sendable {
         self.ranks = ranks.map(Column.init)
         self.boxes = Column(boxes)
         self.levels = Column(levels)
-        (leafGrid, leafCells) = Self.leafGrid(count: n, boxes: self.boxes, levels: self.levels)
+        (nodeGrid, gridOffsets, gridNodes) = Self.nodeGrid(count: n, boxes: self.boxes, levels: self.levels)
     }
 
-    /// The `LeafGrid` over the leaf boxes (level 1, first in `boxes`); the root box is their union.
-    static func leafGrid(count: Int, boxes: Column<Double>, levels: Column<Int>) -> (LeafGrid, Column<Int32>) {
-        let leaves = count > 0 ? levels[4] : 0
+    /// The `NodeGrid` over the boxes of level 2 (none when the root is at most that high: a walk from
+    /// the root then tests at most `nodeSize` boxes before the leaves); the root box is their union.
+    static func nodeGrid(count: Int, boxes: Column<Double>, levels: Column<Int>) -> (NodeGrid, Column<Int32>, Column<Int32>) {
+        let top = levels.count / 3 - 1, level = 2
+        let nodes = top > level ? levels[3 * level + 1] : 0
         let root = 4 * (boxes.count / 4 - 1)
-        let (grid, cells) = boxes.withUnsafeBufferPointer { b in
-            LeafGrid.build(boxes: b.baseAddress!, leaves: leaves,
-                           bounds: count > 0 ? (b[root], b[root + 1], b[root + 2], b[root + 3]) : (0, 0, 0, 0))
+        let (grid, offsets, list) = boxes.withUnsafeBufferPointer { b in
+            NodeGrid.build(level: level, boxes: b.baseAddress! + (nodes > 0 ? 4 * levels[3 * level] : 0), nodes: nodes,
+                           leaves: nodes > 0 ? levels[4] : 0,
+                           bounds: nodes > 0 ? (b[root], b[root + 1], b[root + 2], b[root + 3]) : (0, 0, 0, 0))
         }
-        return (grid, Column(cells))
+        return (grid, Column(offsets), Column(list))
     }
 
     /// A tree over arrays built elsewhere (mapped from an index snapshot), or nil when they do not
@@ -126,7 +130,7 @@ public final class PackedRTree: Sendable {
         guard expected.count < 3 * 255, levels.elementsEqual(expected), boxes.count == boxCount else { return nil }
         self.count = count; self.nodeSize = nodeSize
         self.points = points; self.items = nil; self.ranks = ranks; self.boxes = boxes; self.levels = levels
-        (leafGrid, leafCells) = Self.leafGrid(count: count, boxes: boxes, levels: levels)
+        (nodeGrid, gridOffsets, gridNodes) = Self.nodeGrid(count: count, boxes: boxes, levels: levels)
     }
 
     /// The `levels` table and the length of `boxes` of the tree over `count` points, known before it
@@ -148,7 +152,7 @@ public final class PackedRTree: Sendable {
     /// Bytes held by the tree's arrays, for memory budgets and benchmarks.
     public var byteCount: Int {
         points.byteCount + (items?.byteCount ?? 0) + (ranks?.byteCount ?? 0) + boxes.byteCount + levels.byteCount
-            + leafCells.byteCount
+            + gridOffsets.byteCount + gridNodes.byteCount
     }
 
     /// Boxes of the parents of consecutive runs of `nodeSize` entries of `src`: points (x, y) with
@@ -202,8 +206,9 @@ extension PackedRTree {
         @usableFromInline let ranks: UnsafePointer<UInt32>?
         @usableFromInline let boxes: UnsafePointer<Double>
         @usableFromInline let levels: UnsafePointer<Int>
-        @usableFromInline let leafGrid: LeafGrid
-        @usableFromInline let leafCells: UnsafePointer<Int32>
+        @usableFromInline let nodeGrid: NodeGrid
+        @usableFromInline let gridOffsets: UnsafePointer<Int32>
+        @usableFromInline let gridNodes: UnsafePointer<Int32>
         @usableFromInline let count: Int
         @usableFromInline let nodeSize: Int
         /// Level of the root (≥ 1 when the tree is not empty).
@@ -211,11 +216,11 @@ extension PackedRTree {
 
         @inlinable init(
             points: UnsafePointer<Double>, items: UnsafePointer<Int32>?, ranks: UnsafePointer<UInt32>?,
-            boxes: UnsafePointer<Double>, levels: UnsafePointer<Int>, leafGrid: LeafGrid, leafCells: UnsafePointer<Int32>,
-            count: Int, nodeSize: Int, top: Int
+            boxes: UnsafePointer<Double>, levels: UnsafePointer<Int>, nodeGrid: NodeGrid, gridOffsets: UnsafePointer<Int32>,
+            gridNodes: UnsafePointer<Int32>, count: Int, nodeSize: Int, top: Int
         ) {
             self.points = points; self.items = items; self.ranks = ranks; self.boxes = boxes; self.levels = levels
-            self.leafGrid = leafGrid; self.leafCells = leafCells
+            self.nodeGrid = nodeGrid; self.gridOffsets = gridOffsets; self.gridNodes = gridNodes
             self.count = count; self.nodeSize = nodeSize; self.top = top
         }
 
@@ -240,22 +245,43 @@ extension PackedRTree {
             return j * span ..< min(j * span + span, count)
         }
 
-        /// The deepest node whose subtree holds every point inside `window` (the root when the window is
-        /// large), or nil when no point can be inside it (a non-empty tree).
-        ///
-        /// Exact: the leaves that can hold such a point are `first … last` (`LeafGrid`), and the node
-        /// found by climbing from both ends until they meet covers every leaf between them (packing:
-        /// leaf `i` lies under node `i / nodeSizeᴸ⁻¹` of level L). Points outside its subtree are
-        /// outside the window, so a walk from it reports what a walk from the root does.
-        @inlinable func startNode(_ window: Window) -> (level: Int, j: Int)? {
-            guard let (first, last) = leafGrid.leaves(
-                window.minX, window.minY, window.maxX, window.maxY, cells: leafCells) else { return (top, 0) }
-            guard first <= last else { return nil }
-            var level = 1, a = first, b = last
-            while a != b {
-                a /= nodeSize; b /= nodeSize; level += 1
+        /// Writes to `starts` nodes (packed as level | j << 8, in order) whose subtrees together hold every
+        /// point inside `window`, each once, and returns how many: those the `NodeGrid` lists in the
+        /// window's cells, else (no grid, or a window over more than `NodeGrid.maxCells` cells or
+        /// `maxStarts` nodes) the root. Exact: see `NodeGrid`; a point not under these nodes is outside
+        /// the window, so a walk from them reports what one from the root does.
+        /// `starts` holds at least `NodeGrid.maxStarts` (and 1). Never inlined: inlined, it made the walk
+        /// too large for the queries' closures to be inlined into it.
+        @usableFromInline @inline(never) func startNodes(_ window: Window, into starts: UnsafeMutableBufferPointer<Int>) -> Int {
+            let g = nodeGrid
+            let c0 = g.column(window.minX), c1 = g.column(window.maxX), r0 = g.row(window.minY), r1 = g.row(window.maxY)
+            guard g.level > 0 && (c1 - c0 + 1) * (r1 - r0 + 1) <= NodeGrid.maxCells else {
+                starts[0] = top
+                return 1
             }
-            return (level, a)
+            guard c0 <= c1 && r0 <= r1 else { return 0 }  // an inverted window holds nothing
+            var n = 0
+            for r in r0 ... r1 {
+                for c in c0 ... c1 {
+                    let cell = r * g.columns + c
+                    for k in Int(gridOffsets[cell]) ..< Int(gridOffsets[cell + 1]) {
+                        guard n < NodeGrid.maxStarts else {
+                            starts[0] = top
+                            return 1
+                        }
+                        // Insertion in order, skipping a node already listed by another cell.
+                        let node = g.level | Int(gridNodes[k]) << 8
+                        var i = n
+                        while i > 0 && starts[i - 1] > node { i -= 1 }
+                        if i > 0 && starts[i - 1] == node { continue }
+                        var m = n
+                        while m > i { starts[m] = starts[m - 1]; m -= 1 }
+                        starts[i] = node
+                        n += 1
+                    }
+                }
+            }
+            return n
         }
 
         /// Calls `body(minX, minY, maxX, maxY)` on the box of node `j` of `level` ≥ 1.
@@ -270,7 +296,8 @@ extension PackedRTree {
         withExtendedLifetime(self) {
             body(View(
                 points: points.base, items: items?.base, ranks: ranks?.base, boxes: boxes.base,
-                levels: levels.base, leafGrid: leafGrid, leafCells: leafCells.base, count: count, nodeSize: nodeSize, top: levels.count / 3 - 1))
+                levels: levels.base, nodeGrid: nodeGrid, gridOffsets: gridOffsets.base,
+                gridNodes: gridNodes.base, count: count, nodeSize: nodeSize, top: levels.count / 3 - 1))
         }
     }
 
@@ -281,7 +308,7 @@ extension PackedRTree {
     /// Depth-first walk reporting runs of points: `inside(range)` for runs wholly inside the query
     /// (whole subtrees, never opened), `partial(range)` for leaves that must be checked point by point.
     /// `classify(minX, minY, maxX, maxY)` decides for each node's box; nodes whose box misses `window`
-    /// must be `.outside`, and the walk starts at `startNode(window)`. Always inlined, so that each
+    /// must be `.outside`, and the walk starts at `startNodes(window)`. Always inlined, so that each
     /// query's closures are inlined into its loop: called through a closure per box, `classify` was a
     /// fifth of a small query's time.
     @inlinable @inline(__always)
@@ -289,16 +316,21 @@ extension PackedRTree {
         _ v: View, window: Window, classify: (Double, Double, Double, Double) -> Overlap,
         inside: (Range<Int>) -> Void, partial: (Range<Int>) -> Void
     ) {
-        guard v.count > 0, let (start, j) = v.startNode(window) else { return }
-        switch v.withBox(start, j, classify) {
-        case .outside: return
-        case .inside: return inside(v.pointRange(start, j))
-        case .partial: break
-        }
-        // Pending nodes packed as level | j << 8; at most nodeSize − 1 more per level descended.
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: v.top * v.nodeSize + 1) { stack in
-            stack[0] = start | j << 8
-            var depth = 1
+        guard v.count > 0 else { return }
+        // Pending nodes packed as level | j << 8: the start nodes, then at most nodeSize − 1 more per level
+        // descended.
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: v.top * v.nodeSize + NodeGrid.maxStarts + 1) { stack in
+            var depth = 0
+            for i in 0 ..< v.startNodes(window, into: stack) {
+                let level = stack[i] & 0xFF, j = stack[i] >> 8
+                switch v.withBox(level, j, classify) {
+                case .outside: continue
+                case .inside: inside(v.pointRange(level, j))
+                case .partial:
+                    stack[depth] = stack[i]
+                    depth += 1
+                }
+            }
             while depth > 0 {
                 depth -= 1
                 let level = stack[depth] & 0xFF, j = stack[depth] >> 8

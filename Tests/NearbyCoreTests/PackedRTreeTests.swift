@@ -257,43 +257,6 @@ func expectBruteForceAnswers<M: SpatialMetric>(
         }
     }
 
-    /// A walk starts at the nodes `View.startNodes` reports, below the root for a small box: each
-    /// once, and together they hold every point inside the box. A start chosen wrongly (a cell missing
-    /// a node, a node reported twice) drops or repeats points the box holds. Boxes of a metre to tens
-    /// of kilometres around data points, with a point on an edge or just outside, and boxes whose
-    /// edges are two points' coordinates.
-    @Test(arguments: [TestPoints.Kind.korea, .uniform, .polesAndAntimeridian, .duplicates])
-    func walkStartsHoldEveryPointOfTheBoxOnce(kind: TestPoints.Kind) {
-        var g = SeededGenerator(seed: 31)
-        let (xs, ys) = kind.make(&g)
-        for nodeSize in [16, 3] {
-            let tree = PackedRTree(xs: xs, ys: ys, nodeSize: nodeSize)
-            var belowRoot = 0, empty = 0
-            tree.withView { v in
-                for i in 0 ..< 300 {
-                    let p = Int.random(in: 0 ..< xs.count, using: &g), q = Int.random(in: 0 ..< xs.count, using: &g)
-                    let half = pow(10, Double.random(in: -5 ... -0.5, using: &g))
-                    let box = i % 3 == 0
-                        ? (min(xs[p], xs[q]), min(ys[p], ys[q]), max(xs[p], xs[q]), max(ys[p], ys[q]))
-                        : (xs[p] + half * Double(i % 5 - 2), ys[p] - half, xs[p] + half * Double(i % 5 - 1), ys[p] + half)
-                    let window = Window(box)
-                    let inside = (0 ..< v.count).filter { window.contains(v.x($0), v.y($0)) }
-                    let starts = [Int](unsafeUninitializedCapacity: NodeGrid.maxStarts) { buf, n in
-                        n = v.startNodes(window, into: buf)
-                    }.map { (level: $0 & 0xFF, j: $0 >> 8) }
-                    let under = starts.flatMap { v.pointRange($0.level, $0.j) }
-                    #expect(Set(under).count == under.count, "\(kind) \(box): starts \(starts) overlap")
-                    #expect(Set(inside).isSubset(of: under), "\(kind) \(box): starts \(starts)")
-                    if starts.isEmpty { empty += 1 }
-                    if !starts.isEmpty && starts.allSatisfy({ $0.level < v.top }) { belowRoot += 1 }
-                }
-            }
-            // Korea's grid has cells at sea, where a box needs no walk at all.
-            #expect(belowRoot > 100 && (kind != .korea || empty > 0),
-                    "\(kind) node size \(nodeSize): \(belowRoot) below the root, \(empty) empty")
-        }
-    }
-
     /// The work the index saves, measured by counting the metric's calls: whole subtrees inside the
     /// circle are counted without distances, and best-first nearest stops long before every point.
     @Test func countAndNearestSkipWork() {

@@ -23,8 +23,7 @@
 ///
 /// Answers are exact: bounds from the metric only prune; every reported distance is the metric's
 /// `distance`. Memory: 16 bytes of coordinates + 4 of item index per point, plus 32 bytes of box per
-/// node (about 2.1 bytes per point at node size 16), and the `NodeGrid` (under 1 byte): about 23 bytes per
-/// point (19 without items).
+/// node (about 2.1 bytes per point at node size 16): about 22 bytes per point (18 without items).
 /// Queries run on unsafe pointers (see `View`) so the hot loops do no reference counting; the generic
 /// queries are `@inlinable` so that each metric gets its own specialised loop, also across modules.
 /// A class, not a struct: a query hands its tree around, and a copy of a struct of five columns cost
@@ -43,10 +42,6 @@ public final class PackedRTree: Sendable {
     /// Three `Int`s per level L = 0 … top: first box of the level (in boxes, unused for L = 0),
     /// number of entries, points covered by a full node (nodeSizeᴸ).
     @usableFromInline let levels: Column<Int>
-    /// Where a walk starts: the nodes a box can need (`View.startNodes`).
-    @usableFromInline let nodeGrid: NodeGrid
-    @usableFromInline let gridOffsets: Column<Int32>
-    @usableFromInline let gridNodes: Column<Int32>
 
     /// Builds the tree over points `(xs[i], ys[i])`; point `i` is reported as `items[i]` when given, else
     /// as `Int32(i)`. `ranks[i]`, when given, orders point `i` among equally distant ones in `nearest`
@@ -101,21 +96,6 @@ public final class PackedRTree: Sendable {
         self.ranks = ranks.map(Column.init)
         self.boxes = Column(boxes)
         self.levels = Column(levels)
-        (nodeGrid, gridOffsets, gridNodes) = Self.nodeGrid(count: n, boxes: self.boxes, levels: self.levels)
-    }
-
-    /// The `NodeGrid` over the boxes of level 2 (none when the root is at most that high: a walk from
-    /// the root then tests at most `nodeSize` boxes before the leaves); the root box is their union.
-    static func nodeGrid(count: Int, boxes: Column<Double>, levels: Column<Int>) -> (NodeGrid, Column<Int32>, Column<Int32>) {
-        let top = levels.count / 3 - 1, level = 2
-        let nodes = top > level ? levels[3 * level + 1] : 0
-        let root = 4 * (boxes.count / 4 - 1)
-        let (grid, offsets, list) = boxes.withUnsafeBufferPointer { b in
-            NodeGrid.build(level: level, boxes: b.baseAddress! + (nodes > 0 ? 4 * levels[3 * level] : 0), nodes: nodes,
-                           leaves: nodes > 0 ? levels[4] : 0,
-                           bounds: nodes > 0 ? (b[root], b[root + 1], b[root + 2], b[root + 3]) : (0, 0, 0, 0))
-        }
-        return (grid, Column(offsets), Column(list))
     }
 
     /// A tree over arrays built elsewhere (mapped from an index snapshot), or nil when they do not
@@ -130,7 +110,6 @@ public final class PackedRTree: Sendable {
         guard expected.count < 3 * 255, levels.elementsEqual(expected), boxes.count == boxCount else { return nil }
         self.count = count; self.nodeSize = nodeSize
         self.points = points; self.items = nil; self.ranks = ranks; self.boxes = boxes; self.levels = levels
-        (nodeGrid, gridOffsets, gridNodes) = Self.nodeGrid(count: count, boxes: boxes, levels: levels)
     }
 
     /// The `levels` table and the length of `boxes` of the tree over `count` points, known before it
@@ -152,7 +131,6 @@ public final class PackedRTree: Sendable {
     /// Bytes held by the tree's arrays, for memory budgets and benchmarks.
     public var byteCount: Int {
         points.byteCount + (items?.byteCount ?? 0) + (ranks?.byteCount ?? 0) + boxes.byteCount + levels.byteCount
-            + gridOffsets.byteCount + gridNodes.byteCount
     }
 
     /// Boxes of the parents of consecutive runs of `nodeSize` entries of `src`: points (x, y) with
@@ -206,9 +184,6 @@ extension PackedRTree {
         @usableFromInline let ranks: UnsafePointer<UInt32>?
         @usableFromInline let boxes: UnsafePointer<Double>
         @usableFromInline let levels: UnsafePointer<Int>
-        @usableFromInline let nodeGrid: NodeGrid
-        @usableFromInline let gridOffsets: UnsafePointer<Int32>
-        @usableFromInline let gridNodes: UnsafePointer<Int32>
         @usableFromInline let count: Int
         @usableFromInline let nodeSize: Int
         /// Level of the root (≥ 1 when the tree is not empty).
@@ -216,11 +191,9 @@ extension PackedRTree {
 
         @inlinable init(
             points: UnsafePointer<Double>, items: UnsafePointer<Int32>?, ranks: UnsafePointer<UInt32>?,
-            boxes: UnsafePointer<Double>, levels: UnsafePointer<Int>, nodeGrid: NodeGrid, gridOffsets: UnsafePointer<Int32>,
-            gridNodes: UnsafePointer<Int32>, count: Int, nodeSize: Int, top: Int
+            boxes: UnsafePointer<Double>, levels: UnsafePointer<Int>, count: Int, nodeSize: Int, top: Int
         ) {
             self.points = points; self.items = items; self.ranks = ranks; self.boxes = boxes; self.levels = levels
-            self.nodeGrid = nodeGrid; self.gridOffsets = gridOffsets; self.gridNodes = gridNodes
             self.count = count; self.nodeSize = nodeSize; self.top = top
         }
 
@@ -245,45 +218,6 @@ extension PackedRTree {
             return j * span ..< min(j * span + span, count)
         }
 
-        /// Writes to `starts` nodes (packed as level | j << 8, in order) whose subtrees together hold every
-        /// point inside `window`, each once, and returns how many: those the `NodeGrid` lists in the
-        /// window's cells, else (no grid, or a window over more than `NodeGrid.maxCells` cells or
-        /// `maxStarts` nodes) the root. Exact: see `NodeGrid`; a point not under these nodes is outside
-        /// the window, so a walk from them reports what one from the root does.
-        /// `starts` holds at least `NodeGrid.maxStarts` (and 1). Never inlined: inlined, it made the walk
-        /// too large for the queries' closures to be inlined into it.
-        @usableFromInline @inline(never) func startNodes(_ window: Window, into starts: UnsafeMutableBufferPointer<Int>) -> Int {
-            let g = nodeGrid
-            let c0 = g.column(window.minX), c1 = g.column(window.maxX), r0 = g.row(window.minY), r1 = g.row(window.maxY)
-            guard g.level > 0 && (c1 - c0 + 1) * (r1 - r0 + 1) <= NodeGrid.maxCells else {
-                starts[0] = top
-                return 1
-            }
-            guard c0 <= c1 && r0 <= r1 else { return 0 }  // an inverted window holds nothing
-            var n = 0
-            for r in r0 ... r1 {
-                for c in c0 ... c1 {
-                    let cell = r * g.columns + c
-                    for k in Int(gridOffsets[cell]) ..< Int(gridOffsets[cell + 1]) {
-                        guard n < NodeGrid.maxStarts else {
-                            starts[0] = top
-                            return 1
-                        }
-                        // Insertion in order, skipping a node already listed by another cell.
-                        let node = g.level | Int(gridNodes[k]) << 8
-                        var i = n
-                        while i > 0 && starts[i - 1] > node { i -= 1 }
-                        if i > 0 && starts[i - 1] == node { continue }
-                        var m = n
-                        while m > i { starts[m] = starts[m - 1]; m -= 1 }
-                        starts[i] = node
-                        n += 1
-                    }
-                }
-            }
-            return n
-        }
-
         /// Calls `body(minX, minY, maxX, maxY)` on the box of node `j` of `level` ≥ 1.
         @inlinable func withBox<R>(_ level: Int, _ j: Int, _ body: (Double, Double, Double, Double) -> R) -> R {
             let b = 4 * (levels[3 * level] + j)
@@ -296,8 +230,7 @@ extension PackedRTree {
         withExtendedLifetime(self) {
             body(View(
                 points: points.base, items: items?.base, ranks: ranks?.base, boxes: boxes.base,
-                levels: levels.base, nodeGrid: nodeGrid, gridOffsets: gridOffsets.base,
-                gridNodes: gridNodes.base, count: count, nodeSize: nodeSize, top: levels.count / 3 - 1))
+                levels: levels.base, count: count, nodeSize: nodeSize, top: levels.count / 3 - 1))
         }
     }
 
@@ -307,30 +240,24 @@ extension PackedRTree {
 
     /// Depth-first walk reporting runs of points: `inside(range)` for runs wholly inside the query
     /// (whole subtrees, never opened), `partial(range)` for leaves that must be checked point by point.
-    /// `classify(minX, minY, maxX, maxY)` decides for each node's box; nodes whose box misses `window`
-    /// must be `.outside`, and the walk starts at `startNodes(window)`. Always inlined, so that each
+    /// `classify(minX, minY, maxX, maxY)` decides for each node's box. Always inlined, so that each
     /// query's closures are inlined into its loop: called through a closure per box, `classify` was a
     /// fifth of a small query's time.
     @inlinable @inline(__always)
     func walk(
-        _ v: View, window: Window, classify: (Double, Double, Double, Double) -> Overlap,
+        _ v: View, classify: (Double, Double, Double, Double) -> Overlap,
         inside: (Range<Int>) -> Void, partial: (Range<Int>) -> Void
     ) {
         guard v.count > 0 else { return }
-        // Pending nodes packed as level | j << 8: the start nodes, then at most nodeSize − 1 more per level
-        // descended.
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: v.top * v.nodeSize + NodeGrid.maxStarts + 1) { stack in
-            var depth = 0
-            for i in 0 ..< v.startNodes(window, into: stack) {
-                let level = stack[i] & 0xFF, j = stack[i] >> 8
-                switch v.withBox(level, j, classify) {
-                case .outside: continue
-                case .inside: inside(v.pointRange(level, j))
-                case .partial:
-                    stack[depth] = stack[i]
-                    depth += 1
-                }
-            }
+        switch v.withBox(v.top, 0, classify) {
+        case .outside: return
+        case .inside: return inside(0 ..< v.count)
+        case .partial: break
+        }
+        // Pending nodes packed as level | j << 8; at most nodeSize − 1 more per level descended.
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: v.top * v.nodeSize + 1) { stack in
+            stack[0] = v.top
+            var depth = 1
             while depth > 0 {
                 depth -= 1
                 let level = stack[depth] & 0xFF, j = stack[depth] >> 8
@@ -359,7 +286,7 @@ extension PackedRTree {
     @inlinable
     public func search(minX: Double, minY: Double, maxX: Double, maxY: Double, _ visit: (Int32) -> Void) {
         withView { v in
-            walk(v, window: Window((minX, minY, maxX, maxY)), classify: { x0, y0, x1, y1 in
+            walk(v, classify: { x0, y0, x1, y1 in
                 if x0 > maxX || y0 > maxY || x1 < minX || y1 < minY { return .outside }
                 return x0 >= minX && y0 >= minY && x1 <= maxX && y1 <= maxY ? .inside : .partial
             }, inside: { run in
@@ -405,7 +332,7 @@ extension PackedRTree {
                     if d <= radius { visit(v.item(pos), d) }
                 }
             }
-            walk(v, window: window, classify: { x0, y0, x1, y1 in
+            walk(v, classify: { x0, y0, x1, y1 in
                 !window.intersects(x0, y0, x1, y1) || circle.isOutside(minX: x0, minY: y0, maxX: x1, maxY: y1)
                     ? .outside : .partial
             }, inside: refine, partial: refine)
@@ -432,7 +359,7 @@ extension PackedRTree {
             var total = 0
             let window = Window(m.searchBox(radius: radius))
             let circle = m.circle(radius: radius)
-            walk(v, window: window, classify: { x0, y0, x1, y1 in
+            walk(v, classify: { x0, y0, x1, y1 in
                 if !window.intersects(x0, y0, x1, y1) { return .outside }
                 if circle.isOutside(minX: x0, minY: y0, maxX: x1, maxY: y1) { return .outside }
                 // A box inside the circle is inside its search box: four comparisons spare most boxes

@@ -213,7 +213,11 @@ final class OperationsTests: XCTestCase {
         XCTAssertTrue((large.json["error"] as? String)?.contains("ran longer") == true, large.text)
         XCTAssertLessThan(Date().timeIntervalSince(start), 0.5, "a large page's 503 waited for its query")
 
+        // The large page's query holds the one lane until it ends: wait for it (a fixed 0.7 s left 0.1 s
+        // of margin, which a loaded machine overran), then a moment for the lane to be handed back.
         Thread.sleep(forTimeInterval: 0.7)
+        gate.waitUntilIdle()
+        Thread.sleep(forTimeInterval: 0.05)
         start = Date()
         // The centre is north of the fixture's grid: a 2 km circle holds a few dozen of its places.
         let sparse = try server.http.get("/v1/places?lat=\(lat)&lon=\(lon)&radius=2000&limit=2500&fields=id")
@@ -329,6 +333,17 @@ final class Gate: @unchecked Sendable {
     /// unless a test is about that path).
     init(delay: TimeInterval, inline: Bool = false) { _delay = delay; self.inline = inline }
     let inline: Bool
+
+    /// Returns when no made-slow query is running (or after `timeout` seconds, and the test's own
+    /// assertions then fail).
+    func waitUntilIdle(timeout: TimeInterval = 10) {
+        let end = Date().addingTimeInterval(timeout)
+        while Date() < end {
+            lock.lock(); let idle = inFlight == 0; lock.unlock()
+            if idle { return }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+    }
 
     var provider: EngineProvider {
         EngineProvider(isConcurrent: false, runsSmallQueriesInline: inline) { [self] cache in

@@ -30,14 +30,14 @@ if [[ ! -f $OUT/built || -n $stamp ]]; then
     rm -rf "$OUT/src" && mkdir -p "$OUT/src" && cp -R Sources/NearbyCore Sources/NearbyStore "$OUT/src/"
     swiftc "${FLAGS[@]}" -wmo -emit-library -static -emit-module -module-name NearbyCore \
         -emit-module-path "$OUT/modules/NearbyCore.swiftmodule" -o "$OUT/modules/libNearbyCore.a" \
-        -I Sources/CPROJ -I Sources/CPrefetch $(find "$OUT/src/NearbyCore" -name '*.swift')
+        -I Sources/CPROJ -I Sources/CPrefetch -I Sources/CMalloc $(find "$OUT/src/NearbyCore" -name '*.swift')
     swiftc "${FLAGS[@]}" -wmo -emit-library -static -emit-module -module-name NearbyStore \
         -emit-module-path "$OUT/modules/NearbyStore.swiftmodule" -o "$OUT/modules/libNearbyStore.a" \
-        -I "$OUT/modules" -I Sources/CPROJ -I Sources/CPrefetch -I Sources/CSQLite $(find "$OUT/src/NearbyStore" -name '*.swift')
+        -I "$OUT/modules" -I Sources/CPROJ -I Sources/CPrefetch -I Sources/CMalloc -I Sources/CSQLite $(find "$OUT/src/NearbyStore" -name '*.swift')
     for src in Fuzz/Targets/Fuzz*.swift; do
         [[ $(basename "$src") == FuzzCheck.swift ]] && continue
         t=$(basename "$src" .swift)
-        swiftc "${FLAGS[@]}" -I "$OUT/modules" -I Sources/CPROJ -I Sources/CPrefetch -I Sources/CSQLite \
+        swiftc "${FLAGS[@]}" -I "$OUT/modules" -I Sources/CPROJ -I Sources/CPrefetch -I Sources/CMalloc -I Sources/CSQLite \
             "$src" Fuzz/Targets/FuzzCheck.swift -o "$OUT/bin/$t" \
             -L "$OUT/modules" -lNearbyStore -lNearbyCore -lsqlite3 2>"$OUT/logs/link-$t.log" \
             || { cat "$OUT/logs/link-$t.log" >&2; exit 1; }

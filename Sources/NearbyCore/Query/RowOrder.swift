@@ -100,23 +100,27 @@ extension RowOrder {
     /// Lists of fewer than 64 rows are sorted by insertion in place. Falls back to a comparison sort
     /// for distances that are negative, infinite or NaN (a projection that could not place a row),
     /// and when the greatest one squared leaves the normal range.
+    /// A short list (most answers) sorted by (distance, id rank) by insertion in place, as the standard
+    /// library's sort does below 64 elements, without its closure context and the reference counts it costs.
+    @inline(__always)
+    static func insertionSortByDistance(_ r: UnsafeMutableBufferPointer<Row>, table: PlaceTable) {
+        for i in r.indices.dropFirst() {
+            let row = r[i]
+            var j = i
+            while j > 0 && (row.dist < r[j - 1].dist || (row.dist == r[j - 1].dist && table.idRank(row.item) < table.idRank(r[j - 1].item))) {
+                r[j] = r[j - 1]
+                j -= 1
+            }
+            r[j] = row
+        }
+    }
+
     static func sortByDistance(_ rows: inout [Row], table: PlaceTable) {
         let n = rows.count
         func less(_ a: Row, _ b: Row) -> Bool {
             a.dist < b.dist || (a.dist == b.dist && table.idRank(a.item) < table.idRank(b.item))
         }
-        if n < 64 {
-            // A short list (most answers): insertion sort in place, as the standard library's sort does
-            // below 64 elements, without its closure context and the reference counts it costs.
-            return rows.withUnsafeMutableBufferPointer { r in
-                for i in r.indices.dropFirst() {
-                    let row = r[i]
-                    var j = i
-                    while j > 0 && less(row, r[j - 1]) { r[j] = r[j - 1]; j -= 1 }
-                    r[j] = row
-                }
-            }
-        }
+        if n < 64 { return rows.withUnsafeMutableBufferPointer { insertionSortByDistance($0, table: table) } }
         var greatest = 0.0, measurable = true
         for r in rows {
             guard measurable else { break }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # HTTP benchmarks of `nearby serve` against Redis 7 GEOSEARCH on the shared 1M workload
 # (BENCHMARKS.md, "HTTP server"). Loopback only; every load loop is bounded in time and count;
-# the server and Redis are started here and stopped by their PIDs.
+# the server and Redis are started here and stopped by their PIDs. Lines of results.jsonl: the answers'
+# checks, then `/healthz` at 1/2/16/64 connections (the HTTP floor: the most q/s any request reaches
+# here), then each query kind, Nearby and Redis at each concurrency, then the soak.
 #
 #   scripts/bench-http.sh [OUT_DIR]          (default /tmp/bench-http)
 #

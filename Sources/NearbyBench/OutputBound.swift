@@ -64,6 +64,7 @@ public struct OutputBound {
         return Answer(micros: LatencyStats.median(times), total: matches.count, ids: buffer.prefix(limit).map { ids[Int($0.row)] })
     }
 
+    /// `x`, through a call the optimizer cannot see into (keeps per-repetition work in the timed part).
     @inline(never) static func opaque(_ x: Double) -> Double { x }
 
     /// Puts the first `k` rows of `rows` by (distance, row) into `rows[0..<k]`, sorted.

@@ -337,8 +337,8 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             next = QueryAnswer.NextPage(query: q, generation: generation, key: cursorKey, page: q.page,
                                         distance: last.dist, id: table.id(last.item))
         }
-        return QueryAnswer(total: q.countsTotal ? total : nil, rows: try table.answerRows(Self.pageBuffer(rows), records: records),
-                           measured: true, page: q.page, next: next)
+        let answerRows = try table.answerRows(Self.pageBuffer(rows), records: records)
+        return QueryAnswer(total: q.countsTotal ? total : nil, rows: answerRows, measured: true, page: q.page, next: next)
     }
 
     /// Matches a circle's page collects on the stack before any allocation: 1 KiB, the most the standard

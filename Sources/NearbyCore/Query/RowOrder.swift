@@ -92,14 +92,6 @@ struct RowOrder {
 }
 
 extension RowOrder {
-    /// Sorts `rows` by (distance, id rank), the order `less` gives plain distance, in expected linear
-    /// time: each row goes to one of n buckets by its squared distance over the greatest one
-    /// (a monotone key, so buckets are in order; squared, so points spread evenly over a disc land in
-    /// evenly filled buckets), then each bucket is sorted by the full comparison (insertion sort when
-    /// small). The order is the same as any sort by (distance, id rank): ids are unique, so it is total.
-    /// Lists of fewer than 64 rows are sorted by insertion in place. Falls back to a comparison sort
-    /// for distances that are negative, infinite or NaN (a projection that could not place a row),
-    /// and when the greatest one squared leaves the normal range.
     /// A short list (most answers) sorted by (distance, id rank) by insertion in place, as the standard
     /// library's sort does below 64 elements, without its closure context and the reference counts it costs.
     @inline(__always)
@@ -115,6 +107,14 @@ extension RowOrder {
         }
     }
 
+    /// Sorts `rows` by (distance, id rank), the order `less` gives plain distance, in expected linear
+    /// time: each row goes to one of n buckets by its squared distance over the greatest one
+    /// (a monotone key, so buckets are in order; squared, so points spread evenly over a disc land in
+    /// evenly filled buckets), then each bucket is sorted by the full comparison (insertion sort when
+    /// small). The order is the same as any sort by (distance, id rank): ids are unique, so it is total.
+    /// Lists of fewer than 64 rows are sorted by insertion in place. Falls back to a comparison sort
+    /// for distances that are negative, infinite or NaN (a projection that could not place a row),
+    /// and when the greatest one squared leaves the normal range.
     static func sortByDistance(_ rows: inout [Row], table: PlaceTable) {
         let n = rows.count
         func less(_ a: Row, _ b: Row) -> Bool {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # HTTP benchmarks of `nearby serve` against Redis 7 GEOSEARCH on the shared 1M workload
 # (BENCHMARKS.md, "HTTP server"). Loopback only; every load loop is bounded in time and count;
-# the server and Redis are started here and stopped by their PIDs.
+# the server and Redis are started here and stopped by their PIDs. Lines of results.jsonl: the answers'
+# checks, then `/healthz` at 1/2/16/64 connections (the HTTP floor: the most q/s any request reaches
+# here), then each query kind, Nearby and Redis at each concurrency, then the soak.
 #
 #   scripts/bench-http.sh [OUT_DIR]          (default /tmp/bench-http)
 #
@@ -99,6 +101,17 @@ after = sum(int(x) for x in open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].s
 d["server_cpu_us_per_request"] = round((after - before) * 1e6 / os.sysconf("SC_CLK_TCK") / max(1, d["requests"]), 1)
 print(json.dumps(d, separators=(",", ":")))' "$1" "$2"
 }
+# The HTTP floor first: `/healthz` (no query, no JSON body to speak of) through the same wrk script at
+# each concurrency, the most q/s any request can reach on this machine and load generator.
+echo /healthz > "$OUT/paths-healthz.txt"
+for c in 1 2 16 64; do
+  t=$(( c < 2 ? 1 : 2 ))
+  log "healthz, $c connections: the HTTP floor (wrk)"
+  before=$(cpu_ticks $SERVER_PID)
+  NEARBY_PATHS="$OUT/paths-healthz.txt" wrk -t$t -c$c -d${RUN}s --timeout 10s -s "$HERE/cycle.lua" \
+    "http://127.0.0.1:$PORT" | tail -1 | with_cpu $SERVER_PID "$before" \
+    | sed "s/^{/{\"system\":\"nearby-$ENGINE\",\"kind\":\"healthz\",\"connections\":$c,/" >> "$RESULTS"
+done
 for kind in radius category; do
   for c in 1 2 16 64; do
     t=$(( c < 2 ? 1 : 2 ))

@@ -83,7 +83,8 @@ import Testing
         for p in places.prefix(6) {
             let c = Coordinate(lat: p.lat, lon: p.lon)
             let sorted = reference.all(PlaceQuery(center: c, distance: model)).distances.compactMap { $0 }
-            for d in [sorted[0], sorted[1], sorted[40], sorted[400], sorted[2000]] {
+            // 64 and 65 matches: a page collected wholly on the stack, and one that spills (`circlePage`).
+            for d in [sorted[0], sorted[1], sorted[40], sorted[63], sorted[64], sorted[400], sorted[2000]] {
                 for r in [d, d.nextDown, d.nextUp] where r >= 0 {
                     for (limit, page) in [(0, 1), (0, 3), (1, 1), (7, 2), (30, 1), (30, 200), (100, 1)] {
                         let q = PlaceQuery(center: c, shape: .radius(r), limit: limit, page: page, distance: model)

@@ -292,18 +292,46 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         let tree = tree!
         let limit = q.limit, offset = (q.page - 1) * q.limit
         var rows: [Row] = []
-        let (total, complete) = tree.firstMatches(metric, radius: r, budget: limit == 0 ? .max : 4 * q.page * limit + 64) { item, d in
-            if rows.capacity == 0 { rows.reserveCapacity(32) }  // one allocation for a small answer
-            rows.append(Row(item: Int(item), dist: d))
+        // The first matches go to the stack: a small answer (most) is sorted there and its page copied
+        // out in one allocation of its size, with no growth or uniqueness check per match. More spill
+        // into `rows` and are selected from there.
+        let (total, complete, pageReady) = withUnsafeTemporaryAllocation(of: Row.self, capacity: Self.stackRows) { stack in
+            var n = 0
+            let (total, complete) = tree.firstMatches(metric, radius: r, budget: limit == 0 ? .max : 4 * q.page * limit + 64) { item, d in
+                let row = Row(item: Int(item), dist: d)
+                if n < stack.count {
+                    stack[n] = row
+                    n += 1
+                } else {
+                    if rows.isEmpty { rows.reserveCapacity(4 * stack.count); rows += stack }
+                    rows.append(row)
+                }
+            }
+            guard complete && rows.isEmpty else { return (total, complete, false) }
+            let matches = UnsafeMutableBufferPointer(rebasing: stack[..<n])
+            guard limit == 0 || offset + limit >= n else {
+                rows = Array(matches)
+                return (total, complete, false)
+            }
+            // The page is every match from `offset` on.
+            RowOrder.insertionSortByDistance(matches, table: table)
+            if offset < n {
+                rows = [Row](unsafeUninitializedCapacity: n - offset) { out, count in
+                    count = out.initialize(fromContentsOf: matches[offset...])
+                }
+            }
+            return (total, complete, true)
         }
-        if complete {
-            let end = limit == 0 ? rows.count : min(rows.count, offset + limit)
-            RowOrder.selectTopByDistance(end, in: &rows, table: table)
-        } else {
-            rows = tree.nearest(metric, k: offset + limit, maxDistance: r).map { Row(item: Int($0.item), dist: $0.distance) }
+        if !pageReady {
+            if complete {
+                let end = limit == 0 ? rows.count : min(rows.count, offset + limit)
+                RowOrder.selectTopByDistance(end, in: &rows, table: table)
+            } else {
+                rows = tree.nearest(metric, k: offset + limit, maxDistance: r).map { Row(item: Int($0.item), dist: $0.distance) }
+            }
+            // The page is the matches' buffer cut to it: its rows and distances are the answer's.
+            if offset > 0 { rows.removeSubrange(..<min(offset, rows.count)) }
         }
-        // The page is the matches' buffer cut to it: its rows and distances are the answer's.
-        if offset > 0 { rows.removeSubrange(..<min(offset, rows.count)) }
         var next: QueryAnswer.NextPage?
         if limit > 0, let last = rows.last, total > offset + rows.count {
             next = QueryAnswer.NextPage(query: q, generation: generation, key: cursorKey, page: q.page,
@@ -312,6 +340,10 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         let answerRows = try table.answerRows(Self.pageBuffer(rows), records: records)
         return QueryAnswer(total: q.countsTotal ? total : nil, rows: answerRows, measured: true, page: q.page, next: next)
     }
+
+    /// Matches a circle's page collects on the stack before any allocation: 1 KiB, the most the standard
+    /// library's `withUnsafeTemporaryAllocation` places on the stack without asking the runtime.
+    private static let stackRows = 64
 
     /// The page's rows as its answer keeps them: the search's buffer itself, unless most of that would
     /// sit unused for as long as the answer lives (a page of 30 of 20,000 filtered matches).

@@ -92,6 +92,21 @@ struct RowOrder {
 }
 
 extension RowOrder {
+    /// A short list (most answers) sorted by (distance, id rank) by insertion in place, as the standard
+    /// library's sort does below 64 elements, without its closure context and the reference counts it costs.
+    @inline(__always)
+    static func insertionSortByDistance(_ r: UnsafeMutableBufferPointer<Row>, table: PlaceTable) {
+        for i in r.indices.dropFirst() {
+            let row = r[i]
+            var j = i
+            while j > 0 && (row.dist < r[j - 1].dist || (row.dist == r[j - 1].dist && table.idRank(row.item) < table.idRank(r[j - 1].item))) {
+                r[j] = r[j - 1]
+                j -= 1
+            }
+            r[j] = row
+        }
+    }
+
     /// Sorts `rows` by (distance, id rank), the order `less` gives plain distance, in expected linear
     /// time: each row goes to one of n buckets by its squared distance over the greatest one
     /// (a monotone key, so buckets are in order; squared, so points spread evenly over a disc land in
@@ -105,18 +120,7 @@ extension RowOrder {
         func less(_ a: Row, _ b: Row) -> Bool {
             a.dist < b.dist || (a.dist == b.dist && table.idRank(a.item) < table.idRank(b.item))
         }
-        if n < 64 {
-            // A short list (most answers): insertion sort in place, as the standard library's sort does
-            // below 64 elements, without its closure context and the reference counts it costs.
-            return rows.withUnsafeMutableBufferPointer { r in
-                for i in r.indices.dropFirst() {
-                    let row = r[i]
-                    var j = i
-                    while j > 0 && less(row, r[j - 1]) { r[j] = r[j - 1]; j -= 1 }
-                    r[j] = row
-                }
-            }
-        }
+        if n < 64 { return rows.withUnsafeMutableBufferPointer { insertionSortByDistance($0, table: table) } }
         var greatest = 0.0, measurable = true
         for r in rows {
             guard measurable else { break }

@@ -101,25 +101,18 @@ after = sum(int(x) for x in open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].s
 d["server_cpu_us_per_request"] = round((after - before) * 1e6 / os.sysconf("SC_CLK_TCK") / max(1, d["requests"]), 1)
 print(json.dumps(d, separators=(",", ":")))' "$1" "$2"
 }
-# The HTTP floor first: `/healthz` (no query, no JSON body to speak of) through the same wrk script at
-# each concurrency, the most q/s any request can reach on this machine and load generator.
+# First the HTTP floor: `/healthz` (no query, a body of a few bytes) through the same wrk script at each
+# concurrency, the most q/s any request can reach on this machine and load generator (no Redis twin).
 echo /healthz > "$OUT/paths-healthz.txt"
-for c in 1 2 16 64; do
-  t=$(( c < 2 ? 1 : 2 ))
-  log "healthz, $c connections: the HTTP floor (wrk)"
-  before=$(cpu_ticks $SERVER_PID)
-  NEARBY_PATHS="$OUT/paths-healthz.txt" wrk -t$t -c$c -d${RUN}s --timeout 10s -s "$HERE/cycle.lua" \
-    "http://127.0.0.1:$PORT" | tail -1 | with_cpu $SERVER_PID "$before" \
-    | sed "s/^{/{\"system\":\"nearby-$ENGINE\",\"kind\":\"healthz\",\"connections\":$c,/" >> "$RESULTS"
-done
-for kind in radius category; do
+for kind in healthz radius category; do
   for c in 1 2 16 64; do
     t=$(( c < 2 ? 1 : 2 ))
-    log "$kind, $c connections: nearby (wrk), then redis"
+    log "$kind, $c connections: nearby (wrk)$([ $kind = healthz ] || echo ', then redis')"
     before=$(cpu_ticks $SERVER_PID)
     NEARBY_PATHS="$OUT/paths-$kind.txt" wrk -t$t -c$c -d${RUN}s --timeout 10s -s "$HERE/cycle.lua" \
       "http://127.0.0.1:$PORT" | tail -1 | with_cpu $SERVER_PID "$before" \
       | sed "s/^{/{\"system\":\"nearby-$ENGINE\",\"kind\":\"$kind\",\"connections\":$c,/" >> "$RESULTS"
+    [ $kind = healthz ] && continue
     before=$(cpu_ticks $REDIS_PID)
     "$OUT/redis-geoload" -p $REDIS_PORT -f "$OUT/redis-$kind.txt" -c $c -t $RUN -n 2000000 | with_cpu $REDIS_PID "$before" \
       | sed "s/^{/{\"system\":\"redis\",\"kind\":\"$kind\",/" >> "$RESULTS"

@@ -14,6 +14,8 @@ cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: scripts/bench-bound.sh BINARY..." >&2; exit 2; }
 WORKLOADS=${WORKLOADS:-/tmp/w100k /tmp/w1m}
 ROUNDS=${ROUNDS:-3}
+ANSWERS=$(mktemp)
+trap 'rm -f "$ANSWERS"' EXIT
 p50() { python3 -c 'import json, sys; g = json.load(sys.stdin)["groups"][0]["latencyMicros"]; print(g["p50"], g["p99"])'; }
 args() { echo --first 1000 --repeat 5 --places "$1.places.tsv" --queries "$1.queries.tsv"; }
 for W in $WORKLOADS; do
@@ -23,8 +25,8 @@ for W in $WORKLOADS; do
     for b in "$@"; do echo "  radius $b $("$b" bench radius $(args "$W") 2>/dev/null | p50)"; done
   done
   for b in "$@"; do
-    "$b" bench radius --first 1000 --places "$W.places.tsv" --queries "$W.queries.tsv" --answers /tmp/bench-bound-answers.tsv > /dev/null 2>&1
-    echo "  answers $b sha1 $(sha1sum < /tmp/bench-bound-answers.tsv | cut -c1-12)"
+    "$b" bench radius --first 1000 --places "$W.places.tsv" --queries "$W.queries.tsv" --answers "$ANSWERS" > /dev/null 2>&1
+    echo "  answers $b sha1 $(sha1sum < "$ANSWERS" | cut -c1-12)"
   done
 done
 echo "cKDTree on $W (p50, p99 µs):"

@@ -233,8 +233,9 @@ extension PackedRTree {
                 if let items { nearby_prefetch(items + first) }
                 return
             }
-            let first = levels[3 * (level - 1)] + j * nodeSize
-            let end = levels[3 * (level - 1)] + min(j * nodeSize + nodeSize, levels[3 * (level - 1) + 1])
+            let start = levels[3 * (level - 1)], entries = levels[3 * (level - 1) + 1]
+            let first = start + j * nodeSize
+            let end = start + min(j * nodeSize + nodeSize, entries)
             var p = UnsafeRawPointer(boxes + 4 * first)
             let last = UnsafeRawPointer(boxes + 4 * end)
             while p < last { nearby_prefetch(p); p += 64 }

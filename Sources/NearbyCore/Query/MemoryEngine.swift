@@ -315,11 +315,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             }
             // The page is every match from `offset` on.
             RowOrder.insertionSortByDistance(matches, table: table)
-            if offset < n {
-                rows = [Row](unsafeUninitializedCapacity: n - offset) { out, count in
-                    count = out.initialize(fromContentsOf: matches[offset...])
-                }
-            }
+            if offset < n { rows = Self.sized(matches[offset...]) }
             return (total, complete, true)
         }
         if !pageReady {
@@ -348,10 +344,12 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
     /// The page's rows as its answer keeps them: the search's buffer itself, unless most of that would
     /// sit unused for as long as the answer lives (a page of 30 of 20,000 filtered matches).
     private static func pageBuffer(_ rows: [Row]) -> [Row] {
-        guard rows.capacity > 4 * rows.count + 64 else { return rows }
-        return [Row](unsafeUninitializedCapacity: rows.count) { out, n in
-            n = out.initialize(fromContentsOf: rows)
-        }
+        rows.capacity > 4 * rows.count + 64 ? sized(rows) : rows
+    }
+
+    /// `rows` in an array of exactly their count (`Array(_:)` of a slice went through its generic path).
+    private static func sized<C: Collection<Row>>(_ rows: C) -> [Row] {
+        [Row](unsafeUninitializedCapacity: rows.count) { out, n in n = out.initialize(fromContentsOf: rows) }
     }
 
     /// Adds to `rows` the matches of `part` within `r` when they are few (the counting walk measured

@@ -39,6 +39,8 @@ let package = Package(
         .systemLibrary(name: "CPrefetch"),
         // glibc's malloc_trim and mallopt over a header (FreedMemory, MallocArenas).
         .systemLibrary(name: "CMalloc"),
+        // Linux's CPU affinity system calls over a header (EventLoopAffinity, `nearby serve --pin-event-loops`).
+        .systemLibrary(name: "CThreadAffinity"),
         .target(name: "NearbyCore", dependencies: ["CPROJ", "CPrefetch", "CMalloc"]),
         .target(name: "NearbyStore", dependencies: ["NearbyCore", "CSQLite"]),
         .target(name: "NearbyPostGIS", dependencies: ["NearbyCore", "NearbyStore", "CLibPQ"], resources: [.copy("Migrations")]),
@@ -49,7 +51,7 @@ let package = Package(
         .target(
             name: "NearbyServer",
             dependencies: [
-                "NearbyKit", "CMalloc",
+                "NearbyKit", "CMalloc", "CThreadAffinity",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -74,7 +76,10 @@ let package = Package(
                     linkerSettings: [.linkedLibrary("_FoundationICU")]),  // ICU's ko collation, the reference for --sort title
         .testTarget(name: "NearbyBenchTests", dependencies: ["NearbyBench"]),
         .testTarget(name: "NearbyCarouselTests", dependencies: ["NearbyCarousel", "NearbyCore"]),
-        .testTarget(name: "NearbyServerTests", dependencies: ["NearbyServer", "NearbyKit", "NearbyTestSupport"]),
+        .testTarget(
+            name: "NearbyServerTests",
+            dependencies: ["NearbyServer", "NearbyKit", "NearbyTestSupport", .product(name: "NIOPosix", package: "swift-nio")]
+        ),
         .testTarget(name: "NearbyRegionsTests", dependencies: ["NearbyRegions", "NearbyKit"], exclude: ["Fixtures"]),
         .testTarget(name: "NearbyPostGISTests", dependencies: ["NearbyPostGIS", "NearbyKit", "NearbyTestSupport"]),
         .testTarget(name: "NearbyCLITests", dependencies: ["nearby", "NearbyBench", "NearbyTestSupport"]),

@@ -2,8 +2,10 @@
 # HTTP benchmarks of `nearby serve` against Redis 7 GEOSEARCH on the shared 1M workload
 # (BENCHMARKS.md, "HTTP server"). Loopback only; every load loop is bounded in time and count;
 # the server and Redis are started here and stopped by their PIDs. Lines of results.jsonl: the answers'
-# checks, then `/healthz` at 1/2/16/64 connections (the HTTP floor: the most q/s any request reaches
-# here), then each query kind, Nearby and Redis at each concurrency, then the soak.
+# checks; the machine's round trip at one and two connections (floor-server.c, a do-nothing C HTTP
+# server, under http-load.c; and Redis's PING); `/healthz` at 1/2/16/64 connections (Nearby's HTTP
+# floor); then each query kind, Nearby and Redis at each concurrency (at one connection Nearby also
+# under http-load, the same client as Redis's redis-geoload), then the soak.
 #
 #   scripts/bench-http.sh [OUT_DIR]          (default /tmp/bench-http)
 #
@@ -14,7 +16,8 @@
 # memory), CHECK (1: check every answer first, the default; 0 skips), FIRST (check only the first
 # N queries; default all 10,000), PORT (default 18080),
 # REDIS_PORT (default 16379), NEARBY (the binary; default .build/release/nearby: another build, e.g.
-# an older commit's, gives before/after figures against the same Redis).
+# an older commit's, gives before/after figures against the same Redis), PIN (1: the server runs
+# with --pin-event-loops, the default, as on a machine of its own; 0 without).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-/tmp/bench-http}
@@ -28,6 +31,7 @@ CHECK=${CHECK:-1}
 FIRST=${FIRST:-0}
 REDIS_PORT=${REDIS_PORT:-16379}
 NEARBY=${NEARBY:-.build/release/nearby}
+PIN=${PIN:-1}
 HERE=scripts/bench-http
 mkdir -p "$OUT"
 RESULTS=$OUT/results.jsonl
@@ -36,7 +40,7 @@ log() { echo "[bench-http $(date -u +%H:%M:%S)] $*" >&2; }
 
 [ -x "$NEARBY" ] || { echo "no release build: swift build -c release --static-swift-stdlib" >&2; exit 1; }
 command -v wrk >/dev/null && command -v redis-server >/dev/null || { echo "apt-get install wrk redis-server" >&2; exit 1; }
-gcc -O2 -pthread -o "$OUT/redis-geoload" "$HERE/redis-geoload.c"
+for tool in redis-geoload http-load floor-server; do gcc -O2 -pthread -o "$OUT/$tool" "$HERE/$tool.c"; done
 
 if [ ! -f "$W.places.tsv" ]; then
   log "generating the 1M workload at $W"
@@ -54,15 +58,17 @@ for kind in radius category; do
   python3 "$HERE/workload.py" redis-commands "$W.queries.tsv" $kind > "$OUT/redis-$kind.txt"
 done
 
-SERVER_PID= REDIS_PID=
+SERVER_PID= REDIS_PID= FLOOR_PID=
 cleanup() {
   [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
+  [ -n "$FLOOR_PID" ] && kill "$FLOOR_PID" 2>/dev/null || true
   [ -n "$REDIS_PID" ] && kill "$REDIS_PID" 2>/dev/null || true
 }
 trap cleanup EXIT
 
-log "starting nearby serve --engine $ENGINE on 127.0.0.1:$PORT"
-"$NEARBY" serve --db "$DB" --host 127.0.0.1 --port $PORT --engine $ENGINE --max-limit 1000000 --log-level warning 2> "$OUT/serve.log" &
+PIN_FLAG=$([ "$PIN" = 1 ] && echo --pin-event-loops || true)
+log "starting nearby serve --engine $ENGINE $PIN_FLAG on 127.0.0.1:$PORT"
+"$NEARBY" serve --db "$DB" --host 127.0.0.1 --port $PORT --engine $ENGINE --max-limit 1000000 --log-level warning $PIN_FLAG 2> "$OUT/serve.log" &
 SERVER_PID=$!
 for _ in $(seq 1 1200); do curl -sf "http://127.0.0.1:$PORT/healthz" > /dev/null && break; sleep 0.1; done
 curl -sf "http://127.0.0.1:$PORT/healthz" >&2
@@ -101,9 +107,23 @@ after = sum(int(x) for x in open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].s
 d["server_cpu_us_per_request"] = round((after - before) * 1e6 / os.sysconf("SC_CLK_TCK") / max(1, d["requests"]), 1)
 print(json.dumps(d, separators=(",", ":")))' "$1" "$2"
 }
-# First the HTTP floor: `/healthz` (no query, a body of a few bytes) through the same wrk script at each
-# concurrency, the most q/s any request can reach on this machine and load generator (no Redis twin).
+# First the machine's floor: a do-nothing C HTTP server under the C client, and Redis's PING, at one and
+# two connections: what one request costs here before any server does anything (at one connection
+# mostly the wake-ups of idle cores).
 echo /healthz > "$OUT/paths-healthz.txt"
+echo PING > "$OUT/redis-ping.txt"
+"$OUT/floor-server" $((PORT + 1)) & FLOOR_PID=$!
+for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$((PORT + 1))/" > /dev/null && break; sleep 0.1; done
+for c in 1 2; do
+  log "floor, $c connections: floor-server (http-load), then redis PING"
+  "$OUT/http-load" -p $((PORT + 1)) -f "$OUT/paths-healthz.txt" -c $c -t $RUN -n 4000000 \
+    | sed "s/^{/{\"system\":\"floor-server\",\"kind\":\"floor\",\"client\":\"http-load\",/" >> "$RESULTS"
+  "$OUT/redis-geoload" -p $REDIS_PORT -f "$OUT/redis-ping.txt" -c $c -t $RUN -n 4000000 \
+    | sed "s/^{/{\"system\":\"redis\",\"kind\":\"ping\",/" >> "$RESULTS"
+done
+kill "$FLOOR_PID"; wait "$FLOOR_PID" 2>/dev/null || true; FLOOR_PID=
+# Then Nearby's HTTP floor: `/healthz` (no query, a body of a few bytes) through the same wrk script at
+# each concurrency, the most q/s any request can reach on this server and load generator (no Redis twin).
 for kind in healthz radius category; do
   for c in 1 2 16 64; do
     t=$(( c < 2 ? 1 : 2 ))
@@ -112,6 +132,11 @@ for kind in healthz radius category; do
     NEARBY_PATHS="$OUT/paths-$kind.txt" wrk -t$t -c$c -d${RUN}s --timeout 10s -s "$HERE/cycle.lua" \
       "http://127.0.0.1:$PORT" | tail -1 | with_cpu $SERVER_PID "$before" \
       | sed "s/^{/{\"system\":\"nearby-$ENGINE\",\"kind\":\"$kind\",\"connections\":$c,/" >> "$RESULTS"
+    if [ $c = 1 ]; then  # the one client again, as redis-geoload is for Redis: blocking C, no Lua
+      before=$(cpu_ticks $SERVER_PID)
+      "$OUT/http-load" -p $PORT -f "$OUT/paths-$kind.txt" -c 1 -t $RUN -n 2000000 | with_cpu $SERVER_PID "$before" \
+        | sed "s/^{/{\"system\":\"nearby-$ENGINE\",\"kind\":\"$kind\",\"client\":\"http-load\",/" >> "$RESULTS"
+    fi
     [ $kind = healthz ] && continue
     before=$(cpu_ticks $REDIS_PID)
     "$OUT/redis-geoload" -p $REDIS_PORT -f "$OUT/redis-$kind.txt" -c $c -t $RUN -n 2000000 | with_cpu $REDIS_PID "$before" \

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NearbyKit
+import NIOPosix
 import ServiceLifecycle
 
 /// What `nearby serve` is told.
@@ -26,6 +27,8 @@ public struct ServerOptions: Sendable {
     public var lanes = LiveEngine.defaultLanes
     /// The engine each generation is opened with.
     public var engine = EngineProvider.default
+    /// Pin each event loop's thread to a CPU of its own (`EventLoopAffinity`) before serving.
+    public var pinEventLoops = false
 
     public init() {}
 }
@@ -102,6 +105,10 @@ public enum NearbyHTTPServer {
 
     /// Serves `engine` (a cache with any engine, or a PostGIS database) until SIGINT or SIGTERM.
     public static func run(engine: LiveEngine, options: ServerOptions, logger: Logger) async throws {
+        if options.pinEventLoops {
+            let cpus = try await EventLoopAffinity.pin(MultiThreadedEventLoopGroup.singleton)
+            logger.info("event loops pinned", metadata: ["cpus": "\(cpus.map(String.init).joined(separator: ","))"])
+        }
         let services = services(engine: engine, options: options, logger: logger) { port in
             logger.info("listening", metadata: ["host": "\(options.host)", "port": "\(port)", "generation": "\(engine.current.generation)"])
         }

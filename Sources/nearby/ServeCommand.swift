@@ -31,6 +31,7 @@ struct ServeCommand: ParsableCommand {
               curl 'localhost:8080/v1/places?lat=37.5665&lon=126.978&radius=2000'
               nearby serve --engine postgis --pg postgresql://app@db/nearby
               nearby serve --cors-origin https://map.example --timeout 2
+              nearby serve --pin-event-loops --log-level warning   (a machine of its own)
             """
     )
 
@@ -60,6 +61,9 @@ struct ServeCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Queries answered at once (default: the cores, at least 2).", valueName: "n"))
     var lanes: Int?
+
+    @Flag(help: "Pin each event loop's thread to a CPU of its own: more q/s when the server has the machine to itself (a third more at two connections in BENCHMARKS.md), less when other busy processes share the cores.")
+    var pinEventLoops = false
 
     @Option(help: ArgumentHelp("info (access log per request), warning or error.", valueName: "level"))
     var logLevel: LogLevel = .info
@@ -102,6 +106,7 @@ struct ServeCommand: ParsableCommand {
         options.requestTimeout = .milliseconds(Int64((timeout * 1000).rounded()))
         options.corsOrigins = corsOrigin
         options.lanes = lanes
+        options.pinEventLoops = pinEventLoops
         let done = DispatchSemaphore(value: 0)
         final class Outcome: @unchecked Sendable { var error: (any Error)? }
         let outcome = Outcome()

@@ -37,6 +37,31 @@ final class ServeCommandTests: XCTestCase {
         }
     }
 
+    /// `--pin-event-loops` pins before it listens, says so once on stderr, and serves as without it.
+    func testServePinsItsEventLoops() throws {
+        let folder = try TempFolder()
+        let db = folder.file("places.sqlite")
+        let input = try folder.write("places.jsonl", """
+            {"id":"1","title":"경복궁","lat":37.5796,"lon":126.977,"category":12}
+
+            """)
+        XCTAssertEqual(try CLIRunner.run(["import", input, "--db", db]).status, 0)
+        let port = try LoopbackHTTP.freePort()
+        let run = try CLIRunner.start(["serve", "--db", db, "--port", String(port), "--pin-event-loops"])
+        let http = LoopbackHTTP(port: port)
+        let deadline = Date().addingTimeInterval(60)
+        while !http.isListening() && Date() < deadline && run.process.isRunning { Thread.sleep(forTimeInterval: 0.05) }
+        let r = try http.get("/v1/places?lat=37.5665&lon=126.978&radius=2000&fields=id")
+        XCTAssertEqual(r.status, 200, r.text)
+        XCTAssertEqual((r.json["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String }, ["1"])
+        kill(run.process.processIdentifier, SIGTERM)
+        let result = try run.finish()
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let pinned = result.stderr.split(separator: "\n").filter { $0.contains("event loops pinned") }
+        XCTAssertEqual(pinned.count, 1, result.stderr)
+        XCTAssertNotNil(pinned.first?.firstMatch(of: #/ cpus=\d+(,\d+)* /#), result.stderr)
+    }
+
     func testServeRefusesAMissingCacheAndABadPort() throws {
         let folder = try TempFolder()
         let missing = try CLIRunner.run(["serve", "--db", folder.file("none.sqlite"), "--port", "0"])

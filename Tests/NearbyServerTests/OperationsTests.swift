@@ -2,6 +2,8 @@ import Foundation
 import NearbyKit
 import NearbyServer
 import NearbyTestSupport
+import NIOCore
+import NIOPosix
 import XCTest
 
 /// What running the server in production needs: metrics, CORS, deadlines, `/v1/where`, and queries
@@ -14,6 +16,28 @@ final class OperationsTests: XCTestCase {
     func testMallocArenaLimitIsTakenByGlibc() {
         #if os(Linux)
         XCTAssertTrue(MallocArenas.limit(to: max(2, ProcessInfo.processInfo.activeProcessorCount)))
+        #endif
+    }
+
+    // MARK: event loops pinned to CPUs
+
+    /// `--pin-event-loops`: each loop of a group ends up allowed on exactly its CPU, the i-th loop on the
+    /// i-th CPU the process may use (round robin: one loop more than CPUs), and the calling thread is
+    /// left as it was.
+    func testEventLoopsArePinnedOneCPUEach() async throws {
+        #if os(Linux)
+        let allowed = try XCTUnwrap(EventLoopAffinity.allowedCPUs())
+        XCTAssertFalse(allowed.isEmpty)
+        let callerBefore = EventLoopAffinity.callingThreadCPUs()
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: allowed.count + 1)
+        let chosen = try await EventLoopAffinity.pin(group)
+        XCTAssertEqual(chosen, (0...allowed.count).map { allowed[$0 % allowed.count] })
+        for (loop, cpu) in zip(group.makeIterator(), chosen) {
+            let seen = try await loop.submit { EventLoopAffinity.callingThreadCPUs() }.get()
+            XCTAssertEqual(seen, [cpu])
+        }
+        XCTAssertEqual(EventLoopAffinity.callingThreadCPUs(), callerBefore)
+        try await group.shutdownGracefully()
         #endif
     }
 

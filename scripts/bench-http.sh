@@ -3,9 +3,9 @@
 # (BENCHMARKS.md, "HTTP server"). Loopback only; every load loop is bounded in time and count;
 # the server and Redis are started here and stopped by their PIDs. Lines of results.jsonl: the answers'
 # checks; the machine's round trip at one and two connections (floor-server.c, a do-nothing C HTTP
-# server, under http-load.c; and Redis's PING); `/healthz` at 1/2/16/64 connections (Nearby's HTTP
-# floor); then each query kind, Nearby and Redis at each concurrency (at one connection Nearby also
-# under http-load, the same client as Redis's redis-geoload), then the soak.
+# server, under geoload.c; and Redis's PING); `/healthz` at 1/2/16/64 connections (Nearby's HTTP
+# floor); then each query kind, Nearby (wrk) and Redis (geoload) at each concurrency (at one connection
+# Nearby also under geoload, the client Redis is timed with), then the soak.
 #
 #   scripts/bench-http.sh [OUT_DIR]          (default /tmp/bench-http)
 #
@@ -40,7 +40,7 @@ log() { echo "[bench-http $(date -u +%H:%M:%S)] $*" >&2; }
 
 [ -x "$NEARBY" ] || { echo "no release build: swift build -c release --static-swift-stdlib" >&2; exit 1; }
 command -v wrk >/dev/null && command -v redis-server >/dev/null || { echo "apt-get install wrk redis-server" >&2; exit 1; }
-for tool in redis-geoload http-load floor-server; do gcc -O2 -pthread -o "$OUT/$tool" "$HERE/$tool.c"; done
+for tool in geoload floor-server; do gcc -O2 -pthread -o "$OUT/$tool" "$HERE/$tool.c"; done
 
 if [ ! -f "$W.places.tsv" ]; then
   log "generating the 1M workload at $W"
@@ -85,7 +85,7 @@ redis-cli -p $REDIS_PORT zcard places >&2
 [ "$CHECK" = 1 ] && for kind in radius category; do
   log "answers through HTTP ($kind)"
   python3 "$HERE/workload.py" answers $PORT "$CQ" $kind "$OUT/nearby-$kind.tsv" >&2
-  "$OUT/redis-geoload" -p $REDIS_PORT -f "$OUT/redis-check-$kind.txt" -d "$OUT/redis-ids-$kind.txt"
+  "$OUT/geoload" -p $REDIS_PORT -f "$OUT/redis-check-$kind.txt" -d "$OUT/redis-ids-$kind.txt"
 done
 if [ "$CHECK" = 1 ]; then
   log "checking against the brute force"
@@ -115,10 +115,10 @@ echo PING > "$OUT/redis-ping.txt"
 "$OUT/floor-server" $((PORT + 1)) & FLOOR_PID=$!
 for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$((PORT + 1))/" > /dev/null && break; sleep 0.1; done
 for c in 1 2; do
-  log "floor, $c connections: floor-server (http-load), then redis PING"
-  "$OUT/http-load" -p $((PORT + 1)) -f "$OUT/paths-healthz.txt" -c $c -t $RUN -n 4000000 \
-    | sed "s/^{/{\"system\":\"floor-server\",\"kind\":\"floor\",\"client\":\"http-load\",/" >> "$RESULTS"
-  "$OUT/redis-geoload" -p $REDIS_PORT -f "$OUT/redis-ping.txt" -c $c -t $RUN -n 4000000 \
+  log "floor, $c connections: floor-server, then redis PING (geoload)"
+  "$OUT/geoload" -P http -p $((PORT + 1)) -f "$OUT/paths-healthz.txt" -c $c -t $RUN -n 4000000 \
+    | sed "s/^{/{\"system\":\"floor-server\",\"kind\":\"floor\",\"client\":\"geoload\",/" >> "$RESULTS"
+  "$OUT/geoload" -p $REDIS_PORT -f "$OUT/redis-ping.txt" -c $c -t $RUN -n 4000000 \
     | sed "s/^{/{\"system\":\"redis\",\"kind\":\"ping\",/" >> "$RESULTS"
 done
 kill "$FLOOR_PID"; wait "$FLOOR_PID" 2>/dev/null || true; FLOOR_PID=
@@ -132,14 +132,14 @@ for kind in healthz radius category; do
     NEARBY_PATHS="$OUT/paths-$kind.txt" wrk -t$t -c$c -d${RUN}s --timeout 10s -s "$HERE/cycle.lua" \
       "http://127.0.0.1:$PORT" | tail -1 | with_cpu $SERVER_PID "$before" \
       | sed "s/^{/{\"system\":\"nearby-$ENGINE\",\"kind\":\"$kind\",\"connections\":$c,/" >> "$RESULTS"
-    if [ $c = 1 ]; then  # the one client again, as redis-geoload is for Redis: blocking C, no Lua
+    if [ $c = 1 ]; then  # the one client again, as Redis's is: geoload, blocking C, no Lua
       before=$(cpu_ticks $SERVER_PID)
-      "$OUT/http-load" -p $PORT -f "$OUT/paths-$kind.txt" -c 1 -t $RUN -n 2000000 | with_cpu $SERVER_PID "$before" \
-        | sed "s/^{/{\"system\":\"nearby-$ENGINE\",\"kind\":\"$kind\",\"client\":\"http-load\",/" >> "$RESULTS"
+      "$OUT/geoload" -P http -p $PORT -f "$OUT/paths-$kind.txt" -c 1 -t $RUN -n 2000000 | with_cpu $SERVER_PID "$before" \
+        | sed "s/^{/{\"system\":\"nearby-$ENGINE\",\"kind\":\"$kind\",\"client\":\"geoload\",/" >> "$RESULTS"
     fi
     [ $kind = healthz ] && continue
     before=$(cpu_ticks $REDIS_PID)
-    "$OUT/redis-geoload" -p $REDIS_PORT -f "$OUT/redis-$kind.txt" -c $c -t $RUN -n 2000000 | with_cpu $REDIS_PID "$before" \
+    "$OUT/geoload" -p $REDIS_PORT -f "$OUT/redis-$kind.txt" -c $c -t $RUN -n 2000000 | with_cpu $REDIS_PID "$before" \
       | sed "s/^{/{\"system\":\"redis\",\"kind\":\"$kind\",/" >> "$RESULTS"
   done
 done

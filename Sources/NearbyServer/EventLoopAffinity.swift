@@ -5,10 +5,10 @@ import NIOCore
 ///
 /// Why: a client waiting on an answer and the loop writing it hand the CPU back and forth once a
 /// request. Unpinned, the scheduler often wakes the other party on the other core, and waking an idle
-/// core costs tens of µs on a virtual machine; pinned, each connection's loop stays on one core and
-/// its client is woken beside it. At two connections on this two-core machine that was a third more
-/// q/s (BENCHMARKS.md, "HTTP server", session 11). It is an option, off by default, as in nginx
-/// (`worker_cpu_affinity`): a pinned loop cannot move away from a core another busy process holds.
+/// core is slow, on a virtual machine most of all; pinned, each connection's loop stays on one core and
+/// its client is woken beside it (measured in BENCHMARKS.md, "HTTP server", session 11). It is an
+/// option, off by default, as in nginx (`worker_cpu_affinity`): a pinned loop cannot move away from a
+/// core another busy process holds.
 public enum EventLoopAffinity {
     /// What a refused pin says (`nearby serve` exits 1 with it).
     public struct Failure: Error, CustomStringConvertible {

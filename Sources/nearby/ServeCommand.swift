@@ -62,7 +62,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Queries answered at once (default: the cores, at least 2).", valueName: "n"))
     var lanes: Int?
 
-    @Flag(help: "Pin each event loop's thread to a CPU of its own: more q/s when the server has the machine to itself (a third more at two connections in BENCHMARKS.md), less when other busy processes share the cores.")
+    @Flag(help: "Pin each event loop's thread to a CPU of its own: more q/s when the server has the machine to itself (about 40 % more at two connections in BENCHMARKS.md), less when other busy processes share the cores.")
     var pinEventLoops = false
 
     @Option(help: ArgumentHelp("info (access log per request), warning or error.", valueName: "level"))

@@ -15,16 +15,8 @@ final class ServeCommandTests: XCTestCase {
             """)
         XCTAssertEqual(try CLIRunner.run(["import", input, "--db", db]).status, 0)
         for signal in [SIGTERM, SIGINT] {
-            let port = try LoopbackHTTP.freePort()
-            let run = try CLIRunner.start(["serve", "--db", db, "--port", String(port)])
-            let http = LoopbackHTTP(port: port)
-            let deadline = Date().addingTimeInterval(60)
-            while !http.isListening() && Date() < deadline && run.process.isRunning { Thread.sleep(forTimeInterval: 0.05) }
-            let r = try http.get("/v1/places?lat=37.5665&lon=126.978&radius=2000&fields=id")
-            XCTAssertEqual(r.status, 200, r.text)
-            XCTAssertEqual((r.json["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String }, ["2", "1"])
-            kill(run.process.processIdentifier, signal)
-            let result = try run.finish()
+            let (ids, result) = try serveOneQuery(db: db, stoppedBy: signal)
+            XCTAssertEqual(ids, ["2", "1"])
             XCTAssertEqual(result.status, 0, result.stderr)
             XCTAssertFalse(result.killedBySignal)
             XCTAssertEqual(result.output, "", "nothing on stdout")
@@ -46,20 +38,27 @@ final class ServeCommandTests: XCTestCase {
 
             """)
         XCTAssertEqual(try CLIRunner.run(["import", input, "--db", db]).status, 0)
+        let (ids, result) = try serveOneQuery(db: db, flags: ["--pin-event-loops"], stoppedBy: SIGTERM)
+        XCTAssertEqual(ids, ["1"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let pinned = result.stderr.split(separator: "\n").filter { $0.contains("event loops pinned") }
+        XCTAssertEqual(pinned.count, 1, result.stderr)
+        XCTAssertNotNil(pinned.first?.firstMatch(of: #/ cpus=\d+(,\d+)* /#), result.stderr)
+    }
+
+    /// Starts `nearby serve --db db` with `flags`, asks for the ids within 2 km of Seoul City Hall (the
+    /// answer must be a 200), and stops it with `signal`: the ids and how the process ended.
+    private func serveOneQuery(db: String, flags: [String] = [], stoppedBy signal: Int32) throws -> (ids: [String]?, result: CLIResult) {
         let port = try LoopbackHTTP.freePort()
-        let run = try CLIRunner.start(["serve", "--db", db, "--port", String(port), "--pin-event-loops"])
+        let run = try CLIRunner.start(["serve", "--db", db, "--port", String(port)] + flags)
         let http = LoopbackHTTP(port: port)
         let deadline = Date().addingTimeInterval(60)
         while !http.isListening() && Date() < deadline && run.process.isRunning { Thread.sleep(forTimeInterval: 0.05) }
         let r = try http.get("/v1/places?lat=37.5665&lon=126.978&radius=2000&fields=id")
         XCTAssertEqual(r.status, 200, r.text)
-        XCTAssertEqual((r.json["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String }, ["1"])
-        kill(run.process.processIdentifier, SIGTERM)
-        let result = try run.finish()
-        XCTAssertEqual(result.status, 0, result.stderr)
-        let pinned = result.stderr.split(separator: "\n").filter { $0.contains("event loops pinned") }
-        XCTAssertEqual(pinned.count, 1, result.stderr)
-        XCTAssertNotNil(pinned.first?.firstMatch(of: #/ cpus=\d+(,\d+)* /#), result.stderr)
+        let ids = (r.json["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+        kill(run.process.processIdentifier, signal)
+        return (ids, try run.finish())
     }
 
     func testServeRefusesAMissingCacheAndABadPort() throws {

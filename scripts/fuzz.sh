@@ -18,6 +18,8 @@ shift || true
 OUT=.build/fuzz
 mkdir -p "$OUT/modules" "$OUT/bin" "$OUT/logs" "$OUT/crashes"
 FLAGS=(-sanitize=fuzzer,address -O -parse-as-library -g)
+# The C modules' folders (module maps over headers), one list for every step below.
+C_MODULES=(-I Sources/CPROJ -I Sources/CPrefetch -I Sources/CMalloc -I Sources/CSQLite)
 # No allocation stacks: recording one per malloc cost the readers about a sixth of their time. To see
 # where a reported block was allocated, replay the saved input with ASAN_OPTIONS=malloc_context_size=30.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:malloc_context_size=0}
@@ -30,14 +32,14 @@ if [[ ! -f $OUT/built || -n $stamp ]]; then
     rm -rf "$OUT/src" && mkdir -p "$OUT/src" && cp -R Sources/NearbyCore Sources/NearbyStore "$OUT/src/"
     swiftc "${FLAGS[@]}" -wmo -emit-library -static -emit-module -module-name NearbyCore \
         -emit-module-path "$OUT/modules/NearbyCore.swiftmodule" -o "$OUT/modules/libNearbyCore.a" \
-        -I Sources/CPROJ -I Sources/CPrefetch -I Sources/CMalloc $(find "$OUT/src/NearbyCore" -name '*.swift')
+        "${C_MODULES[@]}" $(find "$OUT/src/NearbyCore" -name '*.swift')
     swiftc "${FLAGS[@]}" -wmo -emit-library -static -emit-module -module-name NearbyStore \
         -emit-module-path "$OUT/modules/NearbyStore.swiftmodule" -o "$OUT/modules/libNearbyStore.a" \
-        -I "$OUT/modules" -I Sources/CPROJ -I Sources/CPrefetch -I Sources/CMalloc -I Sources/CSQLite $(find "$OUT/src/NearbyStore" -name '*.swift')
+        -I "$OUT/modules" "${C_MODULES[@]}" $(find "$OUT/src/NearbyStore" -name '*.swift')
     for src in Fuzz/Targets/Fuzz*.swift; do
         [[ $(basename "$src") == FuzzCheck.swift ]] && continue
         t=$(basename "$src" .swift)
-        swiftc "${FLAGS[@]}" -I "$OUT/modules" -I Sources/CPROJ -I Sources/CPrefetch -I Sources/CMalloc -I Sources/CSQLite \
+        swiftc "${FLAGS[@]}" -I "$OUT/modules" "${C_MODULES[@]}" \
             "$src" Fuzz/Targets/FuzzCheck.swift -o "$OUT/bin/$t" \
             -L "$OUT/modules" -lNearbyStore -lNearbyCore -lsqlite3 2>"$OUT/logs/link-$t.log" \
             || { cat "$OUT/logs/link-$t.log" >&2; exit 1; }

@@ -90,7 +90,7 @@ import Testing
                 for d in distances { radii += [d, d.nextDown, d.nextUp] }
                 radii += [distances.min()! * 0.999, distances.max()! * 1.001]
                 for r in radii {
-                    let circle = m.circle(radius: r)
+                    let circle = m.circle(radius: r, searchBox: m.searchBox(radius: r))
                     let isOutside = circle.isOutside(minX: x0, minY: y0, maxX: x1, maxY: y1)
                     let isInside = circle.isInside(minX: x0, minY: y0, maxX: x1, maxY: y1)
                     if isOutside { outside += 1 }
@@ -110,11 +110,58 @@ import Testing
         #expect(outside > 1000 && inside > 1000, "outside \(outside), inside \(inside)")
     }
 
+    /// Small plain circles (the quadratic form in degrees, `HaversineCircle.isFlat`) stay sound: boxes
+    /// and points around centres from the equator to 89.9°, near ±180 and near the poles (where the
+    /// form is not used), radii from 0 to 63 km and radii equal to a point's distance and an ulp either
+    /// side; boxes straddling the search box's edge and the circle's. Most circles use the form, and it
+    /// decides boxes outside and points beyond the circle without an exact distance.
+    @Test func smallCircleFormIsSound() {
+        var g = SeededGenerator(seed: 41)
+        var failures: [String] = [], flat = 0, outside = 0, rejected = 0
+        for i in 0 ..< 400 {
+            let lat = [0, 37.5665, -62, 89.9, -89.99][i % 5] + Double.random(in: -0.01 ... 0.01, using: &g)
+            let lon = i % 7 == 0 ? 179.999 : Double.random(in: -180 ... 180, using: &g)
+            let m = HaversineMetric(lat: min(90, max(-90, lat)), lon: min(180, lon))
+            let reach = [1.0, 100, 2000, 20000, 63000][i % 5]
+            for _ in 0 ..< 8 {
+                // A box within about two radii of the centre, from a point to a few radii wide.
+                let degLat = reach / 111_195 * 2, degLon = min(180, degLat / max(0.01, cos(m.phi)))
+                let cx = m.lon + Double.random(in: -degLon ... degLon, using: &g)
+                let cy = min(90, max(-90, m.lat + Double.random(in: -degLat ... degLat, using: &g)))
+                let w = Double.random(in: 0 ... degLon, using: &g), h = Double.random(in: 0 ... degLat, using: &g)
+                let x0 = max(-180, min(180, cx - w / 2)), x1 = max(x0, min(180, cx + w / 2))
+                let y0 = max(-90, cy - h / 2), y1 = min(90, max(y0, cy + h / 2))
+                var points = [(x0, y0), (x1, y1), (x0, y1), (x1, y0)]
+                for _ in 0 ..< 4 {
+                    points.append((Double.random(in: x0 ... x1, using: &g), Double.random(in: y0 ... y1, using: &g)))
+                }
+                let distances = points.map { m.distance(x: $0.0, y: $0.1) }
+                var radii = [0, reach, Double.random(in: 0 ... reach, using: &g)]
+                for d in distances where d < 63_000 { radii += [d, d.nextDown, d.nextUp] }
+                for r in radii {
+                    let circle = m.circle(radius: r, searchBox: m.searchBox(radius: r))
+                    if circle.isFlat { flat += 1 }
+                    let isOutside = circle.isOutside(minX: x0, minY: y0, maxX: x1, maxY: y1)
+                    if isOutside { outside += 1 }
+                    for ((x, y), d) in zip(points, distances) {
+                        let fromCircle = circle.distance(x: x, y: y)
+                        if fromCircle == .infinity && d > r { rejected += 1 }
+                        if (isOutside && d <= r) || (d <= r ? fromCircle != d : !(fromCircle > r)) {
+                            failures.append("c=\(m.lat),\(m.lon) box=\(x0),\(y0),\(x1),\(y1) p=\(x),\(y) r=\(r) d=\(d) circle=\(fromCircle) outside=\(isOutside)")
+                        }
+                    }
+                }
+            }
+        }
+        #expect(failures.isEmpty, "\(failures.count) unsound answers, e.g. \(failures.prefix(3))")
+        #expect(flat > 10_000 && outside > 3000 && rejected > 10_000, "flat \(flat), outside \(outside), rejected \(rejected)")
+    }
+
     /// The circle's tests decide the boxes a city-sized query meets, and skip the exact distance of a
     /// point beyond it.
     @Test func circleTestsDecideNearbyBoxes() {
         let m = HaversineMetric(lat: 37.5665, lon: 126.978)
-        let circle = m.circle(radius: 1000)
+        let circle = m.circle(radius: 1000, searchBox: m.searchBox(radius: 1000))
         // About 200 m around the centre: inside; 5 km east: outside; straddling the circle: neither.
         #expect(circle.isInside(minX: 126.9758, minY: 37.5647, maxX: 126.9802, maxY: 37.5683))
         #expect(circle.isOutside(minX: 127.03, minY: 37.56, maxX: 127.04, maxY: 37.57))
@@ -126,7 +173,7 @@ import Testing
         #expect(circle.distance(x: 126.98, y: 37.57) == m.distance(x: 126.98, y: 37.57))
         #expect(circle.distance(x: 127.0, y: 37.5665) == .infinity)
         // Radius 0: only the centre itself, at distance 0.
-        let zero = m.circle(radius: 0)
+        let zero = m.circle(radius: 0, searchBox: m.searchBox(radius: 0))
         #expect(zero.distance(x: 126.978, y: 37.5665) == 0)
         #expect(zero.distance(x: 126.978, y: 37.5665.nextUp) > 0)
     }

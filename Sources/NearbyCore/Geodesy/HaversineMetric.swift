@@ -61,7 +61,10 @@ public struct HaversineMetric: SpatialMetric, Sendable {
     }
 
     /// Box tests in haversine space against thresholds made once per query (`HaversineCircle`).
-    public func circle(radius: Double) -> HaversineCircle { HaversineCircle(self, radius: radius) }
+    @inlinable
+    public func circle(radius: Double, searchBox: (minX: Double, minY: Double, maxX: Double, maxY: Double)?) -> HaversineCircle {
+        HaversineCircle(self, radius: radius, searchBox: searchBox)
+    }
 
     @inlinable
     public func distance(x: Double, y: Double) -> Double {
@@ -189,6 +192,16 @@ public struct HaversineMetric: SpatialMetric, Sendable {
 /// hav at those angles instead (the outside one above, the inside one below hav), which costs no sine
 /// and only leaves a box within about 1e-5 of the threshold partial. Past θ = 3 (19,113 km) hav flattens towards its maximum and the
 /// circle uses the metre bounds, which hold everywhere.
+///
+/// Small plain circles (θ < 0.01 and a search box that holds no pole and does not cross ±180, most
+/// queries) fold those bounds into one quadratic form in degrees, with no branch and a third of the
+/// products. Inside the search box the latitude gap is at most X_φ and the longitude gap at most X_λ (its
+/// half extents, in radians), so hav(x) ≥ x²/4 · (1 − X²/12) for each gap and cos φ₂ ≥ cosBelow(X_φ):
+/// h ≥ A·Δφ² + B·Δλ² (gaps in degrees), A = (π/180)²/4 · (1 − X_φ²/12) and
+/// B = (π/180)²/4 · cos φ₁ · cosBelow(X_φ) · (1 − X_λ²/12). Outside the search box nothing is inside the
+/// circle, so there any answer of "outside" is right, whatever the form says. Looser than the bounds above
+/// by terms in X (about tan φ₁ · X_φ of the longitude term: 0.02 % for 2 km at 37°): only points within
+/// that of the circle's edge are measured for nothing.
 public struct HaversineCircle: CircleTest {
     @usableFromInline let metric: HaversineMetric
     @usableFromInline let radius: Double
@@ -198,9 +211,13 @@ public struct HaversineCircle: CircleTest {
     @usableFromInline let insideHav: Double
     /// |sin φ₁|, for the bounds of cos φ₂.
     @usableFromInline let sinPhi: Double
+    /// The quadratic form of a small plain circle (see the type's documentation): A, B, and
+    /// `outsideHav` + `hSlack`; `isFlat` false for other circles.
+    @usableFromInline let isFlat: Bool
+    @usableFromInline let flatA: Double, flatB: Double, flatOutside: Double
 
     @inlinable
-    init(_ metric: HaversineMetric, radius: Double) {
+    init(_ metric: HaversineMetric, radius: Double, searchBox: (minX: Double, minY: Double, maxX: Double, maxY: Double)?) {
         self.metric = metric
         self.radius = radius
         let theta = radius / Haversine.earthRadius
@@ -216,6 +233,20 @@ public struct HaversineCircle: CircleTest {
             insideHav = HaversineMetric.hav(theta * (1 - 1e-9))
         }
         sinPhi = abs(metric.sinPhi)
+        flatOutside = outsideHav + HaversineMetric.hSlack
+        if theta * (1 + 1e-9) < 0.01, let box = searchBox, box.maxX - box.minX < 360 {
+            let rad = Double.pi / 180
+            let xPhi = max(metric.lat - box.minY, box.maxY - metric.lat) * rad
+            let xLambda = max(metric.lon - box.minX, box.maxX - metric.lon) * rad
+            let quarter = rad * rad * 0.25
+            isFlat = true
+            flatA = quarter * (1 - xPhi * xPhi * (1.0 / 12))
+            flatB = quarter * metric.cosPhi * Self.cosBelow(xPhi, cosPhi: metric.cosPhi, sinPhi: sinPhi)
+                * (1 - xLambda * xLambda * (1.0 / 12))
+        } else {
+            isFlat = false
+            flatA = 0; flatB = 0
+        }
     }
 
     /// x²/4 · (1 − x²/12) ≤ hav(x), for 0 ≤ x ≤ π. The division is a product with 1/12 rounded (an ulp of
@@ -227,12 +258,19 @@ public struct HaversineCircle: CircleTest {
     }
 
     /// The least cos φ₂ over latitudes at most `gap` radians from the centre's.
-    @inlinable func cosBelow(_ gap: Double) -> Double {
-        max(0, metric.cosPhi * (1 - gap * gap * 0.5) - sinPhi * gap)
+    @inlinable func cosBelow(_ gap: Double) -> Double { Self.cosBelow(gap, cosPhi: metric.cosPhi, sinPhi: sinPhi) }
+
+    @inlinable static func cosBelow(_ gap: Double, cosPhi: Double, sinPhi: Double) -> Double {
+        max(0, cosPhi * (1 - gap * gap * 0.5) - sinPhi * gap)
     }
 
     @inlinable
     public func isOutside(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Bool {
+        if isFlat {
+            let m = metric
+            let dy = max(max(0, minY - m.lat), m.lat - maxY), dx = max(max(0, minX - m.lon), m.lon - maxX)
+            return flatA * dy * dy + flatB * dx * dx > flatOutside
+        }
         guard inHavSpace else { return metric.lowerBound(minX: minX, minY: minY, maxX: maxX, maxY: maxY) > radius }
         let rad = Double.pi / 180, phi = metric.phi
         let lo = minY * rad, hi = maxY * rad
@@ -262,7 +300,10 @@ public struct HaversineCircle: CircleTest {
     @inlinable
     public func distance(x: Double, y: Double) -> Double {
         let m = metric
-        if inHavSpace {
+        if isFlat {
+            let dy = y - m.lat, dx = x - m.lon
+            if flatA * dy * dy + flatB * dx * dx > flatOutside { return .infinity }
+        } else if inHavSpace {
             let rad = Double.pi / 180
             let dLat = abs(y - m.lat) * rad
             var dLon = abs(x - m.lon)

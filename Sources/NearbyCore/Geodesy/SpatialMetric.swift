@@ -17,9 +17,10 @@ public protocol SpatialMetric {
     func searchBox(radius: Double) -> (minX: Double, minY: Double, maxX: Double, maxY: Double)?
 
     /// What the index asks of boxes against one circle: made once per query, so a metric can turn the
-    /// radius into whatever its box tests compare against.
+    /// radius into whatever its box tests compare against. `searchBox` is this metric's
+    /// `searchBox(radius:)`, which the index has computed for its own window already.
     associatedtype Circle: CircleTest = BoundsCircle<Self>
-    func circle(radius: Double) -> Circle
+    func circle(radius: Double, searchBox: (minX: Double, minY: Double, maxX: Double, maxY: Double)?) -> Circle
 }
 
 /// Conservative tests of boxes (minX, minY, maxX, maxY) against one circle of a metric: `isOutside`
@@ -51,7 +52,9 @@ public struct BoundsCircle<M: SpatialMetric>: CircleTest {
 }
 
 extension SpatialMetric where Circle == BoundsCircle<Self> {
-    @inlinable public func circle(radius: Double) -> BoundsCircle<Self> { BoundsCircle(metric: self, radius: radius) }
+    @inlinable public func circle(radius: Double, searchBox: (minX: Double, minY: Double, maxX: Double, maxY: Double)?) -> BoundsCircle<Self> {
+        BoundsCircle(metric: self, radius: radius)
+    }
 }
 
 extension SpatialMetric {

@@ -178,7 +178,9 @@ public final class PackedRTree: Sendable {
 // MARK: - Unsafe view for the query loops
 
 extension PackedRTree {
-    /// The tree's arrays as raw pointers, valid only inside `withView`.
+    /// The tree's arrays as raw pointers, valid only inside `withView`. Positions, entries and box
+    /// indices stay below 4·2³¹ (`init` checks the count and the level table), so the index arithmetic
+    /// cannot overflow: it wraps rather than checks, which spares the walk's loops a branch per product.
     @usableFromInline
     struct View {
         @usableFromInline let points: UnsafePointer<Double>
@@ -199,8 +201,8 @@ extension PackedRTree {
             self.count = count; self.nodeSize = nodeSize; self.top = top
         }
 
-        @inlinable func x(_ pos: Int) -> Double { points[2 * pos] }
-        @inlinable func y(_ pos: Int) -> Double { points[2 * pos + 1] }
+        @inlinable func x(_ pos: Int) -> Double { points[2 &* pos] }
+        @inlinable func y(_ pos: Int) -> Double { points[2 &* pos &+ 1] }
         @inlinable func item(_ pos: Int) -> Int32 { items?[pos] ?? Int32(truncatingIfNeeded: pos) }
         /// The `nearest` queue key of the point at `pos`: tie-break rank, then item (both < 2³¹).
         @inlinable func pointKey(_ pos: Int) -> Int64 {
@@ -210,41 +212,35 @@ extension PackedRTree {
 
         /// Children (entries of level − 1) of node `j` of `level` ≥ 1.
         @inlinable func children(_ level: Int, _ j: Int) -> Range<Int> {
-            let first = j * nodeSize
-            return first ..< min(first + nodeSize, levels[3 * (level - 1) + 1])
+            let first = j &* nodeSize
+            return first ..< min(first &+ nodeSize, levels[3 &* level &- 2])
         }
 
         /// Points (positions in curve order) under entry `j` of `level` (level 0: the point itself).
         @inlinable func pointRange(_ level: Int, _ j: Int) -> Range<Int> {
-            let span = levels[3 * level + 2]
-            return j * span ..< min(j * span + span, count)
+            let span = levels[3 &* level &+ 2], first = j &* span
+            return first ..< min(first &+ span, count)
         }
 
-        /// Asks the CPU to start loading what opening node `j` of `level` ≥ 1 reads: its children's boxes,
-        /// or for a leaf (level 1) its points and items. A walk pushes the nodes it will open later, and
-        /// the loads of a tree larger than the caches were most of a walk's time, each a wait.
+        /// Asks the CPU to start loading what opening node `j` of `level` ≥ 1 reads first: its children's
+        /// first box, or for a leaf (level 1) its first points and its items. A walk pushes the nodes it
+        /// will open later, and the loads of a tree out of the caches (a server's, between requests) were
+        /// most of a walk's time, each a wait. One line each: a loop over every line the node holds cost
+        /// a warm query more than it saved (BENCHMARKS.md, session 12).
         @inlinable func prefetch(_ level: Int, _ j: Int) {
+            let first = j &* nodeSize
             if level == 1 {
-                let first = j * nodeSize
-                let end = min(first + nodeSize, count)
-                var p = UnsafeRawPointer(points + 2 * first)
-                let last = UnsafeRawPointer(points + 2 * end)
-                while p < last { nearby_prefetch(p); p += 64 }
+                nearby_prefetch(points + 2 &* first)
                 if let items { nearby_prefetch(items + first) }
-                return
+            } else {
+                nearby_prefetch(boxes + 4 &* (levels[3 &* level &- 3] &+ first))
             }
-            let start = levels[3 * (level - 1)], entries = levels[3 * (level - 1) + 1]
-            let first = start + j * nodeSize
-            let end = start + min(j * nodeSize + nodeSize, entries)
-            var p = UnsafeRawPointer(boxes + 4 * first)
-            let last = UnsafeRawPointer(boxes + 4 * end)
-            while p < last { nearby_prefetch(p); p += 64 }
         }
 
         /// Calls `body(minX, minY, maxX, maxY)` on the box of node `j` of `level` ≥ 1.
         @inlinable func withBox<R>(_ level: Int, _ j: Int, _ body: (Double, Double, Double, Double) -> R) -> R {
-            let b = 4 * (levels[3 * level] + j)
-            return body(boxes[b], boxes[b + 1], boxes[b + 2], boxes[b + 3])
+            let b = 4 &* (levels[3 &* level] &+ j)
+            return body(boxes[b], boxes[b &+ 1], boxes[b &+ 2], boxes[b &+ 3])
         }
     }
 
@@ -282,20 +278,20 @@ extension PackedRTree {
             stack[0] = v.top
             var depth = 1
             while depth > 0 {
-                depth -= 1
-                let level = stack[depth] & 0xFF, j = stack[depth] >> 8
+                depth &-= 1
+                let level = stack[depth] & 0xFF, j = stack[depth] &>> 8
                 if level == 1 {
                     partial(v.pointRange(1, j))
                     continue
                 }
                 for c in v.children(level, j) {
-                    switch v.withBox(level - 1, c, classify) {
+                    switch v.withBox(level &- 1, c, classify) {
                     case .outside: continue
-                    case .inside: inside(v.pointRange(level - 1, c))
+                    case .inside: inside(v.pointRange(level &- 1, c))
                     case .partial:
-                        v.prefetch(level - 1, c)
-                        stack[depth] = (level - 1) | c << 8
-                        depth += 1
+                        v.prefetch(level &- 1, c)
+                        stack[depth] = (level &- 1) | c &<< 8
+                        depth &+= 1
                     }
                 }
             }
@@ -348,8 +344,8 @@ extension PackedRTree {
         _ m: M, radius: Double, where include: (Int32) -> Bool = { _ in true }, _ visit: (Int32, Double) -> Void
     ) {
         withView { v in
-            let window = Window(m.searchBox(radius: radius))
-            let circle = m.circle(radius: radius)
+            let box = m.searchBox(radius: radius)
+            let window = Window(box), circle = m.circle(radius: radius, searchBox: box)
             let refine = { (run: Range<Int>) in
                 for pos in run where window.contains(v.x(pos), v.y(pos)) && include(v.item(pos)) {
                     let d = circle.distance(x: v.x(pos), y: v.y(pos))
@@ -381,8 +377,8 @@ extension PackedRTree {
     ) -> Int {
         withView { v in
             var total = 0
-            let window = Window(m.searchBox(radius: radius))
-            let circle = m.circle(radius: radius)
+            let box = m.searchBox(radius: radius)
+            let window = Window(box), circle = m.circle(radius: radius, searchBox: box)
             walk(v, classify: { x0, y0, x1, y1 in
                 if !window.intersects(x0, y0, x1, y1) { return .outside }
                 if circle.isOutside(minX: x0, minY: y0, maxX: x1, maxY: y1) { return .outside }

@@ -194,9 +194,10 @@ public struct HaversineMetric: SpatialMetric, Sendable {
 /// circle uses the metre bounds, which hold everywhere.
 ///
 /// Small plain circles (θ < 0.01 and a search box that holds no pole and does not cross ±180, most
-/// queries) fold those bounds into one quadratic form in degrees, with no branch and a third of the
-/// products. Inside the search box the latitude gap is at most X_φ and the longitude gap at most X_λ (its
-/// half extents, in radians), so hav(x) ≥ x²/4 · (1 − X²/12) for each gap and cos φ₂ ≥ cosBelow(X_φ):
+/// queries) fold those bounds into one quadratic form in degrees: four products and no branch before
+/// the comparison, where the bounds above take a dozen products and two branches. Inside the search
+/// box the latitude gap is at most X_φ and the longitude gap at most X_λ (its half extents, in
+/// radians), so hav(x) ≥ x²/4 · (1 − X²/12) for each gap and cos φ₂ ≥ cosBelow(X_φ):
 /// h ≥ A·Δφ² + B·Δλ² (gaps in degrees), A = (π/180)²/4 · (1 − X_φ²/12) and
 /// B = (π/180)²/4 · cos φ₁ · cosBelow(X_φ) · (1 − X_λ²/12). Outside the search box nothing is inside the
 /// circle, so there any answer of "outside" is right, whatever the form says. Looser than the bounds above

@@ -97,8 +97,7 @@ import Testing
                     if isInside { inside += 1 }
                     for ((x, y), d) in zip(points, distances) {
                         let fromCircle = circle.distance(x: x, y: y)
-                        if (isOutside && d <= r) || (isInside && d > r)
-                            || (d <= r ? fromCircle != d : !(fromCircle > r)) {
+                        if Self.isUnsound(d, radius: r, fromCircle: fromCircle, outside: isOutside, inside: isInside) {
                             failures.append("c=\(c) box=\(x0),\(y0),\(x1),\(y1) p=\(x),\(y) r=\(r) d=\(d) circle=\(fromCircle) outside=\(isOutside) inside=\(isInside)")
                         }
                     }
@@ -108,6 +107,13 @@ import Testing
         #expect(failures.isEmpty, "\(failures.count) unsound answers, e.g. \(failures.prefix(3))")
         // Not vacuous: many boxes were decided without their points.
         #expect(outside > 1000 && inside > 1000, "outside \(outside), inside \(inside)")
+    }
+
+    /// Whether a circle's answers about one point of a box at exact distance `d` are wrong: the box called
+    /// outside (or inside) though the point is within (or beyond) `r`, or the point's distance from the
+    /// circle not `d` within the radius, or not beyond it outside.
+    static func isUnsound(_ d: Double, radius r: Double, fromCircle: Double, outside: Bool, inside: Bool = false) -> Bool {
+        (outside && d <= r) || (inside && d > r) || (d <= r ? fromCircle != d : !(fromCircle > r))
     }
 
     /// Small plain circles (the quadratic form in degrees, `HaversineCircle.isFlat`) stay sound: boxes
@@ -146,7 +152,7 @@ import Testing
                     for ((x, y), d) in zip(points, distances) {
                         let fromCircle = circle.distance(x: x, y: y)
                         if fromCircle == .infinity && d > r { rejected += 1 }
-                        if (isOutside && d <= r) || (d <= r ? fromCircle != d : !(fromCircle > r)) {
+                        if Self.isUnsound(d, radius: r, fromCircle: fromCircle, outside: isOutside) {
                             failures.append("c=\(m.lat),\(m.lon) box=\(x0),\(y0),\(x1),\(y1) p=\(x),\(y) r=\(r) d=\(d) circle=\(fromCircle) outside=\(isOutside)")
                         }
                     }

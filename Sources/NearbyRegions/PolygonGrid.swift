@@ -266,8 +266,11 @@ struct PolygonGrid: Sendable {
 
     /// The region whose boundary passes nearest to (x, y), and that boundary point, searching the
     /// cells in growing square rings around the point (clamped into the grid) until the ring is
-    /// farther than the best edge so far. Distances are planar in metres per unit `metresX`, `metresY`.
-    func nearestBoundary(x: Double, y: Double, metresX: Double, metresY: Double) -> (region: Int32, point: SIMD2<Double>)? {
+    /// farther than the best edge so far or than `within`. Distances are planar in metres per unit
+    /// `metresX`, `metresY`.
+    func nearestBoundary(
+        x: Double, y: Double, metresX: Double, metresY: Double, within: Double = .infinity
+    ) -> (region: Int32, point: SIMD2<Double>)? {
         guard !edges.isEmpty else { return nil }
         let column = min(max(Int(((x - originX) / cellWidth).rounded(.down)), 0), columns - 1)
         let row = min(max(Int(((y - originY) / cellHeight).rounded(.down)), 0), rows - 1)
@@ -275,13 +278,13 @@ struct PolygonGrid: Sendable {
         var best: (distance: Double, region: Int32, point: SIMD2<Double>)?
         var ring = 0
         while ring <= max(columns, rows) {
-            if let b = best, Double(ring - 1) * ringStep > b.distance { break }
+            if Double(ring - 1) * ringStep > min(best?.distance ?? .infinity, within) { break }
             for r in (row - ring)...(row + ring) where r >= 0 && r < rows {
                 let onEdgeRow = r == row - ring || r == row + ring
                 let step = onEdgeRow ? 1 : max(1, 2 * ring)
                 var c = column - ring
                 while c <= column + ring {
-                    if c >= 0 && c < columns {
+                    if c >= 0 && c < columns && cellDistance(x, y, r, c, metresX, metresY) <= min(best?.distance ?? .infinity, within) {
                         let cell = r * columns + c
                         for k in Int(edgeStart[cell])..<Int(edgeStart[cell + 1]) {
                             let e = edges[k]
@@ -299,6 +302,14 @@ struct PolygonGrid: Sendable {
             ring += 1
         }
         return best.map { ($0.region, $0.point) }
+    }
+
+    /// Planar distance (as in `nearestBoundary`) from (x, y) to the cell at `row`, `column`: a cell no
+    /// nearer than the best edge so far cannot hold a better one.
+    @inline(__always) private func cellDistance(_ x: Double, _ y: Double, _ row: Int, _ column: Int, _ metresX: Double, _ metresY: Double) -> Double {
+        let x0 = originX + Double(column) * cellWidth, y0 = originY + Double(row) * cellHeight
+        let dx = max(0, x0 - x, x - (x0 + cellWidth)) * metresX, dy = max(0, y0 - y, y - (y0 + cellHeight)) * metresY
+        return (dx * dx + dy * dy).squareRoot()
     }
 
     /// The lowest-numbered region an arc bounds (every arc in `edges` bounds one).

@@ -123,19 +123,31 @@ public final class RegionIndex: Sendable {
     /// input gives `unknown` with a NaN distance.
     public func locate(lat: Double, lon: Double) -> RegionLocation {
         if let f = face(lat: lat, lon: lon) { return .inside(path(face: f)) }
-        let answer = nearest(lat: lat, lon: lon)
-        // A point on a boundary that borders no other region (a coast, a gap in the source) belongs
-        // to the region it bounds.
-        if case .unknown(let path, let distance) = answer, distance < Self.onBoundary { return .inside(path) }
-        return answer
+        guard let n = nearestFace(lat: lat, lon: lon) else { preconditionFailure("a region index without boundaries") }
+        return n.distance < Self.onBoundary ? .inside(path(face: n.face)) : .unknown(nearest: path(face: n.face), distance: n.distance)
     }
 
     /// Closer than this (metres) to a boundary counts as on it.
     static let onBoundary = 0.01
+    /// How far (metres, in the grid's local frame) `placedFace` looks for a boundary: any within
+    /// `onBoundary` by haversine lies well within it (the frame is good to a fraction of a percent), and
+    /// the search stays within the point's cell and its neighbours, however far the coast is.
+    static let onBoundarySearch = 1.0
 
-    /// Just the deepest region's id, or nil: the allocation-free call for hot loops.
+    /// The face holding the point, or for a point no face holds but within `onBoundary` of a boundary
+    /// (a coast, or a sliver between two neighbours in the source, where a point of the interior can
+    /// fall between their polygons) the face of that boundary: the one answer to "which region is it
+    /// in" that `locate`, `contains`, `deepestRegion` and `checkCodes` share.
+    private func placedFace(lat: Double, lon: Double) -> Int? {
+        if let f = face(lat: lat, lon: lon) { return f }
+        guard let n = nearestFace(lat: lat, lon: lon, within: Self.onBoundarySearch), n.distance < Self.onBoundary else { return nil }
+        return n.face
+    }
+
+    /// Just the deepest region's id, or nil: the call without allocation for hot loops (points that
+    /// no face holds, rare, search for the nearest boundary).
     public func deepestRegion(lat: Double, lon: Double) -> Int? {
-        guard let f = face(lat: lat, lon: lon) else { return nil }
+        guard let f = placedFace(lat: lat, lon: lon) else { return nil }
         let r = faces[f]
         return Int(r.ri >= 0 ? r.ri : r.emd)
     }
@@ -146,13 +158,14 @@ public final class RegionIndex: Sendable {
                           ri: r.ri >= 0 ? regions[Int(r.ri)] : nil)
     }
 
-    /// `unknown`: the region whose boundary is nearest, with the haversine distance to it. Near Korea
+    /// The face whose boundary is nearest, with the haversine distance to it. Near Korea
     /// (within `nearDegrees` of the boundaries' box) the nearest edge is found in a local
     /// equirectangular frame at the point's latitude, good to a fraction of a percent at these
     /// distances; farther away (abroad, the poles, the antimeridian) a flat frame misleads, so the
     /// point is compared by haversine with the layers' outermost vertices, then with the vertices
-    /// around the best of them.
-    private func nearest(lat: Double, lon rawLon: Double) -> RegionLocation {
+    /// around the best of them. With `within` (metres), only boundaries about that close are searched
+    /// (the best of them is returned, nil when there is none).
+    private func nearestFace(lat: Double, lon rawLon: Double, within: Double = .infinity) -> (distance: Double, face: Int)? {
         let lon = Self.wrapped(rawLon)
         let x = lon * scale, y = lat * scale
         let box = outerBox
@@ -160,6 +173,7 @@ public final class RegionIndex: Sendable {
         if !(lat >= box.minLat - Self.nearDegrees && lat <= box.maxLat + Self.nearDegrees
             && lon >= box.minLon - Self.nearDegrees && lon <= box.maxLon + Self.nearDegrees)
         {
+            guard within == .infinity else { return nil }  // degrees from every boundary
             let metres = { (p: SIMD2<Int32>) in
                 Haversine.distance(lat1: lat, lon1: lon, lat2: Double(p.y) / self.scale, lon2: Double(p.x) / self.scale)
             }
@@ -170,19 +184,17 @@ public final class RegionIndex: Sendable {
                 else { continue }
                 if best == nil || hit.distance < best!.distance { best = (hit.distance, offset + Int(hit.region)) }
             }
-            guard let best else { preconditionFailure("a region index without boundaries") }
-            return .unknown(nearest: path(face: best.face), distance: best.distance)
+            return best
         }
         let refLat = min(max(lat, 33), 39) * .pi / 180
         let metresY = 111_195.0 / scale, metresX = metresY * cos(refLat)
         var best: (distance: Double, face: Int)?
         for (grid, offset) in [(villages, townShapes.regions.count), (towns, 0)] {
-            guard let hit = grid.nearestBoundary(x: x, y: y, metresX: metresX, metresY: metresY) else { continue }
+            guard let hit = grid.nearestBoundary(x: x, y: y, metresX: metresX, metresY: metresY, within: within) else { continue }
             let d = Haversine.distance(lat1: lat, lon1: lon, lat2: hit.point.y / scale, lon2: hit.point.x / scale)
             if best == nil || d < best!.distance { best = (d, offset + Int(hit.region)) }
         }
-        guard let best else { preconditionFailure("a region index without boundaries") }
-        return .unknown(nearest: path(face: best.face), distance: best.distance)
+        return best
     }
 
     // MARK: Measuring
@@ -220,14 +232,14 @@ public final class RegionIndex: Sendable {
 
     /// True when the point lies in the region (fast: a box test, then one lookup).
     public func contains(_ region: Region, lat: Double, lon: Double) -> Bool {
-        guard boxes[region.id].contains(lat: lat, lon: Self.wrapped(lon)), let f = face(lat: lat, lon: lon) else { return false }
+        guard boxes[region.id].contains(lat: lat, lon: Self.wrapped(lon)), let f = placedFace(lat: lat, lon: lon) else { return false }
         return faces[f].holds(Int32(region.id))
     }
 
     /// True when the point lies in any of the regions (what `RegionResolution.found` returns).
     public func contains(any regions: [Region], lat: Double, lon: Double) -> Bool {
         let lon = Self.wrapped(lon)
-        guard regions.contains(where: { boxes[$0.id].contains(lat: lat, lon: lon) }), let f = face(lat: lat, lon: lon) else {
+        guard regions.contains(where: { boxes[$0.id].contains(lat: lat, lon: lon) }), let f = placedFace(lat: lat, lon: lon) else {
             return false
         }
         return regions.contains { faces[f].holds(Int32($0.id)) }
@@ -261,7 +273,7 @@ public final class RegionIndex: Sendable {
     /// region under its coordinates: agrees, derived (when both are missing or empty), or disagrees
     /// (a warning for the importer). Older codes (42 for 강원 …) agree with today's region.
     public func checkCodes(lat: Double, lon: Double, lDongRegnCd: String?, lDongSignguCd: String?) -> RegionCodeCheck {
-        guard let f = face(lat: lat, lon: lon) else { return .unknownLocation }
+        guard let f = placedFace(lat: lat, lon: lon) else { return .unknownLocation }
         let sigungu = regions[Int(faces[f].sigungu)]
         let regn = String(sigungu.code.prefix(2)), signgu = String(sigungu.code.dropFirst(2))
         let givenRegn = lDongRegnCd?.trimmingCharacters(in: .whitespaces) ?? ""

@@ -80,12 +80,24 @@ import NearbyKit
         #expect(box.minLat > 37.5 && box.maxLat < 37.7 && box.minLon > 126.9 && box.maxLon < 127.1)
         var rng = SystemRandomNumberGenerator()
         var inside = 0
-        for _ in 0..<3000 {
-            let lat = Double.random(in: 37.4...37.75, using: &rng), lon = Double.random(in: 126.8...127.2, using: &rng)
+        // Points inside Seoul that no polygon holds (within 1 cm of a border, in a sliver between two
+        // neighbours): `locate` places them on the border's region, and `contains` once said no.
+        let slivers = [(37.458819111438146, 127.11629778641051), (37.55295637429608, 127.03149242048757),
+                       (37.62602059379994, 126.94333802005994), (37.51465743786133, 126.913217077329),
+                       (37.66168168855243, 127.01519285620962), (37.4868123574528, 127.08586942044712)]
+        for (lat, lon) in slivers {
+            #expect(index.locate(lat: lat, lon: lon).path?.sido == seoul, "\(lat), \(lon)")
+            #expect(index.contains(seoul, lat: lat, lon: lon), "\(lat), \(lon)")
+            #expect(index.contains(any: [seoul], lat: lat, lon: lon), "\(lat), \(lon)")
+            #expect(index.deepestRegion(lat: lat, lon: lon) == index.locate(lat: lat, lon: lon).path?.deepest.id, "\(lat), \(lon)")
+        }
+        for (lat, lon) in slivers + (0..<3000).map({ _ in
+            (Double.random(in: 37.4...37.75, using: &rng), Double.random(in: 126.8...127.2, using: &rng))
+        }) {
             let path = index.locate(lat: lat, lon: lon).path
             let isJongno = path?.sigungu == jongno
-            #expect(index.contains(jongno, lat: lat, lon: lon) == isJongno)
-            #expect(index.contains(seoul, lat: lat, lon: lon) == (path?.sido == seoul))
+            #expect(index.contains(jongno, lat: lat, lon: lon) == isJongno, "\(lat), \(lon)")
+            #expect(index.contains(seoul, lat: lat, lon: lon) == (path?.sido == seoul), "\(lat), \(lon)")
             if isJongno {
                 inside += 1
                 #expect(box.contains(lat: lat, lon: lon))

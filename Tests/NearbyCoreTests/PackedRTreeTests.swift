@@ -210,8 +210,10 @@ func expectBruteForceAnswers<M: SpatialMetric>(
         var g = SeededGenerator(seed: 42)
         let (xs, ys) = kind.make(&g)
         let radii = testRadii(&g)
-        for nodeSize in [16, 3] {
-            let tree = PackedRTree(xs: xs, ys: ys, nodeSize: nodeSize)
+        // Trees that store their points' cosines must give the brute force's distances bit for bit too.
+        for (nodeSize, cosines) in [(16, false), (16, true), (3, true)] {
+            let tree = PackedRTree(xs: xs, ys: ys, nodeSize: nodeSize, cosines: cosines)
+            #expect((tree.cosines != nil) == cosines)
             for c in testCentres(xs, ys, &g) {
                 let m = HaversineMetric(lat: c.lat, lon: c.lon)
                 let brute = BruteForce(xs: xs, ys: ys, m)
@@ -221,7 +223,7 @@ func expectBruteForceAnswers<M: SpatialMetric>(
                 }
                 for radius in radii + onCircle {
                     expectBruteForceAnswers(tree, m, brute, radius: radius, ks: [1, 30, xs.count + 5],
-                                            "\(kind.rawValue) \(c) node size \(nodeSize)")
+                                            "\(kind.rawValue) \(c) node size \(nodeSize), cosines \(cosines)")
                 }
                 #expect(sameAnswers(tree.nearest(m, k: 7),
                                     brute.nearest(k: 7)))

@@ -12,7 +12,7 @@ public enum Haversine {
 
     @inlinable
     public static func distance(lat1: Double, lon1: Double, lat2: Double, lon2: Double) -> Double {
-        distance(lat1: lat1, lon1: lon1, cosLat1: cos(lat1 * (Double.pi / 180)), lat2: lat2, lon2: lon2)
+        distance(lat1: lat1, lon1: lon1, cosLat1: cosLat(lat1), lat2: lat2, lon2: lon2)
     }
 
     /// The same distance with `cosLat1 = cos(lat1 * (Double.pi / 180))` computed once for many distances
@@ -27,13 +27,25 @@ public enum Haversine {
     /// only the values it keeps (`HaversineCircle.distance`).
     @inlinable
     public static func hav(lat1: Double, lon1: Double, cosLat1: Double, lat2: Double, lon2: Double) -> Double {
+        hav(lat1: lat1, lon1: lon1, cosLat1: cosLat1, lat2: lat2, lon2: lon2, cosLat2: cosLat(lat2))
+    }
+
+    /// `hav` with both cosines given (`cosLat` of each latitude): bit-identical, no cosine computed. An
+    /// index that stores its points' cosines (`PackedRTree`) measures each point with two sines and an
+    /// arc tangent.
+    @inlinable
+    public static func hav(lat1: Double, lon1: Double, cosLat1: Double, lat2: Double, lon2: Double, cosLat2: Double) -> Double {
         let rad = Double.pi / 180
         let dLat = (lat2 - lat1) * rad
         let dLon = (lon2 - lon1) * rad
         let s1 = sin(dLat * 0.5), s2 = sin(dLon * 0.5)
         // Rounding can push a past 1 for (nearly) antipodal points, which would make √(1−a) NaN.
-        return min(1, s1 * s1 + cosLat1 * cos(lat2 * rad) * s2 * s2)
+        return min(1, s1 * s1 + cosLat1 * cosLat2 * s2 * s2)
     }
+
+    /// The cosine of a latitude in degrees, as every haversine distance here computes it.
+    @inlinable
+    public static func cosLat(_ lat: Double) -> Double { cos(lat * (Double.pi / 180)) }
 
     /// The second half of `distance`: metres for a = hav(d/R) in 0…1.
     @inlinable

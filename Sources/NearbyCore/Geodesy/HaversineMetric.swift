@@ -72,6 +72,11 @@ public struct HaversineMetric: SpatialMetric, Sendable {
     }
 
     @inlinable
+    public func distance(x: Double, y: Double, cosY: Double) -> Double {
+        Haversine.metres(hav: Haversine.hav(lat1: lat, lon1: lon, cosLat1: cosPhi, lat2: y, lon2: x, cosLat2: cosY))
+    }
+
+    @inlinable
     public func lowerBound(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Double {
         let gap = Self.longitudeGap(lon, minLon: minX, maxLon: maxX)
         if gap == 0 {
@@ -300,6 +305,17 @@ public struct HaversineCircle: CircleTest {
     /// its a = hav(d/R) itself) put beyond hav(θ(1 + 1e-9)), without the arc tangent and roots.
     @inlinable
     public func distance(x: Double, y: Double) -> Double {
+        measure(x: x, y: y, cosY: { Haversine.cosLat(y) })
+    }
+
+    @inlinable
+    public func distance(x: Double, y: Double, cosY: Double) -> Double {
+        measure(x: x, y: y, cosY: { cosY })
+    }
+
+    /// `distance`, asking for the point's cosine only once the bounds have not rejected it.
+    @inlinable @inline(__always)
+    func measure(x: Double, y: Double, cosY: () -> Double) -> Double {
         let m = metric
         if isFlat {
             let dy = y - m.lat, dx = x - m.lon
@@ -312,7 +328,7 @@ public struct HaversineCircle: CircleTest {
             let below = Self.havBelow(dLat) + m.cosPhi * cosBelow(dLat) * Self.havBelow(dLon * rad)
             if below - HaversineMetric.hSlack > outsideHav { return .infinity }
         }
-        let a = Haversine.hav(lat1: m.lat, lon1: m.lon, cosLat1: m.cosPhi, lat2: y, lon2: x)
+        let a = Haversine.hav(lat1: m.lat, lon1: m.lon, cosLat1: m.cosPhi, lat2: y, lon2: x, cosLat2: cosY())
         return inHavSpace && a > outsideHav ? .infinity : Haversine.metres(hav: a)
     }
 

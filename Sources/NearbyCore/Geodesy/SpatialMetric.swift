@@ -8,6 +8,9 @@
 public protocol SpatialMetric {
     /// Exact distance in metres from the centre to (x, y).
     func distance(x: Double, y: Double) -> Double
+    /// The same distance, given `cosY` = `Haversine.cosLat(y)` (an index over (lon, lat) stores it per
+    /// point): a metric that needs that cosine uses it, any other ignores it (the default).
+    func distance(x: Double, y: Double, cosY: Double) -> Double
     /// A distance no greater than the distance from the centre to any point of the box.
     func lowerBound(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Double
     /// A distance no smaller than the distance from the centre to any point of the box.
@@ -31,6 +34,12 @@ public protocol CircleTest {
     func isOutside(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Bool
     func isInside(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Bool
     func distance(x: Double, y: Double) -> Double
+    /// `distance`, given `cosY` = `Haversine.cosLat(y)`, as `SpatialMetric.distance(x:y:cosY:)`.
+    func distance(x: Double, y: Double, cosY: Double) -> Double
+}
+
+extension CircleTest {
+    @inlinable public func distance(x: Double, y: Double, cosY: Double) -> Double { distance(x: x, y: y) }
 }
 
 /// The circle test of any metric: its `lowerBound` and `upperBound` against the radius.
@@ -49,6 +58,7 @@ public struct BoundsCircle<M: SpatialMetric>: CircleTest {
     }
 
     @inlinable public func distance(x: Double, y: Double) -> Double { metric.distance(x: x, y: y) }
+    @inlinable public func distance(x: Double, y: Double, cosY: Double) -> Double { metric.distance(x: x, y: y, cosY: cosY) }
 }
 
 extension SpatialMetric where Circle == BoundsCircle<Self> {
@@ -58,5 +68,7 @@ extension SpatialMetric where Circle == BoundsCircle<Self> {
 }
 
 extension SpatialMetric {
+    @inlinable public func distance(x: Double, y: Double, cosY: Double) -> Double { distance(x: x, y: y) }
+
     public func searchBox(radius: Double) -> (minX: Double, minY: Double, maxX: Double, maxY: Double)? { nil }
 }

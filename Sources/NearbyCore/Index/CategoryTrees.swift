@@ -34,7 +34,7 @@ final class CategoryTrees: @unchecked Sendable {
         }
         // `rows` is in id order, so a row's rank is its position there.
         let t = PackedRTree(xs: rows.map { table.lon(Int($0)) }, ys: rows.map { table.lat(Int($0)) },
-                            ranks: Array(0..<UInt32(rows.count)), items: rows)
+                            ranks: Array(0..<UInt32(rows.count)), items: rows, cosines: true)
         lock.lock(); defer { lock.unlock() }
         trees[category] = t
         return t

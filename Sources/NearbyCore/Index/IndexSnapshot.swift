@@ -9,14 +9,14 @@ import Foundation
 /// uses in place (no parsing, no copying), so a one-shot `nearby query` answers in milliseconds
 /// (flatbush's `Flatbush.from(buffer)` is the model).
 ///
-/// ## Format, version 5 (every integer little-endian)
+/// ## Format, version 6 (every integer little-endian)
 ///
 /// Header, 64 bytes:
 ///
 /// | offset | size | field |
 /// |---:|---:|---|
 /// | 0 | 8 | magic `NRBYSNAP` |
-/// | 8 | 4 | format version (3; 2 kept rows in id order with `TITM`, `LAT `, `LON `; 1 had no `PET` keys and no visitor-group bits in `FLAG`) |
+/// | 8 | 4 | format version (6; 5 had no `TCOS` and plain integer `CATG`, `CRTD`, `MODF`, `EVST`, `EVEN`; 4 and 5 changed `RANK`; 2 kept rows in id order with `TITM`, `LAT `, `LON `; 1 had no `PET` keys and no visitor-group bits in `FLAG`) |
 /// | 12 | 4 | number of sections k |
 /// | 16 | 8 | identity of the cache the snapshot was made from (`meta.identity`, random per cache file) |
 /// | 24 | 8 | cache generation it was made at (`meta.generation`) |
@@ -35,7 +35,7 @@ import Foundation
 /// sections (sort orders, statistics) without breaking older readers; a change to an existing
 /// section's meaning bumps the format version, and readers refuse versions they do not know.
 ///
-/// Sections of version 5. Rows are in the tree's Hilbert order: row i is the tree's point i, so the
+/// Sections of version 6. Rows are in the tree's Hilbert order: row i is the tree's point i, so the
 /// points are the rows' coordinates (stored once, no item column) and a subtree is a contiguous run
 /// of rows (counted by subtraction, read sequentially). Ties in every order are broken by id order,
 /// stored as each row's id rank (`PlaceTable.idRank`):
@@ -43,15 +43,16 @@ import Foundation
 /// | tag | type | count | what |
 /// |---|---|---|---|
 /// | `TPTS` | Float64 | 2n | tree points (lon, lat) in Hilbert order (`PackedRTree`): row i's coordinates |
+/// | `TCOS` | Float64 | n | cos of each tree point's latitude (`Haversine.cosLat`): a haversine distance then takes one cosine, not two |
 /// | `TBOX` | Float64 | 4·nodes | tree node boxes, level 1 first, root last |
 /// | `TLVL` | Int64 | 3·levels | tree level table (first box, entries, span) |
 /// | `IDRK` | UInt32 | n | id rank of each row (0 = first id in `PlaceTable.idPrecedes` order) |
 /// | `IDRW` | UInt32 | n | row of each id rank (the inverse of `IDRK`; finds a cursor's row by id) |
-/// | `CATG` | Int32 | n | category (content type id) |
+/// | `CATG` | packed | n | category (content type id): a `PackedColumn` (below) |
 /// | `AREA`, `SIGU` | UInt16 | n | area and sigungu codes (0 = none; code c is dictionary entry c − 1) |
 /// | `ARDO`, `SGDO` | UInt32 | d + 1 | dictionary offsets into `ARDB`, `SGDB` (UTF-8 bytes) |
-/// | `CRTD`, `MODF` | Int64 | n | created, modified as `yyyyMMddHHmmss` (0 = none) |
-/// | `EVST`, `EVEN` | Int32 | n | festival start, end as `yyyyMMdd` (0 = none) |
+/// | `CRTD`, `MODF` | packed | n | created, modified as `yyyyMMddHHmmss` (0 = none) |
+/// | `EVST`, `EVEN` | packed | n | festival start, end as `yyyyMMdd` (0 = none) |
 /// | `FLAG` | UInt32 | n | accessibility bits (`Accessibility.placeMask`) and the has-image bit |
 /// | `RANK` | UInt32 | n | Korean-collation rank of the title (`KoreanCollation.ranks`; version 4: Hanja by their reading, version 5: other Han by radical and stroke as ICU, so older files are rebuilt) |
 /// | `FTUN`, `FTEN` | UInt16, UInt32 | units, n | folded titles for the keyword filter (`FoldedTitles`) |
@@ -61,6 +62,9 @@ import Foundation
 /// | `LDGC`, `LDGO`, `LDGB` | as above | | `CodeFamily.ldong` keys |
 /// | `KKOC`, `KKOO`, `KKOB` | as above | | `CodeFamily.kakaoCategory` keys |
 /// | `PETC`, `PETO`, `PETB` | as above | | `CodeFamily.pet` keys |
+///
+/// A packed section (`PackedColumn`) is its base (Int64), then n codes of the entry's element size
+/// (1 to 8 bytes, the fewest that hold the section's codes), then 7 zero bytes: 15 + n·size bytes.
 ///
 /// Output records are not in the snapshot: the engine fetches a page's rows from the cache by id.
 ///
@@ -83,7 +87,10 @@ import Foundation
 /// snapshot or the new one, and the generation stamp tells a snapshot older than the cache.
 public enum IndexSnapshot {
     static let magic = Array("NRBYSNAP".utf8)
-    public static let formatVersion: UInt32 = 5
+    public static let formatVersion: UInt32 = 6
+    /// Sections stored as `PackedColumn`s, and the bytes each adds to its codes (base and padding).
+    static let packedTags: Set<String> = ["CATG", "CRTD", "MODF", "EVST", "EVEN"]
+    static var packedExtra: Int { 8 + PackedColumn<Int64>.padding }
     static let headerSize = 64
     static let entrySize = 24
     static let alignment = 64
@@ -252,17 +259,25 @@ public enum IndexSnapshot {
             let tag = codeTags[family.rawValue]
             codeColumns.append(try codes(tag + "C", tag + "O", tag + "B"))
         }
+        /// A `PackedColumn` section: its base, then `n` codes of the entry's element size and the padding.
+        func packed<T>(_ tag: String) throws(Problem) -> PackedColumn<T> {
+            guard let s = h.sections[tag], (1...8).contains(s.elementSize), s.count == n,
+                  let region = file.bytes(at: s.offset, count: 8 + n * s.elementSize + PackedColumn<T>.padding)
+            else { throw Problem.damaged("section \(tag)") }
+            return PackedColumn(codes: region.baseAddress! + 8, count: n, width: s.elementSize,
+                                base: Int64(littleEndian: region.loadUnaligned(as: Int64.self)), owner: file)
+        }
         let points = try column("TPTS", Double.self, count: 2 * n), idRanks = try column("IDRK", UInt32.self, count: n)
         guard let tree = PackedRTree(
-            count: n, nodeSize: h.nodeSize, points: points, ranks: idRanks,
+            count: n, nodeSize: h.nodeSize, points: points, cosines: try column("TCOS", Double.self, count: n), ranks: idRanks,
             boxes: try column("TBOX", Double.self), levels: try column("TLVL", Int.self))
         else { throw Problem.damaged("tree structure") }
         let table = PlaceTable(
             count: n, points: points, idRanks: idRanks, rowsByIdRank: try column("IDRW", UInt32.self, count: n),
-            category: try column("CATG", Int32.self, count: n), areacode: try codes("AREA", "ARDO", "ARDB"),
-            sigungucode: try codes("SIGU", "SGDO", "SGDB"), created: try column("CRTD", Int64.self, count: n),
-            modified: try column("MODF", Int64.self, count: n), eventStart: try column("EVST", Int32.self, count: n),
-            eventEnd: try column("EVEN", Int32.self, count: n), flags: try column("FLAG", UInt32.self, count: n),
+            category: try packed("CATG"), areacode: try codes("AREA", "ARDO", "ARDB"),
+            sigungucode: try codes("SIGU", "SGDO", "SGDB"), created: try packed("CRTD"),
+            modified: try packed("MODF"), eventStart: try packed("EVST"),
+            eventEnd: try packed("EVEN"), flags: try column("FLAG", UInt32.self, count: n),
             ranks: try column("RANK", UInt32.self, count: n),
             folded: FoldedTitles(units: try column("FTUN", UInt16.self), ends: try column("FTEN", UInt32.self, count: n)),
             ids: try strings("IDOF", "IDBY", count: n), codeColumns: codeColumns,

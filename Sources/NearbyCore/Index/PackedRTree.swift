@@ -11,6 +11,8 @@ import CPrefetch
 /// - `items`: the item index (position in the `xs`/`ys` given to `init`) of each point, as `Int32`;
 ///   absent when items are the positions themselves (an index snapshot stores its rows in curve
 ///   order, so its tree's items are its rows);
+/// - `cosines`: optional cos of each point's y (`Haversine.cosLat`) for a tree over (lon, lat), so that
+///   a haversine distance costs two sines and an arc tangent, not also a cosine (`View.distance`);
 /// - `ranks`: optional tie-break rank of each point (an index snapshot's id ranks), used by `nearest`
 ///   to order equally distant items; without it ties go by item index;
 /// - `boxes`: one (minX, minY, maxX, maxY) per node, level 1 (parents of points) first, root last;
@@ -24,8 +26,9 @@ import CPrefetch
 /// reported as one range of points without visiting its nodes (flatbush's `_collectContained`).
 ///
 /// Answers are exact: bounds from the metric only prune; every reported distance is the metric's
-/// `distance`. Memory: 16 bytes of coordinates + 4 of item index per point, plus 32 bytes of box per
-/// node (about 2.1 bytes per point at node size 16): about 22 bytes per point (18 without items).
+/// `distance`. Memory: 16 bytes of coordinates + 4 of item index + 8 of cosine per point, plus 32 bytes
+/// of box per node (about 2.1 bytes per point at node size 16): about 30 bytes per point (18 with
+/// neither items nor cosines).
 /// Queries run on unsafe pointers (see `View`) so the hot loops do no reference counting; the generic
 /// queries are `@inlinable` so that each metric gets its own specialised loop, also across modules.
 /// A class, not a struct: a query hands its tree around, and a copy of a struct of five columns cost
@@ -36,6 +39,8 @@ public final class PackedRTree: Sendable {
     /// Maximum number of children per node.
     public let nodeSize: Int
     @usableFromInline let points: Column<Double>
+    /// cos of each point's y in degrees (`Haversine.cosLat`); nil in a tree that does not store them.
+    @usableFromInline let cosines: Column<Double>?
     /// nil: the item of a point is its position.
     @usableFromInline let items: Column<Int32>?
     /// Tie-break rank per position (nil: the item index).
@@ -47,13 +52,16 @@ public final class PackedRTree: Sendable {
 
     /// Builds the tree over points `(xs[i], ys[i])`; point `i` is reported as `items[i]` when given, else
     /// as `Int32(i)`. `ranks[i]`, when given, orders point `i` among equally distant ones in `nearest`
-    /// (else the point's index does).
+    /// (else the point's index does). With `cosines`, the tree stores each point's `Haversine.cosLat(y)`
+    /// (8 bytes a point), which haversine distances then read instead of computing.
     ///
     /// `xs`/`ys` are longitude/latitude in degrees for `HaversineMetric` (longitude in −180…180, no
     /// wrapping), or projected metres for `PlanarMetric`. Coordinates must be finite.
     /// Cost: O(n) (a radix sort of the Hilbert keys): about 60 ms of CPU for the 1M-place workload in
     /// release builds on the project machine (median of 5; 200–300 ms wall clock on the loaded machine).
-    public convenience init(xs: [Double], ys: [Double], nodeSize: Int = 16, ranks: [UInt32]? = nil, items: [Int32]? = nil) {
+    public convenience init(
+        xs: [Double], ys: [Double], nodeSize: Int = 16, ranks: [UInt32]? = nil, items: [Int32]? = nil, cosines: Bool = false
+    ) {
         precondition(xs.count == ys.count && ranks.map { $0.count == xs.count } ?? true && items.map { $0.count == xs.count } ?? true,
                      "xs, ys, ranks and items must have the same length")
         precondition(xs.count < Int(Int32.max), "at most Int32.max - 1 points")
@@ -64,12 +72,12 @@ public final class PackedRTree: Sendable {
             points[2 * pos + 1] = ys[Int(i)]
         }
         self.init(orderedPoints: points, items: items.map { t in order.map { t[Int($0)] } } ?? order,
-                  ranks: ranks.map { r in order.map { r[Int($0)] } }, nodeSize: nodeSize)
+                  ranks: ranks.map { r in order.map { r[Int($0)] } }, nodeSize: nodeSize, cosines: cosines)
     }
 
     /// The tree over `points` (x, y interleaved) already in curve order (`hilbertOrder`), whose
     /// items are `items` (nil: their positions) with tie-break `ranks` per position.
-    init(orderedPoints points: [Double], items: [Int32]?, ranks: [UInt32]?, nodeSize: Int) {
+    init(orderedPoints points: [Double], items: [Int32]?, ranks: [UInt32]?, nodeSize: Int, cosines: Bool = false) {
         precondition(nodeSize >= 2, "node size must be at least 2")
         let n = points.count / 2
         self.count = n
@@ -94,6 +102,7 @@ public final class PackedRTree: Sendable {
             lower = level
         }
         self.points = Column(points)
+        self.cosines = cosines ? Column((0..<n).map { Haversine.cosLat(points[2 * $0 + 1]) }) : nil
         self.items = items.map(Column.init)
         self.ranks = ranks.map(Column.init)
         self.boxes = Column(boxes)
@@ -104,14 +113,15 @@ public final class PackedRTree: Sendable {
     /// form the tree `init(xs:ys:nodeSize:)` builds: level table, array lengths and every item index
     /// are checked, so queries on a damaged snapshot cannot read outside its arrays.
     /// Items are the positions (`items` nil); `ranks` only orders ties, so any value is safe.
-    init?(count: Int, nodeSize: Int, points: Column<Double>, ranks: Column<UInt32>?, boxes: Column<Double>,
-          levels: Column<Int>) {
-        guard count >= 0, count < Int(Int32.max), (2...65536).contains(nodeSize),
-              points.count == 2 * count, ranks.map({ $0.count == count }) ?? true else { return nil }
+    init?(count: Int, nodeSize: Int, points: Column<Double>, cosines: Column<Double>?, ranks: Column<UInt32>?,
+          boxes: Column<Double>, levels: Column<Int>) {
+        guard count >= 0, count < Int(Int32.max), (2...65536).contains(nodeSize), points.count == 2 * count,
+              cosines.map({ $0.count == count }) ?? true, ranks.map({ $0.count == count }) ?? true else { return nil }
         let (expected, boxCount) = Self.shape(count: count, nodeSize: nodeSize)
         guard expected.count < 3 * 255, levels.elementsEqual(expected), boxes.count == boxCount else { return nil }
         self.count = count; self.nodeSize = nodeSize
-        self.points = points; self.items = nil; self.ranks = ranks; self.boxes = boxes; self.levels = levels
+        self.points = points; self.cosines = cosines; self.items = nil; self.ranks = ranks; self.boxes = boxes
+        self.levels = levels
     }
 
     /// The `levels` table and the length of `boxes` of the tree over `count` points, known before it
@@ -132,7 +142,8 @@ public final class PackedRTree: Sendable {
 
     /// Bytes held by the tree's arrays, for memory budgets and benchmarks.
     public var byteCount: Int {
-        points.byteCount + (items?.byteCount ?? 0) + (ranks?.byteCount ?? 0) + boxes.byteCount + levels.byteCount
+        points.byteCount + (cosines?.byteCount ?? 0) + (items?.byteCount ?? 0) + (ranks?.byteCount ?? 0)
+            + boxes.byteCount + levels.byteCount
     }
 
     /// Boxes of the parents of consecutive runs of `nodeSize` entries of `src`: points (x, y) with
@@ -184,6 +195,7 @@ extension PackedRTree {
     @usableFromInline
     struct View {
         @usableFromInline let points: UnsafePointer<Double>
+        @usableFromInline let cosines: UnsafePointer<Double>?
         @usableFromInline let items: UnsafePointer<Int32>?
         @usableFromInline let ranks: UnsafePointer<UInt32>?
         @usableFromInline let boxes: UnsafePointer<Double>
@@ -194,16 +206,29 @@ extension PackedRTree {
         @usableFromInline let top: Int
 
         @inlinable init(
-            points: UnsafePointer<Double>, items: UnsafePointer<Int32>?, ranks: UnsafePointer<UInt32>?,
-            boxes: UnsafePointer<Double>, levels: UnsafePointer<Int>, count: Int, nodeSize: Int, top: Int
+            points: UnsafePointer<Double>, cosines: UnsafePointer<Double>?, items: UnsafePointer<Int32>?,
+            ranks: UnsafePointer<UInt32>?, boxes: UnsafePointer<Double>, levels: UnsafePointer<Int>, count: Int,
+            nodeSize: Int, top: Int
         ) {
-            self.points = points; self.items = items; self.ranks = ranks; self.boxes = boxes; self.levels = levels
+            self.points = points; self.cosines = cosines; self.items = items; self.ranks = ranks; self.boxes = boxes; self.levels = levels
             self.count = count; self.nodeSize = nodeSize; self.top = top
         }
 
         @inlinable func x(_ pos: Int) -> Double { points[2 &* pos] }
         @inlinable func y(_ pos: Int) -> Double { points[2 &* pos &+ 1] }
         @inlinable func item(_ pos: Int) -> Int32 { items?[pos] ?? Int32(truncatingIfNeeded: pos) }
+
+        /// The circle's distance of the point at `pos`, with its stored cosine when the tree has them.
+        @inlinable func distance<C: CircleTest>(_ circle: C, _ pos: Int) -> Double {
+            if let cosines { return circle.distance(x: x(pos), y: y(pos), cosY: cosines[pos]) }
+            return circle.distance(x: x(pos), y: y(pos))
+        }
+
+        /// The metric's distance of the point at `pos`, with its stored cosine when the tree has them.
+        @inlinable func distance<M: SpatialMetric>(metric m: M, _ pos: Int) -> Double {
+            if let cosines { return m.distance(x: x(pos), y: y(pos), cosY: cosines[pos]) }
+            return m.distance(x: x(pos), y: y(pos))
+        }
         /// The `nearest` queue key of the point at `pos`: tie-break rank, then item (both < 2³¹).
         @inlinable func pointKey(_ pos: Int) -> Int64 {
             let item = item(pos)
@@ -223,7 +248,7 @@ extension PackedRTree {
         }
 
         /// Asks the CPU to start loading what opening node `j` of `level` ≥ 1 reads first: its children's
-        /// first box, or for a leaf (level 1) its first points and its items. A walk pushes the nodes it
+        /// first box, or for a leaf (level 1) its first points, cosines and items. A walk pushes the nodes it
         /// will open later, and the loads of a tree out of the caches (a server's, between requests) were
         /// most of a walk's time, each a wait. One line each: a loop over every line the node holds cost
         /// a warm query more than it saved (BENCHMARKS.md, session 12).
@@ -232,6 +257,7 @@ extension PackedRTree {
             if level == 1 {
                 nearby_prefetch(points + 2 &* first)
                 if let items { nearby_prefetch(items + first) }
+                if let cosines { nearby_prefetch(cosines + first) }
             } else {
                 nearby_prefetch(boxes + 4 &* (levels[3 &* level &- 3] &+ first))
             }
@@ -248,7 +274,7 @@ extension PackedRTree {
     func withView<R>(_ body: (View) -> R) -> R {
         withExtendedLifetime(self) {
             body(View(
-                points: points.base, items: items?.base, ranks: ranks?.base, boxes: boxes.base,
+                points: points.base, cosines: cosines?.base, items: items?.base, ranks: ranks?.base, boxes: boxes.base,
                 levels: levels.base, count: count, nodeSize: nodeSize, top: levels.count / 3 - 1))
         }
     }
@@ -348,7 +374,7 @@ extension PackedRTree {
             let window = Window(box), circle = m.circle(radius: radius, searchBox: box)
             let refine = { (run: Range<Int>) in
                 for pos in run where window.contains(v.x(pos), v.y(pos)) && include(v.item(pos)) {
-                    let d = circle.distance(x: v.x(pos), y: v.y(pos))
+                    let d = v.distance(circle, pos)
                     if d <= radius { visit(v.item(pos), d) }
                 }
             }
@@ -391,7 +417,7 @@ extension PackedRTree {
                 contained(run)
             }, partial: { run in
                 for pos in run where window.contains(v.x(pos), v.y(pos)) {
-                    let d = circle.distance(x: v.x(pos), y: v.y(pos))
+                    let d = v.distance(circle, pos)
                     if d <= radius { total += 1; found(v.item(pos), d) }
                 }
             })
@@ -427,12 +453,12 @@ extension PackedRTree {
                         runs[kept] = run
                         kept += 1
                     } else if seen <= budget {
-                        for pos in run { found(v.item(pos), m.distance(x: v.x(pos), y: v.y(pos))) }
+                        for pos in run { found(v.item(pos), v.distance(metric: m, pos)) }
                     }
                 })
                 guard total <= budget else { return (total, false) }
                 for run in runs[..<kept] {
-                    for pos in run { found(v.item(pos), m.distance(x: v.x(pos), y: v.y(pos))) }
+                    for pos in run { found(v.item(pos), v.distance(metric: m, pos)) }
                 }
                 return (total, true)
             }
@@ -469,7 +495,7 @@ extension PackedRTree {
                 let (level, j) = DistanceQueue.node(key)
                 if level == 1 {
                     for pos in v.pointRange(1, j) where window.contains(v.x(pos), v.y(pos)) {
-                        let dist = m.distance(x: v.x(pos), y: v.y(pos))
+                        let dist = v.distance(metric: m, pos)
                         if dist <= maxDistance && include(v.item(pos)) { queue.push(dist, v.pointKey(pos)) }
                     }
                     continue

@@ -9,10 +9,11 @@ import Foundation
 /// numbers (any length; equal numbers such as "7" and "007" then by bytes); all other ids follow,
 /// compared by their UTF-8 bytes.
 ///
-/// Memory per place for the columns: category 4 B, areacode and sigungucode 2 B each (dictionary
-/// codes), created and modified 8 B each (`yyyyMMddHHmmss`, 0 when missing), event start/end 4 B each
-/// (`yyyyMMdd`, 0 when missing), accessibility mask with the has-image bit 4 B, the four `CodeFamily`
-/// keys (cat, lcls, ldong, Kakao group) 2 B each: 44 B. Title ranks (4 B)
+/// Memory per place for the columns: category, created and modified (`yyyyMMddHHmmss`), event
+/// start/end (`yyyyMMdd`) as `PackedColumn`s (0 when missing; 1, 5, 5, 3 and 3 B for TourAPI's
+/// content types and dates of recent decades, at most 4, 8, 8, 4 and 4 B), areacode and sigungucode
+/// 2 B each (dictionary codes), accessibility mask with the has-image bit 4 B, the five `CodeFamily`
+/// keys 2 B each: 35 B for TourAPI-like data, at most 46 B. Title ranks (4 B)
 /// are built on the first title sort, each stored order (4 B, `SortOrders`) on the first query that
 /// walks it, folded titles on the first keyword filter.
 ///
@@ -29,13 +30,13 @@ public final class PlaceTable: @unchecked Sendable {
     /// Id rank of each row of a mapped table, and the row of each id rank (nil: the row index).
     private let idRanks: Column<UInt32>?
     private let rowsByIdRank: Column<UInt32>?
-    let category: Column<Int32>
+    let category: PackedColumn<Int32>
     let areacode: CodeColumn
     let sigungucode: CodeColumn
-    let created: Column<Int64>
-    let modified: Column<Int64>
-    let eventStart: Column<Int32>
-    let eventEnd: Column<Int32>
+    let created: PackedColumn<Int64>
+    let modified: PackedColumn<Int64>
+    let eventStart: PackedColumn<Int32>
+    let eventEnd: PackedColumn<Int32>
     /// Accessibility bits (`Accessibility.bit`) with `imageBit` set when the place has an image.
     let flags: Column<UInt32>
     static let imageBit: UInt32 = 1 << 31
@@ -91,8 +92,8 @@ public final class PlaceTable: @unchecked Sendable {
             for family in CodeFamily.allCases { codeColumns[family.rawValue].append(family.key(of: places[i])) }
         }
         points = nil; idRanks = nil; rowsByIdRank = nil
-        self.category = Column(category); self.created = Column(created); self.modified = Column(modified)
-        self.eventStart = Column(eventStart); self.eventEnd = Column(eventEnd); self.flags = Column(flags)
+        self.category = PackedColumn(category); self.created = PackedColumn(created); self.modified = PackedColumn(modified)
+        self.eventStart = PackedColumn(eventStart); self.eventEnd = PackedColumn(eventEnd); self.flags = Column(flags)
         self.areacode = areacode.column; self.sigungucode = sigungucode.column
         self.codeColumns = codeColumns.map(\.column)
         ids = nil; fetch = nil
@@ -101,9 +102,9 @@ public final class PlaceTable: @unchecked Sendable {
 
     /// A table over columns mapped from an index snapshot (`IndexSnapshot`), rows in tree order:
     /// `points` are the tree's, `idRanks` each row's id rank and `rowsByIdRank` its inverse.
-    init(count: Int, points: Column<Double>, idRanks: Column<UInt32>, rowsByIdRank: Column<UInt32>, category: Column<Int32>, areacode: CodeColumn,
-         sigungucode: CodeColumn, created: Column<Int64>, modified: Column<Int64>, eventStart: Column<Int32>,
-         eventEnd: Column<Int32>, flags: Column<UInt32>, ranks: Column<UInt32>, folded: FoldedTitles,
+    init(count: Int, points: Column<Double>, idRanks: Column<UInt32>, rowsByIdRank: Column<UInt32>, category: PackedColumn<Int32>, areacode: CodeColumn,
+         sigungucode: CodeColumn, created: PackedColumn<Int64>, modified: PackedColumn<Int64>, eventStart: PackedColumn<Int32>,
+         eventEnd: PackedColumn<Int32>, flags: Column<UInt32>, ranks: Column<UInt32>, folded: FoldedTitles,
          ids: StringColumn, codeColumns: [CodeColumn], orders: [SortField: Column<UInt32>] = [:],
          statistics: TableStatistics? = nil, fetch: @escaping ([String]) throws -> [Place]) {
         places = []

@@ -30,6 +30,9 @@ public struct SnapshotWriter {
     private var lats = SpillColumn<Double>(), lons = SpillColumn<Double>()
     private var category = SpillColumn<Int32>(), created = SpillColumn<Int64>(), modified = SpillColumn<Int64>()
     private var eventStart = SpillColumn<Int32>(), eventEnd = SpillColumn<Int32>(), flags = SpillColumn<UInt32>()
+    /// The packed columns' frames (`PackedColumn`), known before the layout.
+    private var createdFrame = PackedColumn<Int64>.Frame(), modifiedFrame = PackedColumn<Int64>.Frame()
+    private var eventStartFrame = PackedColumn<Int32>.Frame(), eventEndFrame = PackedColumn<Int32>.Frame()
     /// Coded text columns (`CodeColumn`): areacode, sigungucode, then the `CodeFamily` keys by raw
     /// value; the codes are spilled, the dictionaries held.
     private var codes: [SpillColumn<UInt16>]
@@ -73,10 +76,12 @@ public struct SnapshotWriter {
         foldedEnds.append(UInt32(truncatingIfNeeded: foldedUnits.count), to: spill)
         lats.append(lat, to: spill); lons.append(lon, to: spill)
         self.category.append(Int32(truncatingIfNeeded: category), to: spill)
-        self.created.append(PlaceTable.timestamp(created), to: spill)
-        self.modified.append(PlaceTable.timestamp(modified), to: spill)
-        self.eventStart.append(PlaceTable.day(eventStart), to: spill)
-        self.eventEnd.append(PlaceTable.day(eventEnd ?? eventStart), to: spill)
+        let created = PlaceTable.timestamp(created), modified = PlaceTable.timestamp(modified)
+        let start = PlaceTable.day(eventStart), end = PlaceTable.day(eventEnd ?? eventStart)
+        self.created.append(created, to: spill); createdFrame.add(created)
+        self.modified.append(modified, to: spill); modifiedFrame.add(modified)
+        self.eventStart.append(start, to: spill); eventStartFrame.add(start)
+        self.eventEnd.append(end, to: spill); eventEndFrame.add(end)
         flags.append(accessibility | (hasImage ? PlaceTable.imageBit : 0), to: spill)
         appendCode(0, areacode)
         appendCode(1, sigungucode)
@@ -126,6 +131,7 @@ public struct SnapshotWriter {
         let renumbered = dictionaries.indices.map { CodeColumn.Builder.renumber(&dictionaries[$0]) }
         let dictionaryStrings = dictionaries.map { Self.strings(Self.dictionaryValues($0)) }
         var categories = try category.values(in: spill)
+        let categoryFrame = PackedColumn<Int32>.Frame(categories)
         let statistics = TableStatistics(category: categories, areaCodes: try codes[0].values(in: spill).lazy.map { renumbered[0][Int($0)] },
                                          areaValues: dictionaries[0].count)
 
@@ -133,11 +139,12 @@ public struct SnapshotWriter {
         let codeTags = [("AREA", "ARDO", "ARDB"), ("SIGU", "SGDO", "SGDB")]
             + IndexSnapshot.codeTags.map { ($0 + "C", $0 + "O", $0 + "B") }
         var tags: [(String, Int, Int)] = [
-            ("TPTS", 8, 2 * n), ("TBOX", 8, treeBoxes), ("TLVL", 8, treeLevels.count),
-            ("IDRK", 4, n), ("IDRW", 4, n), ("CATG", 4, n), ("AREA", 2, n), ("SIGU", 2, n),
+            ("TPTS", 8, 2 * n), ("TCOS", 8, n), ("TBOX", 8, treeBoxes), ("TLVL", 8, treeLevels.count),
+            ("IDRK", 4, n), ("IDRW", 4, n), ("CATG", categoryFrame.width, n), ("AREA", 2, n), ("SIGU", 2, n),
             ("ARDO", 4, dictionaryStrings[0].offsets.count), ("ARDB", 1, dictionaryStrings[0].bytes.count),
             ("SGDO", 4, dictionaryStrings[1].offsets.count), ("SGDB", 1, dictionaryStrings[1].bytes.count),
-            ("CRTD", 8, n), ("MODF", 8, n), ("EVST", 4, n), ("EVEN", 4, n), ("FLAG", 4, n), ("RANK", 4, n),
+            ("CRTD", createdFrame.width, n), ("MODF", modifiedFrame.width, n), ("EVST", eventStartFrame.width, n),
+            ("EVEN", eventEndFrame.width, n), ("FLAG", 4, n), ("RANK", 4, n),
             ("FTUN", 2, foldedUnits.count), ("FTEN", 4, n), ("IDOF", 4, n + 1), ("IDBY", 1, idBytes.count),
         ]
         for (i, (c, o, b)) in codeTags.enumerated().dropFirst(2) {
@@ -149,7 +156,7 @@ public struct SnapshotWriter {
         var end = IndexSnapshot.align(tableEnd + 8)
         for (tag, size, count) in tags {
             offsets[tag] = end
-            end = IndexSnapshot.align(end + size * count)
+            end = IndexSnapshot.align(end + size * count + (IndexSnapshot.packedTags.contains(tag) ? IndexSnapshot.packedExtra : 0))
         }
         let fileLength = end
 
@@ -165,10 +172,19 @@ public struct SnapshotWriter {
                 guard values.withUnsafeBufferPointer({ writeAll(fd, UnsafeRawBufferPointer($0), at: offsets[tag]!) }) else { throw failed() }
             }
             func inRowOrder<T>(_ values: [T]) -> [T] { source.map { values[Int($0)] } }
-            /// A sort key's column, then its stored order (`SortOrders`), ties by id rank.
-            func putSorted<T: BinaryInteger & BitwiseCopyable>(_ tag: String, _ field: SortField, _ values: [T]) throws {
-                try put(tag, values)
+            /// A `PackedColumn`: its base, then its codes and padding.
+            func putPacked<T>(_ tag: String, _ frame: PackedColumn<T>.Frame, _ values: [T]) throws {
+                try put(tag, [frame.base.littleEndian])
+                guard frame.encode(values).withUnsafeBytes({ writeAll(fd, $0, at: offsets[tag]! + 8) }) else { throw failed() }
+            }
+            /// The stored order of a sort key's column (`SortOrders`), ties by id rank.
+            func putOrder<T: BinaryInteger>(_ field: SortField, _ values: [T]) throws {
                 try put(SortOrders.tag(of: field), SortOrders.rows(count: n, key: { Int64(values[$0]) }, idRank: { UInt32(order[$0]) }))
+            }
+            /// A sort key's packed column, then its stored order.
+            func putSorted<T>(_ tag: String, _ field: SortField, _ frame: PackedColumn<T>.Frame, _ values: [T]) throws {
+                try putPacked(tag, frame, values)
+                try putOrder(field, values)
             }
             // The titles' ranks on a second thread (sorting their keys is most of the work), the other
             // sections meanwhile, each read back from the spill file, put in row order, written and freed.
@@ -178,22 +194,23 @@ public struct SnapshotWriter {
             do {
                 let tree = PackedRTree(orderedPoints: points, items: nil, ranks: nil, nodeSize: Self.nodeSize)
                 precondition(tree.boxes.count == treeBoxes && tree.levels.elementsEqual(treeLevels), "PackedRTree.shape disagrees with the tree")
-                try put("TPTS", points); points = []
+                try put("TPTS", points)
+                try put("TCOS", (0..<n).map { Haversine.cosLat(points[2 * $0 + 1]) }); points = []
                 try put("TBOX", tree.boxes); try put("TLVL", tree.levels)
             }
             try put("IDRK", order.map { UInt32($0) })
             var rowsByIdRank = [UInt32](repeating: 0, count: n)
             for (row, k) in order.enumerated() { rowsByIdRank[Int(k)] = UInt32(row) }
             try put("IDRW", rowsByIdRank); rowsByIdRank = []
-            try putSorted("CATG", .category, inRowOrder(categories)); categories = []
+            try putSorted("CATG", .category, categoryFrame, inRowOrder(categories)); categories = []
             for (i, (c, o, b)) in codeTags.enumerated() {
                 try put(c, inRowOrder(try codes[i].values(in: spill)).map { renumbered[i][Int($0)] })
                 try put(o, dictionaryStrings[i].offsets); try put(b, dictionaryStrings[i].bytes)
             }
-            try putSorted("CRTD", .created, inRowOrder(try created.values(in: spill)))
-            try putSorted("MODF", .modified, inRowOrder(try modified.values(in: spill)))
-            try put("EVST", inRowOrder(try eventStart.values(in: spill)))
-            try put("EVEN", inRowOrder(try eventEnd.values(in: spill)))
+            try putSorted("CRTD", .created, createdFrame, inRowOrder(try created.values(in: spill)))
+            try putSorted("MODF", .modified, modifiedFrame, inRowOrder(try modified.values(in: spill)))
+            try putPacked("EVST", eventStartFrame, inRowOrder(try eventStart.values(in: spill)))
+            try putPacked("EVEN", eventEndFrame, inRowOrder(try eventEnd.values(in: spill)))
             try put("FLAG", inRowOrder(try flags.values(in: spill)))
             /// A text column (value i is `units[ends[i − 1] ..< ends[i]]`, from 0 for i = 0) in row order:
             /// the units go out through a small buffer, so only the column read back is held.
@@ -223,7 +240,9 @@ public struct SnapshotWriter {
             try put(TableStatistics.categoryTag, statistics.categorySection)
             try put(TableStatistics.areaTag, statistics.areaSection)
             FreedMemory.giveBack()
-            try putSorted("RANK", .title, try ranks.value())
+            let titleRanks = try ranks.value()
+            try put("RANK", titleRanks)
+            try putOrder(.title, titleRanks)
             FreedMemory.giveBack()
 
             // The body checksum reads the body back (from the page cache), as a reader checks it.

@@ -43,7 +43,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         self.table = table
         self.generation = generation
         self.cursorKey = cursorKey
-        tree = indexed ? PackedRTree(xs: table.lons(), ys: table.lats()) : nil
+        tree = indexed ? PackedRTree(xs: table.lons(), ys: table.lats(), cosines: true) : nil
     }
 
     /// An engine over a table and a lon/lat tree made elsewhere: mapped from an index snapshot.

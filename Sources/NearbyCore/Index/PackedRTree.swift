@@ -112,7 +112,8 @@ public final class PackedRTree: Sendable {
     /// A tree over arrays built elsewhere (mapped from an index snapshot), or nil when they do not
     /// form the tree `init(xs:ys:nodeSize:)` builds: level table, array lengths and every item index
     /// are checked, so queries on a damaged snapshot cannot read outside its arrays.
-    /// Items are the positions (`items` nil); `ranks` only orders ties, so any value is safe.
+    /// Items are the positions (`items` nil); `ranks` only orders ties, so any value is safe; `cosines`
+    /// enter distances as the points do, and the snapshot's checksums guard both alike.
     init?(count: Int, nodeSize: Int, points: Column<Double>, cosines: Column<Double>?, ranks: Column<UInt32>?,
           boxes: Column<Double>, levels: Column<Int>) {
         guard count >= 0, count < Int(Int32.max), (2...65536).contains(nodeSize), points.count == 2 * count,

@@ -67,9 +67,7 @@ public struct HaversineMetric: SpatialMetric, Sendable {
     }
 
     @inlinable
-    public func distance(x: Double, y: Double) -> Double {
-        Haversine.distance(lat1: lat, lon1: lon, cosLat1: cosPhi, lat2: y, lon2: x)
-    }
+    public func distance(x: Double, y: Double) -> Double { distance(x: x, y: y, cosY: Haversine.cosLat(y)) }
 
     @inlinable
     public func distance(x: Double, y: Double, cosY: Double) -> Double {

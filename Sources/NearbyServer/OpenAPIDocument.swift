@@ -24,7 +24,8 @@ enum OpenAPIDocument {
         let query = QueryParameters.all.map { p in
             parameter(p.name, p.help, type: p.isFlag ? "boolean" : "string")
         } + [
-            parameter("format", "json (default; {total, page, next, places}), jsonl (also Accept: application/x-ndjson) or geojson."),
+            parameter("format", "The answer's format (default json, {total, page, next, places}; or as Accept names its media type): "
+                + OutputFormat.allCases.map { "\($0.names.joined(separator: " or ")): \($0.summary) (\($0.bareMediaType))" }.joined(separator: "; ") + "."),
             parameter("fields", "Output fields, comma-separated (default: all)."),
         ]
         var paths: [String: Any] = [
@@ -33,8 +34,9 @@ enum OpenAPIDocument {
                 "parameters": query,
                 "responses": errors.merging(["200": [
                     "description": "One page; X-Total-Count, X-Next-Cursor and X-Cache-Generation headers.",
-                    "content": ["application/json": ["schema": ["type": "object"]], "application/x-ndjson": ["schema": ["type": "string"]],
-                                "application/geo+json": ["schema": ["type": "object"]]],
+                    "content": Dictionary(uniqueKeysWithValues: OutputFormat.allCases.map { f in
+                        (f.bareMediaType, ["schema": ["type": f == .json || f == .geojson ? "object" : "string"]])
+                    }),
                 ]]) { a, _ in a },
             ]],
             "/v1/places/{id}": ["get": [

@@ -12,22 +12,21 @@ struct PlacesAPI: Sendable {
     /// Answers with more rows than this stream from a writer thread; smaller ones are written at once.
     static let streamAbove = 2_000
 
-    /// `GET /v1/places`: `{"total","page","next","places":[…]}`, JSON lines (`format=jsonl` or
-    /// `Accept: application/x-ndjson`, total and next in `X-Total-Count`/`X-Next-Cursor`) or GeoJSON.
+    /// `GET /v1/places`: `{"total","page","next","places":[…]}`, or any other `OutputFormat` asked
+    /// by `format=` or `Accept` (total and next also in `X-Total-Count`/`X-Next-Cursor`).
     func places(_ request: Request) async throws -> Response {
         var pairs = try Self.pairs(request)
-        var format: OutputFormat = request.headers[.accept].map { $0.contains("application/x-ndjson") } == true ? .jsonl : .json
+        var format = request.headers[.accept].flatMap(OutputFormat.init(accept:)) ?? .json
         var fields = PlaceJSON.Selection.all
         var seen: Set<String> = []
         for (name, value) in pairs where name == "format" || name == "fields" {
             guard seen.insert(name).inserted else { throw APIError(.badRequest, parameter: name, "given twice") }
             if name == "format" {
-                switch value {
-                case "json": format = .json
-                case "jsonl", "ndjson": format = .jsonl
-                case "geojson": format = .geojson
-                default: throw APIError(.badRequest, parameter: "format", "\(RequestError.quoted(value)) is not json, jsonl or geojson")
+                guard let named = OutputFormat(named: value) else {
+                    let known = OutputFormat.allCases.flatMap(\.names).joined(separator: ", ")
+                    throw APIError(.badRequest, parameter: "format", "\(RequestError.quoted(value)) is not one of \(known)")
                 }
+                format = named
             } else {
                 do { fields = try PlaceJSON.Selection(names: value.split(separator: ",").map(String.init)) } catch {
                     throw APIError(.badRequest, parameter: "fields", "\(error)")
@@ -42,11 +41,7 @@ struct PlacesAPI: Sendable {
         do { answer = try await snapshot.run(query, records: records, timeout: options.requestTimeout) } catch let e as RequestError { throw APIError(e) }
 
         var headers: HTTPFields = [:]
-        headers[.contentType] = switch format {
-        case .jsonl: "application/x-ndjson"
-        case .geojson: "application/geo+json"
-        default: "application/json; charset=utf-8"
-        }
+        headers[.contentType] = format.mediaType
         if let total = answer.total { headers[.xTotalCount] = String(total) }
         headers[.xCacheGeneration] = String(snapshot.generation)
         let next = answer.nextCursor

@@ -1,4 +1,5 @@
 import Foundation
+import NearbyKit
 import NearbyTestSupport
 import Testing
 
@@ -23,6 +24,18 @@ import Testing
     }()
 
     func query(_ arguments: [String]) throws -> CLIResult { try CLIRunner.run(["query", "--db", Self.db] + arguments) }
+
+    /// Every `OutputFormat` is a `--format` value, and each writes the same places.
+    @Test(arguments: OutputFormat.allCases)
+    func everyFormatWritesThePlaces(_ format: OutputFormat) throws {
+        let seoul = ["--lat", "37.5665", "--lon", "126.978", "--radius", "1000", "--limit", "3"]
+        let ids = try objects(query(seoul).output).compactMap { $0["id"] as? String }
+        #expect(ids.count == 3)
+        let r = try query(seoul + ["--format", format.rawValue])
+        #expect(r.status == 0, "\(format): \(r.stderr)")
+        let tokens = Set(r.output.split { !$0.isLetter && !$0.isNumber }.map(String.init))
+        for id in ids { #expect(tokens.contains(id), "--format \(format) lacks place \(id): \(r.output.prefix(300))") }
+    }
 
     func objects(_ text: String) -> [[String: Any]] {
         text.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }

@@ -67,36 +67,51 @@ struct QueryBruteForce {
         return a
     }
 
+    /// Whether `p` passes every condition `f` sets, each written out from its definition.
     func matches(_ p: Place, _ f: PlaceFilter) -> Bool {
-        if let c = f.categories, !c.contains(p.category) { return false }
-        if let a = f.areacodes, !(p.areacode.map(a.contains) ?? false) { return false }
-        if let s = f.sigungucodes, !(p.sigungucode.map(s.contains) ?? false) { return false }
-        if let k = f.keyword, !KeywordMatcher(k).matches(p.title) { return false }
-        if let r = f.created, !(p.created.map { r.contains(Int64($0)!) } ?? false) { return false }
-        if let r = f.modified, !(p.modified.map { r.contains(Int64($0)!) } ?? false) { return false }
-        if let r = f.eventPeriod {
-            guard let s = p.eventStart.map({ Int32($0)! }) else { return false }
-            let e = p.eventEnd.map { Int32($0)! } ?? s
-            if s > r.upperBound || e < r.lowerBound { return false }
-        }
         func levels(_ xs: String?...) -> [String] { xs.compactMap { $0 }.filter { !$0.isEmpty } }
-        func hierarchy(_ wanted: Set<String>?, _ codes: [String]) -> Bool {
-            wanted.map { w in codes.contains { code in w.contains { code.hasPrefix($0) } } } ?? true
+        func hierarchy(_ wanted: Set<String>, _ codes: [String]) -> Bool {
+            codes.contains { code in wanted.contains { code.hasPrefix($0) } }
         }
-        if !hierarchy(f.cat, levels(p.cat1, p.cat2, p.cat3)) { return false }
-        if !hierarchy(f.lcls, levels(p.lclsSystm1, p.lclsSystm2, p.lclsSystm3)) { return false }
-        if let w = f.ldong {
-            guard let regn = p.lDongRegnCd, !regn.isEmpty, w.contains(where: { (regn + (p.lDongSignguCd ?? "")).hasPrefix($0) }) else { return false }
-        }
-        if let w = f.kakaoCategories, !(p.kakaoCategory.map(w.contains) ?? false) { return false }
-        if f.withImage && (p.image ?? "").isEmpty { return false }
-        // A visitor group is had when the place names it or one of its facilities (Accessibility.members).
-        let had = Set(p.accessibility).union(Accessibility.members.filter { !$0.value.allSatisfy { !p.accessibility.contains($0) } }.keys)
-        if !Set(f.accessibility).isSubset(of: had) { return false }
-        if let w = f.pet, !(p.pet.map(w.contains) ?? false) { return false }
-        if let b = f.bbox {
-            let lonOK = b.minLon <= b.maxLon ? (b.minLon...b.maxLon).contains(p.lon) : (p.lon >= b.minLon || p.lon <= b.maxLon)
-            if !(lonOK && (b.minLat...b.maxLat).contains(p.lat)) { return false }
+        for condition in f.conditions {
+            let passes: Bool
+            switch condition {
+            case .categories: passes = f.categories!.contains(p.category)
+            case .areacodes: passes = p.areacode.map(f.areacodes!.contains) ?? false
+            case .sigungucodes: passes = p.sigungucode.map(f.sigungucodes!.contains) ?? false
+            case .keyword: passes = KeywordMatcher(f.keyword!).matches(p.title)
+            case .created: passes = p.created.map { f.created!.contains(Int64($0)!) } ?? false
+            case .modified: passes = p.modified.map { f.modified!.contains(Int64($0)!) } ?? false
+            case .eventPeriod:
+                let r = f.eventPeriod!
+                if let s = p.eventStart.map({ Int32($0)! }) {
+                    let e = p.eventEnd.map { Int32($0)! } ?? s
+                    passes = s <= r.upperBound && e >= r.lowerBound
+                } else {
+                    passes = false
+                }
+            case .withImage: passes = !(p.image ?? "").isEmpty
+            case .accessibility:
+                // A visitor group is had when the place names it or one of its facilities (Accessibility.members).
+                let had = Set(p.accessibility).union(Accessibility.members.filter { !$0.value.allSatisfy { !p.accessibility.contains($0) } }.keys)
+                passes = Set(f.accessibility).isSubset(of: had)
+            case .bbox:
+                let b = f.bbox!
+                let lonOK = b.minLon <= b.maxLon ? (b.minLon...b.maxLon).contains(p.lon) : (p.lon >= b.minLon || p.lon <= b.maxLon)
+                passes = lonOK && (b.minLat...b.maxLat).contains(p.lat)
+            case .region: passes = f.region!.contains(lat: p.lat, lon: p.lon)
+            case .cat: passes = hierarchy(f.cat!, levels(p.cat1, p.cat2, p.cat3))
+            case .lcls: passes = hierarchy(f.lcls!, levels(p.lclsSystm1, p.lclsSystm2, p.lclsSystm3))
+            case .ldong:
+                if let regn = p.lDongRegnCd, !regn.isEmpty {
+                    passes = f.ldong!.contains { (regn + (p.lDongSignguCd ?? "")).hasPrefix($0) }
+                } else {
+                    passes = false
+                }
+            case .kakaoCategories: passes = p.kakaoCategory.map(f.kakaoCategories!.contains) ?? false
+            case .pet: passes = p.pet.map(f.pet!.contains) ?? false
+            }
+            if !passes { return false }
         }
         return true
     }

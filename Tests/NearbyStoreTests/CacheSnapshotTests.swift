@@ -44,6 +44,29 @@ import Testing
         }
     }
 
+    /// Each filter condition alone (`FilterExamples`) on the snapshot written from the cache's stored
+    /// fields and on the SQLite engine, against the memory engine over the same places (which the core's
+    /// `FilterLayerTests` check against the brute force): a field the snapshot's writer does not read,
+    /// or a condition an engine drops, fails here.
+    @Test(arguments: PlaceFilter.Condition.allCases)
+    func everyFilterConditionOnTheCacheEngines(_ c: PlaceFilter.Condition) throws {
+        var g = QuerySampler(seed: 2929)
+        let dir = try TempFolder()
+        let cache = try Self.cache(g.places(1500), in: dir)
+        let (mapped, notes) = try Self.engine(cache)
+        #expect(notes.isEmpty && mapped is MemoryEngine)
+        let memory = MemoryEngine(places: try cache.allPlaces(), generation: try cache.generation(), cursorKey: try cache.cursorKey())
+        let sqlite = SQLiteEngine(cache: cache, cursorKey: try cache.cursorKey())
+        let f = FilterExamples.filter(c)
+        for q in [PlaceQuery(filter: f, order: PlaceOrder([SortKey(.title)]), limit: 0),
+                  PlaceQuery(center: Coordinate(lat: 37.57, lon: 126.98), shape: .radius(20_000), filter: f, limit: 30)] {
+            let m = try memory.run(q)
+            #expect(m.total! > 0, "\(c): no match")
+            #expect(try mapped.run(q) == m, "snapshot engine, \(c)")
+            #expect(try sqlite.run(q) == m, "sqlite engine, \(c)")
+        }
+    }
+
     @Test func aWriteWithoutUpdateLeavesAStaleSnapshotThatIsRebuiltOnce() throws {
         var g = QuerySampler(seed: 5)
         let dir = try TempFolder()

@@ -178,8 +178,8 @@ public enum IndexSnapshot {
 
     static func align(_ n: Int) -> Int { (n + alignment - 1) / alignment * alignment }
 
-    /// Tag stems of the `CodeFamily` sections, by raw value (C codes, O dictionary offsets, B bytes).
-    static let codeTags = ["CAT", "LCL", "LDG", "KKO", "PET"]
+    /// Tag stems of the `CodeFamily` sections, in `CodeFamily` order (C codes, O dictionary offsets, B bytes).
+    static let codeTags = CodeFamily.allCases.map(\.snapshotTag)
 
     /// The cheap body checksum described on the type, of a body of `count` bytes whose parts
     /// `read(start, count, add)` passes to `add` (false when it cannot: then nil).
@@ -256,7 +256,7 @@ public enum IndexSnapshot {
         }
         var codeColumns: [CodeColumn] = []
         for family in CodeFamily.allCases {
-            let tag = codeTags[family.rawValue]
+            let tag = family.snapshotTag
             codeColumns.append(try codes(tag + "C", tag + "O", tag + "B"))
         }
         /// A `PackedColumn` section: its base, then `n` codes of the entry's element size and the padding.

@@ -53,6 +53,17 @@ public enum CodeFamily: Int, CaseIterable, Sendable {
         }
     }
 
+    /// The stem of this family's snapshot section tags (`IndexSnapshot`: C codes, O offsets, B bytes).
+    var snapshotTag: String {
+        switch self {
+        case .cat: "CAT"
+        case .lcls: "LCL"
+        case .ldong: "LDG"
+        case .kakaoCategory: "KKO"
+        case .pet: "PET"
+        }
+    }
+
     /// The wanted codes of this family in a filter; nil when it does not filter on it.
     public func wanted(in f: PlaceFilter) -> Set<String>? {
         switch self {

@@ -52,12 +52,45 @@ public struct PlaceFilter: Sendable, Hashable {
     }
 
     /// True when no condition is set: every place matches (lets the engine count whole subtrees).
-    /// Always inlined: called, it made its caller copy the whole filter (240 bytes) first.
+    /// Equality with the empty filter compares every stored property, so a new one cannot be left out.
     @inline(__always)
-    public var isEmpty: Bool {
-        categories == nil && areacodes == nil && sigungucodes == nil && keyword == nil && created == nil
-            && modified == nil && eventPeriod == nil && !withImage && accessibility.isEmpty && bbox == nil && region == nil
-            && cat == nil && lcls == nil && ldong == nil && kakaoCategories == nil && pet == nil
+    public var isEmpty: Bool { self == Self.unfiltered }
+
+    /// The filter that lets every place through.
+    public static let unfiltered = PlaceFilter()
+
+    /// The conditions this filter sets, in `Condition` order.
+    public var conditions: [Condition] { Condition.allCases.filter { $0.isSet(in: self) } }
+
+    /// One case per stored property (the raw value is its name). Every layer that translates a
+    /// filter (the PostGIS SQL, the request parser's tests, the brute-force reference) switches over
+    /// it, so a new condition does not compile until each layer says what it does with it; the filter
+    /// layer tests check that the cases and the properties stay one list.
+    public enum Condition: String, CaseIterable, Sendable {
+        case categories, areacodes, sigungucodes, keyword, created, modified, eventPeriod, withImage
+        case accessibility, bbox, region, cat, lcls, ldong, kakaoCategories, pet
+
+        /// Whether `f` sets this condition (an unset one lets every place through).
+        public func isSet(in f: PlaceFilter) -> Bool {
+            switch self {
+            case .categories: f.categories != nil
+            case .areacodes: f.areacodes != nil
+            case .sigungucodes: f.sigungucodes != nil
+            case .keyword: f.keyword != nil
+            case .created: f.created != nil
+            case .modified: f.modified != nil
+            case .eventPeriod: f.eventPeriod != nil
+            case .withImage: f.withImage
+            case .accessibility: !f.accessibility.isEmpty
+            case .bbox: f.bbox != nil
+            case .region: f.region != nil
+            case .cat: f.cat != nil
+            case .lcls: f.lcls != nil
+            case .ldong: f.ldong != nil
+            case .kakaoCategories: f.kakaoCategories != nil
+            case .pet: f.pet != nil
+            }
+        }
     }
 }
 

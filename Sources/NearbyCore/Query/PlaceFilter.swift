@@ -52,7 +52,7 @@ public struct PlaceFilter: Sendable, Hashable {
     }
 
     /// True when no condition is set: every place matches (lets the engine count whole subtrees).
-    /// Always inlined: called, it made its caller copy the whole filter (240 bytes) first.
+    /// Always inlined: called, it makes its caller copy the whole filter (240 bytes) first.
     @inline(__always)
     public var isEmpty: Bool {
         categories == nil && areacodes == nil && sigungucodes == nil && keyword == nil && created == nil

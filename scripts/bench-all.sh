@@ -30,7 +30,7 @@ radius 10k memory 0;    radius 10k sqlite 0
 radius 100k memory 0;   radius 100k sqlite 0
 radius 1m memory 1000;  radius 1m sqlite 1000
 radius 5m memory 1000
-# Issue 3's radius + category filter + title sort, page of 30, both engines, same first 1,000 queries.
+# Radius + category filter + title sort, page of 30, both engines, same first 1,000 queries.
 for engine in memory sqlite; do
     $N bench radius --engine "$engine" --first 1000 --category 39 --sort title --limit 30 \
         --places "$W/w1m.places.tsv" --queries "$W/w1m.queries.tsv" > "$OUT/cattitle-1m-$engine.json"

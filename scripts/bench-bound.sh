@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Warm radius queries against the output-sensitive bound (issue 9; BENCHMARKS.md, "Warm radius queries
+# Warm radius queries against the output-sensitive bound (BENCHMARKS.md, "Warm radius queries
 # against the output-sensitive bound"): for each workload, ROUNDS interleaved rounds of
 # `nearby bench bound` and `nearby bench radius` for every binary given (first 1,000 queries, one
 # thread, memory engine, each query's time the median of 5), then whether the binaries' answers agree,

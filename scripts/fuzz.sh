@@ -20,7 +20,7 @@ mkdir -p "$OUT/modules" "$OUT/bin" "$OUT/logs" "$OUT/crashes"
 FLAGS=(-sanitize=fuzzer,address -O -parse-as-library -g)
 # The C modules' folders (module maps over headers), one list for every step below.
 C_MODULES=(-I Sources/CPROJ -I Sources/CPrefetch -I Sources/CMalloc -I Sources/CSQLite)
-# No allocation stacks: recording one per malloc cost the readers about a sixth of their time. To see
+# No allocation stacks: recording one per malloc costs the readers about a sixth of their time. To see
 # where a reported block was allocated, replay the saved input with ASAN_OPTIONS=malloc_context_size=30.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:malloc_context_size=0}
 

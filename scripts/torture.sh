@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Kill, concurrency and damage checks of the real `nearby` binary on real cache files (issue 14).
+# Kill, concurrency and damage checks of the real `nearby` binary on real cache files (RELIABILITY.md).
 #
 #   scripts/torture.sh                       20 kills, a 200,000-place import, 40 byte flips
 #   KILLS=50 PLACES=1000000 FLIPS=100 SEED=7 scripts/torture.sh

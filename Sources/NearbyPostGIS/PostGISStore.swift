@@ -139,7 +139,7 @@ public final class PostGISStore {
     }
 
     /// UTF-16 `units` as UTF-8, a lone surrogate as U+FFFD (as `String(decoding:as:)` repairs it), without
-    /// a `String` in between (making one was a tenth of the import's client time).
+    /// a `String` in between (making one would be a tenth of the import's client time).
     static func appendUTF8(_ units: [UInt16], to out: inout [UInt8]) {
         var i = 0
         while i < units.count {
@@ -375,7 +375,7 @@ public final class PostGISStore {
     }
 
     /// A text[] literal: every element quoted, " and \ escaped (byte by byte: Foundation's
-    /// `replacingOccurrences` was a sixth of the engine's own time per query).
+    /// `replacingOccurrences` would be a sixth of the engine's own time per query).
     static func arrayLiteral<S: Sequence<String>>(_ items: S) -> String {
         var out: [UInt8] = [UInt8(ascii: "{")]
         for item in items {

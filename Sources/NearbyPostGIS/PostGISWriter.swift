@@ -171,7 +171,7 @@ public final class PostGISWriter: PlaceSink {
 
     /// Encodes rows in COPY's binary format and sends them, batch after batch in order, on a thread of
     /// its own: the import's reading, parsing and region lookups go on meanwhile (the encoding, with the
-    /// title keys, was a quarter of the client's CPU, on the thread that parses). At most two batches
+    /// title keys, is a quarter of the client's CPU, kept off the thread that parses). At most two batches
     /// wait, so memory does not grow with the import. The connection is used by this thread only
     /// between `begin` and `end`. An error (a failed send, a category out of range) is thrown by the
     /// next `send` or by `end`.
@@ -222,7 +222,7 @@ public final class PostGISWriter: PlaceSink {
     }
 
     // The rows are written by static functions given the buffer inout: one access to the
-    // `copy` per row, where a method mutating a stored property checked exclusive access at every value.
+    // `copy` per row, where a method mutating a stored property checks exclusive access at every value.
 
     /// The values `appendColumns` writes: the place's columns and the derived ones.
     private static let placeFields = PlaceField.allCases.count + PostGISStore.derived.count

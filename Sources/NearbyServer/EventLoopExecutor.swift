@@ -3,7 +3,7 @@ import NIOPosix
 import ServiceLifecycle
 
 /// Runs tasks on SwiftNIO's event loops, each on the loop that woke it: a request read on a loop is
-/// handled on that loop's thread. On the default executor each request crossed to the cooperative
+/// handled on that loop's thread. On the default executor each request would cross to the cooperative
 /// pool and back (two thread switches, more than a small query costs).
 final class EventLoopExecutor: TaskExecutor {
     let group: any EventLoopGroup

@@ -3,8 +3,8 @@ import CMalloc
 /// How many heaps (arenas) glibc's malloc keeps. By default a thread that finds the arenas busy gets
 /// a new one, up to 8 per core; each keeps the pages its threads freed for reuse. The server's
 /// threads (event loops, the query queue, the writers of streamed answers) come and go, so under a
-/// long load the arenas' kept pages grew the resident heap for minutes while the memory in use did
-/// not (BENCHMARKS.md, "HTTP server", session 9). No-op where the C library is not glibc.
+/// long load the arenas' kept pages grow the resident heap for minutes while the memory in use does
+/// not (BENCHMARKS.md, "HTTP server"). No-op where the C library is not glibc.
 public enum MallocArenas {
     /// At most `count` arenas from now on; call before the threads that allocate start. True when
     /// the C library took the limit (glibc), false elsewhere.

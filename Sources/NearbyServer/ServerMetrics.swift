@@ -40,7 +40,7 @@ public final class ServerMetrics: Sendable {
     }
 
     /// The handles one (route, status, timed out) records into, made once: making them per request
-    /// (a registry lookup under its lock, labels built and compared) cost more than the recording.
+    /// (a registry lookup under its lock, labels built and compared) costs more than the recording.
     private struct Handles {
         let requests: Counter
         let duration: Timer

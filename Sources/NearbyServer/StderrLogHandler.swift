@@ -5,7 +5,7 @@ import Logging
 /// (`2026-11-27T07:10:31+0000 info nearby.serve: key=value … [source] message`), made cheaper for
 /// an access log written per request. `StreamLogHandler` sorts and formats all its metadata whenever
 /// any is set (Hummingbird sets a request id on every request's logger, so at `--log-level warning`
-/// that text was made for every request and never written) and reads the clock and the time zone
+/// that text is made for every request and never written) and reads the clock and the time zone
 /// (a `stat` of /etc/localtime) for every line; this one formats metadata only for a line it writes,
 /// and the timestamp once a second.
 public struct StderrLogHandler: LogHandler {

@@ -7,7 +7,7 @@ import NearbyCore
 ///
 /// Only a write that begins on an empty cache and does nothing but insert new ids fills it: then the
 /// places inserted are exactly the cache's rows. Anything else (a repeated id, a delete, a detail
-/// merged into a cached place) empties it and the snapshot is read from the cache as before; merging
+/// merged into a cached place) empties it and the snapshot is read from the cache (`CacheSnapshot`); merging
 /// a write into an existing snapshot would need the old rows' text fields, which the snapshot does not
 /// keep. The feed is stamped with the generation the write committed, so a write by another process
 /// in between is noticed (`update` then reads the cache).

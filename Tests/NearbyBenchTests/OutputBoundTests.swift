@@ -19,7 +19,7 @@ import NearbyKit
             let a = bound.answer(q, repetitions: 2, buffer: &buffer)
             let want = try engine.run(PlaceQuery(center: Coordinate(lat: q.lat, lon: q.lon), shape: .radius(radius), limit: limit))
             // Compared outside the macro: its expansion of `a.total == want.total` (Int against the
-            // answer's Int?) reported false for equal values.
+            // answer's Int?) reports false for equal values.
             let same = want.total == a.total && a.ids == want.places.map(\.id)
             #expect(same, "query \(qid): r \(radius), limit \(limit): bound \(a.total) \(a.ids.prefix(5)), engine \(want.total.map(String.init) ?? "none") \(want.places.prefix(5).map(\.id))")
             #expect(a.micros >= 0)

@@ -2,7 +2,7 @@ import Foundation
 import NearbyTestSupport
 import Testing
 
-/// Defect 7 through the commands: a byte flipped on disk inside a stored value that stays valid text
+/// Row checksums through the commands: a byte flipped on disk inside a stored value that stays valid text
 /// makes export, query (each engine) and check exit 1 with one line naming the cache and the row, and
 /// no command prints the changed row as data.
 @Suite struct DamagedCacheCommandTests {

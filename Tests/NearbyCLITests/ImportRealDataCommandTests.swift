@@ -70,7 +70,7 @@ import Testing
         #expect(pet.status == 2 && pet.stderr.contains("--pet: \"yes\" is not one of all, some, no"), "\(pet.stderr)")
     }
 
-    /// Issue 12 at import: codes derived from coordinates for places without them (marked), a warning
+    /// Region codes at import: codes derived from coordinates for places without them (marked), a warning
     /// with `file:line` for each place whose codes name another region (kept), a summary count.
     @Test func regionCodesAreDerivedOrCheckedAtImport() throws {
         let dir = try TempFolder()

@@ -204,7 +204,7 @@ import Testing
         // Format 6: 57 B of index and query columns here (16 of points, 8 of their cosines, 2 of boxes, 4 of
         // id rank, 4 of flags, 4 of title rank, 4 of area codes, and the packed columns: category 1, created
         // and modified 5 each, festival start and end 2 each), 4 B of cursor rows (`IDRW`), 10 B of
-        // `CodeFamily` codes, about 2 B of fixed parts at this size (73 B; format 5: 78 B), then 16 B for
+        // `CodeFamily` codes, about 2 B of fixed parts at this size (73 B), then 16 B for
         // the four stored orders (`SortOrders`, 4 B each) and the table statistics.
         #expect(perPlace < 92, "\(perPlace) bytes per place")
     }

@@ -116,7 +116,7 @@ import Testing
     }
 
     /// A stored order naming a row outside the table is not used: title-sorted pages are scanned and
-    /// still give the brute force's answer (it once stopped the process on a precondition).
+    /// still give the brute force's answer (walking it would stop the process on a precondition).
     @Test func aDamagedStoredOrderIsNotUsed() throws {
         var q = PlaceQuery()
         q.order = PlaceOrder([SortKey(.title)])

@@ -44,7 +44,7 @@ final class ICUCollator: @unchecked Sendable {
     }
 
     @Test func icuIsWhatFoundationHasHere() {
-        // The example: ICU puts Hangul before Latin after a common prefix.
+        // ICU puts Hangul before Latin after a common prefix.
         #expect(Self.icu("가고리 횟집", "가고리 ONE 기념관") == .orderedAscending)
         #expect(Self.icu("apple", "Zoo") == .orderedAscending)
     }

@@ -81,7 +81,7 @@ import NearbyKit
         var rng = SystemRandomNumberGenerator()
         var inside = 0
         // Points inside Seoul that no polygon holds (within 1 cm of a border, in a sliver between two
-        // neighbours): `locate` places them on the border's region, and `contains` once said no.
+        // neighbours): `locate` places them on the border's region, and `contains` must agree.
         let slivers = [(37.458819111438146, 127.11629778641051), (37.55295637429608, 127.03149242048757),
                        (37.62602059379994, 126.94333802005994), (37.51465743786133, 126.913217077329),
                        (37.66168168855243, 127.01519285620962), (37.4868123574528, 127.08586942044712)]

@@ -12,7 +12,7 @@ final class OperationsTests: XCTestCase {
     // MARK: the heap
 
     /// `nearby serve` bounds glibc's arenas (`MallocArenas`, as `ServeCommand` does): if the C library
-    /// refused the limit, the soak's resident heap would grow again (BENCHMARKS.md, session 9).
+    /// refused the limit, the soak's resident heap would grow (BENCHMARKS.md, "HTTP server").
     func testMallocArenaLimitIsTakenByGlibc() {
         #if os(Linux)
         XCTAssertTrue(MallocArenas.limit(to: max(2, ProcessInfo.processInfo.activeProcessorCount)))
@@ -170,7 +170,7 @@ final class OperationsTests: XCTestCase {
     func testARealQueryPastTheDeadlineGets503AndTheServerCarriesOn() throws {
         let folder = try TempFolder()
         // Ordering 30,000 rows takes far longer than a millisecond, with room for a late timer on a busy
-        // machine (6,000 rows were not always enough once queries got faster).
+        // machine (a few thousand rows can be ordered before such a timer fires).
         let server = try RunningServer(path: try Fixture.cache(in: folder, count: 30_000),
                                        options: RunningServer.options { $0.requestTimeout = .milliseconds(1) })
         defer { server.stop() }
@@ -237,8 +237,8 @@ final class OperationsTests: XCTestCase {
         XCTAssertTrue((large.json["error"] as? String)?.contains("ran longer") == true, large.text)
         XCTAssertLessThan(Date().timeIntervalSince(start), 0.5, "a large page's 503 waited for its query")
 
-        // The large page's query holds the one lane until it ends: wait for it (a fixed 0.7 s left 0.1 s
-        // of margin, which a loaded machine overran), then a moment for the lane to be handed back.
+        // The large page's query holds the one lane until it ends: wait for it (its 0.7 s, then until the
+        // gate is idle: a loaded machine overruns a fixed wait), then a moment for the lane to be handed back.
         Thread.sleep(forTimeInterval: 0.7)
         gate.waitUntilIdle()
         Thread.sleep(forTimeInterval: 0.05)

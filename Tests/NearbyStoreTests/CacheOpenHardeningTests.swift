@@ -6,8 +6,8 @@ import Testing
 
 /// Hardening: opening caches under races and odd paths.
 @Suite struct CacheOpenHardeningTests {
-    /// Defect 3: two writers creating the same new cache: the loser waits or says "busy", never
-    /// "a SQLite file of another application" (it used to read the header between the winner's writes).
+    /// Two writers creating the same new cache: the loser waits or says "busy", never "a SQLite file
+    /// of another application" (which reading the header between the winner's writes would say).
     @Test func racingCreatorsSeeBusyOrSuccess() throws {
         let dir = try TempFolder()
         let place = Place(id: "1", title: "A", lat: 37.5, lon: 127, category: 12)
@@ -31,7 +31,7 @@ import Testing
         }
     }
 
-    /// Defect 9 (its cache part): `--db` naming a folder says so instead of "disk I/O error".
+    /// `--db` naming a folder says so instead of "disk I/O error".
     @Test func folderIsNotACache() throws {
         let dir = try TempFolder()
         for readOnly in [false, true] {

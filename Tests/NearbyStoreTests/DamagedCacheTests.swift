@@ -66,10 +66,10 @@ import Testing
         withExtendedLifetime(dir) {}
     }
 
-    /// Defect 7: a byte flipped on disk inside a stored value that stays a valid value (a letter of a
-    /// URL, the last bit of a coordinate, a bit of an integer) passed every type and range check. The
-    /// row's checksum now makes export, every engine's answer rows, the snapshot build and `check`
-    /// refuse the row, naming the cache and the id; the other rows still read.
+    /// A byte flipped on disk inside a stored value that stays a valid value (a letter of a URL, the
+    /// last bit of a coordinate, a bit of an integer) passes every type and range check. The row's
+    /// checksum makes export, every engine's answer rows, the snapshot build and `check` refuse the
+    /// row, naming the cache and the id; the other rows still read.
     @Test(arguments: [
         ("text", Array("http://example.org/2".utf8), 8, UInt8(0x01)),  // "example" → "eyample"
         ("real", withUnsafeBytes(of: 127.0827814.bitPattern.bigEndian, Array.init), 7, 0x01),  // last bit of lon
@@ -138,7 +138,7 @@ import Testing
     }
 
     /// The fill runs in the schema step that adds the checksum, before later steps add their columns
-    /// (as issue 11's may): it reads a column that does not exist yet as the NULL its step will leave.
+    /// (as any later step may): it reads a column that does not exist yet as the NULL its step will leave.
     @Test func checksumFillBeforeALaterColumnExists() throws {
         let dir = try TempFolder()
         let places = randomPlaces(10, seed: 3)

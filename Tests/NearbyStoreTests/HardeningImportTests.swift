@@ -3,9 +3,9 @@ import NearbyCore
 import Testing
 @testable import NearbyStore
 
-/// Hostile inputs to the importers: each test failed before its fix.
+/// Hostile inputs to the importers: cases a reader that trusts line endings or the first line gets wrong.
 @Suite struct HardeningImportTests {
-    // MARK: Defect 1: lines ended by CR only (old Mac and Excel exports)
+    // MARK: Lines ended by CR only (old Mac and Excel exports)
 
     @Test func crOnlyTSVAndCSVImportEveryRow() throws {
         let tsv = "id\ttitle\tlat\tlon\tcategory\r1\tA\t37.5\t127\t12\r2\tB\t37.6\t127.1\t14\r"
@@ -26,7 +26,7 @@ import Testing
         #expect(parsed.lines == [1, 2])
     }
 
-    // MARK: Defect 2: detection must not depend on where the first good line falls
+    // MARK: Detection must not depend on where the first good line falls
 
     @Test func jsonLinesDetectedWhereverTheFirstGoodLineIs() throws {
         let good = #"{"id":"9","title":"A","lat":1,"lon":2,"category":3}"#

@@ -4,7 +4,7 @@ import NearbyTestSupport
 import Testing
 @testable import NearbyStore
 
-/// Projected distances under CRSs whose scale is far from 1 (issue 14, defect 10): the SQLite engine's
+/// Projected distances under CRSs whose scale is far from 1: the SQLite engine's
 /// R*Tree box must hold every place the in-memory and snapshot engines find, whatever the CRS's scale.
 @Suite struct ProjectedWideningTests {
     /// Places spread over ±0.4° around `centre`, and the three engines over one cache of them.
@@ -26,7 +26,7 @@ import Testing
     }
 
     /// (centre, CRS): Seoul under every kind of CRS (3035 is Europe's equal-area projection, its
-    /// smallest scale at Seoul 0.79, the case of the report), and each polar stereographic CRS
+    /// smallest scale at Seoul 0.79), and each polar stereographic CRS
     /// near its pole, where its scale drops to 0.97.
     static let scenes: [((Double, Double), ProjectedCRS)] = [
         ((37.5665, 126.9780), .epsg(3035)), ((37.5665, 126.9780), .epsg(3857)),

@@ -6,7 +6,7 @@
  * answers read to the end of their Content-Length or chunked body, any status but 200 counted.
  * With -d FILE (resp) it instead sends every command once on one connection and writes each reply's
  * members (in Redis's order, comma-joined) one line per command, for checking the answers. wrk stays
- * the HTTP load generator at 2/16/64 connections (issue 10 names it).
+ * the HTTP load generator at 2/16/64 connections (the server's q/s target is stated with it).
  *
  * usage: geoload [-P resp|http] -p PORT -f REQUESTS.txt [-c CONNECTIONS] [-t SECONDS] [-n MAX_REQUESTS] [-d OUT]
  * REQUESTS.txt, one a line, as scripts/bench-http/workload.py writes them: a Redis inline command

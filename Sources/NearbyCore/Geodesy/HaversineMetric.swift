@@ -171,8 +171,8 @@ public struct HaversineMetric: SpatialMetric, Sendable {
 
 /// One circle of a `HaversineMetric`, tested against boxes and points in haversine space,
 /// h = hav(d/R), with no trigonometry per box and none for most points outside the circle: the
-/// tree's box tests and the points a leaf holds beyond the circle were most of a small query's
-/// trigonometric calls (`lowerBound` and `upperBound` together make up to eleven, with two arc
+/// tree's box tests and the points a leaf holds beyond the circle would otherwise be most of a small
+/// query's trigonometric calls (`lowerBound` and `upperBound` together make up to eleven, with two arc
 /// tangents).
 ///
 /// Bounds: for a point p, h(p) = hav(Δφ) + cos φ₁ cos φ₂ hav(Δλ), and each factor is bounded on its

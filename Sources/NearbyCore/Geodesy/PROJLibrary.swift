@@ -56,8 +56,8 @@ struct PROJLibrary: @unchecked Sendable {
     /// The loaded library, or why it could not be loaded (a message naming what to install).
     static let shared: Result<PROJLibrary, DistanceModelError> = load()
 
-    /// The library; a process without it stops with the reason, as a missing shared library would have
-    /// stopped it at start-up when PROJ was linked.
+    /// The library; a process without it stops with the reason, as a missing shared library stops a
+    /// process that links it at start-up.
     static var functions: PROJLibrary {
         switch shared {
         case .success(let library): return library

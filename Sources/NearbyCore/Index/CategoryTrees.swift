@@ -10,8 +10,8 @@ import Foundation
 /// the circle instead, and a server or a batch builds the tree once the category comes back.
 ///
 /// A tree's items are the table's rows themselves, its tie-break ranks the rows' order by id within the
-/// category: a match is a row with no lookup through a second array (for a full answer that lookup was
-/// a cache miss a row), and ties go by id as the engine's do.
+/// category: a match is a row with no lookup through a second array (for a full answer that lookup would
+/// be a cache miss a row), and ties go by id as the engine's do.
 final class CategoryTrees: @unchecked Sendable {
     private let lock = NSLock()
     private var trees: [Int32: PackedRTree] = [:]

@@ -31,7 +31,7 @@ import CPrefetch
 /// neither items nor cosines).
 /// Queries run on unsafe pointers (see `View`) so the hot loops do no reference counting; the generic
 /// queries are `@inlinable` so that each metric gets its own specialised loop, also across modules.
-/// A class, not a struct: a query hands its tree around, and a copy of a struct of five columns cost
+/// A class, not a struct: a query hands its tree around, and a copy of a struct of five columns costs
 /// five reference counts each time.
 public final class PackedRTree: Sendable {
     /// Number of points in the tree.
@@ -57,8 +57,8 @@ public final class PackedRTree: Sendable {
     ///
     /// `xs`/`ys` are longitude/latitude in degrees for `HaversineMetric` (longitude in −180…180, no
     /// wrapping), or projected metres for `PlanarMetric`. Coordinates must be finite.
-    /// Cost: O(n) (a radix sort of the Hilbert keys): about 60 ms of CPU for the 1M-place workload in
-    /// release builds on the project machine (median of 5; 200–300 ms wall clock on the loaded machine).
+    /// Cost: O(n) (a radix sort of the Hilbert keys); BENCHMARKS.md has the build times by workload
+    /// size.
     public convenience init(
         xs: [Double], ys: [Double], nodeSize: Int = 16, ranks: [UInt32]? = nil, items: [Int32]? = nil, cosines: Bool = false
     ) {
@@ -250,9 +250,9 @@ extension PackedRTree {
 
         /// Asks the CPU to start loading what opening node `j` of `level` ≥ 1 reads first: its children's
         /// first box, or for a leaf (level 1) its first points, cosines and items. A walk pushes the nodes it
-        /// will open later, and the loads of a tree out of the caches (a server's, between requests) were
-        /// most of a walk's time, each a wait. One line each: a loop over every line the node holds cost
-        /// a warm query more than it saved (BENCHMARKS.md, session 12).
+        /// will open later, and the loads of a tree out of the caches (a server's, between requests) are
+        /// most of a walk's time, each a wait. One line each: a loop over every line the node holds costs
+        /// a warm query more than it saves (BENCHMARKS.md has the measurements).
         @inlinable func prefetch(_ level: Int, _ j: Int) {
             let first = j &* nodeSize
             if level == 1 {
@@ -287,8 +287,8 @@ extension PackedRTree {
     /// Depth-first walk reporting runs of points: `inside(range)` for runs wholly inside the query
     /// (whole subtrees, never opened), `partial(range)` for leaves that must be checked point by point.
     /// `classify(minX, minY, maxX, maxY)` decides for each node's box. Always inlined, so that each
-    /// query's closures are inlined into its loop: called through a closure per box, `classify` was a
-    /// fifth of a small query's time.
+    /// query's closures are inlined into its loop: called through a closure per box, `classify` would
+    /// be a fifth of a small query's time.
     @inlinable @inline(__always)
     func walk(
         _ v: View, classify: (Double, Double, Double, Double) -> Overlap,
@@ -430,7 +430,7 @@ extension PackedRTree {
     /// has been called for every one of them, in no particular order, and `complete` is true. Otherwise
     /// `found` has been called for at most `budget` of them, which the caller drops.
     ///
-    /// Why: a first page by distance used to cost `count` and then best-first `nearest`, two walks
+    /// Why: otherwise a first page by distance costs `count` and then best-first `nearest`, two walks
     /// measuring the same points. When the answer is small (the common case on sparse data), the
     /// counting walk has already measured most matches; the few in unopened subtrees are measured
     /// here, and the caller selects its page from them. Large answers keep the best-first page.
@@ -539,8 +539,8 @@ struct Window {
 // MARK: - Priority queue
 
 /// A binary min-heap of (distance, key) in one flat array, ordered by distance, then key.
-/// Measured against swift-collections' `Heap` (a min-max heap) on the 1M workload's nearest(k = 30)
-/// queries: 13.8 µs vs 14.9 µs at the median, so the simpler flat heap stays.
+/// Simpler than swift-collections' `Heap` (a min-max heap), and faster on the workload's
+/// nearest(k = 30) queries.
 /// Keys ≥ 0 are points (`View.pointKey`: rank, then item); nodes get negative keys so that at equal
 /// distance a node comes out before any point (it might hold one that ties with a smaller rank).
 @usableFromInline

@@ -72,7 +72,7 @@ public final class PlaceTable: @unchecked Sendable {
         let n = places.count
         count = n
         // One pass, reading fields in place: `for p in places` or key-path maps would copy every
-        // record (a retain per text field), which was most of the build time on a million rows.
+        // record (a retain per text field), which would be most of the build time on a million rows.
         var category = [Int32](), created = [Int64](), modified = [Int64](),
             eventStart = [Int32](), eventEnd = [Int32](), flags = [UInt32]()
         category.reserveCapacity(n); created.reserveCapacity(n); modified.reserveCapacity(n)

@@ -92,7 +92,7 @@ public enum JSONNumber {
     }
 
     /// Appends the shortest decimal text that reads back to exactly `value` (finite values only):
-    /// `description`'s text, handed over by `write(to:)` as bytes. `description` made a `String` a
+    /// `description`'s text, handed over by `write(to:)` as bytes. `description` makes a `String` a
     /// number, a heap allocation for the 17 or 18 characters of most distances.
     public static func append(_ value: Double, to out: inout [UInt8]) {
         var sink = ByteSink()

@@ -10,7 +10,7 @@ public struct JSONError: Error, Equatable, Sendable, CustomStringConvertible {
 /// Reads JSON (RFC 8259) token by token straight from UTF-8 bytes, without building a tree.
 ///
 /// Why hand-written: Foundation's `JSONSerialization`/`JSONDecoder` build boxed objects per value and are
-/// far too slow for millions of lines (see `PlaceJSON` for measured numbers). The scanner borrows `bytes`:
+/// far too slow for millions of lines (see `PlaceJSON`). The scanner borrows `bytes`:
 /// use it only inside the `withUnsafeBytes` closure that produced them. Strings are checked to be valid
 /// UTF-8 (an invalid sequence is a `JSONError`, never silently repaired).
 public struct JSONScanner {

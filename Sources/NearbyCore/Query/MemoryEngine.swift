@@ -182,7 +182,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
                                            records: Bool) throws -> QueryAnswer {
         let order = RowOrder(q.effectiveOrder, table: table)
         // Compiled only by the plans that test rows one by one: a page from the category trees needs
-        // none, and its sets and arrays were a microsecond of such a request.
+        // none, and its sets and arrays would be a microsecond of such a request.
         lazy var filter = RowFilter(q.filter, table: table)
         let after = try q.cursor.map { try resume(from: $0, fingerprint: PageCursor.fingerprint(of: q, generation: generation)) }
         // Best-first search gives rows in (distance, id rank) order: usable as is for a first page run.
@@ -287,7 +287,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
     /// A page of a circle on the lon/lat tree with no filter, no cursor, in plain distance order: the plan
     /// `execute` takes for it (first page from the counting walk when the matches are few, else
     /// best-first; every match when there is no limit), without the general set-up of an order, a
-    /// filter, a space and a plan, which was most of a small query's time. Same answer as `execute`.
+    /// filter, a space and a plan, which would be most of a small query's time. Same answer as `execute`.
     private func circlePage<M: SpatialMetric>(_ q: PlaceQuery, _ metric: M, radius r: Double, records: Bool) throws -> QueryAnswer {
         let tree = tree!
         let limit = q.limit, offset = (q.page - 1) * q.limit
@@ -347,7 +347,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         rows.capacity > 4 * rows.count + 64 ? sized(rows) : rows
     }
 
-    /// `rows` in an array of exactly their count (`Array(_:)` of a slice went through its generic path).
+    /// `rows` in an array of exactly their count (`Array(_:)` of a slice goes through its generic path).
     private static func sized<C: Collection<Row>>(_ rows: C) -> [Row] {
         [Row](unsafeUninitializedCapacity: rows.count) { out, n in n = out.initialize(fromContentsOf: rows) }
     }

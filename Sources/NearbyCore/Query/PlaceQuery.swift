@@ -59,7 +59,7 @@ public struct PlaceQuery: Sendable, Hashable {
         center != nil && (order.keys.isEmpty || (order.keys.count == 1 && order.keys[0] == SortKey(.distance)))
     }
 
-    /// Made once: building the array per query was an allocation on every query's path.
+    /// Made once: building the array per query would be an allocation on every query's path.
     static let byDistance = PlaceOrder([SortKey(.distance)])
 
     /// What makes the query meaningless, naming the parameter (`QueryParameters`' names); nil when valid.

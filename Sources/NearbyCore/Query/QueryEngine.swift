@@ -33,7 +33,7 @@ public struct QueryAnswer: Sendable, Hashable {
         set { nextBox = newValue.map(NextPageBox.init) }
     }
     /// `next`, held by reference: a `NextPage` holds a whole `PlaceQuery` (some hundreds of bytes and
-    /// a dozen references), which every copy, move and release of an answer carried along.
+    /// a dozen references), which every copy, move and release of an answer would carry along.
     private var nextBox: NextPageBox?
     /// The plan and the rows it read, when the query asked (`PlaceQuery.explain`) and the engine plans.
     public var explanation: QueryExplanation?
@@ -144,8 +144,8 @@ public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
 
     /// Calls `body` with each row's position and its id as UTF-8, read from the table's id column
     /// (`PlaceTable.idStrings`) rather than from the records: the loop of an answer of ids and distances.
-    /// An answer's rows are in distance order, all over the column: each row's offset and bytes were
-    /// a cache miss (nine tenths of the loop's time), so they are prefetched `idsAhead` rows ahead,
+    /// An answer's rows are in distance order, all over the column: each row's offset and bytes are
+    /// a cache miss (nine tenths of the loop's time unfetched), so they are prefetched `idsAhead` rows ahead,
     /// the offset twice that.
     public func forEachID(_ body: (Int, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
         guard let table else {

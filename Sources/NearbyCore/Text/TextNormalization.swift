@@ -9,7 +9,7 @@ import Foundation
 public enum TextNormalization {
     /// `s` without leading and trailing spaces: tab and Unicode's space separators, what Foundation's
     /// `CharacterSet.whitespaces` holds. Foundation's `trimmingCharacters` bridges through NSString, a
-    /// fixed cost per call that outweighed the parsing of a small CSV or a batch line.
+    /// fixed cost per call that outweighs the parsing of a small CSV or a batch line.
     public static func trimmingSpaces(_ s: some StringProtocol) -> String {
         let scalars = String(s).unicodeScalars
         guard let first = scalars.firstIndex(where: { !isSpace($0) }), let last = scalars.lastIndex(where: { !isSpace($0) }) else {

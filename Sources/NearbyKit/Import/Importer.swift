@@ -26,7 +26,7 @@ public struct Importer {
     /// Told, once, when the index snapshot could not be brought up to date (the import still counts).
     public var onWarning: (String) -> Void = { _ in }
     /// When set, the region index it loads checks every imported place's legal-dong codes against its
-    /// coordinates (`RegionIndex.checkCodes`, issue 12): a place without `lDongRegnCd`/`lDongSignguCd`
+    /// coordinates (`RegionIndex.checkCodes`): a place without `lDongRegnCd`/`lDongSignguCd`
     /// gets them derived, marked `lDongSource` `coordinates`; a place whose codes name another region is
     /// kept as given and reported to `onCodeWarning`. Places at sea or abroad are left as they are.
     /// A loader, not an index: the index lives for the write only, so its memory (tens of MB) is given

@@ -252,7 +252,7 @@ extension PackedRTree {
         /// first box, or for a leaf (level 1) its first points, cosines and items. A walk pushes the nodes it
         /// will open later, and the loads of a tree out of the caches (a server's, between requests) were
         /// most of a walk's time, each a wait. One line each: a loop over every line the node holds cost
-        /// a warm query more than it saved (BENCHMARKS.md, session 12).
+        /// a warm query more than it saved (BENCHMARKS.md, "Tuning knobs").
         @inlinable func prefetch(_ level: Int, _ j: Int) {
             let first = j &* nodeSize
             if level == 1 {

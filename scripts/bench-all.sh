@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates every number and chart in BENCHMARKS.md, on this machine, in one go:
+# Regenerates the engine tables and the charts of BENCHMARKS.md, on this machine, in one go:
 #   scripts/bench-all.sh            (about 30 minutes on 2 cores; SKIP_MICRO=1 skips Benchmarks/)
 # Workloads are generated into $WORKLOAD_DIR (default /tmp) by `nearby generate --workload` if missing
 # (byte for byte what the shared make_dataset.py writes, so other engines can run on the same files).

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Warm radius queries with scipy's cKDTree, the peer harness's method, for the same-run comparison
-with `nearby bench radius` (BENCHMARKS.md, "Snapshot").
+with `nearby bench radius` (BENCHMARKS.md, "Warm radius queries against the output-sensitive bound").
 
 Per query, timed alone: query_ball_point on 3D unit vectors (chord radius 2·sin(r / 2R), widened by
 1e-9 so no match is lost to rounding), the exact haversine distance of every candidate

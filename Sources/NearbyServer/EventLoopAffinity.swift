@@ -6,7 +6,7 @@ import NIOCore
 /// Why: a client waiting on an answer and the loop writing it hand the CPU back and forth once a
 /// request. Unpinned, the scheduler often wakes the other party on the other core, and waking an idle
 /// core is slow, on a virtual machine most of all; pinned, each connection's loop stays on one core and
-/// its client is woken beside it (measured in BENCHMARKS.md, "HTTP server"). It is an
+/// its client is woken beside it (measured in BENCHMARKS.md, "Tuning knobs"). It is an
 /// option, off by default, as in nginx (`worker_cpu_affinity`): a pinned loop cannot move away from a
 /// core another busy process holds.
 public enum EventLoopAffinity {

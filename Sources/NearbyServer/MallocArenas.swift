@@ -4,7 +4,7 @@ import CMalloc
 /// a new one, up to 8 per core; each keeps the pages its threads freed for reuse. The server's
 /// threads (event loops, the query queue, the writers of streamed answers) come and go, so under a
 /// long load the arenas' kept pages grow the resident heap for minutes while the memory in use does
-/// not (BENCHMARKS.md, "HTTP server"). No-op where the C library is not glibc.
+/// not (BENCHMARKS.md, "Soak"). No-op where the C library is not glibc.
 public enum MallocArenas {
     /// At most `count` arenas from now on; call before the threads that allocate start. True when
     /// the C library took the limit (glibc), false elsewhere.

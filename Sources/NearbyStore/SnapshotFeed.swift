@@ -14,7 +14,7 @@ import NearbyCore
 ///
 /// The feed's columns wait in the snapshot writer's spill file, not in memory (`SnapshotWriter`), so
 /// an import of any size is fed: its peak memory is the larger of the import's and the snapshot's, not
-/// their sum (BENCHMARKS.md, "Writing the snapshot from a spilled feed").
+/// their sum (BENCHMARKS.md, "Import and export").
 public final class SnapshotFeed: @unchecked Sendable {
     // @unchecked: `collecting` is touched only on `queue`; `batch` and `isCollecting` only by the
     // cache writer's thread; `writer` and `stamp` after `finish`, which waits for `queue`.

@@ -21,7 +21,7 @@ struct BenchCommand: ParsableCommand {
               nearby bench report mem.json sqlite.json --svg charts/
 
             Build with `swift build -c release` before measuring: debug builds are 10-50 times \
-            slower. scripts/bench-all.sh runs every measurement in BENCHMARKS.md.
+            slower. scripts/bench-all.sh runs the engine measurements of BENCHMARKS.md.
             """,
         subcommands: [
             BenchRadiusCommand.self, BenchBoundCommand.self, BenchKNNCommand.self, BenchBBoxCommand.self,

@@ -12,7 +12,7 @@ final class OperationsTests: XCTestCase {
     // MARK: the heap
 
     /// `nearby serve` bounds glibc's arenas (`MallocArenas`, as `ServeCommand` does): if the C library
-    /// refused the limit, the soak's resident heap would grow (BENCHMARKS.md, "HTTP server").
+    /// refused the limit, the soak's resident heap would grow (BENCHMARKS.md, "Soak").
     func testMallocArenaLimitIsTakenByGlibc() {
         #if os(Linux)
         XCTAssertTrue(MallocArenas.limit(to: max(2, ProcessInfo.processInfo.activeProcessorCount)))

@@ -252,7 +252,7 @@ extension PackedRTree {
         /// first box, or for a leaf (level 1) its first points, cosines and items. A walk pushes the nodes it
         /// will open later, and the loads of a tree out of the caches (a server's, between requests) are
         /// most of a walk's time, each a wait. One line each: a loop over every line the node holds costs
-        /// a warm query more than it saves (BENCHMARKS.md has the measurements).
+        /// a warm query more than it saves (BENCHMARKS.md, "Tuning knobs").
         @inlinable func prefetch(_ level: Int, _ j: Int) {
             let first = j &* nodeSize
             if level == 1 {

@@ -82,7 +82,7 @@ public enum KoreanCollation {
         /// Dense ranks of the keys (`ranks(of:)`).
         ///
         /// Performance: a most-significant-digit sort of the keys by 8-byte digits (BENCHMARKS.md,
-        /// "Snapshot", has the cost on the 1M workload).
+        /// "Korean title order with Hanja", has the cost on the 1M workload).
         func ranks() -> [UInt32] {
             let n = ends.count
             return builder.key.withUnsafeBufferPointer { b in

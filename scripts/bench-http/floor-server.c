@@ -1,7 +1,7 @@
 /* The least an HTTP/1.1 server can do, for scripts/bench-http.sh: one thread a connection, blocking
  * reads, the same fixed 200 answer to every request (a request being anything up to an empty line).
  * What geoload -P http measures against it is this machine's round trip: the floor under any server's
- * q/s at one connection, Nearby's and Redis's alike (BENCHMARKS.md, "HTTP server", session 11).
+ * q/s at one connection, Nearby's and Redis's alike (BENCHMARKS.md, "HTTP server").
  *
  * usage: floor-server PORT      (loopback only; runs until killed)                              */
 #define _GNU_SOURCE

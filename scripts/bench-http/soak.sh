@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A long soak of `nearby serve` (BENCHMARKS.md, "HTTP server", session 9): a fresh server, 10 s of the
+# A long soak of `nearby serve` (BENCHMARKS.md, "HTTP server"): a fresh server, 10 s of the
 # category paths and 10 s of the radius paths at 64 connections, then SECONDS of the radius paths at 64
 # connections, the server's VmRSS, RssAnon, RssFile and thread count every 5 s; the server is then left
 # idle for malloc_stats (gdb -p PID -batch -ex 'call (void)malloc_stats()', printed on its stderr) and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The postgis engine on the 1M workload (BENCHMARKS.md, "PostGIS"), all in one run on a throwaway
+# The postgis engine on the 1M workload (BENCHMARKS.md, "PostGIS engine"), all in one run on a throwaway
 # cluster (settings below, the same for every measurement):
 #   1. import: `nearby import --pg` of W.places.tsv, against COPY + index build by hand (raw_places),
 #      ROUNDS times (3) interleaved, medians compared; IMPORT_ONLY=1 stops after this step;

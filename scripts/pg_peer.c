@@ -1,4 +1,4 @@
-/* The peer measurement for the postgis engine (BENCHMARKS.md, "PostGIS"): raw PostGIS answering the
+/* The peer measurement for the postgis engine (BENCHMARKS.md, "PostGIS engine"): raw PostGIS answering the
  * workload's radius queries from a prepared libpq statement, with nothing of Nearby in between.
  *
  *   cc -O2 -o pg_peer scripts/pg_peer.c -I$(pg_config --includedir) -lpq

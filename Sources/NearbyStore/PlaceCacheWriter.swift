@@ -32,7 +32,7 @@ extension PlaceCache {
     /// With a `feed`, a write into an empty cache also collects its places for the index snapshot.
     public func write<T>(feeding feed: SnapshotFeed? = nil, _ body: (PlaceCacheWriter) throws -> T) throws -> T {
         // A write streams through rows once: a smaller page cache than reads use keeps an import's
-        // memory flat (BENCHMARKS.md, "Import") at no measured cost in speed.
+        // memory flat (BENCHMARKS.md, "Import and export") at no measured cost in speed.
         try connection.execute("PRAGMA cache_size=-\(Self.writeCacheKiB)")
         defer { try? connection.execute("PRAGMA cache_size=-\(Self.readCacheKiB)") }
         return try transaction {

@@ -13,7 +13,7 @@ import NearbyCore
 ///
 /// Spreadsheet damage repaired (`SpreadsheetRepair`): values are trimmed of spaces, times written in
 /// exponent form or rounded to `…00000000` are read as the first moment they can stand for. The TSV path copies nothing: fields are byte ranges of the input, numbers are
-/// parsed from bytes, and only the kept text fields become Strings (BENCHMARKS.md, "Import", has the
+/// parsed from bytes, and only the kept text fields become Strings (BENCHMARKS.md, "Import and export", has the
 /// times on the 1M-place workload TSV).
 enum DelimitedReader {
     static let requiredColumns = "id, title, lat, lon, category (or TourAPI's contentid, title, mapy, mapx, contenttypeid)"

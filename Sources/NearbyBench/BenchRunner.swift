@@ -92,7 +92,7 @@ public enum BenchRunner {
             text += "\(a.total)\t\(a.returned)\t\(a.checksum)\n"
         }
         do { try text.write(toFile: path, atomically: true, encoding: .utf8) } catch {
-            throw WorkloadError(description: "\(path): cannot write answers: \(error.localizedDescription)")
+            throw UsageError("\(path): cannot write answers: \(error.localizedDescription)")
         }
     }
 }

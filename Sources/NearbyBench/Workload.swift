@@ -16,12 +16,6 @@ public struct WorkloadQuery: Sendable, Hashable {
     }
 }
 
-/// A workload file that cannot be read, named by file, line and field.
-public struct WorkloadError: Error, CustomStringConvertible, Sendable {
-    public var description: String
-    public init(description: String) { self.description = description }
-}
-
 /// Reading the benchmark workload's TSV files (header row, tab-separated, one record a line).
 public enum Workload {
     public static let queryColumns = ["qid", "lat", "lon", "radius_m", "limit"]
@@ -47,14 +41,14 @@ public enum Workload {
     /// its `file:line: field: reason`, so both engines always see every place of the file.
     public static func readPlaces(path: String) throws -> [Place] {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw WorkloadError(description: "\(path): cannot read file")
+            throw UsageError("\(path): cannot read file")
         }
         do {
             return try PlaceParser.parse([UInt8](data), file: path, strict: true).records.compactMap {
                 if case .upsert(let place) = $0.record { place } else { nil }
             }
         } catch {
-            throw WorkloadError(description: "\(error)")
+            throw UsageError("\(error)")
         }
     }
 
@@ -70,25 +64,25 @@ public enum Workload {
             guard let v = Int(fields[i]) else { throw error(i, "not an integer: '\(fields[i])'") }
             return v
         }
-        func error(_ i: Int, _ reason: String) -> WorkloadError {
-            WorkloadError(description: "\(path):\(line): \(names[i]): \(reason)")
+        func error(_ i: Int, _ reason: String) -> UsageError {
+            UsageError("\(path):\(line): \(names[i]): \(reason)")
         }
     }
 
     public static func forEachRow(path: String, columns: [String], _ body: (Row) throws -> Void) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw WorkloadError(description: "\(path): cannot read file")
+            throw UsageError("\(path): cannot read file")
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            throw WorkloadError(description: "\(path): not UTF-8 text")
+            throw UsageError("\(path): not UTF-8 text")
         }
         var lines = TextLines.of(text)[...]
         if lines.last?.isEmpty == true { lines.removeLast() }
-        guard let header = lines.popFirst() else { throw WorkloadError(description: "\(path):1: empty file, no header") }
+        guard let header = lines.popFirst() else { throw UsageError("\(path):1: empty file, no header") }
         let headerNames = header.split(separator: "\t", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         let positions = try columns.map { name in
             guard let p = headerNames.firstIndex(of: name) else {
-                throw WorkloadError(description: "\(path):1: header: missing column '\(name)' (needs \(columns.joined(separator: " ")))")
+                throw UsageError("\(path):1: header: missing column '\(name)' (needs \(columns.joined(separator: " ")))")
             }
             return p
         }
@@ -96,7 +90,7 @@ public enum Workload {
             let lineNumber = offset + 2
             let all = line.split(separator: "\t", omittingEmptySubsequences: false)
             guard all.count >= headerNames.count else {
-                throw WorkloadError(description: "\(path):\(lineNumber): \(all.count) fields, the header has \(headerNames.count)")
+                throw UsageError("\(path):\(lineNumber): \(all.count) fields, the header has \(headerNames.count)")
             }
             let fields = positions.map { all[$0].hasSuffix("\r") ? all[$0].dropLast() : all[$0] }
             try body(Row(path: path, line: lineNumber, names: columns, fields: fields))

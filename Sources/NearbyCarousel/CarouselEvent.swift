@@ -26,13 +26,14 @@ public struct TimedInput: Equatable, Sendable {
 }
 
 /// A bad event or place: the reason, without the line number (the caller knows it).
-public struct CarouselInputError: Error, Equatable, CustomStringConvertible {
+public struct CarouselInputError: NearbyError, Equatable {
     /// What is wrong, naming the field.
     public var reason: String
     /// The line of a JSON lines input it is on, when known (so a caller can write `FILE:LINE: reason`).
     public var line: Int?
     public init(_ reason: String, line: Int? = nil) { self.reason = reason; self.line = line }
     public var description: String { line.map { "line \($0): \(reason)" } ?? reason }
+    public var kind: ErrorKind { .usage }
 }
 
 /// Reads events written as JSON lines: `{"t": ms, KIND: ...}` with exactly one KIND of `visible`,

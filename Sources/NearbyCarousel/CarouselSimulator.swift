@@ -238,7 +238,7 @@ public struct CarouselSimulator {
     }
 }
 
-public enum CarouselSimulatorError: Error, Equatable, CustomStringConvertible {
+public enum CarouselSimulatorError: NearbyError, Equatable {
     case timeWentBack(t: Int64, now: Int64)
     case afterEnd
     case noQuery
@@ -250,4 +250,7 @@ public enum CarouselSimulatorError: Error, Equatable, CustomStringConvertible {
         case .noQuery: return "a location event needs a query: give --places or query options"
         }
     }
+
+    /// The events or options the caller gave: `.usage`.
+    public var kind: ErrorKind { .usage }
 }

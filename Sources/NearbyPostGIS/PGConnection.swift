@@ -1,14 +1,16 @@
 import CLibPQ
 import Foundation
+import NearbyCore
 
 // A thin layer over libpq: a connection, commands, parameterised queries with text results, prepared
 // queries with binary results (numbers read without parsing text: the query path), and COPY FROM STDIN. Why libpq and not postgres-nio: README, "PostgreSQL/PostGIS".
 
 /// A failed libpq call, with the server's message (and SQLSTATE when the server sent one).
-public struct PGError: Error, CustomStringConvertible, Sendable {
+public struct PGError: NearbyError {
     public var message: String
     public var sqlState: String?
     public var description: String { message }
+    public var kind: ErrorKind { .internal }
 }
 
 /// One PostgreSQL connection. Not thread-safe: use a connection from one thread at a time.

@@ -419,10 +419,12 @@ public final class PostGISStore {
 }
 
 /// Why the database could not be reached, read or written. Every message starts with the database.
-public struct PostGISError: Error, CustomStringConvertible, Equatable {
+public struct PostGISError: NearbyError, Equatable {
     public var name: String
     public var message: String
     /// Another import is writing.
     public var isBusy = false
     public var description: String { "\(name): \(message)" }
+    /// `.unavailable` while another import is writing, else `.internal`.
+    public var kind: ErrorKind { isBusy ? .unavailable : .internal }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NearbyCore
 
 /// The dated table of legal-dong code changes, `data/region-code-changes.tsv` (its header explains
 /// the two kinds of row; sources are named per row). Applied to the boundary file's codes at load,
@@ -15,10 +16,12 @@ struct RegionCodeChanges: Sendable {
         var name: String
     }
 
-    struct FormatError: Error, CustomStringConvertible {
+    struct FormatError: NearbyError {
         var path: String
         var line: Int
         var message: String
+        /// `.damaged` for a file that fails its checks, `.io` for one that cannot be read.
+        var kind: ErrorKind = .damaged
         var description: String { "\(path):\(line): \(message)" }
     }
 
@@ -35,7 +38,7 @@ struct RegionCodeChanges: Sendable {
 
     init(contentsOf path: String) throws {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw FormatError(path: path, line: 0, message: "cannot read the file")
+            throw FormatError(path: path, line: 0, message: "cannot read the file", kind: .io)
         }
         var changes: [Change] = []
         var sawHeader = false

@@ -1,4 +1,5 @@
 import Foundation
+import NearbyCore
 
 /// The boundary file `data/kr_regions.bin`, written by scripts/fetch_regions.py (provenance, licence
 /// and simplification: data/README.md).
@@ -53,9 +54,11 @@ struct RegionFile {
         var names: [String]
     }
 
-    struct FormatError: Error, CustomStringConvertible {
+    struct FormatError: NearbyError {
         var path: String
         var message: String
+        /// `.damaged` for a file that fails its checks, `.io` for one that cannot be read.
+        var kind: ErrorKind = .damaged
         var description: String { "\(path): not a region boundary file (\(message))" }
     }
 
@@ -65,7 +68,7 @@ struct RegionFile {
 
     init(contentsOf path: String) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw FormatError(path: path, message: "cannot read the file")
+            throw FormatError(path: path, message: "cannot read the file", kind: .io)
         }
         do {
             var reader = ByteReader(data)
@@ -139,9 +142,11 @@ struct RegionFile {
 
 /// Reads the file's integers; every read checks the bounds.
 private struct ByteReader {
-    struct Failure: Error {
+    struct Failure: NearbyError {
         var message: String
         init(_ message: String) { self.message = message }
+        var description: String { message }
+        var kind: ErrorKind { .damaged }
     }
 
     private let bytes: [UInt8]

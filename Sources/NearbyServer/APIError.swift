@@ -3,7 +3,9 @@ import NearbyKit
 
 /// A request the server refuses: the status, the parameter at fault (when one is) and why.
 /// Written as `{"status":400,"parameter":"radius","error":"…"}` (Nearby's API) or as TourAPI's error
-/// envelope (`TourAPIError`), never as a stack trace.
+/// envelope (`TourAPIError`), never as a stack trace. Route handlers build one for answers of their
+/// own (an unknown parameter, a place not found); any other error becomes one through its kind
+/// (`init(_: any Error)`). It is an answer already, so it has no `ErrorKind`.
 struct APIError: Error {
     var status: HTTPResponse.Status
     var parameter: String?
@@ -15,9 +17,28 @@ struct APIError: Error {
         self.status = status; self.parameter = parameter; self.reason = reason
     }
 
-    /// 409 for a cursor from an older generation, else 400.
-    init(_ error: RequestError) {
-        self.init(error.isStale ? .conflict : .badRequest, parameter: error.parameter, error.reason)
+    /// Any error thrown while answering, through its kind (`ErrorKind.httpStatus`, the one mapping):
+    /// a `RequestError` names its parameter and says why (400, or 409 for a stale cursor); the
+    /// server's own `DeadlineExceeded` says which limit passed (503, `Retry-After`); another 4xx
+    /// says its description; another 5xx no more than "internal error" (or its status's phrase),
+    /// since its message names files and databases, the operator's business (`withholdsReason`).
+    init(_ error: any Error) {
+        if let e = error as? APIError { self = e; return }
+        if let e = error as? DeadlineExceeded { self = e.apiError; return }
+        let status = HTTPResponse.Status(code: ErrorKind(of: error).httpStatus)
+        if let e = error as? RequestError {
+            self.init(status, parameter: e.parameter, e.reason)
+        } else if !Self.withholdsReason(error) {
+            self.init(status, "\(error)")
+        } else {
+            self.init(status, status == .internalServerError ? "internal error" : status.reasonPhrase)
+        }
+    }
+
+    /// Whether `APIError(error)` leaves the error's message out of the answer: a 5xx that is not the
+    /// server's own. The middleware logs those.
+    static func withholdsReason(_ error: any Error) -> Bool {
+        !(error is APIError || error is DeadlineExceeded || error is RequestError) && ErrorKind(of: error).httpStatus >= 500
     }
 
     var json: [UInt8] {

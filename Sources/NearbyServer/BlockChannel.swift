@@ -1,4 +1,5 @@
 import Foundation
+import NearbyKit
 
 /// Hands output blocks from a writer thread to an async response body, at most `capacity` blocks
 /// ahead: for a slow client the writer waits instead of holding the whole answer in memory.
@@ -16,7 +17,10 @@ final class BlockChannel: @unchecked Sendable {
     init(capacity: Int = 2, stallTimeout: TimeInterval = 30) { self.capacity = capacity; self.stallTimeout = stallTimeout }
 
     /// The reader went away: `put` throws from now on.
-    struct Cancelled: Error {}
+    struct Cancelled: NearbyError {
+        var description: String { "the reader went away" }
+        var kind: ErrorKind { .io }
+    }
 
     /// Writer side: queues `block`, waiting while the reader is `capacity` blocks behind.
     func put(_ block: [UInt8]) throws {

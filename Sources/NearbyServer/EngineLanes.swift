@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import NearbyKit
 import NIOCore
 import NIOPosix
@@ -20,16 +21,23 @@ final class EngineLane: @unchecked Sendable {
 
 /// A request that got no answer before its deadline: 503, and the work, when it had started, finishes
 /// in the background and gives its lane back.
-struct DeadlineExceeded: Error {
+struct DeadlineExceeded: NearbyError {
     /// Whether the request had a lane (the query itself was slow) or was still waiting for one (busy).
     var started: Bool
     var limit: Duration
 
-    var apiError: APIError {
+    var kind: ErrorKind { .unavailable }
+
+    var description: String {
         let ms = limit.milliseconds
-        var e = started
-            ? APIError(.serviceUnavailable, "the request ran longer than this server's \(ms) ms limit (--timeout); narrow it (radius, limit, filters) or page with next")
-            : APIError(.serviceUnavailable, "the server is busy: no query engine was free within \(ms) ms (--timeout); retry")
+        return started
+            ? "the request ran longer than this server's \(ms) ms limit (--timeout); narrow it (radius, limit, filters) or page with next"
+            : "the server is busy: no query engine was free within \(ms) ms (--timeout); retry"
+    }
+
+    /// The answer: the kind's status (503), why, and `Retry-After`.
+    var apiError: APIError {
+        var e = APIError(HTTPResponse.Status(code: kind.httpStatus), description)
         e.headers[.retryAfter] = "1"
         return e
     }

@@ -1,4 +1,5 @@
 import CThreadAffinity
+import NearbyKit
 import NIOCore
 
 /// Pins each event loop's thread to a CPU of its own (`nearby serve --pin-event-loops`).
@@ -11,8 +12,9 @@ import NIOCore
 /// core another busy process holds.
 public enum EventLoopAffinity {
     /// What a refused pin says (`nearby serve` exits 1 with it).
-    public struct Failure: Error, CustomStringConvertible {
+    public struct Failure: NearbyError {
         public let description: String
+        public var kind: ErrorKind { .unsupported }
     }
 
     /// The CPUs this process may run on (its main thread's affinity), in order; nil where the system

@@ -4,8 +4,9 @@ import Logging
 
 /// Every request's end: refuses over-long URLs (414), answers CORS preflights and marks CORS
 /// responses (only with `--cors-origin`), turns errors into JSON (404 unknown path, 405 wrong method
-/// on a known one, 400/409 bad input, 503 past the deadline, 500 with no details), counts the request
-/// in the metrics and writes one access-log line with method, path, status and microseconds.
+/// on a known one; any other error by its kind, `APIError(_: any Error)`: 400/409 bad input, 503 past
+/// the deadline, 500 with no details), counts the request in the metrics and writes one access-log
+/// line with method, path, status and microseconds.
 struct ServerMiddleware<Context: RequestContext>: RouterMiddleware {
     let maxURLLength: Int
     /// The path template a path matches (so a 404 from the router there means a wrong method).
@@ -29,11 +30,6 @@ struct ServerMiddleware<Context: RequestContext>: RouterMiddleware {
         } else {
             do {
                 response = try await next(request, context)
-            } catch let error as APIError {
-                response = errorResponse(path, error)
-            } catch let error as DeadlineExceeded {
-                timedOut = true
-                response = errorResponse(path, error.apiError)
             } catch let error as HTTPError where error.status == .notFound {
                 if route != nil {
                     var e = APIError(.methodNotAllowed, "\(request.method) is not allowed here; use GET")
@@ -45,8 +41,11 @@ struct ServerMiddleware<Context: RequestContext>: RouterMiddleware {
             } catch let error as HTTPError {
                 response = errorResponse(path, APIError(error.status, error.body ?? error.status.reasonPhrase))
             } catch {
-                context.logger.error("request failed", metadata: ["path": "\(path.prefix(200))", "error": "\(error)"])
-                response = errorResponse(path, APIError(.internalServerError, "internal error"))
+                timedOut = error is DeadlineExceeded
+                if APIError.withholdsReason(error) {
+                    context.logger.error("request failed", metadata: ["path": "\(path.prefix(200))", "error": "\(error)"])
+                }
+                response = errorResponse(path, APIError(error))
             }
         }
         if let origin { cors.mark(&response.headers, origin: origin) }

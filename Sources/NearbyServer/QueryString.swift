@@ -1,7 +1,13 @@
+import NearbyKit
+
 /// `application/x-www-form-urlencoded` query strings, as browsers and TourAPI apps send them: `+` is a
 /// space, `%XX` a byte, names decoded too; every pair kept in order (repeats are the parser's business).
 enum QueryString {
-    struct Malformed: Error { let parameter: String }
+    struct Malformed: NearbyError {
+        let parameter: String
+        var description: String { "\(parameter): bad %-escape or not UTF-8" }
+        var kind: ErrorKind { .usage }
+    }
 
     static func pairs(_ query: Substring?) throws(Malformed) -> [(name: String, value: String)] {
         guard let query, !query.isEmpty else { return [] }

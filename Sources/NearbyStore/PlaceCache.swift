@@ -300,9 +300,11 @@ public final class PlaceCache {
     }
 
     /// A row whose stored value cannot be a `Place` field.
-    struct DamagedRow: Error {
+    struct DamagedRow: NearbyError {
         var field: String
         var reason: String
+        var description: String { "\(field): \(reason)" }
+        var kind: ErrorKind { .damaged }
     }
 
     static func accessibilityText(_ tags: [String]) -> String? {
@@ -436,7 +438,7 @@ public final class PlaceCache {
 }
 
 /// Why the cache could not be opened, read or written. Every message starts with the file's path.
-public enum PlaceCacheError: Error, CustomStringConvertible, Equatable {
+public enum PlaceCacheError: NearbyError, Equatable {
     /// The file could not be opened (missing in read-only mode, a directory, no permission).
     case cannotOpen(path: String, reason: String)
     /// Not a SQLite file, a corrupted one, or a SQLite file that is not a Nearby cache.
@@ -468,6 +470,16 @@ public enum PlaceCacheError: Error, CustomStringConvertible, Equatable {
         case let .damaged(path, row, field, reason):
             "\(path): the cache is damaged: \(row): \(field): \(reason); run nearby check, then rebuild the cache from its sources"
         case let .sqlite(path, message): "\(path): \(message)"
+        }
+    }
+
+    public var kind: ErrorKind {
+        switch self {
+        case .cannotOpen: .io
+        case .notACache, .damaged: .damaged
+        case .newerSchema: .unsupported
+        case .busy: .unavailable
+        case .sqlite: .internal
         }
     }
 }

@@ -1,4 +1,5 @@
 import CSQLite
+import NearbyCore
 
 // A thin layer over the SQLite C API: a connection, prepared statements, bind/step/column, and errors
 // carrying sqlite3_errmsg. We use the C API directly rather than GRDB (or another wrapper) to keep the
@@ -6,13 +7,15 @@ import CSQLite
 // straight from Swift's UTF-8 storage) and the dependency list short.
 
 /// A failed SQLite call: the result code and sqlite3_errmsg, with the database path for context.
-struct SQLiteError: Error, CustomStringConvertible {
+struct SQLiteError: NearbyError {
     var path: String
     var code: Int32
     var message: String
 
     var description: String { "\(path): \(message)" }
-    /// SQLITE_BUSY or SQLITE_LOCKED, primary or extended: another connection holds the lock.
+    /// The kind of the `PlaceCacheError` it becomes: another connection holding the lock (SQLITE_BUSY,
+    /// SQLITE_LOCKED) is `.unavailable`, a corrupt file `.damaged`, anything else `.internal`.
+    var kind: ErrorKind { PlaceCacheError(self, path: path).kind }
     /// SQLITE_CONSTRAINT_UNIQUE (a macro Swift cannot import): a UNIQUE index refused the row.
     var isUniqueViolation: Bool { code == SQLITE_CONSTRAINT | (8 << 8) }
 }

@@ -30,28 +30,27 @@ struct Nearby: ParsableCommand {
     )
 
     /// The one place errors become messages and exit codes. Every message starts with the command
-    /// (`nearby query: …`). Usage errors — ArgumentParser's own, `UsageError`, a bad query — exit 2
-    /// (the Unix convention and this project's docs, not ArgumentParser's 64); other failures exit 1.
+    /// (`nearby query: …`). The project's errors exit with their kind's code (`ErrorKind.exitCode`:
+    /// usage 2, the Unix convention and this project's docs, other failures 1); a request error names
+    /// its parameter as a flag (`--radius: …`). ArgumentParser's own usage errors exit 2 too, not its
+    /// 64; `--help` and `--version` exit 0; any other error exits 1.
     static func main() {
         let name = commandName(CommandLine.arguments.dropFirst())
         do {
             var command = try parseAsRoot()
             try command.run()
-        } catch let error as UsageError {
-            fail(name, error.description, code: 2)
-        } catch let error as WorkloadError {
-            fail(name, error.description, code: 2)
-        } catch let error as RequestError {
-            fail(name, UsageError(error).description, code: 2)
         } catch let error as ExitCode {
             Foundation.exit(error.rawValue)
+        } catch let error as any NearbyError {
+            let message = (error as? RequestError).map { UsageError($0).description } ?? error.description
+            fail(name, message, code: error.kind.exitCode)
         } catch {
             switch exitCode(for: error) {
             case .success: exit(withError: error)  // --help, --version
             case .validationFailure:
-                fail(name, message(for: error), code: 2)
+                fail(name, message(for: error), code: ErrorKind.usage.exitCode)
             default:
-                fail(name, "\(error)", code: 1)
+                fail(name, "\(error)", code: ErrorKind(of: error).exitCode)
             }
         }
     }

@@ -72,7 +72,7 @@ extension Projection {
 }
 
 /// Errors of distance-model parsing and projection, with one-line messages for the CLI.
-public enum DistanceModelError: Error, Equatable, CustomStringConvertible {
+public enum DistanceModelError: NearbyError, Equatable {
     case unknownModel(String)
     case unknownCRS(String)
     case notProjected(String, name: String)
@@ -88,5 +88,10 @@ public enum DistanceModelError: Error, Equatable, CustomStringConvertible {
         case .outsideProjection(let lat, let lon, let crs): "cannot project (\(lat), \(lon)) into EPSG:\(crs)"
         case .proj(let message): "PROJ: \(message)"
         }
+    }
+
+    /// `.internal` when PROJ itself failed, else `.usage` (a model or CRS the caller named).
+    public var kind: ErrorKind {
+        if case .proj = self { .internal } else { .usage }
     }
 }

@@ -106,7 +106,7 @@ public enum IndexSnapshot {
     }
 
     /// Why a snapshot cannot be used. Every case means "rebuild it" (or answer without it).
-    public enum Problem: Error, CustomStringConvertible, Equatable {
+    public enum Problem: NearbyError, Equatable {
         case missing
         case unreadable(String)
         case foreign
@@ -127,6 +127,16 @@ public enum IndexSnapshot {
                 found.identity != wanted.identity
                     ? "made from another cache file"
                     : "made at cache generation \(found.generation), the cache is at \(wanted.generation)"
+            }
+        }
+
+        public var kind: ErrorKind {
+            switch self {
+            case .missing: .notFound
+            case .unreadable: .io
+            case .version: .unsupported
+            case .stale: .conflict
+            case .foreign, .truncated, .damaged: .damaged
             }
         }
     }

@@ -56,9 +56,10 @@ public final class MappedFile: @unchecked Sendable {
         return true
     }
 
-    public struct Failure: Error, CustomStringConvertible {
+    public struct Failure: NearbyError {
         public let errno: Int32
         public var description: String { String(cString: strerror(errno)) }
+        public var kind: ErrorKind { .io }
     }
 
     /// `count` bytes from `offset`, or nil when the range is not inside the file.

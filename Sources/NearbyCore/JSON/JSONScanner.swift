@@ -1,10 +1,11 @@
 /// A JSON syntax error at a byte offset of the scanned input.
-public struct JSONError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct JSONError: NearbyError, Equatable {
     /// Byte offset into the scanned buffer where the problem was found.
     public var offset: Int
     public var reason: String
     public init(offset: Int, reason: String) { self.offset = offset; self.reason = reason }
     public var description: String { "\(reason) at byte \(offset)" }
+    public var kind: ErrorKind { .usage }
 }
 
 /// Reads JSON (RFC 8259) token by token straight from UTF-8 bytes, without building a tree.

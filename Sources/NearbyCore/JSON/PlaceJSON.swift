@@ -164,20 +164,22 @@ public enum PlaceJSON {
         public var writesOnlyID: Bool { fields & ~(1 << UInt32(PlaceField.id.rawValue)) == 0 }
     }
 
-    public struct UnknownFieldError: Error, Sendable, CustomStringConvertible {
+    public struct UnknownFieldError: NearbyError {
         public var name: String
         public var valid: [String]
+        public var kind: ErrorKind { .usage }
         public var description: String {
             (name.isEmpty ? "no field named" : "unknown field '\(name)'") + "; valid fields: \(valid.joined(separator: ","))"
         }
     }
 
     /// Why a line is not a place: the field (or `json` for a syntax error) and the reason.
-    public struct DecodeError: Error, Equatable, Sendable, CustomStringConvertible {
+    public struct DecodeError: NearbyError, Equatable {
         public var field: String
         public var reason: String
         public init(field: String, reason: String) { self.field = field; self.reason = reason }
         public var description: String { "\(field): \(reason)" }
+        public var kind: ErrorKind { .usage }
     }
 
     private static let keyPrefixes: [[UInt8]] = PlaceField.allCases.map { Array("\"\($0.name)\":".utf8) }

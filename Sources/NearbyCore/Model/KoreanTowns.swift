@@ -34,10 +34,12 @@ public struct KoreanTown: Sendable, Hashable {
 public enum KoreanTowns {
     public static let columns = ["code", "level", "sido", "sigungu", "emd", "ri", "lat", "lon", "area_km2"]
 
-    public struct FormatError: Error, CustomStringConvertible, Sendable {
+    public struct FormatError: NearbyError {
         /// `file:line: field: reason`, the project's format for bad input.
         public var description: String
-        public init(description: String) { self.description = description }
+        /// `.damaged` for a towns file that fails its checks, `.io` for one that cannot be read.
+        public var kind: ErrorKind
+        public init(description: String, kind: ErrorKind = .damaged) { self.description = description; self.kind = kind }
     }
 
     /// Parses towns from the file's bytes; `source` names the file in errors.

@@ -377,7 +377,7 @@ public enum QueryParameters {
 
 /// A request that describes no query: which parameter, and why. Shells name the parameter their way
 /// (`nearby query: --radius: …`, HTTP `{"parameter":"radius",…}`).
-public struct RequestError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct RequestError: NearbyError, Equatable {
     /// The parameter at fault, as `QueryParameters` names it; nil when no single one is.
     public var parameter: String?
     public var reason: String
@@ -395,6 +395,8 @@ public struct RequestError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     public var description: String { message() }
+    /// `.conflict` for a stale cursor, else `.usage`.
+    public var kind: ErrorKind { isStale ? .conflict : .usage }
 
     /// Untrusted text for a message: quoted, control characters escaped, cut (`MessageText`).
     public static func quoted(_ s: String) -> String { MessageText.quoted(s) }

@@ -21,8 +21,9 @@ public enum DefaultDataset {
     public static let summary =
         "default dataset v\(version): \(count) generated places (seed \(seed)) around the real towns of \(townsFileName)"
 
-    public struct NotFound: Error, CustomStringConvertible, Sendable {
+    public struct NotFound: NearbyError {
         public var searched: [String]
+        public var kind: ErrorKind { .notFound }
         public var description: String {
             "the default dataset's \(townsFileName) was not found; set NEARBY_DATA to the repository's data/ "
                 + "folder. Looked in: " + searched.joined(separator: ", ")
@@ -78,7 +79,7 @@ public enum DefaultDataset {
     public static func loadTowns(path: String) throws -> [KoreanTown] {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw KoreanTowns.FormatError(description: "\(path): cannot read: \(error.localizedDescription)")
+            throw KoreanTowns.FormatError(description: "\(path): cannot read: \(error.localizedDescription)", kind: .io)
         }
         return try KoreanTowns.parse(data, source: path)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import NearbyCore
 import NearbyRegions
 
 /// Where the region files are: the same data folder as the default dataset's towns file
@@ -7,8 +8,9 @@ import NearbyRegions
 public enum RegionData {
     public static let fileName = "kr_regions.bin"
 
-    public struct NotFound: Error, CustomStringConvertible, Sendable {
+    public struct NotFound: NearbyError {
         public var searched: [String]
+        public var kind: ErrorKind { .notFound }
         public var description: String {
             "the region boundaries \(fileName) were not found; set NEARBY_DATA to the repository's data/ folder. "
                 + "Looked in: " + searched.joined(separator: ", ")

@@ -1,4 +1,5 @@
 import Foundation
+import NearbyCore
 
 /// The bytes of one import input, read the cheapest way its kind allows: a regular file is mapped
 /// (nothing copied; pages already parsed are given back as the reader moves on, so a large file does
@@ -73,8 +74,9 @@ final class InputFile {
 }
 
 /// An import input that cannot be read, in words (a folder, no such file, no permission): a usage error.
-public struct UnreadableInputError: Error, CustomStringConvertible {
+public struct UnreadableInputError: NearbyError {
     public var name: String
     public var reason: String
     public var description: String { "\(name): \(reason)" }
+    public var kind: ErrorKind { .usage }
 }

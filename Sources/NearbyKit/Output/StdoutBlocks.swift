@@ -1,4 +1,5 @@
 import Foundation
+import NearbyCore
 
 /// Bytes bound for stdout, written in blocks of about 1 MB: one `write(2)` per block instead of one
 /// per line is what keeps million-line outputs (export, generate, batch queries) fast. Given a sink,
@@ -43,7 +44,8 @@ public struct StdoutBlocks {
 }
 
 /// stdout refused the output (a full disk, a closed file): a runtime failure, exit code 1.
-public struct StdoutError: Error, CustomStringConvertible {
+public struct StdoutError: NearbyError {
     public var reason: String
     public var description: String { "cannot write to stdout: \(reason)" }
+    public var kind: ErrorKind { .io }
 }

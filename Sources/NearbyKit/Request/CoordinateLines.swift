@@ -6,10 +6,11 @@ import NearbyCore
 /// object with the same field names. Latitudes must lie in [-90, 90] and longitudes in [-540, 540],
 /// the ranges GeographicLib's GeodSolve accepts.
 public struct CoordinateLine: Sendable {
-    public struct Invalid: Error, CustomStringConvertible {
+    public struct Invalid: NearbyError {
         public let message: String
         init(_ message: String) { self.message = message }
         public var description: String { message }
+        public var kind: ErrorKind { .usage }
     }
 
     /// The values in the order of `names`.

@@ -18,7 +18,7 @@ public enum ImportFormat: String, CaseIterable, Sendable {
 }
 
 /// A bad record: where it is and what is wrong. Printed as `file:line: field: reason`.
-public struct RecordError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct RecordError: NearbyError, Equatable {
     public var file: String
     /// 1-based; CSV/TSV count the header as line 1; TourAPI/GeoJSON give the line where the item starts.
     public var line: Int
@@ -34,6 +34,7 @@ public struct RecordError: Error, Equatable, Sendable, CustomStringConvertible {
     /// One line whatever the parts hold (`MessageText.oneLine`): echoed values are quoted and cut where
     /// they are made, and a control character that slipped through is escaped here.
     public var description: String { MessageText.oneLine("\(file):\(line): \(field): \(reason)") }
+    public var kind: ErrorKind { .usage }
 }
 
 /// One thing an input asks of the cache.
@@ -65,9 +66,10 @@ public struct ParsedInput: Sendable {
 }
 
 /// The whole input was refused: it is in no supported format, or it is a TourAPI error envelope.
-public struct UnsupportedInputError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct UnsupportedInputError: NearbyError, Equatable {
     public var file: String
     public var message: String
     public init(file: String, message: String) { self.file = file; self.message = message }
     public var description: String { MessageText.oneLine("\(file): \(message)") }
+    public var kind: ErrorKind { .unsupported }
 }

@@ -73,10 +73,10 @@ let package = Package(
             ]
         ),
         .target(name: "NearbyTestSupport", dependencies: ["NearbyCore"], path: "Tests/NearbyTestSupport"),
-        .testTarget(name: "NearbyCoreTests", dependencies: ["NearbyCore", "NearbyTestSupport"]),
-        .testTarget(name: "NearbyStoreTests", dependencies: ["NearbyStore", "NearbyKit", "NearbyTestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "NearbyKitTests", dependencies: ["NearbyKit", "NearbyCore", "NearbyTestSupport"],
+        .testTarget(name: "NearbyCoreTests", dependencies: ["NearbyCore", "NearbyTestSupport"],
                     linkerSettings: [.linkedLibrary("_FoundationICU")]),  // ICU's ko collation, the reference for --sort title
+        .testTarget(name: "NearbyStoreTests", dependencies: ["NearbyStore", "NearbyCore", "NearbyTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "NearbyKitTests", dependencies: ["NearbyKit", "NearbyStore", "NearbyCore", "NearbyTestSupport"]),
         .testTarget(name: "NearbyBenchTests", dependencies: ["NearbyBench", "NearbyKit", "NearbyTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "NearbyCarouselTests", dependencies: ["NearbyCarousel", "NearbyCore"]),
         .testTarget(

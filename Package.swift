@@ -83,7 +83,7 @@ let package = Package(
             name: "NearbyServerTests",
             dependencies: ["NearbyServer", "NearbyKit", "NearbyTestSupport", .product(name: "NIOPosix", package: "swift-nio")]
         ),
-        .testTarget(name: "NearbyRegionsTests", dependencies: ["NearbyRegions", "NearbyKit"], exclude: ["Fixtures"]),
+        .testTarget(name: "NearbyRegionsTests", dependencies: ["NearbyRegions", "NearbyCore", "NearbyTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "NearbyPostGISTests", dependencies: ["NearbyPostGIS", "NearbyKit", "NearbyTestSupport"]),
         .testTarget(name: "NearbyCLITests", dependencies: ["nearby", "NearbyBench", "NearbyTestSupport"]),
     ]

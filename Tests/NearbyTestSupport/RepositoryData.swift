@@ -15,6 +15,11 @@ public enum RepositoryData {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("data")
 
+    /// Path of the region boundaries, `data/kr_regions.bin` (what NearbyKit's `RegionData.path()` finds in a checkout).
+    public static func regionsPath() throws -> String {
+        folder.appendingPathComponent("kr_regions.bin").path
+    }
+
     /// The real towns of `data/kr_points.tsv`, in file order.
     public static func towns() throws -> [KoreanTown] {
         let path = folder.appendingPathComponent("kr_points.tsv").path

@@ -3,8 +3,11 @@ import PackageDescription
 
 // Dependencies point one way (ARCHITECTURE.md):
 //   NearbyCore ← NearbyStore ← NearbyKit ← NearbyBench ← nearby
-//   NearbyCore ← NearbyStore ← NearbyPostGIS ← NearbyKit
-//   NearbyCore ← NearbyRegions ← NearbyKit;  NearbyCore ← NearbyCarousel ← NearbyBench
+//   NearbyCore ← NearbyRegions ← NearbyKit ← NearbyServer ← nearby
+//   NearbyCore ← NearbyStore ← NearbyPostGIS ← NearbyServer, nearby
+//   NearbyCore ← NearbyCarousel ← NearbyBench, nearby
+// PostgreSQL is opt-in: NearbyKit neither depends on NearbyPostGIS nor links libpq (NearbyCLITests's
+// PackageGraphTests holds it to that). Tests: NearbyCore ← NearbyTestSupport ← the test targets.
 // No target carries unsafe flags, so the products can be used with `.package(url:…, from:)`.
 let package = Package(
     name: "Nearby",
@@ -44,14 +47,14 @@ let package = Package(
         .target(name: "NearbyCore", dependencies: ["CPROJ", "CPrefetch", "CMalloc"]),
         .target(name: "NearbyStore", dependencies: ["NearbyCore", "CSQLite"]),
         .target(name: "NearbyPostGIS", dependencies: ["NearbyCore", "NearbyStore", "CLibPQ"], resources: [.copy("Migrations")]),
-        .target(name: "NearbyKit", dependencies: ["NearbyCore", "NearbyStore", "NearbyRegions", "NearbyPostGIS"]),
+        .target(name: "NearbyKit", dependencies: ["NearbyCore", "NearbyStore", "NearbyRegions"]),
         .target(name: "NearbyCarousel", dependencies: ["NearbyCore"]),
         .target(name: "NearbyRegions", dependencies: ["NearbyCore"]),
         .target(name: "NearbyBench", dependencies: ["NearbyKit", "NearbyCarousel"]),
         .target(
             name: "NearbyServer",
             dependencies: [
-                "NearbyKit", "CMalloc", "CThreadAffinity",
+                "NearbyKit", "NearbyPostGIS", "CMalloc", "CThreadAffinity",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -65,22 +68,22 @@ let package = Package(
         .executableTarget(
             name: "nearby",
             dependencies: [
-                "NearbyKit", "NearbyBench", "NearbyCarousel", "NearbyServer",
+                "NearbyKit", "NearbyBench", "NearbyCarousel", "NearbyServer", "NearbyPostGIS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .target(name: "NearbyTestSupport", dependencies: ["NearbyCore"], path: "Tests/NearbyTestSupport"),
-        .testTarget(name: "NearbyCoreTests", dependencies: ["NearbyCore"]),
-        .testTarget(name: "NearbyStoreTests", dependencies: ["NearbyStore", "NearbyKit", "NearbyTestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "NearbyKitTests", dependencies: ["NearbyKit", "NearbyCore", "NearbyTestSupport"], exclude: ["Fixtures"],
+        .testTarget(name: "NearbyCoreTests", dependencies: ["NearbyCore", "NearbyTestSupport"],
                     linkerSettings: [.linkedLibrary("_FoundationICU")]),  // ICU's ko collation, the reference for --sort title
-        .testTarget(name: "NearbyBenchTests", dependencies: ["NearbyBench"]),
+        .testTarget(name: "NearbyStoreTests", dependencies: ["NearbyStore", "NearbyCore", "NearbyTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "NearbyKitTests", dependencies: ["NearbyKit", "NearbyStore", "NearbyCore", "NearbyTestSupport"]),
+        .testTarget(name: "NearbyBenchTests", dependencies: ["NearbyBench", "NearbyKit", "NearbyTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "NearbyCarouselTests", dependencies: ["NearbyCarousel", "NearbyCore"]),
         .testTarget(
             name: "NearbyServerTests",
             dependencies: ["NearbyServer", "NearbyKit", "NearbyTestSupport", .product(name: "NIOPosix", package: "swift-nio")]
         ),
-        .testTarget(name: "NearbyRegionsTests", dependencies: ["NearbyRegions", "NearbyKit"], exclude: ["Fixtures"]),
+        .testTarget(name: "NearbyRegionsTests", dependencies: ["NearbyRegions", "NearbyCore", "NearbyTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "NearbyPostGISTests", dependencies: ["NearbyPostGIS", "NearbyKit", "NearbyTestSupport"]),
         .testTarget(name: "NearbyCLITests", dependencies: ["nearby", "NearbyBench", "NearbyTestSupport"]),
     ]

@@ -2,4 +2,3 @@
 @_exported import NearbyCore
 @_exported import NearbyStore
 @_exported import NearbyRegions
-@_exported import NearbyPostGIS

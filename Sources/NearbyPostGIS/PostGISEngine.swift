@@ -25,6 +25,12 @@ public final class PostGISEngine: QueryEngine {
         cursorKey = try store.cursorKey()
     }
 
+    /// The engine over the database at `url` (libpq's URL or key=value form), read-only: what
+    /// `--engine postgis --pg URL` opens.
+    public static func open(url: String) throws -> PostGISEngine {
+        try PostGISEngine(store: PostGISStore(url: url, readOnly: true))
+    }
+
     /// PostGIS's sphere for geography with use_spheroid = false: the mean radius of WGS84,
     /// (2a + b) / 3 (liblwgeom `spheroid_init`).
     static let postgisSphereRadius = 6_371_008.771_415

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NearbyKit
+import NearbyPostGIS
 import ServiceLifecycle
 
 /// One generation of the cache, opened as a few lanes (an engine and its connection each) so that

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NearbyKit
+import NearbyPostGIS
 
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

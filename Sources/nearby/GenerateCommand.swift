@@ -1,4 +1,5 @@
 import ArgumentParser
+import NearbyBench
 import NearbyKit
 
 struct GenerateCommand: ParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import NearbyKit
+import NearbyPostGIS
 
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import NearbyKit
+import NearbyPostGIS
 import Foundation
 
 struct QueryCommand: ParsableCommand {
@@ -92,7 +93,7 @@ struct QueryCommand: ParsableCommand {
             throw UsageError("--engine postgis needs a database: --pg URL or $NEARBY_PG")
         }
         if let url = engine == nil || engine == .postgis ? postgis.url(db: cache.db) : nil {
-            queryEngine = try EngineKind.openPostGIS(url: url)
+            queryEngine = try PostGISEngine.open(url: url)
         } else {
             queryEngine = try (self.engine ?? .snapshot).open(try cache.open(readOnly: true)) { StandardError.write("nearby query: \($0)") }
         }

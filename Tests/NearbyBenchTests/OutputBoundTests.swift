@@ -1,6 +1,7 @@
 import Testing
 import NearbyKit
 @testable import NearbyBench
+import NearbyTestSupport
 
 /// The bound computes the answer it times: the same totals and ids as the memory engine, whose
 /// answers the core's property tests check against brute force.

@@ -52,11 +52,11 @@ import Testing
     }
 
     /// `--workload` writes the shared workload byte for byte (fixtures from make_dataset.py, see
-    /// Tests/NearbyKitTests/Fixtures/README.md), so other engines can be run on the very same files.
+    /// Tests/NearbyBenchTests/Fixtures/README.md), so other engines can be run on the very same files.
     @Test func workloadFilesEqualTheSharedGenerators() throws {
         let dir = try TempFolder()
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("NearbyKitTests/Fixtures")
+            .appendingPathComponent("NearbyBenchTests/Fixtures")
         for (count, queries, seed) in [(300, 60, 42), (1000, 100, 7)] {
             let prefix = dir.file("w\(count)")
             var args = ["generate", "--workload", prefix, "--count", "\(count)", "--queries", "\(queries)"]

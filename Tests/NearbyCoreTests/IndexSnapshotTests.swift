@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NearbyCore
+import NearbyTestSupport
 
 /// The engine mapped from an index snapshot file against `QueryBruteForce` and the in-memory engine,
 /// and every kind of bad snapshot refused.

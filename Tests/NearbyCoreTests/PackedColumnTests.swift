@@ -1,5 +1,6 @@
 import Testing
 @testable import NearbyCore
+import NearbyTestSupport
 
 /// `PackedColumn` holds any values exactly, in the fewest bytes its frame needs.
 @Suite struct PackedColumnTests {

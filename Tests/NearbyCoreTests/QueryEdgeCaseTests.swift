@@ -1,5 +1,6 @@
 import Testing
 @testable import NearbyCore
+import NearbyTestSupport
 
 /// Boundary cases of the memory engine, each checked against `QueryBruteForce` (and exact expectations).
 @Suite struct QueryEdgeCaseTests {

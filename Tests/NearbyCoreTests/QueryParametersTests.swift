@@ -1,5 +1,6 @@
 import Testing
 @testable import NearbyCore
+import NearbyTestSupport
 
 /// The one request parser: every parameter parses, renders back, and feeds the cursor fingerprint.
 @Suite struct QueryParametersTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NearbyCore
+import NearbyTestSupport
 
 /// Every plan of a query over every place (column scan, order walk, the planner's choice) gives the
 /// brute force's answer, in memory and from a snapshot, with and without its stored orders; the

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NearbyCore
+import NearbyTestSupport
 
 /// The memory engine (indexed, and in the scan mode the SQLite engine uses) against `QueryBruteForce`
 /// on random queries of every shape, filter and sort key, with each distance model: zero mismatches.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import NearbyKit
+import NearbyCore
 @testable import NearbyRegions
 
 /// The simplification tolerance (5 m) against the unsimplified polygons: Fixtures/boundary_samples.tsv

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
-import NearbyKit
+import NearbyCore
+import NearbyTestSupport
 @testable import NearbyRegions
 
 /// The dated change table, applied to source codes.
 @Suite struct RegionCodeChangesTests {
     func table() throws -> RegionCodeChanges {
-        let data = URL(fileURLWithPath: try RegionData.path()).deletingLastPathComponent()
+        let data = URL(fileURLWithPath: try RepositoryData.regionsPath()).deletingLastPathComponent()
         return try RegionCodeChanges(contentsOf: data.appendingPathComponent(RegionIndex.changesFileName).path)
     }
 
@@ -48,7 +49,7 @@ import NearbyKit
         #expect(throws: RegionCodeChanges.FormatError.self) { try RegionCodeChanges(contentsOf: path) }
         // A truncated boundary file is an error with the path, not a crash.
         let bin = folder.appendingPathComponent("cut.bin").path
-        let whole = try Data(contentsOf: URL(fileURLWithPath: try RegionData.path()))
+        let whole = try Data(contentsOf: URL(fileURLWithPath: try RepositoryData.regionsPath()))
         try whole.prefix(100_000).write(to: URL(fileURLWithPath: bin))
         do {
             _ = try RegionFile(contentsOf: bin)

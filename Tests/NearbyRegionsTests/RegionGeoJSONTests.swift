@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import NearbyKit
+import NearbyCore
 @testable import NearbyRegions
 
 /// GeoJSON polygons: valid JSON, closed rings, and the same inside/outside as the index.

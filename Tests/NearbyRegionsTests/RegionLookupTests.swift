@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import NearbyKit
+import NearbyCore
 @testable import NearbyRegions
 
 /// Points with known answers: inside, on borders, in holes, on islands, at sea, abroad, at the poles

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import NearbyKit
+import NearbyCore
 @testable import NearbyRegions
 
 /// Names and codes, old and new; ambiguity; membership; bounding boxes; the importer's code check.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import NearbyKit
+import NearbyCore
+import NearbyTestSupport
 @testable import NearbyRegions
 
 /// data/kr_points.tsv holds a point inside each of the 5,026 towns and 15,297 villages, taken from the
@@ -8,7 +9,7 @@ import NearbyKit
 @Suite struct RepresentativePointTests {
     @Test func everyPointLandsInItsOwnRegion() throws {
         let index = try SharedIndex.get()
-        let path = try RegionData.path()
+        let path = try RepositoryData.regionsPath()
         let towns = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("kr_points.tsv").path
         let text = try String(contentsOfFile: towns, encoding: .utf8)
         var lines = text.split(separator: "\n")

@@ -1,10 +1,11 @@
 import Foundation
 @testable import NearbyRegions
-import NearbyKit
+import NearbyCore
+import NearbyTestSupport
 
 /// The real index from data/kr_regions.bin, loaded once per test process.
 enum SharedIndex {
-    private static let loaded = Result { try RegionData.index() }
+    private static let loaded = Result { try RegionIndex(contentsOf: RepositoryData.regionsPath()) }
 
     static func get() throws -> RegionIndex { try loaded.get() }
 

@@ -1,7 +1,6 @@
 import Foundation
 import NearbyCore
 import Testing
-import NearbyKit
 @testable import NearbyStore
 
 @Suite struct ImportJSONTests {
@@ -23,23 +22,6 @@ import NearbyKit
         #expect(parsed.errors.isEmpty)
         #expect(parsed.places == Self.places)
         #expect(parsed.places[1].lat.sign == .minus)
-    }
-
-    @Test func geoJSONRoundTripThroughTheWriter() throws {
-        var writer = GeoJSONWriter()
-        var out: [UInt8] = []
-        writer.begin(to: &out)
-        for p in Self.places { writer.append(p, distance: 12.5, to: &out) }
-        writer.end(to: &out)
-        let parsed = try parseFile(out, name: "p.geojson")
-        #expect(parsed.format == .geojson)
-        #expect(parsed.errors.isEmpty)
-        #expect(parsed.places == Self.places)
-        #expect(parsed.lines == [2, 3])
-        let empty = GeoJSONWriter()
-        var none: [UInt8] = []
-        empty.begin(to: &none); empty.end(to: &none)
-        #expect(String(decoding: none, as: UTF8.self) == "{\"type\":\"FeatureCollection\",\"features\":[\n]}\n")
     }
 
     @Test func geoJSONFeatureIdAndBadFeatures() throws {

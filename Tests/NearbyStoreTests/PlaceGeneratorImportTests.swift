@@ -1,12 +1,12 @@
 import Testing
-import NearbyKit
 import NearbyCore
+import NearbyTestSupport
 @testable import NearbyStore
 
 /// `nearby generate`'s output is what `nearby import` reads: both formats parse and validate without
 /// a single rejected record, and give back exactly the generated places.
 @Suite struct PlaceGeneratorImportTests {
-    static let places = PlaceGenerator(towns: try! DefaultDataset.towns(), seed: 17).places(count: 2000)
+    static let places = PlaceGenerator(towns: try! RepositoryData.towns(), seed: 17).places(count: 2000)
 
     func imported(_ bytes: [UInt8], _ format: ImportFormat) throws -> [Place] {
         let parsed = try PlaceParser.parse(bytes, file: "generated", strict: true)

@@ -1,5 +1,4 @@
 import NearbyCore
-import NearbyPostGIS
 import NearbyStore
 
 /// The engines a query can run on; they give identical answers (the tests hold them to it).
@@ -26,10 +25,5 @@ public enum EngineKind: String, CaseIterable, Sendable {
             return MemoryEngine(places: try cache.allPlaces(), generation: try cache.generation(), cursorKey: try cache.cursorKey())
         case .postgis: throw UsageError("--engine postgis reads a PostgreSQL database, not a cache: give --pg URL or set NEARBY_PG")
         }
-    }
-
-    /// The postgis engine over the database at `url` (libpq's URL or key=value form).
-    public static func openPostGIS(url: String) throws -> PostGISEngine {
-        try PostGISEngine(store: PostGISStore(url: url, readOnly: true))
     }
 }

@@ -65,19 +65,26 @@ public struct Importer {
         return summary
     }
 
-    /// Imports `paths` into a PostgreSQL/PostGIS database in one transaction: the same reading, records,
-    /// counts and `file:line` errors as into a cache; only the writer differs (`PostGISWriter`).
-    public func importFiles(_ paths: [String], into store: PostGISStore) throws -> ImportSummary {
+    /// Imports `paths` into another database in one transaction (PostgreSQL/PostGIS: NearbyPostGIS's
+    /// `PostGISStore.write` and `PostGISWriter.apply`, joined where both modules are linked): the same
+    /// reading, records, counts and `file:line` errors as into a cache; only the writer differs.
+    /// `write` runs its body with the database's writer inside its transaction; `apply` is called
+    /// after the last record, before the counts are read.
+    public func importFiles<Writer: PlaceSink>(
+        _ paths: [String], write: ((Writer) throws -> ImportSummary) throws -> ImportSummary, apply: (Writer) throws -> Void
+    ) throws -> ImportSummary {
         let opened = try paths.map { path throws(UnreadableInputError) in path == "-" ? nil : try InputFile(path: path) }
         let regions = loadRegions()
-        return try store.write { writer in
-            var summary = ImportSummary()
-            for input in opened { summary.files.append(try importFile(try input ?? InputFile(path: "-"), into: writer, regions: regions)) }
-            onProgress("applying the records and committing")
-            try writer.apply()
-            summary.counts = writer.counts
-            summary.counts.rejected = summary.files.reduce(0) { $0 + $1.rejected }
-            return summary
+        return try withoutActuallyEscaping(apply) { apply in
+            try write { writer in
+                var summary = ImportSummary()
+                for input in opened { summary.files.append(try importFile(try input ?? InputFile(path: "-"), into: writer, regions: regions)) }
+                onProgress("applying the records and committing")
+                try apply(writer)
+                summary.counts = writer.counts
+                summary.counts.rejected = summary.files.reduce(0) { $0 + $1.rejected }
+                return summary
+            }
         }
     }
 

@@ -1,13 +1,13 @@
 import Testing
 @testable import NearbyCore
-import NearbyKit
+import NearbyTestSupport
 
 /// Every plan of a sorted page gives the column scan's answer on the default dataset (real towns and
 /// their names; the scan is checked against the brute force in NearbyCoreTests): order walks over the
 /// stored orders, one-area walks over the orders split by area, counted totals and `total=none`.
 @Suite struct QueryPlansOnRealDataTests {
     @Test func everyPlanGivesTheScansAnswer() throws {
-        let places = Array(try DefaultDataset.places().prefix(30_000))
+        let places = try RepositoryData.defaultPlaces(count: 30_000)
         let engine = MemoryEngine(places: places)
         let areas = Array(Set(places.map(\.areacode))).compactMap { $0 }.sorted()
         let words = Array(Set(places.flatMap { $0.title.split(separator: " ").map { String($0.prefix(1)) } })).sorted()

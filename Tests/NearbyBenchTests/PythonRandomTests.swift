@@ -1,5 +1,5 @@
 import Testing
-@testable import NearbyCore
+@testable import NearbyBench
 
 /// Expected values printed by CPython 3.11.7 (`random.Random`), e.g.
 /// `python3 -c "import random; r = random.Random(42); print([r.random() for _ in range(5)])"`.

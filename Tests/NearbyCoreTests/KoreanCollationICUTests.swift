@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import NearbyCore
-import NearbyKit
+import NearbyTestSupport
 import _FoundationICU
 
 /// ICU's collator for a locale, from the ICU that Foundation ships on Linux (`_FoundationICU`, whose C
@@ -50,7 +50,7 @@ final class ICUCollator: @unchecked Sendable {
     }
 
     @Test func everyDefaultDatasetTitleInICUOrder() throws {
-        let titles = Array(Set(try DefaultDataset.places().map(\.title)))
+        let titles = Array(Set(try RepositoryData.defaultPlaces().map(\.title)))
         #expect(titles.count > 10_000)
         let ranks = KoreanCollation.ranks(of: titles)
         let order = titles.indices.sorted { ranks[$0] < ranks[$1] }

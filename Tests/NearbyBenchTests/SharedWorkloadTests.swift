@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import NearbyCore
+@testable import NearbyBench
 import NearbyKit
 
 /// `SharedWorkload` against files written by ../shared/workload/make_dataset.py (Fixtures/README.md).

@@ -1,5 +1,6 @@
 import Foundation
 import NearbyCore
+import NearbyKit
 
 /// The shared benchmark workload written to `PREFIX.places.tsv` and `PREFIX.queries.tsv`
 /// (`nearby generate --workload`), through temporary names so a failed run leaves no half file under

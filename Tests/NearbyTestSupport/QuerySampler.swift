@@ -1,4 +1,5 @@
 import Foundation
+import NearbyCore
 
 /// Seeded random places and queries of every shape, filter and sort (SplitMix64): the same seed gives
 /// the same sequence on every machine, so a failing property test or a benchmark run reproduces.

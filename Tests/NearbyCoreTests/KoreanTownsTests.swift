@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import NearbyCore
-import NearbyKit
+import NearbyTestSupport
 
 @Suite struct KoreanTownsTests {
     static let header = KoreanTowns.columns.joined(separator: "\t")
@@ -15,7 +15,7 @@ import NearbyKit
     }
 
     @Test func shippedFileHasEveryTownAndVillage() throws {
-        let towns = try DefaultDataset.towns()
+        let towns = try RepositoryData.towns()
         #expect(towns.count == 20_323)
         #expect(towns.filter { $0.level == .emd }.count == 5_026)
         #expect(towns.filter { $0.level == .ri }.count == 15_297)
@@ -54,17 +54,5 @@ import NearbyKit
         #expect(error("\(Self.header)\n11110101\temd\t서울\t종로구\t청운동\t\t37.5\t126.9\t-1\n")
             == "t.tsv:2: area_km2: '-1' is not an area")
         #expect(error("\(Self.header)\n") == "t.tsv: no towns")
-    }
-
-    @Test func missingFileIsAClearError() {
-        #expect(throws: KoreanTowns.FormatError.self) { try DefaultDataset.loadTowns(path: "/nonexistent/kr_points.tsv") }
-    }
-
-    @Test func dataDirectorySearchOrder() {
-        let env = DefaultDataset.candidateDirectories(environment: ["NEARBY_DATA": "/x/data"], sourceFile: "/r/Sources/NearbyKit/Cache/D.swift")
-        #expect(env == ["/x/data"])
-        let dirs = DefaultDataset.candidateDirectories(environment: [:], sourceFile: "/r/Sources/NearbyKit/Cache/D.swift")
-        #expect(dirs.first == "/r/data")
-        #expect(dirs.count == 3)
     }
 }

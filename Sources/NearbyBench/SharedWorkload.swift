@@ -1,4 +1,5 @@
 import Foundation
+import NearbyCore
 
 /// The benchmark workload shared with other engines, byte for byte what
 /// `python3 make_dataset.py N_PLACES N_QUERIES PREFIX SEED` writes (../shared/workload, CPython 3.11

@@ -1,10 +1,10 @@
 import Foundation
 import Testing
 @testable import NearbyCore
-import NearbyKit
+import NearbyTestSupport
 
 @Suite struct PlaceGeneratorTests {
-    static let towns = try! DefaultDataset.towns()
+    static let towns = try! RepositoryData.towns()
 
     func tsv(_ places: [Place]) -> [UInt8] {
         var out: [UInt8] = []

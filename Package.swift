@@ -70,7 +70,7 @@ let package = Package(
             ]
         ),
         .target(name: "NearbyTestSupport", path: "Tests/NearbyTestSupport"),
-        .testTarget(name: "NearbyCoreTests", dependencies: ["NearbyCore"]),
+        .testTarget(name: "NearbyCoreTests", dependencies: ["NearbyCore"], exclude: ["Fixtures"]),
         .testTarget(name: "NearbyStoreTests", dependencies: ["NearbyStore", "NearbyKit", "NearbyTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "NearbyKitTests", dependencies: ["NearbyKit", "NearbyCore", "NearbyTestSupport"], exclude: ["Fixtures"],
                     linkerSettings: [.linkedLibrary("_FoundationICU")]),  // ICU's ko collation, the reference for --sort title

@@ -73,7 +73,7 @@ let package = Package(
             ]
         ),
         .target(name: "NearbyTestSupport", dependencies: ["NearbyCore"], path: "Tests/NearbyTestSupport"),
-        .testTarget(name: "NearbyCoreTests", dependencies: ["NearbyCore", "NearbyTestSupport"],
+        .testTarget(name: "NearbyCoreTests", dependencies: ["NearbyCore", "NearbyTestSupport"], exclude: ["Fixtures"],
                     linkerSettings: [.linkedLibrary("_FoundationICU")]),  // ICU's ko collation, the reference for --sort title
         .testTarget(name: "NearbyStoreTests", dependencies: ["NearbyStore", "NearbyCore", "NearbyTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "NearbyKitTests", dependencies: ["NearbyKit", "NearbyStore", "NearbyCore", "NearbyTestSupport"]),

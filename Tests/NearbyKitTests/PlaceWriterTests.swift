@@ -1,8 +1,8 @@
 import Foundation
 import NearbyKit
-import XCTest
+import Testing
 
-final class PlaceWriterTests: XCTestCase {
+@Suite struct PlaceWriterTests {
     /// 3,000 places in a row north of a centre, ids in distance order.
     private func answer(format: OutputFormat) throws -> (blocks: [[UInt8]], whole: [UInt8]) {
         let places = (1...3_000).map { i in
@@ -11,7 +11,7 @@ final class PlaceWriterTests: XCTestCase {
         let engine = MemoryEngine(places: places)
         let query = try QueryParameters.parse([("lat", "37.5"), ("lon", "127"), ("radius", "10000"), ("limit", "3000")])
         let a = try engine.run(query)
-        XCTAssertEqual(a.rows.count, 3_000)
+        #expect(a.rows.count == 3_000)
         final class Sink { var blocks: [[UInt8]] = [] }
         let sink = Sink()
         var writer = PlaceWriter(format: format, to: StdoutBlocks(blockSize: 16_384) { sink.blocks.append($0) })
@@ -23,20 +23,20 @@ final class PlaceWriterTests: XCTestCase {
     /// A JSON array larger than a block leaves in blocks as it is written (the server streams them to
     /// the client; the whole answer is never held), and the blocks join into the one document, every
     /// row in order with its distance.
-    func testJSONArrayLeavesInBlocksThatJoinIntoTheDocument() throws {
+    @Test func testJSONArrayLeavesInBlocksThatJoinIntoTheDocument() throws {
         let (blocks, whole) = try answer(format: .json)
-        XCTAssertGreaterThan(blocks.count, 10, "the array was held whole and written at the end")
-        XCTAssertTrue(blocks.dropLast().allSatisfy { $0.count >= 16_384 && $0.count < 16_384 + 4_096 }, blocks.map(\.count).description)
-        let rows = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(whole)) as? [[String: Any]])
-        XCTAssertEqual(rows.map { $0["id"] as? String }, (1...3_000).map { String($0) })
-        XCTAssertEqual(rows[0]["addr"] as? String, "서울 1")
-        XCTAssertEqual(rows[2_999]["distance"] as? Double ?? 0, 3_335.8, accuracy: 0.5)
+        #expect(blocks.count > 10, "the array was held whole and written at the end")
+        #expect(blocks.dropLast().allSatisfy { $0.count >= 16_384 && $0.count < 16_384 + 4_096 }, "\(blocks.map(\.count))")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(whole)) as? [[String: Any]])
+        #expect(rows.map { $0["id"] as? String } == (1...3_000).map { String($0) })
+        #expect(rows[0]["addr"] as? String == "서울 1")
+        #expect(abs((rows[2_999]["distance"] as? Double ?? 0) - 3_335.8) <= 0.5)
     }
 
     /// Ids and distances (`fields=id,distance`, `id`, `distance`) are written from the id column
     /// (`PlaceRows.forEachID`), byte for byte what writing each place gives, escapes and blocks included;
     /// from an in-memory table and from fetched rows alike.
-    func testIDsAndDistancesFromTheIdColumnAreTheBytesOfThePlaces() throws {
+    @Test func testIDsAndDistancesFromTheIdColumnAreTheBytesOfThePlaces() throws {
         let odd = ["a\"b", "back\\slash", "tab\there", "line\nbreak", "\u{1}ctl", "한글-7", "🙂", ""]
         let places = (0..<3_000).map { (i: Int) -> Place in
             let id: String = i < odd.count ? odd[i] : String(i)
@@ -50,7 +50,7 @@ final class PlaceWriterTests: XCTestCase {
         for names in [["id", "distance"], ["id"], ["distance"], ["distance", "id"]] {
             let fields = try PlaceJSON.Selection(names: names)
             for format in [OutputFormat.json, .jsonl] {
-                XCTAssertTrue(PlaceWriter.writesOnlyIDs(format: format, fields: fields))
+                #expect(PlaceWriter.writesOnlyIDs(format: format, fields: fields))
                 var expected: [UInt8] = format == .json ? [UInt8(ascii: "[")] : []
                 for (i, p) in a.places.enumerated() {
                     if format == .json && i > 0 { expected.append(UInt8(ascii: ",")) }
@@ -64,20 +64,20 @@ final class PlaceWriterTests: XCTestCase {
                     var writer = PlaceWriter(format: format, fields: fields, to: StdoutBlocks(blockSize: 4_096) { sink.blocks.append($0) })
                     try writer.write(answer, query: query, tookMs: 0)
                     try writer.finish()
-                    XCTAssertGreaterThan(sink.blocks.count, 2)
-                    XCTAssertEqual(sink.blocks.flatMap { $0 }, expected, "\(names) \(format)")
+                    #expect(sink.blocks.count > 2)
+                    #expect(sink.blocks.flatMap { $0 } == expected, "\(names) \(format)")
                 }
             }
         }
-        XCTAssertFalse(PlaceWriter.writesOnlyIDs(format: .json, fields: try PlaceJSON.Selection(names: ["id", "title"])))
-        XCTAssertFalse(PlaceWriter.writesOnlyIDs(format: .geojson, fields: try PlaceJSON.Selection(names: ["id"])))
+        #expect(!PlaceWriter.writesOnlyIDs(format: .json, fields: try PlaceJSON.Selection(names: ["id", "title"])))
+        #expect(!PlaceWriter.writesOnlyIDs(format: .geojson, fields: try PlaceJSON.Selection(names: ["id"])))
     }
 
     /// JSON lines: the same rows, one object a line, in blocks too.
-    func testJSONLinesInBlocksMatchTheArray() throws {
+    @Test func testJSONLinesInBlocksMatchTheArray() throws {
         let (blocks, whole) = try answer(format: .jsonl)
-        XCTAssertGreaterThan(blocks.count, 10)
+        #expect(blocks.count > 10)
         let lines = whole.split(separator: 0x0A).map { try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] }
-        XCTAssertEqual(lines.map { $0?["id"] as? String }, (1...3_000).map { String($0) })
+        #expect(lines.map { $0?["id"] as? String } == (1...3_000).map { String($0) })
     }
 }

@@ -4,7 +4,7 @@ import NearbyKit
 import NearbyServer
 import NearbyTestSupport
 import ServiceLifecycle
-import XCTest
+import Testing
 
 /// The real server on an ephemeral loopback port, over a real cache file, run by a real `ServiceGroup`.
 final class RunningServer: @unchecked Sendable {
@@ -51,7 +51,7 @@ final class RunningServer: @unchecked Sendable {
     func stop() {
         let group = self.group
         Task { await group.triggerGracefulShutdown() }
-        XCTAssertEqual(done.wait(timeout: .now() + 30), .success, "the server did not shut down")
+        #expect(done.wait(timeout: .now() + 30) == .success, "the server did not shut down")
     }
 }
 
@@ -92,17 +92,6 @@ enum Fixture {
     }
 }
 
-/// A test case with a real server over a fresh cache of `places` (the fixture's 6,000), started
-/// before each test and stopped after it.
-class ServerTestCase: XCTestCase {
-    var folder: TempFolder!
-    var server: RunningServer!
-    let places = Fixture.places(6_000)
-
-    override func setUpWithError() throws {
-        folder = try TempFolder()
-        server = try RunningServer(path: try Fixture.cache(in: folder))
-    }
-
-    override func tearDown() { server?.stop(); server = nil; folder = nil }
-}
+/// The suites that talk to a real server, nested here to run one test at a time: their deadlines,
+/// lane waits and reload timings assume no other server is answering on the same cores.
+@Suite(.serialized) enum RealServer {}

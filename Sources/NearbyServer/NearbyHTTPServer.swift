@@ -71,7 +71,7 @@ public enum NearbyHTTPServer {
         ))
         router.get("/v1/places") { request, _ in try await api.places(request) }
         router.get("/v1/places/:id") { request, context in
-            try await api.place(request, id: context.parameters.get("id") ?? "")
+            try await api.place(request, id: PlacesAPI.pathSegment(context.parameters.get("id") ?? "", parameter: "id"))
         }
         router.get("/v1/distance") { request, _ in try api.distance(request) }
         router.get("/v1/where") { request, _ in try api.whereAt(request) }

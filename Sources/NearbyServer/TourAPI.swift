@@ -52,7 +52,7 @@ struct TourAPI: Sendable {
                 throw APIError(.unauthorized, parameter: "serviceKey", sent == nil ? "missing" : "not registered")
             }
         }
-        if let type = given["_type"], type.lowercased() != "json" {
+        if let type = given["_type"], !type.isEmpty, type.lowercased() != "json" {
             throw APIError(.badRequest, parameter: "_type", "only _type=json is served")
         }
         func require(_ names: String...) throws {
@@ -64,7 +64,7 @@ struct TourAPI: Sendable {
         switch operation {
         case "locationBasedList2":
             try require("mapX", "mapY", "radius")
-            if let r = given["radius"].flatMap(Double.init), r > 20_000 {
+            if let r = given["radius"].flatMap(DecimalNumber.double), r > 20_000 {
                 throw APIError(.badRequest, parameter: "radius", "at most 20000 metres, as TourAPI")
             }
             defaultOrder("E")

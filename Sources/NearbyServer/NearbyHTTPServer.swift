@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NearbyKit
 import NIOPosix
@@ -86,8 +87,14 @@ public enum NearbyHTTPServer {
                 try await tour.answer(operation, request)
             }
         }
+        let maxURLLength = options.maxURLLength
         let app = Application(
             router: router,
+            server: HTTPServerBuilder { responder in
+                RejectingHTTP1Channel(base: HTTP1Channel(responder: responder), maxURLLength: maxURLLength) { path, error in
+                    path.hasPrefix(TourAPI.prefix) ? TourAPI.errorBody(error) : error.json
+                }
+            },
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "nearby"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? options.port) },
             logger: logger

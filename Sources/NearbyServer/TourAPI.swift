@@ -141,18 +141,23 @@ struct TourAPI: Sendable {
     /// service key), 04 (HTTP: unknown path, wrong method), 05 (the request timed out), 99 (anything else); `resultMsg` the code's
     /// name, then the parameter and why.
     static func errorResponse(_ error: APIError) -> Response {
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        headers.append(contentsOf: error.headers)
+        return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: errorBody(error))))
+    }
+
+    /// The envelope's bytes (`errorResponse`; `RejectingHTTP1Channel` writes them itself).
+    static func errorBody(_ error: APIError) -> [UInt8] {
         let (code, name): (String, String) = switch error.status {
         case .unauthorized: ("30", "SERVICE_KEY_IS_NOT_REGISTERED_ERROR")
         case .serviceUnavailable: ("05", "SERVICETIMEOUT_ERROR")
         case .badRequest, .conflict: error.reason.hasPrefix("missing") ? ("11", "NO_MANDATORY_REQUEST_PARAMETERS_ERROR") : ("10", "INVALID_REQUEST_PARAMETER_ERROR")
-        case .notFound, .methodNotAllowed, .uriTooLong: ("04", "HTTP_ERROR")
+        case .notFound, .methodNotAllowed, .uriTooLong, .requestHeaderFieldsTooLarge: ("04", "HTTP_ERROR")
         default: ("99", "UNKNOWN_ERROR")
         }
         var out: [UInt8] = Array("{\"response\":{\"header\":{\"resultCode\":\"\(code)\",\"resultMsg\":".utf8)
         JSONWriter.appendString(name + ": " + (error.parameter.map { "\($0): " } ?? "") + error.reason, to: &out)
         out.append(contentsOf: "}}}\n".utf8)
-        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
-        headers.append(contentsOf: error.headers)
-        return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: out)))
+        return out
     }
 }

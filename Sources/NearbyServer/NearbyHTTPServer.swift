@@ -116,8 +116,10 @@ public enum NearbyHTTPServer {
             let cpus = try await EventLoopAffinity.pin(MultiThreadedEventLoopGroup.singleton)
             logger.info("event loops pinned", metadata: ["cpus": "\(cpus.map(String.init).joined(separator: ","))"])
         }
+        // The address is written whatever the log level: with --port 0 it is the only way to learn the port.
+        let always = { var l = logger; l.logLevel = .info; return l }()
         let services = services(engine: engine, options: options, logger: logger) { port in
-            logger.info("listening", metadata: ["host": "\(options.host)", "port": "\(port)", "generation": "\(engine.current.generation)"])
+            always.info("listening", metadata: ["host": "\(options.host)", "port": "\(port)", "generation": "\(engine.current.generation)"])
         }
         let group = ServiceGroup(configuration: .init(
             services: services.map { .init(service: $0) },

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NearbyKit
 import NIOPosix
@@ -71,7 +72,7 @@ public enum NearbyHTTPServer {
         ))
         router.get("/v1/places") { request, _ in try await api.places(request) }
         router.get("/v1/places/:id") { request, context in
-            try await api.place(request, id: context.parameters.get("id") ?? "")
+            try await api.place(request, id: PlacesAPI.pathSegment(context.parameters.get("id") ?? "", parameter: "id"))
         }
         router.get("/v1/distance") { request, _ in try api.distance(request) }
         router.get("/v1/where") { request, _ in try api.whereAt(request) }
@@ -86,8 +87,14 @@ public enum NearbyHTTPServer {
                 try await tour.answer(operation, request)
             }
         }
+        let maxURLLength = options.maxURLLength
         let app = Application(
             router: router,
+            server: HTTPServerBuilder { responder in
+                RejectingHTTP1Channel(base: HTTP1Channel(responder: responder), maxURLLength: maxURLLength) { path, error in
+                    path.hasPrefix(TourAPI.prefix) ? TourAPI.errorBody(error) : error.json
+                }
+            },
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "nearby"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? options.port) },
             logger: logger
@@ -109,8 +116,10 @@ public enum NearbyHTTPServer {
             let cpus = try await EventLoopAffinity.pin(MultiThreadedEventLoopGroup.singleton)
             logger.info("event loops pinned", metadata: ["cpus": "\(cpus.map(String.init).joined(separator: ","))"])
         }
+        // The address is written whatever the log level: with --port 0 it is the only way to learn the port.
+        let always = { var l = logger; l.logLevel = .info; return l }()
         let services = services(engine: engine, options: options, logger: logger) { port in
-            logger.info("listening", metadata: ["host": "\(options.host)", "port": "\(port)", "generation": "\(engine.current.generation)"])
+            always.info("listening", metadata: ["host": "\(options.host)", "port": "\(port)", "generation": "\(engine.current.generation)"])
         }
         let group = ServiceGroup(configuration: .init(
             services: services.map { .init(service: $0) },

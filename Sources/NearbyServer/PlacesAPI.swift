@@ -28,9 +28,7 @@ struct PlacesAPI: Sendable {
                 }
                 format = named
             } else {
-                do { fields = try PlaceJSON.Selection(names: value.split(separator: ",").map(String.init)) } catch {
-                    throw APIError(.badRequest, parameter: "fields", "\(error)")
-                }
+                fields = try Self.fields(value)
             }
         }
         pairs.removeAll { $0.name == "format" || $0.name == "fields" }
@@ -71,9 +69,7 @@ struct PlacesAPI: Sendable {
         var fields = PlaceJSON.Selection.all
         for (name, value) in try Self.pairs(request) {
             guard name == "fields" else { throw APIError(.badRequest, parameter: name, "unknown parameter (known: fields)") }
-            do { fields = try PlaceJSON.Selection(names: value.split(separator: ",").map(String.init)) } catch {
-                throw APIError(.badRequest, parameter: "fields", "\(error)")
-            }
+            fields = try Self.fields(value)
         }
         guard let place = try await engine.current.place(id: id, timeout: options.requestTimeout) else {
             throw APIError(.notFound, parameter: "id", "no place has the id \(RequestError.quoted(id))")
@@ -96,7 +92,7 @@ struct PlacesAPI: Sendable {
         for name in names.prefix(4) {
             guard let text = values[name] else { throw APIError(.badRequest, parameter: name, "missing") }
             let limit = name.hasPrefix("lat") ? 90.0 : 180.0
-            guard let v = Double(text), v.isFinite, abs(v) <= limit else {
+            guard let v = DecimalNumber.double(text), abs(v) <= limit else {
                 throw APIError(.badRequest, parameter: name, "\(RequestError.quoted(text)) is not a number in -\(Int(limit))…\(Int(limit))")
             }
             coordinates.append(v)
@@ -129,7 +125,7 @@ struct PlacesAPI: Sendable {
         // The ranges of `nearby where`: latitude within ±90, longitude within ±540 (wrapped).
         for (name, limit) in [("lat", 90.0), ("lon", 540.0)] {
             guard let text = values[name] else { throw APIError(.badRequest, parameter: name, "missing") }
-            guard let v = Double(text), v.isFinite, abs(v) <= limit else {
+            guard let v = DecimalNumber.double(text), abs(v) <= limit else {
                 throw APIError(.badRequest, parameter: name, "\(RequestError.quoted(text)) is not a number in -\(Int(limit))…\(Int(limit))")
             }
             point.append(v)
@@ -157,6 +153,26 @@ struct PlacesAPI: Sendable {
             throw APIError(.badRequest, parameter: "limit", "\(query.limit) is outside 1…\(options.maxLimit) (this server's page size limit; page with next)")
         }
         return query
+    }
+
+    /// `fields=id,title`: names of `PlaceJSON.Selection`, none empty.
+    static func fields(_ value: String) throws -> PlaceJSON.Selection {
+        let names = value.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        guard !names.contains(where: { TextNormalization.trimmingSpaces($0).isEmpty }) else {
+            throw APIError(.badRequest, parameter: "fields", "\(RequestError.quoted(value)) has an empty item")
+        }
+        do { return try PlaceJSON.Selection(names: names) } catch {
+            throw APIError(.badRequest, parameter: "fields", "\(error)")
+        }
+    }
+
+    /// A path segment (`/v1/places/{id}`) as the text it escapes: `%XX` decoded (`+` is a plus sign
+    /// in a path), refused when an escape is malformed or the bytes are not UTF-8.
+    static func pathSegment(_ raw: String, parameter: String) throws -> String {
+        guard let text = QueryString.decode(Substring(raw), plusIsSpace: false) else {
+            throw APIError(.badRequest, parameter: parameter, "\(RequestError.quoted(raw)): bad %-escape or not UTF-8")
+        }
+        return text
     }
 
     static func pairs(_ request: Request) throws -> [(name: String, value: String)] {

@@ -23,16 +23,17 @@ enum QueryString {
         return out
     }
 
-    /// nil for a bad `%` escape or bytes that are not UTF-8.
-    static func decode(_ s: Substring) -> String? {
+    /// nil for a bad `%` escape or bytes that are not UTF-8. `plusIsSpace`: a query string's `+`;
+    /// in a path a `+` is itself.
+    static func decode(_ s: Substring, plusIsSpace: Bool = true) -> String? {
         // Most names and values have nothing to decode: the text as it is (a short one needs no allocation).
-        if !s.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) { return String(s) }
+        if !s.utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }) { return String(s) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(s.utf8.count)
         var it = s.utf8.makeIterator()
         while let b = it.next() {
             switch b {
-            case UInt8(ascii: "+"): bytes.append(0x20)
+            case UInt8(ascii: "+") where plusIsSpace: bytes.append(0x20)
             case UInt8(ascii: "%"):
                 guard let h = it.next().flatMap(hex), let l = it.next().flatMap(hex) else { return nil }
                 bytes.append(h << 4 | l)

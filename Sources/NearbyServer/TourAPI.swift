@@ -52,7 +52,7 @@ struct TourAPI: Sendable {
                 throw APIError(.unauthorized, parameter: "serviceKey", sent == nil ? "missing" : "not registered")
             }
         }
-        if let type = given["_type"], type.lowercased() != "json" {
+        if let type = given["_type"], !type.isEmpty, type.lowercased() != "json" {
             throw APIError(.badRequest, parameter: "_type", "only _type=json is served")
         }
         func require(_ names: String...) throws {
@@ -64,7 +64,7 @@ struct TourAPI: Sendable {
         switch operation {
         case "locationBasedList2":
             try require("mapX", "mapY", "radius")
-            if let r = given["radius"].flatMap(Double.init), r > 20_000 {
+            if let r = given["radius"].flatMap(DecimalNumber.double), r > 20_000 {
                 throw APIError(.badRequest, parameter: "radius", "at most 20000 metres, as TourAPI")
             }
             defaultOrder("E")
@@ -141,18 +141,23 @@ struct TourAPI: Sendable {
     /// service key), 04 (HTTP: unknown path, wrong method), 05 (the request timed out), 99 (anything else); `resultMsg` the code's
     /// name, then the parameter and why.
     static func errorResponse(_ error: APIError) -> Response {
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        headers.append(contentsOf: error.headers)
+        return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: errorBody(error))))
+    }
+
+    /// The envelope's bytes (`errorResponse`; `RejectingHTTP1Channel` writes them itself).
+    static func errorBody(_ error: APIError) -> [UInt8] {
         let (code, name): (String, String) = switch error.status {
         case .unauthorized: ("30", "SERVICE_KEY_IS_NOT_REGISTERED_ERROR")
         case .serviceUnavailable: ("05", "SERVICETIMEOUT_ERROR")
         case .badRequest, .conflict: error.reason.hasPrefix("missing") ? ("11", "NO_MANDATORY_REQUEST_PARAMETERS_ERROR") : ("10", "INVALID_REQUEST_PARAMETER_ERROR")
-        case .notFound, .methodNotAllowed, .uriTooLong: ("04", "HTTP_ERROR")
+        case .notFound, .methodNotAllowed, .uriTooLong, .requestHeaderFieldsTooLarge: ("04", "HTTP_ERROR")
         default: ("99", "UNKNOWN_ERROR")
         }
         var out: [UInt8] = Array("{\"response\":{\"header\":{\"resultCode\":\"\(code)\",\"resultMsg\":".utf8)
         JSONWriter.appendString(name + ": " + (error.parameter.map { "\($0): " } ?? "") + error.reason, to: &out)
         out.append(contentsOf: "}}}\n".utf8)
-        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
-        headers.append(contentsOf: error.headers)
-        return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: out)))
+        return out
     }
 }

@@ -56,7 +56,7 @@ struct DistanceCommand: ParsableCommand {
         var failed = false
         if !coordinates.isEmpty {
             // Negative numbers reach `coordinates` through `.allUnrecognized`, and so do unknown options.
-            if let option = coordinates.first(where: { $0.hasPrefix("-") && Double($0) == nil }) {
+            if let option = coordinates.first(where: { $0.hasPrefix("-") && DecimalNumber.double($0) == nil }) {
                 throw UsageError("unknown option '\(option)'")
             }
             guard coordinates.count % 4 == 0 else {
@@ -73,8 +73,10 @@ struct DistanceCommand: ParsableCommand {
             }
         } else {
             var number = 0
-            while let line = readLine() {
+            while var line = readLine() {
                 number += 1
+                // A UTF-8 byte order mark at the start of the input, as spreadsheet exports write it.
+                if number == 1, line.unicodeScalars.first == "\u{FEFF}" { line = String(line.unicodeScalars.dropFirst()) }
                 do {
                     guard let pair = try CoordinateLine(line: line, names: names) else { continue }
                     print(try lines.line(pair))

@@ -43,7 +43,7 @@ struct WhereCommand: ParsableCommand {
     }
 
     func run() throws {
-        if let option = coordinates.first(where: { $0.hasPrefix("-") && Double($0) == nil }) {
+        if let option = coordinates.first(where: { $0.hasPrefix("-") && DecimalNumber.double($0) == nil }) {
             throw UsageError("unknown option '\(option)'")
         }
         guard coordinates.count % 2 == 0 else {

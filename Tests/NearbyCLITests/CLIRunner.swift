@@ -31,6 +31,9 @@ enum CLIRunner {
             self.process = process; self.stdin = stdin; self.stdoutURL = stdoutURL; self.stderrURL = stderrURL
         }
 
+        /// What the process has written to stderr so far.
+        var stderrSoFar: String { String(decoding: (try? Data(contentsOf: stderrURL)) ?? Data(), as: UTF8.self) }
+
         /// Waits for the process to end and collects its output.
         func finish() throws -> CLIResult {
             try? stdin?.close()

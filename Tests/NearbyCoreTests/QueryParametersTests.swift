@@ -66,12 +66,14 @@ import NearbyTestSupport
         }
     }
 
-    @Test func listItemsBeginningWithACombiningMarkStillSplitAndRenderBack() throws {
-        // `,` followed by U+0304 is one Character: found by FuzzBatchLine (parse(render(q)) != q).
-        let q = try QueryParameters.parse([("sigungucode", "4868.6"), ("sigungucode", "\u{0304}x,y")])
-        #expect(q.filter.sigungucodes == ["4868.6", "\u{0304}x", "y"])
-        let back = try QueryParameters.parse(QueryParameters.render(q))
-        #expect(back == q, "\(QueryParameters.render(q))")
+    @Test func listItemsBeginningWithACombiningMarkStillSplit() throws {
+        // `,` followed by U+0304 is one Character: found by FuzzBatchLine (parse(render(q)) != q). The
+        // split is at the comma scalar, so the second item is `\u{0304}2`, refused as no code.
+        let error = try #require(throws: RequestError.self) { try QueryParameters.parse([("sigungucode", "11,\u{0304}2")]) }
+        #expect(error.parameter == "sigungucode" && error.reason.hasPrefix("\"\u{0304}2\""), "\(error)")
+        let q = try QueryParameters.parse([("sigungucode", "11"), ("sigungucode", " 2,3 ")])
+        #expect(q.filter.sigungucodes == ["11", "2", "3"])
+        #expect(try QueryParameters.parse(QueryParameters.render(q)) == q)
     }
 
     @Test func listsAddUpAndOtherRepeatsAreRefused() throws {
@@ -85,7 +87,9 @@ import NearbyTestSupport
 
     @Test func categoryListsParseAsEveryShellWritesThem() throws {
         #expect(try QueryParameters.parse([("category", " 15 , 15 ")]).filter.categories == [15])
-        #expect(try QueryParameters.parse([("category", "12,,39")]).filter.categories == [12, 39])
+        #expect(throws: RequestError(parameter: "category", reason: #""12,,39" has an empty item"#)) {
+            try QueryParameters.parse([("category", "12,,39")])
+        }
         #expect(try QueryParameters.parse([("category", "-1")]).filter.categories == [-1])
         #expect(throws: RequestError.self) { try QueryParameters.parse([("category", "12,food")]) }
         #expect(throws: RequestError.self) { try QueryParameters.parse([("category", "")]) }
@@ -137,9 +141,13 @@ import NearbyTestSupport
         #expect(Set(TourAreaCode.byLegalDong.values) == Set(TourAreaCode.names.keys))
     }
 
-    @Test func thirtiethOfFebruaryIsADayForFiltersAsForImport() throws {
+    /// Import stores 30 February (the benchmark workload's 30-day months); a filter names real days
+    /// only, and a range across the end of February still finds such rows (they compare as digits).
+    @Test func thirtiethOfFebruaryImportsButIsNoDayToFilterBy() throws {
         #expect(TourDate.isDay("20250230") && TourDate.isDateTime("20250230120000"))
         #expect(!TourDate.isDay("20251301") && !TourDate.isDay("20250132") && !TourDate.isDateTime("20250101240000"))
-        #expect(try QueryParameters.parse([("date", "2025-02-30")]).filter.eventPeriod == 20250230...20250230)
+        #expect(throws: RequestError.self) { try QueryParameters.parse([("date", "2025-02-30")]) }
+        let period = try QueryParameters.parse([("during", "2025-02-28,2025-03-01")]).filter.eventPeriod
+        #expect(period?.contains(20250230) == true)
     }
 }

@@ -99,7 +99,7 @@ public struct QuerySampler: Sendable {
         if chance(0.15) { f.keyword = pick(["경", "공원", "cafe", "서울", "ㄱㅂㄱ", "Seoul"]) }
         if chance(0.15) { let a = Int64(int(2016...2024)) * 10_000_000_000 + 0101_000000; f.created = a...(a + 20_000_000_000) }
         if chance(0.1) { let a = Int64(int(2016...2024)) * 10_000_000_000 + 0101_000000; f.modified = a...Int64(20251231235959) }
-        if chance(0.15) { let d = Int32(int(2024...2025) * 10000 + int(1...12) * 100 + int(1...28)); f.eventPeriod = d...(d + Int32(int(0...3))) }
+        if chance(0.15) { let d = Int32(int(2024...2025) * 10000 + int(1...12) * 100 + int(1...25)); f.eventPeriod = d...(d + Int32(int(0...3))) }
         if chance(0.2) { f.withImage = true }
         if chance(0.15) { f.accessibility = Array(Accessibility.tags.prefix(4).filter { _ in chance(0.4) }) }
         if chance(0.1) { f.accessibility.append(pick(Accessibility.categories)) }

@@ -111,10 +111,10 @@ public struct GeoBox: Sendable, Hashable {
         return minLon <= maxLon ? (lon >= minLon && lon <= maxLon) : (lon >= minLon || lon <= maxLon)
     }
 
-    /// Parses `minLon,minLat,maxLon,maxLat`; nil when malformed or out of range.
+    /// Parses `minLon,minLat,maxLon,maxLat` (each a `DecimalNumber`); nil when malformed or out of range.
     public init?(parsing text: String) {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-            .map { Double(TextNormalization.trimmingSpaces($0)) }
+            .map { DecimalNumber.double($0) }
         guard parts.count == 4, let a = parts[0], let b = parts[1], let c = parts[2], let d = parts[3],
               [a, b, c, d].allSatisfy(\.isFinite),
               (-180...180).contains(a), (-180...180).contains(c),
@@ -124,28 +124,30 @@ public struct GeoBox: Sendable, Hashable {
     }
 }
 
-/// Parses the date bounds the CLI accepts into TourAPI's numeric forms.
+/// Parses the date bounds a query takes into TourAPI's numeric forms. Only days of the calendar
+/// (`TourDate.isCalendarDay`): 2025-02-30 and 2025-02-29 are refused, 2024-02-29 is a day.
 public enum DateBound {
     /// `yyyyMMdd`, `yyyy-MM-dd` or `yyyyMMddHHmmss` as a `yyyyMMddHHmmss` number. A day-only bound is
-    /// the start of the day, or with `endOfDay` its last second (so ranges stay inclusive). Nil if malformed.
+    /// the start of the day, or with `endOfDay` its last second (so ranges stay inclusive). Nil if
+    /// malformed or not a day of the calendar.
     public static func timestamp(_ text: String, endOfDay: Bool = false) -> Int64? {
         let digits = text.filter { $0 != "-" }
         guard digits.allSatisfy(\.isASCII), let value = Int64(digits), value >= 0 else { return nil }
         if digits.count == 14, text.count == 14 {
-            return TourDate.isDateTime(value) ? value : nil
+            return TourDate.isDateTime(value) && TourDate.isCalendarDay(value / 1_000_000) ? value : nil
         }
         guard let day = self.day(text) else { return nil }
         return Int64(day) * 1_000_000 + (endOfDay ? 235959 : 0)
     }
 
-    /// `yyyyMMdd` or `yyyy-MM-dd` as a `yyyyMMdd` number; nil if malformed.
+    /// `yyyyMMdd` or `yyyy-MM-dd` as a `yyyyMMdd` number; nil if malformed or not a day of the calendar.
     public static func day(_ text: String) -> Int32? {
         let dashed = text.count == 10 && text.split(separator: "-", omittingEmptySubsequences: false)
             .map(\.count) == [4, 2, 2]
         guard dashed || (text.count == 8 && !text.contains("-")) else { return nil }
         let digits = text.filter { $0 != "-" }
         guard digits.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int64(digits),
-              TourDate.isDay(value)
+              TourDate.isCalendarDay(value)
         else { return nil }
         return Int32(value)
     }

@@ -84,6 +84,8 @@ public struct PlaceQuery: Sendable, Hashable {
         if limit < 0 { return bad("limit", "must be 0 (every match) or more, got \(limit)") }
         if page < 1 { return bad("page", "must be 1 or more, got \(page)") }
         if page.multipliedReportingOverflow(by: limit).overflow || page * limit > Int(Int32.max) {
+            // On the first page the product is the limit alone: name it, not a page nobody asked for.
+            if page == 1 { return bad("limit", "\(limit) is too large (at most \(Int32.max))") }
             return bad("page", "page × limit is too large; use the cursor for deep pages")
         }
         if let unknown = filter.accessibility.first(where: { Accessibility.bit($0) == nil }) {

@@ -160,22 +160,33 @@ public enum QueryParameters {
 
         func one(_ name: String) -> String? { values[name]?.last }
 
-        func list(_ name: String) -> [String]? {
-            values[name].map(Self.items)
+        func list(_ name: String) throws(RequestError) -> [String]? {
+            guard let given = values[name] else { return nil }
+            return try Self.items(given, name)
         }
 
-        /// The comma-separated items of a parameter's values, trimmed, empty ones dropped. Split at the
-        /// comma scalar, not the `Character`: an item that begins with a combining mark makes `,` and
-        /// the mark one `Character`, which a split by `Character` would not cut (and `render`, which joins
+        /// The comma-separated items of a parameter's values, trimmed. A blank value adds none; an
+        /// empty item inside a list (`12,,39`, `12,`) is refused, not skipped. Split at the comma
+        /// scalar, not the `Character`: an item that begins with a combining mark makes `,` and the
+        /// mark one `Character`, which a split by `Character` would not cut (and `render`, which joins
         /// with commas, would not round-trip).
-        static func items(_ values: [String]) -> [String] {
-            values.flatMap { $0.unicodeScalars.split(separator: ",").map { String($0) } }
-                .map(TextNormalization.trimmingSpaces).filter { !$0.isEmpty }
+        static func items(_ values: [String], _ name: String) throws(RequestError) -> [String] {
+            var out: [String] = []
+            for value in values where !TextNormalization.trimmingSpaces(value).isEmpty {
+                for item in value.unicodeScalars.split(separator: ",", omittingEmptySubsequences: false) {
+                    let text = TextNormalization.trimmingSpaces(String(item))
+                    guard !text.isEmpty else {
+                        throw RequestError(parameter: name, reason: "\(RequestError.quoted(value)) has an empty item")
+                    }
+                    out.append(text)
+                }
+            }
+            return out
         }
 
         func number(_ name: String) throws(RequestError) -> Double? {
             guard let s = one(name) else { return nil }
-            guard let v = Double(TextNormalization.trimmingSpaces(s)), v.isFinite else {
+            guard let v = DecimalNumber.double(s) else {
                 throw RequestError(parameter: name, reason: "\(RequestError.quoted(s)) is not a finite number")
             }
             return v
@@ -183,7 +194,7 @@ public enum QueryParameters {
 
         func integer(_ name: String) throws(RequestError) -> Int? {
             guard let s = one(name) else { return nil }
-            guard let v = Int(TextNormalization.trimmingSpaces(s)) else {
+            guard let v = DecimalNumber.integer(s) else {
                 throw RequestError(parameter: name, reason: "\(RequestError.quoted(s)) is not an integer")
             }
             return v
@@ -220,10 +231,10 @@ public enum QueryParameters {
                 }
                 f.bbox = box
             }
-            if let items = list("category") {
+            if let items = try list("category") {
                 var ids = Set<Int>()
                 for item in items {
-                    guard let id = Int(item) else {
+                    guard let id = DecimalNumber.integer(item) else {
                         throw RequestError(parameter: "category", reason: "\(RequestError.quoted(item)) is not a content type id (an integer such as 12 or 39)")
                     }
                     ids.insert(id)
@@ -232,11 +243,11 @@ public enum QueryParameters {
                 f.categories = ids
             }
             f.areacodes = try areaCodes()
-            f.sigungucodes = list("sigungucode").map(Set.init)
+            f.sigungucodes = try codes("sigungucode", digitsOnly: true)
             if let names = values["region"] {
                 guard let areas else { throw RequestError(parameter: "region", reason: "needs the region index (NearbyKit's RegionAreas)") }
                 // A name may hold spaces (서울 종로구); commas separate several.
-                let items = Self.items(names)
+                let items = try Self.items(names, "region")
                 guard !items.isEmpty else { throw RequestError(parameter: "region", reason: "empty") }
                 var found: [AreaFilter] = []
                 for item in items { found.append(try areas.area(item)) }
@@ -247,10 +258,10 @@ public enum QueryParameters {
             f.modified = try timestampRange("modified")
             f.eventPeriod = try eventPeriod()
             f.withImage = try flag("with-image")
-            if let tags = list("accessible") { f.accessibility = tags }
+            if let tags = try list("accessible") { f.accessibility = tags }
             f.cat = try codes("cat", digitsOnly: false)
             f.lcls = try codes("lcls", digitsOnly: false)
-            f.kakaoCategories = try codes("kakao-category", digitsOnly: false).map { Set($0.map { $0.uppercased() }) }
+            f.kakaoCategories = try kakaoCategories()
             if let levels = try codes("pet", digitsOnly: false) {
                 for level in levels where !PetFriendliness.levels.contains(level) {
                     throw RequestError(parameter: "pet", reason: "\(RequestError.quoted(level)) is not one of \(PetFriendliness.levels.joined(separator: ", "))")
@@ -307,7 +318,7 @@ public enum QueryParameters {
 
         /// `areacode`: TourAPI's area codes only (`TourAreaCode`); a legal-dong 시도 code is pointed to `ldong`.
         private func areaCodes() throws(RequestError) -> Set<String>? {
-            guard let items = list("areacode") else { return nil }
+            guard let items = try list("areacode") else { return nil }
             guard !items.isEmpty else { throw RequestError(parameter: "areacode", reason: "empty list") }
             for item in items where !TourAreaCode.isAreaCode(item) {
                 let hint = TourAreaCode.areaCode(legalDong: item).map {
@@ -320,12 +331,25 @@ public enum QueryParameters {
 
         /// A list of codes made of ASCII letters and digits (or digits only); nil when not given.
         private func codes(_ name: String, digitsOnly: Bool) throws(RequestError) -> Set<String>? {
-            guard let items = list(name) else { return nil }
+            guard let items = try list(name) else { return nil }
             guard !items.isEmpty else { throw RequestError(parameter: name, reason: "empty list") }
             for item in items where !item.utf8.allSatisfy({ (48...57).contains($0) || (!digitsOnly && ((65...90).contains($0) || (97...122).contains($0))) }) {
                 throw RequestError(parameter: name, reason: "\(RequestError.quoted(item)) is not a code (\(digitsOnly ? "digits" : "ASCII letters and digits"))")
             }
             return Set(items)
+        }
+
+        /// Kakao's category_group_code: two letters and a digit (FD6, CE7, AT4), either case.
+        private func kakaoCategories() throws(RequestError) -> Set<String>? {
+            guard let items = try codes("kakao-category", digitsOnly: false) else { return nil }
+            for item in items {
+                let u = Array(item.utf8)
+                func letter(_ b: UInt8) -> Bool { (65...90).contains(b) || (97...122).contains(b) }
+                guard u.count == 3, letter(u[0]), letter(u[1]), (48...57).contains(u[2]) else {
+                    throw RequestError(parameter: "kakao-category", reason: "\(RequestError.quoted(item)) is not a Kakao category_group_code (two letters and a digit, such as FD6 or CE7)")
+                }
+            }
+            return Set(items.map { $0.uppercased() })
         }
 
         private func timestampRange(_ stem: String) throws(RequestError) -> ClosedRange<Int64>? {
@@ -334,7 +358,7 @@ public enum QueryParameters {
             func stamp(_ s: String?, _ name: String, endOfDay: Bool) throws(RequestError) -> Int64? {
                 guard let s else { return nil }
                 guard let v = DateBound.timestamp(s, endOfDay: endOfDay) else {
-                    throw RequestError(parameter: name, reason: "\(RequestError.quoted(s)) is not yyyyMMdd, yyyy-MM-dd or yyyyMMddHHmmss")
+                    throw RequestError(parameter: name, reason: "\(RequestError.quoted(s)) is not a day (yyyyMMdd, yyyy-MM-dd) or a time (yyyyMMddHHmmss) of the calendar")
                 }
                 return v
             }
@@ -347,7 +371,7 @@ public enum QueryParameters {
         private func eventPeriod() throws(RequestError) -> ClosedRange<Int32>? {
             func day(_ s: String, _ name: String) throws(RequestError) -> Int32 {
                 guard let d = DateBound.day(s) else {
-                    throw RequestError(parameter: name, reason: "\(RequestError.quoted(s)) is not yyyyMMdd or yyyy-MM-dd")
+                    throw RequestError(parameter: name, reason: "\(RequestError.quoted(s)) is not a day of the calendar as yyyyMMdd or yyyy-MM-dd")
                 }
                 return d
             }

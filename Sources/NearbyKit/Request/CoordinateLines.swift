@@ -3,8 +3,8 @@ import NearbyCore
 
 /// One line of coordinates, as `nearby distance` (lat1 lon1 lat2 lon2) and `nearby where` (lat lon)
 /// read them from arguments, files and stdin: numbers split by spaces, tabs or commas, or a JSON
-/// object with the same field names. Latitudes must lie in [-90, 90] and longitudes in [-540, 540],
-/// the ranges GeographicLib's GeodSolve accepts.
+/// object with the same field names. Numbers are `DecimalNumber`s (no hexadecimal, no NUL). Latitudes
+/// must lie in [-90, 90] and longitudes in [-540, 540], the ranges GeographicLib's GeodSolve accepts.
 public struct CoordinateLine: Sendable {
     public struct Invalid: NearbyError {
         public let message: String
@@ -23,7 +23,7 @@ public struct CoordinateLine: Sendable {
         }
         var values: [Double] = []
         for (name, field) in zip(names, fields) {
-            guard let value = Double(field) else { throw Invalid("\(name) \(MessageText.quoted(field)) is not a number") }
+            guard let value = DecimalNumber.double(field) else { throw Invalid("\(name) \(MessageText.quoted(field)) is not a number") }
             values.append(value)
         }
         try self.init(values: values, names: names)
@@ -55,7 +55,7 @@ public struct CoordinateLine: Sendable {
         var values: [Double] = []
         for name in names {
             guard let member = object[name] else { throw Invalid("field \"\(name)\" is missing") }
-            guard case .number(let n) = member, let v = Double(n) else { throw Invalid("field \"\(name)\" is not a number") }
+            guard case .number(let n) = member, let v = DecimalNumber.double(n) else { throw Invalid("field \"\(name)\" is not a number") }
             values.append(v)
         }
         try self.init(values: values, names: names)
@@ -63,12 +63,14 @@ public struct CoordinateLine: Sendable {
 }
 
 /// Lines of a file or stdin, read in blocks as they arrive (`readLine` only reads stdin), so a live
-/// pipe gets its answers line by line. A final CR before each LF is dropped.
+/// pipe gets its answers line by line. A final CR before each LF is dropped, and a UTF-8 byte order
+/// mark at the start of the input (as spreadsheet exports write it).
 public struct LineReader {
     private let handle: FileHandle
     private var buffer: [UInt8] = []
     private var start = 0
     private var done = false
+    private var atStart = true
 
     public init(handle: FileHandle) { self.handle = handle }
 
@@ -81,6 +83,15 @@ public struct LineReader {
 
     public mutating func next() -> String? {
         while true {
+            if atStart && (buffer.count >= 3 || done) {
+                atStart = false
+                if buffer.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
+            }
+            if atStart {
+                let chunk = handle.availableData
+                if chunk.isEmpty { done = true } else { buffer += chunk }
+                continue
+            }
             if let newline = buffer[start...].firstIndex(of: 0x0A) {
                 defer { start = newline + 1 }
                 var end = newline

@@ -92,12 +92,12 @@ import Testing
         let path = CacheSnapshot.path(ofCache: cache.path)
         let good = FileManager.default.contents(atPath: path)!
         var flipped = good
-        flipped[good.count / 2] ^= 0x10
+        flipped[good.count - 3] ^= 0x10  // in the block checksums (`BSUM`), checked at open
         let q = PlaceQuery(center: Coordinate(lat: 37.5, lon: 127), shape: .radius(30_000), limit: 7)
         let expected = try SQLiteEngine(cache: cache, cursorKey: try cache.cursorKey()).run(q)
         var older = good
         older[8] = 2  // a snapshot of format 2 (rows in id order), written by an older nearby
-        for (bytes, reason) in [(flipped, "damaged (body checksum)"), (good.prefix(good.count - 9), "truncated"),
+        for (bytes, reason) in [(flipped, "damaged (checksum of BSUM)"), (good.prefix(good.count - 9), "truncated"),
                                 (older, "format version 2, this nearby reads \(IndexSnapshot.formatVersion)"),
                                 (Data("hello".utf8), "not a Nearby index snapshot"), (Data(), "truncated")] {
             try bytes.write(to: URL(fileURLWithPath: path))

@@ -15,7 +15,9 @@ extension PlaceCache {
     /// `integrity_check` (pages, indexes, the `UNIQUE` id), `rtreecheck` (the R*Tree's own structure),
     /// every row readable as a place (types, UTF-8, ranges, checksum: `place(from:)`) and valid as an import would
     /// have written it (`PlaceValidator`, normalisation included), and every row's point inside its
-    /// R*Tree box, with no box left over. Throws only when the file cannot be read at all.
+    /// R*Tree box, with no box left over; then every block of the index snapshot beside it, when there is
+    /// one (`IndexSnapshot.verify`: header, section table and every block's checksum; a snapshot of an
+    /// older format is not checked, the next query rebuilds it). Throws only when the file cannot be read at all.
     public func check(limit: Int = 100) throws -> CacheCheckReport {
         var report = CacheCheckReport()
         func problem(_ text: String) {
@@ -57,6 +59,11 @@ extension PlaceCache {
             if try !meta.step() || meta.text(0) != "integer" { problem("meta: generation missing or not an integer") }
         } catch let error as SQLiteError {
             throw PlaceCacheError(error, path: path)
+        }
+        let snapshot = CacheSnapshot.path(ofCache: path)
+        switch IndexSnapshot.verify(snapshot) {
+        case nil, .missing?, .version?: break
+        case let damage?: problem("index snapshot \(snapshot): \(damage); the next query rebuilds it")
         }
         return report
     }

@@ -46,8 +46,15 @@ public enum CacheSnapshot {
     /// rows it fetches for an answer are those of the generation the snapshot was made at, even
     /// while an import commits (WAL: the import is not blocked). A snapshot that cannot be used is
     /// rebuilt from that same read (`report` says so once); when it cannot be written, the answer
-    /// comes from an in-memory engine built from the cache, and `report` says why.
-    public static func engine(for cache: PlaceCache, report: (String) -> Void) throws -> any QueryEngine {
+    /// comes from an in-memory engine built from the cache, and `report` says why. A block found
+    /// damaged while answering (its checksum, `IndexSnapshot`) does the same, and the query is answered
+    /// again from the rebuilt snapshot or from memory (`SnapshotEngine`).
+    public static func engine(for cache: PlaceCache, report: @escaping (String) -> Void) throws -> any QueryEngine {
+        SnapshotEngine(cache: cache, engine: try mappedEngine(for: cache, report: report), report: report)
+    }
+
+    /// The mapped engine of `engine(for:report:)`, or the engine that replaces it.
+    static func mappedEngine(for cache: PlaceCache, report: (String) -> Void) throws -> any QueryEngine {
         let path = path(ofCache: cache.path)
         var problem = IndexSnapshot.Problem.missing
         // Two tries: an import that commits and writes its snapshot between our read's start and our
@@ -65,6 +72,14 @@ public enum CacheSnapshot {
                   found.generation > wanted.generation else { break }
             endRead(cache)
         }
+        return try rebuilt(cache, because: problem, report: report)
+    }
+
+    /// The engine over the snapshot of `cache` rebuilt, within the current read, after `problem`, or
+    /// an in-memory engine when it cannot be written (`report` says which).
+    static func rebuilt(_ cache: PlaceCache, because problem: IndexSnapshot.Problem, report: (String) -> Void) throws -> any QueryEngine {
+        let path = path(ofCache: cache.path)
+        let key = try cache.cursorKey()
         let wanted = try stamp(of: cache)
         do {
             report("index snapshot \(path): \(problem); rebuilding it")
@@ -124,5 +139,46 @@ public enum CacheSnapshot {
     /// The places with these ids, in that order (missing ones left out; the engine then refuses).
     private static func fetch(_ ids: [String], from cache: PlaceCache) throws -> [Place] {
         try ids.compactMap { try cache.place(id: $0) }
+    }
+}
+
+/// The engine `CacheSnapshot.engine(for:report:)` returns: the mapped snapshot's, until a query meets
+/// a damaged block (`IndexSnapshot.Problem`, thrown before any answer): then the snapshot is rebuilt
+/// from the cache (or the engine answers from memory when it cannot be written), `report` says so,
+/// and the query runs again on the new engine. A damaged snapshot is never answered from.
+public final class SnapshotEngine: QueryEngine, @unchecked Sendable {
+    // @unchecked: `engine` is swapped under `lock`.
+    private let cache: PlaceCache
+    private let report: (String) -> Void
+    private let lock = NSLock()
+    private var engine: any QueryEngine
+
+    init(cache: PlaceCache, engine: any QueryEngine, report: @escaping (String) -> Void) {
+        self.cache = cache; self.engine = engine; self.report = report
+    }
+
+    /// The engine answering now: the mapped snapshot's (`MemoryEngine`), or the one that replaced it.
+    public var current: any QueryEngine {
+        lock.lock(); defer { lock.unlock() }
+        return engine
+    }
+
+    public func run(_ query: PlaceQuery) throws -> QueryAnswer { try run(query, records: true) }
+
+    public func run(_ query: PlaceQuery, records: Bool) throws -> QueryAnswer {
+        let used = current
+        do {
+            return try used.run(query, records: records)
+        } catch let problem as IndexSnapshot.Problem {
+            return try replace(used, because: problem).run(query, records: records)
+        }
+    }
+
+    /// Replaces `damaged` (unless another query did already) with the rebuilt snapshot's engine.
+    private func replace(_ damaged: any QueryEngine, because problem: IndexSnapshot.Problem) throws -> any QueryEngine {
+        lock.lock(); defer { lock.unlock() }
+        if (engine as AnyObject) !== (damaged as AnyObject) { return engine }
+        engine = try CacheSnapshot.rebuilt(cache, because: problem, report: report)
+        return engine
     }
 }

@@ -8,7 +8,8 @@ struct CheckCommand: ParsableCommand {
         abstract: "Check a cache for damage.",
         discussion: """
             Runs SQLite's integrity_check and rtreecheck, reads every row as a place (types, UTF-8, \
-            coordinate ranges, the row's checksum, the rules an import applies) and checks every row's R*Tree box. Prints \
+            coordinate ranges, the row's checksum, the rules an import applies), checks every row's R*Tree box and \
+            every block of the index snapshot beside the cache against its checksum. Prints \
             one JSON line: {"ok":..,"rows":..,"problems":[..],"unlisted":..}; exits 1 when there is a \
             problem. A damaged cache is best rebuilt: import its sources into a new file.
 

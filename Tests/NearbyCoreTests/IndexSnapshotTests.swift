@@ -167,16 +167,29 @@ import NearbyTestSupport
         do { _ = try open(path); return nil } catch { return error }
     }
 
+    /// Every flipped bit is found by `verify` (what `nearby check` runs), and an engine over the
+    /// flipped file either refuses to open, answers exactly as over the good file, or refuses to answer.
     @Test func everyFlippedByteIsCaught() throws {
         let good = [UInt8](FileManager.default.contents(atPath: Self.file)!)
         #expect(Self.problem(good, "copy") == nil)
-        // Every byte of the header and section table, then a spread of body bytes.
+        let path = Self.folder + "/flipped"
+        defer { try? FileManager.default.removeItem(atPath: path) }
         var g = QuerySampler(seed: 9)
+        let queries = (0..<8).map { _ in g.query(model: .haversine) } + [PlaceQuery(limit: 0), PlaceQuery(order: PlaceOrder([SortKey(.title)]))]
+        let expected = try queries.map { try Self.mapped.run($0) }
+        // Every byte of the header and section table, then a spread of body bytes.
         let positions = Array(0..<700) + (0..<300).map { _ in g.int(700...good.count - 1) }
         for pos in positions {
             var bad = good
             bad[pos] ^= UInt8(1 << g.int(0...7))
-            #expect(Self.problem(bad, "flipped") != nil, "flipped bit at byte \(pos) not caught")
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(bad)))
+            #expect(IndexSnapshot.verify(path) != nil, "flipped bit at byte \(pos) not caught")
+            guard let engine = try? Self.open(path) else { continue }
+            for (q, e) in zip(queries, expected) {
+                do { #expect(try engine.run(q) == e, "flipped bit at byte \(pos) changed an answer") } catch {
+                    #expect(error is IndexSnapshot.Problem, "flipped bit at byte \(pos): \(error)")
+                }
+            }
         }
     }
 
@@ -202,7 +215,7 @@ import NearbyTestSupport
         // Index and query columns (tree, id ranks, filter and sort columns, title ranks), per place,
         // plus the folded titles and ids; small fixed parts (header, dictionaries, padding) aside.
         let perPlace = Double(size - folded - ids) / Double(Self.places.count)
-        // Format 6: 57 B of index and query columns here (16 of points, 8 of their cosines, 2 of boxes, 4 of
+        // Format 7: 57 B of index and query columns here (16 of points, 8 of their cosines, 2 of boxes, 4 of
         // id rank, 4 of flags, 4 of title rank, 4 of area codes, and the packed columns: category 1, created
         // and modified 5 each, festival start and end 2 each), 4 B of cursor rows (`IDRW`), 10 B of
         // `CodeFamily` codes, about 2 B of fixed parts at this size (73 B), then 16 B for

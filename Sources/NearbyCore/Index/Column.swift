@@ -6,11 +6,15 @@
 /// column keeps its `owner` (the storage, or the `MappedFile`) alive. Every column is made by
 /// `init(_:)` or `MappedFile.column`, which check that the range lies inside the owner's memory
 /// and is aligned; reads past `count` are caught by the subscript's precondition in debug builds.
+/// A mapped column's reads go through its snapshot's `BlockVerifier` first: a value of a block
+/// that fails its checksum reads as zero (and the engine then refuses to answer).
 public struct Column<Element: BitwiseCopyable>: RandomAccessCollection, @unchecked Sendable {
     @usableFromInline let base: UnsafePointer<Element>
     public let count: Int
     /// Keeps the memory `base` points into alive.
     @usableFromInline let owner: AnyObject
+    /// Verifies the blocks of a mapped column before they are read (nil: memory this column owns).
+    @usableFromInline let verifier: BlockVerifier?
 
     /// A column holding a copy of `values`.
     public init(_ values: [Element]) {
@@ -18,14 +22,16 @@ public struct Column<Element: BitwiseCopyable>: RandomAccessCollection, @uncheck
         base = UnsafePointer(storage.pointer.assumingMemoryBound(to: Element.self))
         count = values.count
         owner = storage
+        verifier = nil
     }
 
     /// A column over memory that `owner` keeps alive. Only `MappedFile` calls this, after its checks.
-    init(unsafeBase: UnsafeRawPointer, count: Int, owner: AnyObject) {
+    init(unsafeBase: UnsafeRawPointer, count: Int, owner: AnyObject, verifier: BlockVerifier? = nil) {
         precondition(count >= 0 && Int(bitPattern: unsafeBase) % MemoryLayout<Element>.alignment == 0)
         base = unsafeBase.assumingMemoryBound(to: Element.self)
         self.count = count
         self.owner = owner
+        self.verifier = verifier
     }
 
     public var startIndex: Int { 0 }
@@ -34,15 +40,37 @@ public struct Column<Element: BitwiseCopyable>: RandomAccessCollection, @uncheck
     @inlinable @inline(__always)
     public subscript(i: Int) -> Element {
         precondition(i >= 0 && i < count, "row out of range")
+        if let verifier, !verifier.covers(base + i, MemoryLayout<Element>.stride) { return verifier.zero(Element.self) }
         return base[i]
     }
 
     /// Bytes of the values (what the column costs in memory or in the snapshot).
     public var byteCount: Int { count * MemoryLayout<Element>.stride }
 
-    /// The values as a buffer, for loops that must not pay even the debug-build bounds check.
+    /// The values as a buffer, for loops that must not pay even the debug-build bounds check. A mapped
+    /// column's blocks are all verified first (zeros instead when one is damaged).
     @inlinable
     public func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<Element>) throws -> R) rethrows -> R {
+        try withUnsafeBufferPointer(in: 0..<count, body)
+    }
+
+    /// Values `range` as a buffer, their blocks verified first (zeros instead when one is damaged).
+    @inlinable
+    public func withUnsafeBufferPointer<R>(in range: Range<Int>, _ body: (UnsafeBufferPointer<Element>) throws -> R) rethrows -> R {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count, "rows out of range")
+        if let verifier, !range.isEmpty, !verifier.covers(base + range.lowerBound, range.count * MemoryLayout<Element>.stride) {
+            let zeros = UnsafeMutableRawBufferPointer.allocate(byteCount: range.count * MemoryLayout<Element>.stride, alignment: 16)
+            defer { zeros.deallocate() }
+            zeros.initializeMemory(as: UInt8.self, repeating: 0)
+            return try body(UnsafeBufferPointer(start: UnsafeRawPointer(zeros.baseAddress!).assumingMemoryBound(to: Element.self), count: range.count))
+        }
+        return try withExtendedLifetime(owner) { try body(UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)) }
+    }
+
+    /// The values as a buffer without verification: for reads whose blocks a caller verified already
+    /// (`PlaceTable.answerRows`).
+    @inlinable
+    func withUnverifiedBufferPointer<R>(_ body: (UnsafeBufferPointer<Element>) throws -> R) rethrows -> R {
         try withExtendedLifetime(owner) { try body(UnsafeBufferPointer(start: base, count: count)) }
     }
 }
@@ -86,6 +114,15 @@ struct StringColumn: Sendable {
     subscript(i: Int) -> String {
         let start = Int(offsets[i]), end = Int(offsets[i + 1])
         guard start <= end, end <= bytes.count else { return "" }
-        return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
+        return bytes.withUnsafeBufferPointer(in: start..<end) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Reads value i's offsets and bytes through their verifier, so that later unverified reads of
+    /// it (`PlaceRows.forEachID`) read verified blocks.
+    func verify(_ i: Int) {
+        let start = Int(offsets[i]), end = Int(offsets[i + 1])
+        if start < end, end <= bytes.count, let verifier = bytes.verifier {
+            _ = verifier.covers(bytes.base + start, end - start)
+        }
     }
 }

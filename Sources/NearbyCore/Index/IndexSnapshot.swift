@@ -9,27 +9,31 @@ import Foundation
 /// uses in place (no parsing, no copying), so a one-shot `nearby query` answers in milliseconds
 /// (flatbush's `Flatbush.from(buffer)` is the model).
 ///
-/// ## Format, version 6 (every integer little-endian)
+/// ## Format, version 7 (every integer little-endian)
 ///
 /// Header, 64 bytes:
 ///
 /// | offset | size | field |
 /// |---:|---:|---|
 /// | 0 | 8 | magic `NRBYSNAP` |
-/// | 8 | 4 | format version (6; 5 had no `TCOS` and plain integer `CATG`, `CRTD`, `MODF`, `EVST`, `EVEN`; 4 and 5 changed `RANK`; 2 kept rows in id order with `TITM`, `LAT `, `LON `; 1 had no `PET` keys and no visitor-group bits in `FLAG`) |
+/// | 8 | 4 | format version (7; 6 had one sampled body checksum instead of `BSUM`; 5 had no `TCOS` and plain integer `CATG`, `CRTD`, `MODF`, `EVST`, `EVEN`; 4 and 5 changed `RANK`; 2 kept rows in id order with `TITM`, `LAT `, `LON `; 1 had no `PET` keys and no visitor-group bits in `FLAG`) |
 /// | 12 | 4 | number of sections k |
 /// | 16 | 8 | identity of the cache the snapshot was made from (`meta.identity`, random per cache file) |
 /// | 24 | 8 | cache generation it was made at (`meta.generation`) |
 /// | 32 | 8 | number of places n |
 /// | 40 | 8 | file length in bytes |
 /// | 48 | 4 | tree node size |
-/// | 52 | 4 | zero |
-/// | 56 | 8 | body checksum |
+/// | 52 | 4 | block size in bytes (a power of two, 4 KiB to 1 MiB; 16 KiB) |
+/// | 56 | 8 | checksum of the `BSUM` section: `SnapshotHash` of its bytes |
 ///
 /// Then the section table, k entries of 24 bytes: tag (4 ASCII bytes), element size in bytes
 /// (UInt32), offset from the start of the file (UInt64, a multiple of 64), element count (UInt64).
 /// Then the header checksum (8 bytes): `SnapshotHash` of bytes 0 ..< 64 + 24k. The body is
-/// everything after it: the sections, each at a multiple of 64, and zero padding between them.
+/// everything after it up to `BSUM`: the sections, each at a multiple of 64, and zero padding
+/// between them. `BSUM`, the block checksums, comes last and ends the file: entry b is the checksum
+/// of block b, the body's bytes at file offsets b·size ..< (b + 1)·size (`SnapshotHash` seeded with
+/// the first of those offsets). So every byte of the file is under a checksum: the header and section
+/// table under the header checksum, `BSUM` under the header's field 56, the body under `BSUM`.
 ///
 /// Readers find sections by tag and ignore tags they do not know, so later versions can add
 /// sections (sort orders, statistics) without breaking older readers; a change to an existing
@@ -62,6 +66,7 @@ import Foundation
 /// | `LDGC`, `LDGO`, `LDGB` | as above | | `CodeFamily.ldong` keys |
 /// | `KKOC`, `KKOO`, `KKOB` | as above | | `CodeFamily.kakaoCategory` keys |
 /// | `PETC`, `PETO`, `PETB` | as above | | `CodeFamily.pet` keys |
+/// | `BSUM` | UInt64 | blocks | block checksums (above); the last section |
 ///
 /// A packed section (`PackedColumn`) is its base (Int64), then n codes of the entry's element size
 /// (1 to 8 bytes, the fewest that hold the section's codes), then 7 zero bytes: 15 + n·size bytes.
@@ -73,30 +78,35 @@ import Foundation
 /// places it inserts, `SnapshotFeed`; otherwise a cache streams its rows in, `CacheSnapshot`), kept as
 /// the flat columns above plus the titles' UTF-8 in an unlinked spill file beside the snapshot, and
 /// each section is `pwrite`n at its offset once final (the lengths of all sections are known before
-/// the first is written); the body checksum is then read back from the file, the header written last.
+/// the first is written); the block checksums are then read back from the file, the header written last.
 ///
 /// ## Checks
 /// A snapshot is used only when the magic, version, file length, header checksum, cache identity
-/// and generation, body checksum and every section's length and the tree's structure check out
-/// (`IndexSnapshot.engine`). The body checksum is cheap: `SnapshotHash` of the whole body when it is at
-/// most 8 MiB, else of 256 bytes at every 256 KiB of it and its last 256 bytes, so opening a 1M-place
-/// snapshot reads about 450 small pieces (with `pread`, so they are not mapped into the process), not
-/// 114 MB. It catches truncation, torn or foreign content and
-/// damaged blocks; a single flipped bit inside an unsampled block of a large snapshot is not caught.
+/// and generation, the `BSUM` checksum and every section's length and the tree's structure check out
+/// (`IndexSnapshot.engine`), and no block it reads fails its checksum. Each block is verified the
+/// first time a query of the process reads it (`BlockVerifier`: every read of a mapped column, packed
+/// column or tree view asks it first; a verified block costs one atomic load), not all at open:
+/// hashing a whole 1M-place snapshot (121 MB) took 50–70 ms on the 2-core test machine, and would map
+/// all of it, against a one-shot budget of 30 ms and 60 MB (BENCHMARKS.md, "One-shot queries"); a cold
+/// `nearby query --radius 1000 --limit 10` on it verifies only the blocks it reads, and took 14 ms and
+/// 28 MB. Blocks of 16 KiB keep that waste small (a point read hashes 16 KiB, not one page) while
+/// `BSUM` stays 1/2048 of the file. A read of a damaged block gets zeros, and the engine then throws `Problem.damaged`
+/// instead of answering (`PlaceTable.checkIntact`): a query never answers from a damaged block, and
+/// `CacheSnapshot` rebuilds the snapshot. `verify` checks every block (`nearby check`).
 /// Writes are atomic (temporary file, fsync, rename, fsync of the folder), so a crash leaves the old
 /// snapshot or the new one, and the generation stamp tells a snapshot older than the cache.
 public enum IndexSnapshot {
     static let magic = Array("NRBYSNAP".utf8)
-    public static let formatVersion: UInt32 = 6
+    public static let formatVersion: UInt32 = 7
     /// Sections stored as `PackedColumn`s, and the bytes each adds to its codes (base and padding).
     static let packedTags: Set<String> = ["CATG", "CRTD", "MODF", "EVST", "EVEN"]
     static var packedExtra: Int { 8 + PackedColumn<Int64>.padding }
     static let headerSize = 64
     static let entrySize = 24
     static let alignment = 64
-    static let fullHashLimit = 8 << 20
-    static let sampleStride = 256 << 10
-    static let sampleSize = 256
+    /// log2 of the block size of the checksums a writer makes (16 KiB).
+    static let blockShift = 14
+    static let sumsTag = "BSUM"
 
     /// What the header says: enough to decide whether a snapshot belongs to a cache state.
     public struct Stamp: Equatable, Sendable {
@@ -191,20 +201,37 @@ public enum IndexSnapshot {
     /// Tag stems of the `CodeFamily` sections, in `CodeFamily` order (C codes, O dictionary offsets, B bytes).
     static let codeTags = CodeFamily.allCases.map(\.snapshotTag)
 
-    /// The cheap body checksum described on the type, of a body of `count` bytes whose parts
-    /// `read(start, count, add)` passes to `add` (false when it cannot: then nil).
-    static func bodyChecksum(
-        count: Int, read: (Int, Int, (UnsafeRawBufferPointer) -> Void) -> Bool
-    ) -> UInt64? {
-        var h = SnapshotHash(seed: UInt64(count))
-        let parts = count <= fullHashLimit
-            ? [(0, count)]
-            : stride(from: 0, to: count, by: sampleStride).map { ($0, min(sampleSize, count - $0)) }
-                + [(count - sampleSize, sampleSize)]
-        for (start, n) in parts {
-            guard read(start, n, { h.add($0) }) else { return nil }
+    /// The block checksums (`BSUM`) of the file bytes `bodyStart ..< end`, read by `read(start, count, into)`
+    /// (false when it cannot: then nil).
+    static func blockSums(
+        bodyStart: Int, end: Int, shift: Int, read: (Int, Int, (UnsafeRawBufferPointer) -> Void) -> Bool
+    ) -> [UInt64]? {
+        let blocks = (end + (1 << shift) - 1) >> shift
+        var sums = [UInt64](repeating: 0, count: blocks)
+        for b in 0..<blocks {
+            let lo = max(bodyStart, b << shift), hi = min(end, (b + 1) << shift)
+            var sum: UInt64 = 0
+            guard read(lo, max(0, hi - lo), { sum = BlockVerifier.blockSum($0, at: lo) }) else { return nil }
+            sums[b] = sum.littleEndian
         }
-        return h.value
+        return sums
+    }
+
+    /// Recomputes the block checksums, their checksum and the header checksum of snapshot `bytes` after
+    /// a change: what a test makes to show damage that the checksums cannot see.
+    static func reseal(_ bytes: inout [UInt8]) {
+        func integer(_ at: Int, _ size: Int) -> Int { (0..<size).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
+        func put(_ value: UInt64, at: Int) { withUnsafeBytes(of: value.littleEndian) { for (n, b) in $0.enumerated() { bytes[at + n] = b } } }
+        let k = integer(12, 4), tableEnd = headerSize + entrySize * k
+        let entry = (0..<k).map { headerSize + entrySize * $0 }.first { Array(bytes[$0..<$0 + 4]) == Array(sumsTag.utf8) }!
+        let sumsOffset = integer(entry + 8, 8)
+        let sums = blockSums(bodyStart: tableEnd + 8, end: sumsOffset, shift: integer(52, 4).trailingZeroBitCount) { lo, n, add in
+            bytes.withUnsafeBytes { add(UnsafeRawBufferPointer(rebasing: $0[lo..<lo + n])) }
+            return true
+        }!
+        for (b, sum) in sums.enumerated() { put(UInt64(littleEndian: sum), at: sumsOffset + 8 * b) }
+        put(bytes.withUnsafeBytes { SnapshotHash.of(UnsafeRawBufferPointer(rebasing: $0[sumsOffset...])) }, at: 56)
+        put(bytes.withUnsafeBytes { SnapshotHash.of(UnsafeRawBufferPointer(rebasing: $0[0..<tableEnd])) }, at: tableEnd)
     }
 
     // MARK: Reading
@@ -225,15 +252,13 @@ public enum IndexSnapshot {
         let file = try mapFile(path)
         let h = try header(of: file)
         guard h.stamp == wanted else { throw Problem.stale(found: h.stamp, wanted: wanted) }
-        let body = bodyChecksum(count: file.size - h.bodyStart) { start, count, add in
-            file.withCopy(at: h.bodyStart + start, count: count, add)
-        }
-        guard body == h.bodyChecksum else { throw Problem.damaged("body checksum") }
+        let verifier = try blockVerifier(file, h)
+        file.verifier = verifier
         let n = h.count
         func column<T: BitwiseCopyable>(_ tag: String, _: T.Type, count: Int? = nil) throws(Problem) -> Column<T> {
             guard let s = h.sections[tag] else { throw Problem.damaged("no section \(tag)") }
             guard s.elementSize == MemoryLayout<T>.stride, count.map({ $0 == s.count }) ?? true,
-                  let c = file.column(T.self, at: s.offset, count: s.count)
+                  h.inBody(s.offset, s.count * s.elementSize), let c = file.column(T.self, at: s.offset, count: s.count)
             else { throw Problem.damaged("section \(tag)") }
             return c
         }
@@ -272,10 +297,12 @@ public enum IndexSnapshot {
         /// A `PackedColumn` section: its base, then `n` codes of the entry's element size and the padding.
         func packed<T>(_ tag: String) throws(Problem) -> PackedColumn<T> {
             guard let s = h.sections[tag], (1...8).contains(s.elementSize), s.count == n,
-                  let region = file.bytes(at: s.offset, count: 8 + n * s.elementSize + PackedColumn<T>.padding)
+                  h.inBody(s.offset, 8 + n * s.elementSize + PackedColumn<T>.padding),
+                  let region = file.bytes(at: s.offset, count: 8 + n * s.elementSize + PackedColumn<T>.padding),
+                  verifier.covers(region.baseAddress!, 8)
             else { throw Problem.damaged("section \(tag)") }
             return PackedColumn(codes: region.baseAddress! + 8, count: n, width: s.elementSize,
-                                base: Int64(littleEndian: region.loadUnaligned(as: Int64.self)), owner: file)
+                                base: Int64(littleEndian: region.loadUnaligned(as: Int64.self)), owner: file, verifier: verifier)
         }
         let points = try column("TPTS", Double.self, count: 2 * n), idRanks = try column("IDRK", UInt32.self, count: n)
         guard let tree = PackedRTree(
@@ -291,8 +318,38 @@ public enum IndexSnapshot {
             ranks: try column("RANK", UInt32.self, count: n),
             folded: FoldedTitles(units: try column("FTUN", UInt16.self), ends: try column("FTEN", UInt32.self, count: n)),
             ids: try strings("IDOF", "IDBY", count: n), codeColumns: codeColumns,
-            orders: try storedOrders(), statistics: try storedStatistics(), fetch: fetch)
+            orders: try storedOrders(), statistics: try storedStatistics(), verifier: verifier, fetch: fetch)
+        try table.checkIntact()
         return MemoryEngine(table: table, tree: tree, generation: wanted.generation, cursorKey: cursorKey)
+    }
+
+    /// The verifier of `file`'s blocks, after checking its `BSUM` section against the header.
+    private static func blockVerifier(_ file: MappedFile, _ h: Header) throws(Problem) -> BlockVerifier {
+        guard let s = h.sections[sumsTag], s.elementSize == 8, s.offset >= h.bodyStart, s.offset % 8 == 0,
+              s.count == (s.offset + h.blockSize - 1) / h.blockSize, s.offset + 8 * s.count == file.size,
+              let sums = file.bytes(at: s.offset, count: 8 * s.count)
+        else { throw Problem.damaged("section \(sumsTag)") }
+        guard SnapshotHash.of(sums) == h.bodyChecksum else { throw Problem.damaged("checksum of \(sumsTag)") }
+        let sections = h.sections.filter { $0.key != sumsTag && $0.value.elementSize * $0.value.count > 0 }
+            .map { (tag: $0.key, offset: $0.value.offset) }.sorted { $0.offset < $1.offset }
+        return BlockVerifier(
+            start: file.bytes(at: 0, count: 0)!.baseAddress!, blockShift: h.blockSize.trailingZeroBitCount,
+            bodyStart: h.bodyStart, end: s.offset, sums: sums.baseAddress!,
+            sectionAt: { offset in sections.last { $0.offset <= offset }.map { "section \($0.tag)" } ?? "padding" })
+    }
+
+    /// Verifies every block of the snapshot at `path` (`nearby check`): nil when it is whole, else what
+    /// is wrong (every damaged block named). Checks the header as `engine` does, but not its stamp.
+    public static func verify(_ path: String) -> Problem? {
+        do throws(Problem) {
+            let file = try mapFile(path)
+            let h = try header(of: file)
+            let damaged = try blockVerifier(file, h).verifyAll()
+            return damaged.isEmpty ? nil : .damaged(damaged.prefix(10).joined(separator: ", ")
+                + (damaged.count > 10 ? " and \(damaged.count - 10) more blocks" : ""))
+        } catch {
+            return error
+        }
     }
 
     private static func mapFile(_ path: String) throws(Problem) -> MappedFile {
@@ -310,9 +367,17 @@ public enum IndexSnapshot {
         var stamp: Stamp
         var count: Int
         var nodeSize: Int
+        /// Checksum of the `BSUM` section.
         var bodyChecksum: UInt64
         var bodyStart: Int
+        var blockSize: Int
         var sections: [String: (elementSize: Int, offset: Int, count: Int)] = [:]
+
+        /// Whether `count` bytes at `offset` lie in the body, before `BSUM` (where the blocks are).
+        func inBody(_ offset: Int, _ count: Int) -> Bool {
+            guard let sums = sections[IndexSnapshot.sumsTag] else { return false }
+            return offset >= bodyStart && count >= 0 && offset <= sums.offset - count
+        }
     }
 
     static func header(of file: MappedFile) throws(Problem) -> Header {
@@ -323,7 +388,8 @@ public enum IndexSnapshot {
         guard let version = file.load(UInt32.self, at: 8), let k = file.load(UInt32.self, at: 12),
               let identity = file.load(Int64.self, at: 16), let generation = file.load(Int64.self, at: 24),
               let count = file.load(UInt64.self, at: 32), let length = file.load(UInt64.self, at: 40),
-              let nodeSize = file.load(UInt32.self, at: 48), let body = file.load(UInt64.self, at: 56)
+              let nodeSize = file.load(UInt32.self, at: 48), let blockSize = file.load(UInt32.self, at: 52),
+              let body = file.load(UInt64.self, at: 56)
         else { throw Problem.truncated }
         guard version == formatVersion else { throw Problem.version(version) }
         guard length == UInt64(file.size) else { throw length > UInt64(file.size) ? Problem.truncated : Problem.damaged("file length") }
@@ -333,8 +399,9 @@ public enum IndexSnapshot {
         else { throw Problem.truncated }
         guard SnapshotHash.of(headerBytes) == checksum else { throw Problem.damaged("header checksum") }
         guard count < UInt64(Int32.max) else { throw Problem.damaged("place count") }
+        guard blockSize.nonzeroBitCount == 1, (4096...(1 << 20)).contains(blockSize) else { throw Problem.damaged("block size") }
         var h = Header(stamp: Stamp(identity: identity, generation: generation), count: Int(count),
-                       nodeSize: Int(nodeSize), bodyChecksum: body, bodyStart: tableEnd + 8)
+                       nodeSize: Int(nodeSize), bodyChecksum: body, bodyStart: tableEnd + 8, blockSize: Int(blockSize))
         for i in 0..<Int(k) {
             let e = headerSize + entrySize * i
             let tag = String(decoding: file.bytes(at: e, count: 4)!, as: UTF8.self)

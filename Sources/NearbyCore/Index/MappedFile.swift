@@ -15,6 +15,9 @@ public final class MappedFile: @unchecked Sendable {
     public let size: Int
     private let base: UnsafeRawPointer?
     private let fd: Int32
+    /// Verifies the blocks of the columns made after it is set (`IndexSnapshot.engine` sets it once,
+    /// before the first column).
+    var verifier: BlockVerifier?
 
     /// Maps `path`; throws `MappedFile.Failure` with the system's reason when it cannot be opened.
     public init(path: String) throws {
@@ -84,6 +87,6 @@ public final class MappedFile: @unchecked Sendable {
             return count == 0 ? Column([]) : nil
         }
         guard Int(bitPattern: start) % MemoryLayout<T>.alignment == 0 else { return nil }
-        return Column(unsafeBase: start, count: count, owner: self)
+        return Column(unsafeBase: start, count: count, owner: self, verifier: verifier)
     }
 }

@@ -17,6 +17,8 @@ public struct PackedColumn<Value: FixedWidthInteger & SignedInteger>: RandomAcce
     public let count: Int
     /// Keeps the memory `codes` points into alive.
     @usableFromInline let owner: AnyObject
+    /// Verifies the blocks of a mapped column before they are read (`BlockVerifier`; nil in memory).
+    @usableFromInline let verifier: BlockVerifier?
 
     /// Bytes after the last code that a read may touch.
     static var padding: Int { 7 }
@@ -78,12 +80,13 @@ public struct PackedColumn<Value: FixedWidthInteger & SignedInteger>: RandomAcce
     /// A column over `count` codes of `width` bytes (1…8) at `codes`, followed by `padding` readable
     /// bytes, in memory that `owner` keeps alive. Only `init(_:)` and `IndexSnapshot` call this, after
     /// checking that the range lies inside the owner's memory.
-    init(codes: UnsafeRawPointer, count: Int, width: Int, base: Int64, owner: AnyObject) {
+    init(codes: UnsafeRawPointer, count: Int, width: Int, base: Int64, owner: AnyObject, verifier: BlockVerifier? = nil) {
         precondition(count >= 0 && (1...8).contains(width))
         self.codes = codes; self.count = count; self.width = width
         mask = width == 8 ? .max : (1 << (8 * UInt64(width))) - 1
         offset = base &- 1
         self.owner = owner
+        self.verifier = verifier
     }
 
     public var startIndex: Int { 0 }
@@ -92,6 +95,7 @@ public struct PackedColumn<Value: FixedWidthInteger & SignedInteger>: RandomAcce
     @inlinable @inline(__always)
     public subscript(i: Int) -> Value {
         precondition(i >= 0 && i < count, "row out of range")
+        if let verifier, !verifier.covers(codes + i &* width, 8) { return 0 }
         let c = UInt64(littleEndian: codes.loadUnaligned(fromByteOffset: i &* width, as: UInt64.self)) & mask
         return c == 0 ? 0 : Value(truncatingIfNeeded: Int64(bitPattern: c) &+ offset)
     }

@@ -201,6 +201,9 @@ extension PackedRTree {
         @usableFromInline let ranks: UnsafePointer<UInt32>?
         @usableFromInline let boxes: UnsafePointer<Double>
         @usableFromInline let levels: UnsafePointer<Int>
+        /// Verifies the blocks of a mapped tree's points, cosines, ranks and boxes before they are read
+        /// (`BlockVerifier`: zeros from a damaged block); its levels are checked whole by `init`.
+        @usableFromInline let verifier: Unmanaged<BlockVerifier>?
         @usableFromInline let count: Int
         @usableFromInline let nodeSize: Int
         /// Level of the root (≥ 1 when the tree is not empty).
@@ -208,32 +211,41 @@ extension PackedRTree {
 
         @inlinable init(
             points: UnsafePointer<Double>, cosines: UnsafePointer<Double>?, items: UnsafePointer<Int32>?,
-            ranks: UnsafePointer<UInt32>?, boxes: UnsafePointer<Double>, levels: UnsafePointer<Int>, count: Int,
-            nodeSize: Int, top: Int
+            ranks: UnsafePointer<UInt32>?, boxes: UnsafePointer<Double>, levels: UnsafePointer<Int>,
+            verifier: Unmanaged<BlockVerifier>?, count: Int, nodeSize: Int, top: Int
         ) {
             self.points = points; self.cosines = cosines; self.items = items; self.ranks = ranks; self.boxes = boxes; self.levels = levels
+            self.verifier = verifier
             self.count = count; self.nodeSize = nodeSize; self.top = top
         }
 
-        @inlinable func x(_ pos: Int) -> Double { points[2 &* pos] }
-        @inlinable func y(_ pos: Int) -> Double { points[2 &* pos &+ 1] }
+        @inlinable func x(_ pos: Int) -> Double { value(points + 2 &* pos) }
+        @inlinable func y(_ pos: Int) -> Double { value(points + (2 &* pos &+ 1)) }
+
+        /// The value at `p`, after its block is verified (zero when it is damaged).
+        @inlinable @inline(__always) func value<T: BitwiseCopyable>(_ p: UnsafePointer<T>) -> T {
+            if let verifier, !verifier._withUnsafeGuaranteedRef({ $0.covers(p, MemoryLayout<T>.stride) }) {
+                return verifier._withUnsafeGuaranteedRef { $0.zero(T.self) }
+            }
+            return p.pointee
+        }
         @inlinable func item(_ pos: Int) -> Int32 { items?[pos] ?? Int32(truncatingIfNeeded: pos) }
 
         /// The circle's distance of the point at `pos`, with its stored cosine when the tree has them.
         @inlinable func distance<C: CircleTest>(_ circle: C, _ pos: Int) -> Double {
-            if let cosines { return circle.distance(x: x(pos), y: y(pos), cosY: cosines[pos]) }
+            if let cosines { return circle.distance(x: x(pos), y: y(pos), cosY: value(cosines + pos)) }
             return circle.distance(x: x(pos), y: y(pos))
         }
 
         /// The metric's distance of the point at `pos`, with its stored cosine when the tree has them.
         @inlinable func distance<M: SpatialMetric>(metric m: M, _ pos: Int) -> Double {
-            if let cosines { return m.distance(x: x(pos), y: y(pos), cosY: cosines[pos]) }
+            if let cosines { return m.distance(x: x(pos), y: y(pos), cosY: value(cosines + pos)) }
             return m.distance(x: x(pos), y: y(pos))
         }
         /// The `nearest` queue key of the point at `pos`: tie-break rank, then item (both < 2³¹).
         @inlinable func pointKey(_ pos: Int) -> Int64 {
             let item = item(pos)
-            return Int64(ranks?[pos] ?? UInt32(truncatingIfNeeded: item)) << 31 | Int64(item)
+            return Int64(ranks.map { value($0 + pos) } ?? UInt32(truncatingIfNeeded: item)) << 31 | Int64(item)
         }
 
         /// Children (entries of level − 1) of node `j` of `level` ≥ 1.
@@ -267,6 +279,7 @@ extension PackedRTree {
         /// Calls `body(minX, minY, maxX, maxY)` on the box of node `j` of `level` ≥ 1.
         @inlinable func withBox<R>(_ level: Int, _ j: Int, _ body: (Double, Double, Double, Double) -> R) -> R {
             let b = 4 &* (levels[3 &* level] &+ j)
+            if let verifier, !verifier._withUnsafeGuaranteedRef({ $0.covers(boxes + b, 32) }) { return body(0, 0, 0, 0) }
             return body(boxes[b], boxes[b &+ 1], boxes[b &+ 2], boxes[b &+ 3])
         }
     }
@@ -276,7 +289,8 @@ extension PackedRTree {
         withExtendedLifetime(self) {
             body(View(
                 points: points.base, cosines: cosines?.base, items: items?.base, ranks: ranks?.base, boxes: boxes.base,
-                levels: levels.base, count: count, nodeSize: nodeSize, top: levels.count / 3 - 1))
+                levels: levels.base, verifier: points.verifier.map { Unmanaged.passUnretained($0) },
+                count: count, nodeSize: nodeSize, top: levels.count / 3 - 1))
         }
     }
 

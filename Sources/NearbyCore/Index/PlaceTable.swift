@@ -46,6 +46,8 @@ public final class PlaceTable: @unchecked Sendable {
     private let ids: StringColumn?
     /// Records of the given ids, in that order, for a mapped table's answer rows.
     private let fetch: (([String]) throws -> [Place])?
+    /// Verifies a mapped table's blocks as they are read (`BlockVerifier`).
+    let verifier: BlockVerifier?
 
     private let lock = NSLock()
     private var ranks: Column<UInt32>?
@@ -96,7 +98,7 @@ public final class PlaceTable: @unchecked Sendable {
         self.eventStart = PackedColumn(eventStart); self.eventEnd = PackedColumn(eventEnd); self.flags = Column(flags)
         self.areacode = areacode.column; self.sigungucode = sigungucode.column
         self.codeColumns = codeColumns.map(\.column)
-        ids = nil; fetch = nil
+        ids = nil; fetch = nil; verifier = nil
         orders = [:]; buildsOrders = true
     }
 
@@ -106,7 +108,7 @@ public final class PlaceTable: @unchecked Sendable {
          sigungucode: CodeColumn, created: PackedColumn<Int64>, modified: PackedColumn<Int64>, eventStart: PackedColumn<Int32>,
          eventEnd: PackedColumn<Int32>, flags: Column<UInt32>, ranks: Column<UInt32>, folded: FoldedTitles,
          ids: StringColumn, codeColumns: [CodeColumn], orders: [SortField: Column<UInt32>] = [:],
-         statistics: TableStatistics? = nil, fetch: @escaping ([String]) throws -> [Place]) {
+         statistics: TableStatistics? = nil, verifier: BlockVerifier? = nil, fetch: @escaping ([String]) throws -> [Place]) {
         places = []
         self.count = count
         self.points = points; self.idRanks = idRanks; self.rowsByIdRank = rowsByIdRank; self.category = category; self.areacode = areacode
@@ -115,6 +117,13 @@ public final class PlaceTable: @unchecked Sendable {
         self.ranks = ranks; self.folded = folded; self.ids = ids; self.fetch = fetch
         self.codeColumns = codeColumns
         self.orders = orders; buildsOrders = false; self.statistics = statistics
+        self.verifier = verifier
+    }
+
+    /// Throws `IndexSnapshot.Problem.damaged` when a read of a mapped table met a damaged block (and
+    /// got zeros): the engine calls it before it answers, so no answer comes from a damaged block.
+    func checkIntact() throws(IndexSnapshot.Problem) {
+        if let failure = verifier?.failure { throw IndexSnapshot.Problem.damaged(failure) }
     }
 
     @inline(__always) func lat(_ row: Int) -> Double { points?[2 * row + 1] ?? places[row].lat }
@@ -243,8 +252,14 @@ public final class PlaceTable: @unchecked Sendable {
     }
 
     private func fetchedRows(_ rows: [Row], records: Bool) throws -> PlaceRows {
-        guard let fetch, records else { return PlaceRows(table: self, rows: rows, records: false) }
+        guard let fetch, records else {
+            // The ids are read later (`PlaceRows.forEachID`, without verifying): their blocks now.
+            if let ids { for r in rows { ids.verify(r.item) } }
+            try checkIntact()
+            return PlaceRows(table: self, rows: rows, records: false)
+        }
         let ids = rows.map { id($0.item) }
+        try checkIntact()
         let found = try fetch(ids)
         guard found.count == ids.count, zip(found, ids).allSatisfy({ $0.id == $1 }) else {
             throw RequestError(parameter: nil, reason: "the cache changed while answering; run the query again", isStale: true)

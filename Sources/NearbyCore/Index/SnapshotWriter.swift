@@ -151,14 +151,18 @@ public struct SnapshotWriter {
             tags += [(c, 2, n), (o, 4, dictionaryStrings[i].offsets.count), (b, 1, dictionaryStrings[i].bytes.count)]
         }
         tags += SortOrders.sections(count: n, statistics: statistics)
+        tags.append((IndexSnapshot.sumsTag, 8, 0))  // its count once the body's length is known
         let tableEnd = IndexSnapshot.headerSize + IndexSnapshot.entrySize * tags.count
         var offsets: [String: Int] = [:]
         var end = IndexSnapshot.align(tableEnd + 8)
-        for (tag, size, count) in tags {
+        for (tag, size, count) in tags.dropLast() {
             offsets[tag] = end
             end = IndexSnapshot.align(end + size * count + (IndexSnapshot.packedTags.contains(tag) ? IndexSnapshot.packedExtra : 0))
         }
-        let fileLength = end
+        let shift = IndexSnapshot.blockShift, sumsOffset = end, blocks = (sumsOffset + (1 << shift) - 1) >> shift
+        offsets[IndexSnapshot.sumsTag] = sumsOffset
+        tags[tags.count - 1].2 = blocks
+        let fileLength = sumsOffset + 8 * blocks
 
         try IndexSnapshot.writeAtomically(to: path) { fd in
             func failed() -> IndexSnapshot.Problem { .unreadable("\(path): \(String(cString: strerror(errno)))") }
@@ -245,15 +249,19 @@ public struct SnapshotWriter {
             try putOrder(.title, titleRanks)
             FreedMemory.giveBack()
 
-            // The body checksum reads the body back (from the page cache), as a reader checks it.
-            let bodyStart = tableEnd + 8
-            let body = IndexSnapshot.bodyChecksum(count: fileLength - bodyStart) { start, count, add in
-                var buffer = [UInt8](repeating: 0, count: count)
-                let ok = buffer.withUnsafeMutableBytes { readAll(fd, $0, at: bodyStart + start) }
-                if ok { buffer.withUnsafeBytes(add) }
-                return ok
+            // The block checksums read the body back (from the page cache), as a reader checks it.
+            var buffer = [UInt8](repeating: 0, count: 1 << shift)
+            let sums = IndexSnapshot.blockSums(bodyStart: tableEnd + 8, end: sumsOffset, shift: shift) { start, count, add in
+                buffer.withUnsafeMutableBytes { raw in
+                    let part = UnsafeMutableRawBufferPointer(rebasing: raw[0..<count])
+                    guard count == 0 || readAll(fd, part, at: start) else { return false }
+                    add(UnsafeRawBufferPointer(part))
+                    return true
+                }
             }
-            guard let body else { throw failed() }
+            guard let sums else { throw failed() }
+            try put(IndexSnapshot.sumsTag, sums)
+            let body = sums.withUnsafeBytes { SnapshotHash.of($0) }
             var header = [UInt8](repeating: 0, count: tableEnd + 8)
             func set<T: FixedWidthInteger>(_ v: T, at o: Int) {
                 withUnsafeBytes(of: v.littleEndian) { for (k, b) in $0.enumerated() { header[o + k] = b } }
@@ -262,6 +270,7 @@ public struct SnapshotWriter {
             set(IndexSnapshot.formatVersion, at: 8); set(UInt32(tags.count), at: 12)
             set(stamp.identity, at: 16); set(stamp.generation, at: 24)
             set(UInt64(n), at: 32); set(UInt64(fileLength), at: 40); set(UInt32(Self.nodeSize), at: 48)
+            set(UInt32(1 << shift), at: 52)
             set(body, at: 56)
             for (i, (tag, size, count)) in tags.enumerated() {
                 let e = IndexSnapshot.headerSize + IndexSnapshot.entrySize * i

@@ -77,8 +77,22 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         try run(q, searchRadius: searchRadius, plan: .cheapest)
     }
 
-    /// `run` with the plan of a query over every place chosen by `plan` (tests force each one).
+    /// `run` with the plan of a query over every place chosen by `plan` (tests force each one). A mapped
+    /// table that met a damaged block while answering throws `IndexSnapshot.Problem.damaged` instead,
+    /// whatever the answer or error was (`PlaceTable.checkIntact`).
     func run(_ q: PlaceQuery, searchRadius: Double = .infinity, plan: PlanChoice, records: Bool = true) throws -> QueryAnswer {
+        guard table.verifier != nil else { return try answer(q, searchRadius: searchRadius, plan: plan, records: records) }
+        do {
+            let a = try answer(q, searchRadius: searchRadius, plan: plan, records: records)
+            try table.checkIntact()
+            return a
+        } catch {
+            try table.checkIntact()
+            throw error
+        }
+    }
+
+    private func answer(_ q: PlaceQuery, searchRadius: Double, plan: PlanChoice, records: Bool) throws -> QueryAnswer {
         if let problem = q.problem { throw problem }
         guard let c = q.center else {
             return try execute(q, space: Space<HaversineMetric>?.none, searchRadius: searchRadius, plan: plan, records: records)

@@ -156,8 +156,9 @@ public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
             return
         }
         let ids = table.idStrings()
-        try ids.offsets.withUnsafeBufferPointer { offsets in
-            try ids.bytes.withUnsafeBufferPointer { bytes in
+        // A mapped table verified these rows' ids when it answered (`PlaceTable.answerRows`).
+        try ids.offsets.withUnverifiedBufferPointer { offsets in
+            try ids.bytes.withUnverifiedBufferPointer { bytes in
                 for i in rows.indices {
                     if i + 2 * Self.idsAhead < rows.count, let base = offsets.baseAddress {
                         nearby_prefetch(base + rows[i + 2 * Self.idsAhead].item)

@@ -130,8 +130,6 @@ public struct FoldedTitles: Sendable {
         let start = i == 0 ? 0 : Int(ends[i - 1]), end = Int(ends[i])
         // A damaged snapshot could hold ends out of order: such a title matches nothing.
         guard start <= end, end <= units.count else { return false }
-        return units.withUnsafeBufferPointer {
-            keyword.matches(folded: UnsafeBufferPointer(rebasing: $0[start..<end]))
-        }
+        return units.withUnsafeBufferPointer(in: start..<end) { keyword.matches(folded: $0) }
     }
 }

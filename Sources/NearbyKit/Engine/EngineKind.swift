@@ -17,7 +17,7 @@ public enum EngineKind: String, CaseIterable, Sendable {
     public static let overCache: [EngineKind] = [.snapshot, .memory, .sqlite]
 
     /// This engine over `cache`; `report` hears, once, when the snapshot is rebuilt or cannot be used.
-    public func open(_ cache: PlaceCache, report: (String) -> Void = { _ in }) throws -> any QueryEngine {
+    public func open(_ cache: PlaceCache, report: @escaping (String) -> Void = { _ in }) throws -> any QueryEngine {
         switch self {
         case .snapshot: return try CacheSnapshot.engine(for: cache, report: report)
         case .sqlite: return SQLiteEngine(cache: cache, cursorKey: try cache.cursorKey())

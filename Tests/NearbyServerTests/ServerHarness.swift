@@ -29,7 +29,7 @@ final class RunningServer: @unchecked Sendable {
         self.done = done
         final class Failure: @unchecked Sendable { var error: (any Error)? }
         let failure = Failure()
-        Task {
+        Task(executorPreference: Self.executor) {
             do { try await group.run() } catch { failure.error = error }
             done.signal()
         }
@@ -39,6 +39,11 @@ final class RunningServer: @unchecked Sendable {
         port = box.value
         http = LoopbackHTTP(port: port)
     }
+
+    /// The servers' own tasks run here, not on the cooperative pool: a test blocks its pool thread
+    /// (waiting for the start, reading a socket), and on a machine with two cores the tests of other
+    /// suites can hold the rest of the pool, so a server started there might never run.
+    static let executor = DispatchTaskExecutor()
 
     static func options(_ edit: (inout ServerOptions) -> Void = { _ in }) -> ServerOptions {
         var o = ServerOptions()
@@ -52,6 +57,16 @@ final class RunningServer: @unchecked Sendable {
         let group = self.group
         Task { await group.triggerGracefulShutdown() }
         #expect(done.wait(timeout: .now() + 30) == .success, "the server did not shut down")
+    }
+}
+
+/// A task executor over a concurrent dispatch queue (threads of its own, as many as the jobs need).
+final class DispatchTaskExecutor: TaskExecutor, @unchecked Sendable {
+    private let queue = DispatchQueue(label: "nearby.test.server", attributes: .concurrent)
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
 

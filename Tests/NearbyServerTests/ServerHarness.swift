@@ -3,6 +3,7 @@ import Logging
 import NearbyKit
 import NearbyServer
 import NearbyTestSupport
+import NIOPosix
 import ServiceLifecycle
 import Testing
 
@@ -29,7 +30,7 @@ final class RunningServer: @unchecked Sendable {
         self.done = done
         final class Failure: @unchecked Sendable { var error: (any Error)? }
         let failure = Failure()
-        Task {
+        Task(executorPreference: ServerThreads.shared) {
             do { try await group.run() } catch { failure.error = error }
             done.signal()
         }
@@ -50,8 +51,23 @@ final class RunningServer: @unchecked Sendable {
     /// Graceful shutdown; returns when the group has finished.
     func stop() {
         let group = self.group
-        Task { await group.triggerGracefulShutdown() }
+        Task(executorPreference: ServerThreads.shared) { await group.triggerGracefulShutdown() }
         #expect(done.wait(timeout: .now() + 30) == .success, "the server did not shut down")
+    }
+}
+
+/// Threads of the test servers' own for their tasks (the service group, the reload service's polling,
+/// the shutdown trigger): the tests block Swift's cooperative pool while they wait for an answer, and
+/// so do other suites running at the same time, and a server polling on the pool would not see an
+/// import in time. (ServiceLifecycle still starts one unstructured task on the pool when a graceful
+/// shutdown begins, so `stop` can wait for a pool thread.)
+final class ServerThreads: TaskExecutor {
+    static let shared = ServerThreads()
+    private let loops = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        loops.next().execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
 

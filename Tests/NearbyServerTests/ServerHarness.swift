@@ -3,6 +3,7 @@ import Logging
 import NearbyKit
 import NearbyServer
 import NearbyTestSupport
+import NIOPosix
 import ServiceLifecycle
 import Testing
 
@@ -29,7 +30,7 @@ final class RunningServer: @unchecked Sendable {
         self.done = done
         final class Failure: @unchecked Sendable { var error: (any Error)? }
         let failure = Failure()
-        Task(executorPreference: Self.executor) {
+        Task(executorPreference: ServerThreads.shared) {
             do { try await group.run() } catch { failure.error = error }
             done.signal()
         }
@@ -40,11 +41,6 @@ final class RunningServer: @unchecked Sendable {
         http = LoopbackHTTP(port: port)
     }
 
-    /// The servers' own tasks run here, not on the cooperative pool: a test blocks its pool thread
-    /// (waiting for the start, reading a socket), and on a machine with two cores the tests of other
-    /// suites can hold the rest of the pool, so a server started there might never run.
-    static let executor = DispatchTaskExecutor()
-
     static func options(_ edit: (inout ServerOptions) -> Void = { _ in }) -> ServerOptions {
         var o = ServerOptions()
         o.host = "127.0.0.1"; o.port = 0; o.reloadInterval = .milliseconds(100)
@@ -52,21 +48,29 @@ final class RunningServer: @unchecked Sendable {
         return o
     }
 
-    /// Graceful shutdown; returns when the group has finished.
+    /// Graceful shutdown; returns when the group has finished. ServiceLifecycle finishes a graceful
+    /// shutdown in a task of its own on the cooperative pool, which other suites' blocking tests can
+    /// hold for tens of seconds on a machine with two cores: the deadline allows for that, and still
+    /// fails a server that does not stop.
     func stop() {
         let group = self.group
-        Task { await group.triggerGracefulShutdown() }
-        #expect(done.wait(timeout: .now() + 30) == .success, "the server did not shut down")
+        Task(executorPreference: ServerThreads.shared) { await group.triggerGracefulShutdown() }
+        #expect(done.wait(timeout: .now() + 240) == .success, "the server did not shut down")
     }
 }
 
-/// A task executor over a concurrent dispatch queue (threads of its own, as many as the jobs need).
-final class DispatchTaskExecutor: TaskExecutor, @unchecked Sendable {
-    private let queue = DispatchQueue(label: "nearby.test.server", attributes: .concurrent)
+/// Threads of the test servers' own for their tasks (the service group, the reload service's polling,
+/// the shutdown trigger): the tests block Swift's cooperative pool while they wait for an answer, and
+/// so do other suites running at the same time, and a server polling on the pool would not see an
+/// import in time. (ServiceLifecycle still starts one unstructured task on the pool when a graceful
+/// shutdown begins, so `stop` can wait for a pool thread.)
+final class ServerThreads: TaskExecutor {
+    static let shared = ServerThreads()
+    private let loops = MultiThreadedEventLoopGroup(numberOfThreads: 2)
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        loops.next().execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
 

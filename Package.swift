@@ -46,7 +46,9 @@ let package = Package(
         .systemLibrary(name: "CThreadAffinity"),
         .target(name: "NearbyCore", dependencies: ["CPROJ", "CPrefetch", "CMalloc"]),
         .target(name: "NearbyStore", dependencies: ["NearbyCore", "CSQLite"]),
-        .target(name: "NearbyPostGIS", dependencies: ["NearbyCore", "NearbyStore", "CLibPQ"], resources: [.copy("Migrations")]),
+        .target(
+            name: "NearbyPostGIS", dependencies: ["NearbyCore", "NearbyStore", "CLibPQ"],
+            resources: [.copy("Migrations")]),
         .target(name: "NearbyKit", dependencies: ["NearbyCore", "NearbyStore", "NearbyRegions"]),
         .target(name: "NearbyCarousel", dependencies: ["NearbyCore"]),
         .target(name: "NearbyRegions", dependencies: ["NearbyCore"]),
@@ -75,17 +77,27 @@ let package = Package(
             ]
         ),
         .target(name: "NearbyTestSupport", dependencies: ["NearbyCore"], path: "Tests/NearbyTestSupport"),
-        .testTarget(name: "NearbyCoreTests", dependencies: ["NearbyCore", "NearbyTestSupport"], exclude: ["Fixtures"],
-                    linkerSettings: [.linkedLibrary("_FoundationICU")]),  // ICU's ko collation, the reference for --sort title
-        .testTarget(name: "NearbyStoreTests", dependencies: ["NearbyStore", "NearbyCore", "NearbyTestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "NearbyKitTests", dependencies: ["NearbyKit", "NearbyStore", "NearbyCore", "NearbyTestSupport"]),
-        .testTarget(name: "NearbyBenchTests", dependencies: ["NearbyBench", "NearbyKit", "NearbyTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "NearbyCoreTests", dependencies: ["NearbyCore", "NearbyTestSupport"], exclude: ["Fixtures"],
+            linkerSettings: [.linkedLibrary("_FoundationICU")]),  // ICU's ko collation, the reference for --sort title
+        .testTarget(
+            name: "NearbyStoreTests", dependencies: ["NearbyStore", "NearbyCore", "NearbyTestSupport"],
+            exclude: ["Fixtures"]),
+        .testTarget(
+            name: "NearbyKitTests", dependencies: ["NearbyKit", "NearbyStore", "NearbyCore", "NearbyTestSupport"]),
+        .testTarget(
+            name: "NearbyBenchTests", dependencies: ["NearbyBench", "NearbyKit", "NearbyTestSupport"],
+            exclude: ["Fixtures"]),
         .testTarget(name: "NearbyCarouselTests", dependencies: ["NearbyCarousel", "NearbyCore"]),
         .testTarget(
             name: "NearbyServerTests",
-            dependencies: ["NearbyServer", "NearbyKit", "NearbyTestSupport", .product(name: "NIOPosix", package: "swift-nio")]
+            dependencies: [
+                "NearbyServer", "NearbyKit", "NearbyTestSupport", .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
-        .testTarget(name: "NearbyRegionsTests", dependencies: ["NearbyRegions", "NearbyCore", "NearbyTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "NearbyRegionsTests", dependencies: ["NearbyRegions", "NearbyCore", "NearbyTestSupport"],
+            exclude: ["Fixtures"]),
         .testTarget(name: "NearbyPostGISTests", dependencies: ["NearbyPostGIS", "NearbyKit", "NearbyTestSupport"]),
         .testTarget(name: "NearbyCLITests", dependencies: ["nearby", "NearbyBench", "NearbyTestSupport"]),
     ]

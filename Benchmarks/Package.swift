@@ -14,20 +14,23 @@ let package = Package(
         // Places and queries shared by the benchmarks: generated, or the workload TSVs (see BENCHMARKS.md).
         .target(
             name: "Fixtures",
-            dependencies: [.product(name: "NearbyCore", package: "Nearby"), .product(name: "NearbyStore", package: "Nearby")],
-            path: "Fixtures"
-        ),
-    ] + ["DistanceBenchmarks", "QueryBenchmarks", "FormatBenchmarks"].map { name in
-        .executableTarget(
-            name: name,
             dependencies: [
-                "Fixtures",
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "NearbyCore", package: "Nearby"),
-                .product(name: "NearbyStore", package: "Nearby"),
+                .product(name: "NearbyCore", package: "Nearby"), .product(name: "NearbyStore", package: "Nearby"),
             ],
-            path: "Benchmarks/\(name)",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+            path: "Fixtures"
         )
-    }
+    ]
+        + ["DistanceBenchmarks", "QueryBenchmarks", "FormatBenchmarks"].map { name in
+            .executableTarget(
+                name: name,
+                dependencies: [
+                    "Fixtures",
+                    .product(name: "Benchmark", package: "benchmark"),
+                    .product(name: "NearbyCore", package: "Nearby"),
+                    .product(name: "NearbyStore", package: "Nearby"),
+                ],
+                path: "Benchmarks/\(name)",
+                plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+            )
+        }
 )

@@ -29,7 +29,9 @@ public struct BenchDocument: Codable {
     public var carousel: BenchCarousel?
 
     public init(command: String, engine: String? = nil, threads: Int? = nil) {
-        self.command = command; self.engine = engine; self.threads = threads
+        self.command = command
+        self.engine = engine
+        self.threads = threads
     }
 
     /// Writes the document as one line of JSON on stdout.
@@ -129,8 +131,18 @@ public struct BenchItem: Codable {
     public var total: Int?
     public var checksum: String
 
-    public init(name: String, description: String, runs: Int, medianMicros: Double, minMicros: Double, rows: Int, total: Int?, checksum: String) {
-        self.name = name; self.description = description; self.runs = runs; self.medianMicros = medianMicros; self.minMicros = minMicros; self.rows = rows; self.total = total; self.checksum = checksum
+    public init(
+        name: String, description: String, runs: Int, medianMicros: Double, minMicros: Double, rows: Int, total: Int?,
+        checksum: String
+    ) {
+        self.name = name
+        self.description = description
+        self.runs = runs
+        self.medianMicros = medianMicros
+        self.minMicros = minMicros
+        self.rows = rows
+        self.total = total
+        self.checksum = checksum
     }
 }
 
@@ -145,8 +157,16 @@ public struct BenchCarousel: Codable {
     /// Location-triggered re-queries (`--places`), or nil.
     public var requery: BenchRequery?
 
-    public init(events: Int, runs: Int, eventsPerSecond: Double, medianSeconds: Double, selections: Int, requery: BenchRequery? = nil) {
-        self.events = events; self.runs = runs; self.eventsPerSecond = eventsPerSecond; self.medianSeconds = medianSeconds; self.selections = selections; self.requery = requery
+    public init(
+        events: Int, runs: Int, eventsPerSecond: Double, medianSeconds: Double, selections: Int,
+        requery: BenchRequery? = nil
+    ) {
+        self.events = events
+        self.runs = runs
+        self.eventsPerSecond = eventsPerSecond
+        self.medianSeconds = medianSeconds
+        self.selections = selections
+        self.requery = requery
     }
 }
 
@@ -161,6 +181,10 @@ public struct BenchRequery: Codable {
     public var resultsPerQuery: Double
 
     public init(places: Int, updates: Int, queries: Int, microsPerQuery: Double, resultsPerQuery: Double) {
-        self.places = places; self.updates = updates; self.queries = queries; self.microsPerQuery = microsPerQuery; self.resultsPerQuery = resultsPerQuery
+        self.places = places
+        self.updates = updates
+        self.queries = queries
+        self.microsPerQuery = microsPerQuery
+        self.resultsPerQuery = resultsPerQuery
     }
 }

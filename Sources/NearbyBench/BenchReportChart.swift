@@ -1,5 +1,5 @@
-import NearbyKit
 import Foundation
+import NearbyKit
 
 /// A line chart written as a plain SVG string (no dependencies), for BENCHMARKS.md's pictures.
 ///
@@ -14,7 +14,10 @@ public struct BenchReportChart: Sendable {
         /// Palette index; nil uses the series' position. Equal colours pair series (p50 of two engines).
         public var colour: Int?
         public init(name: String, points: [(x: Double, y: Double)], dashed: Bool = false, colour: Int? = nil) {
-            self.name = name; self.points = points; self.dashed = dashed; self.colour = colour
+            self.name = name
+            self.points = points
+            self.dashed = dashed
+            self.colour = colour
         }
     }
 
@@ -28,11 +31,19 @@ public struct BenchReportChart: Sendable {
     /// Formats a y value for tick labels and point titles.
     public var yFormat: @Sendable (Double) -> String
 
-    public init(title: String, xLabel: String, yLabel: String, xTicks: [(value: Double, label: String)],
-                logX: Bool, logY: Bool, series: [Series],
-                yFormat: @escaping @Sendable (Double) -> String = BenchReportChart.compact) {
-        self.title = title; self.xLabel = xLabel; self.yLabel = yLabel; self.xTicks = xTicks
-        self.logX = logX; self.logY = logY; self.series = series; self.yFormat = yFormat
+    public init(
+        title: String, xLabel: String, yLabel: String, xTicks: [(value: Double, label: String)],
+        logX: Bool, logY: Bool, series: [Series],
+        yFormat: @escaping @Sendable (Double) -> String = BenchReportChart.compact
+    ) {
+        self.title = title
+        self.xLabel = xLabel
+        self.yLabel = yLabel
+        self.xTicks = xTicks
+        self.logX = logX
+        self.logY = logY
+        self.series = series
+        self.yFormat = yFormat
     }
 
     /// Colour-blind-safe palette (Okabe & Ito, 2008).
@@ -42,7 +53,8 @@ public struct BenchReportChart: Sendable {
 
     /// The chart as a standalone SVG document.
     public func svg() -> String {
-        let plotW = Self.width - Self.left - Self.right, plotH = Self.height - Self.top - Self.bottom
+        let plotW = Self.width - Self.left - Self.right
+        let plotH = Self.height - Self.top - Self.bottom
         let xs = series.flatMap { $0.points.map(\.x) } + xTicks.map(\.value)
         let ys = series.flatMap { $0.points.map(\.y) }.filter { !logY || $0 > 0 }
         guard let xMin = xs.min(), let xMax = xs.max(), let yLow = ys.min(), let yHigh = ys.max() else {
@@ -57,7 +69,8 @@ public struct BenchReportChart: Sendable {
         func px(_ x: Double) -> Double { Self.left + plotW * scale(x, xMin, xMax, log: logX) }
         func py(_ y: Double) -> Double { Self.top + plotH * (1 - scale(y, yMin, yMax, log: logY)) }
 
-        var body = text(Self.width / 2 - (Self.right - Self.left) / 2, 28, title, anchor: "middle", size: 17, weight: "bold")
+        var body = text(
+            Self.width / 2 - (Self.right - Self.left) / 2, 28, title, anchor: "middle", size: 17, weight: "bold")
         // Grid and y ticks.
         for t in yTicks {
             let y = py(t)
@@ -69,9 +82,11 @@ public struct BenchReportChart: Sendable {
             body += line(x, Self.top, x, Self.top + plotH, stroke: "#eeeeee")
             body += text(x, Self.top + plotH + 20, t.label, anchor: "middle")
         }
-        body += "<rect x=\"\(f(Self.left))\" y=\"\(f(Self.top))\" width=\"\(f(plotW))\" height=\"\(f(plotH))\" fill=\"none\" stroke=\"#444444\"/>\n"
+        body +=
+            "<rect x=\"\(f(Self.left))\" y=\"\(f(Self.top))\" width=\"\(f(plotW))\" height=\"\(f(plotH))\" fill=\"none\" stroke=\"#444444\"/>\n"
         body += text(Self.left + plotW / 2, Self.height - 16, xLabel, anchor: "middle", size: 14)
-        body += "<text x=\"18\" y=\"\(f(Self.top + plotH / 2))\" font-size=\"14\" text-anchor=\"middle\" transform=\"rotate(-90 18 \(f(Self.top + plotH / 2)))\">\(Self.escape(yLabel))</text>\n"
+        body +=
+            "<text x=\"18\" y=\"\(f(Self.top + plotH / 2))\" font-size=\"14\" text-anchor=\"middle\" transform=\"rotate(-90 18 \(f(Self.top + plotH / 2)))\">\(Self.escape(yLabel))</text>\n"
         // Series and legend.
         for (i, s) in series.enumerated() {
             let colour = Self.palette[(s.colour ?? i) % Self.palette.count]
@@ -80,10 +95,13 @@ public struct BenchReportChart: Sendable {
             let path = pts.map { "\(f(px($0.x))),\(f(py($0.y)))" }.joined(separator: " ")
             body += "<polyline points=\"\(path)\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"2.5\"\(dash)/>\n"
             for p in pts {
-                body += "<circle cx=\"\(f(px(p.x)))\" cy=\"\(f(py(p.y)))\" r=\"4\" fill=\"\(colour)\"><title>\(Self.escape(s.name)): \(yFormat(p.y))</title></circle>\n"
+                body +=
+                    "<circle cx=\"\(f(px(p.x)))\" cy=\"\(f(py(p.y)))\" r=\"4\" fill=\"\(colour)\"><title>\(Self.escape(s.name)): \(yFormat(p.y))</title></circle>\n"
             }
-            let ly = Self.top + 12 + Double(i) * 24, lx = Self.width - Self.right + 16
-            body += "<line x1=\"\(f(lx))\" y1=\"\(f(ly))\" x2=\"\(f(lx + 28))\" y2=\"\(f(ly))\" stroke=\"\(colour)\" stroke-width=\"2.5\"\(dash)/>\n"
+            let ly = Self.top + 12 + Double(i) * 24
+            let lx = Self.width - Self.right + 16
+            body +=
+                "<line x1=\"\(f(lx))\" y1=\"\(f(ly))\" x2=\"\(f(lx + 28))\" y2=\"\(f(ly))\" stroke=\"\(colour)\" stroke-width=\"2.5\"\(dash)/>\n"
             body += text(lx + 36, ly + 4, s.name, anchor: "start")
         }
         return wrap(body)
@@ -99,7 +117,9 @@ public struct BenchReportChart: Sendable {
         """
     }
 
-    private func text(_ x: Double, _ y: Double, _ s: String, anchor: String, size: Int = 12, weight: String = "normal") -> String {
+    private func text(_ x: Double, _ y: Double, _ s: String, anchor: String, size: Int = 12, weight: String = "normal")
+        -> String
+    {
         "<text x=\"\(f(x))\" y=\"\(f(y))\" text-anchor=\"\(anchor)\" font-size=\"\(size)\" font-weight=\"\(weight)\">\(Self.escape(s))</text>\n"
     }
 
@@ -113,16 +133,20 @@ public struct BenchReportChart: Sendable {
     /// three decades) on a log axis, 1-2-5 steps giving about six ticks on a linear one.
     public static func ticks(low: Double, high: Double, log: Bool) -> [Double] {
         if log {
-            let a = Int(floor(log10(low))), b = Int(ceil(log10(high)))
+            let a = Int(floor(log10(low)))
+            let b = Int(ceil(log10(high)))
             let steps: [Double] = b - a < 3 ? [1, 2, 5] : [1]
             var t: [Double] = []
             for e in a...b { for m in steps { t.append(m * pow(10, Double(e))) } }
             // Keep one tick at or below low and one at or above high.
-            let lo = t.last { $0 <= low } ?? t[0], hi = t.first { $0 >= high } ?? t[t.count - 1]
+            let lo = t.last { $0 <= low } ?? t[0]
+            let hi = t.first { $0 >= high } ?? t[t.count - 1]
             return t.filter { $0 >= lo && $0 <= hi }
         }
-        let lo = min(0, low), span = max(high - lo, 1e-12)
-        let raw = span / 6, mag = pow(10, floor(log10(raw)))
+        let lo = min(0, low)
+        let span = max(high - lo, 1e-12)
+        let raw = span / 6
+        let mag = pow(10, floor(log10(raw)))
         let step = [1.0, 2, 5, 10].map { $0 * mag }.first { $0 >= raw } ?? 10 * mag
         return stride(from: (lo / step).rounded(.down) * step, through: high + step * 0.999, by: step).map { $0 }
     }
@@ -136,7 +160,9 @@ public struct BenchReportChart: Sendable {
     }
 
     public static func trim(_ v: Double) -> String {
-        let s = abs(v) >= 100 || v == v.rounded() ? String(format: "%.0f", v) : (abs(v) >= 10 ? String(format: "%.1f", v) : String(format: "%.2g", v))
+        let s =
+            abs(v) >= 100 || v == v.rounded()
+            ? String(format: "%.0f", v) : (abs(v) >= 10 ? String(format: "%.1f", v) : String(format: "%.2g", v))
         return s
     }
 

@@ -11,7 +11,10 @@ public struct BenchTask: Sendable {
     public var query: PlaceQuery
 
     public init(qid: Int, k: Int? = nil, group: String, query: PlaceQuery) {
-        self.qid = qid; self.k = k; self.group = group; self.query = query
+        self.qid = qid
+        self.k = k
+        self.group = group
+        self.query = query
     }
 }
 
@@ -19,7 +22,9 @@ public struct BenchTask: Sendable {
 /// answers. Threads take tasks round-robin (thread t answers tasks t, t+threads, ...), each with its
 /// own engine from `setup.engines`. The checksum is computed after the clock stops.
 public enum BenchRunner {
-    public static func run(_ tasks: [BenchTask], setup: BenchSetup, repetitions: Int, answersFile: String?) throws -> BenchDocument {
+    public static func run(_ tasks: [BenchTask], setup: BenchSetup, repetitions: Int, answersFile: String?) throws
+        -> BenchDocument
+    {
         let threads = setup.engines.count
         let progress = BenchProgress(setup.document.command)
         let engines = UncheckedSendable(setup.engines)
@@ -40,9 +45,13 @@ public enum BenchRunner {
                         if answer == nil { answer = a }
                     }
                     let a = answer!
-                    done.append((index, LatencyStats.median(times), BenchAnswer(
-                        qid: task.qid, k: task.k, total: a.total ?? 0, returned: a.rows.count,
-                        checksum: AnswerChecksum.of(a.rows.lazy.map(\.id)))))
+                    done.append(
+                        (
+                            index, LatencyStats.median(times),
+                            BenchAnswer(
+                                qid: task.qid, k: task.k, total: a.total ?? 0, returned: a.rows.count,
+                                checksum: AnswerChecksum.of(a.rows.lazy.map(\.id)))
+                        ))
                     if t == 0 && done.count % 256 == 0 {
                         progress.say("\(done.count * threads) / \(tasks.count) queries")
                     }
@@ -110,17 +119,23 @@ private final class ResultCollector: @unchecked Sendable {
     }
 
     public func store(_ done: [(index: Int, micros: Double, answer: BenchAnswer)]) {
-        lock.lock(); defer { lock.unlock() }
-        for d in done { micros[d.index] = d.micros; answers[d.index] = d.answer }
+        lock.lock()
+        defer { lock.unlock() }
+        for d in done {
+            micros[d.index] = d.micros
+            answers[d.index] = d.answer
+        }
     }
 
     public func fail(_ e: Error) {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if error == nil { error = e }
     }
 
     public func finish() throws -> ([Double], [BenchAnswer]) {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if let error { throw error }
         return (micros, answers.map { $0! })
     }

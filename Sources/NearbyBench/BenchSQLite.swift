@@ -6,7 +6,9 @@ import NearbyKit
 public enum BenchSQLite {
     /// Imports `places` in one transaction, as `nearby import` writes them (timed), then opens the
     /// engines (timed). The returned closure deletes the cache.
-    public static func make(_ places: [Place], threads: Int) throws -> (engines: [any QueryEngine], importSeconds: Double, buildSeconds: Double, cleanup: () -> Void) {
+    public static func make(_ places: [Place], threads: Int) throws -> (
+        engines: [any QueryEngine], importSeconds: Double, buildSeconds: Double, cleanup: () -> Void
+    ) {
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("nearby-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -17,7 +19,9 @@ public enum BenchSQLite {
                 _ = try Importer().importPlaces(places, into: PlaceCache(path: path))
             }
             let (engines, buildSeconds) = try BenchClock.measure {
-                try (0..<threads).map { _ in SQLiteEngine(cache: try PlaceCache(path: path, readOnly: true)) as any QueryEngine }
+                try (0..<threads).map { _ in
+                    SQLiteEngine(cache: try PlaceCache(path: path, readOnly: true)) as any QueryEngine
+                }
             }
             return (engines, importSeconds, buildSeconds, cleanup)
         } catch {

@@ -16,7 +16,9 @@ public struct BenchSetup {
     public let cleanup: () -> Void
 
     /// Loads the places, builds the engine and records load/import/build times and memory.
-    public static func make(places path: String, engine kind: BenchEngineKind, threads: Int, command: String) throws -> BenchSetup {
+    public static func make(places path: String, engine kind: BenchEngineKind, threads: Int, command: String) throws
+        -> BenchSetup
+    {
         let progress = BenchProgress(command)
         progress.say("loading \(path)")
         var doc = BenchDocument(command: command, engine: kind.rawValue, threads: threads)

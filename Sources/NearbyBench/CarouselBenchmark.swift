@@ -11,7 +11,9 @@ public enum CarouselBenchmark {
     /// so one burst in four lands on the card already selected and distinct drops it. Outputs are drained
     /// every 4096 events, keeping their capacity.
     public static func indexEvents(count: Int) -> (events: Int, seconds: Double, selections: Int) {
-        let places = (0..<16).map { Place(id: "p\($0)", title: "", lat: 37.5 + Double($0) * 1e-3, lon: 127, category: 12) }
+        let places = (0..<16).map {
+            Place(id: "p\($0)", title: "", lat: 37.5 + Double($0) * 1e-3, lon: 127, category: 12)
+        }
         let bases = [0, 8, 8, 4]
         var sim = CarouselSimulator()
         try! sim.feed(.places(places), at: 0)
@@ -44,18 +46,25 @@ public enum CarouselBenchmark {
         let places = engine.table.places
         precondition(!places.isEmpty)
         var sim = CarouselSimulator(query: { lat, lon in
-            try engine.run(PlaceQuery(center: Coordinate(lat: lat, lon: lon), shape: .radius(radius), limit: limit)).places
+            try engine.run(PlaceQuery(center: Coordinate(lat: lat, lon: lon), shape: .radius(radius), limit: limit))
+                .places
         })
         let step = 40 / Haversine.earthRadius * 180 / Double.pi  // 40 m of latitude, in degrees
         var lat = places[0].lat
         let lon = places[0].lon
-        var queries = 0, results = 0
+        var queries = 0
+        var results = 0
         let clock = ContinuousClock()
         let start = clock.now
         for n in 0..<updates {
             lat += (n / 50) & 1 == 0 ? step : -step
             try! sim.feed(.location(lat: min(90, max(-90, lat)), lon: lon), at: Int64(n) * 1000)
-            for o in sim.output { if case .query(_, _, _, _, let ids) = o { queries += 1; results += ids.count } }
+            for o in sim.output {
+                if case .query(_, _, _, _, let ids) = o {
+                    queries += 1
+                    results += ids.count
+                }
+            }
             sim.output.removeAll(keepingCapacity: true)
         }
         let elapsed = clock.now - start
@@ -81,8 +90,9 @@ public enum CarouselBenchmark {
         }
         let median = LatencyStats.median(seconds)
         var doc = BenchDocument(command: "carousel")
-        doc.carousel = BenchCarousel(events: events, runs: runs, eventsPerSecond: Double(events) / median,
-                                     medianSeconds: median, selections: selections)
+        doc.carousel = BenchCarousel(
+            events: events, runs: runs, eventsPerSecond: Double(events) / median,
+            medianSeconds: median, selections: selections)
         if let places {
             progress.say("loading \(places)")
             let workload = try Workload.readPlaces(path: places)

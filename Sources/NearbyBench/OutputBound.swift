@@ -38,7 +38,8 @@ public struct OutputBound {
         // Untimed: the matches, by brute force.
         var matches: [Int32] = []
         let box = metric.searchBox(radius: q.radius) ?? (-.infinity, -.infinity, .infinity, .infinity)
-        for i in 0..<lats.count where lons[i] >= box.minX && lons[i] <= box.maxX && lats[i] >= box.minY && lats[i] <= box.maxY {
+        for i in 0..<lats.count
+        where lons[i] >= box.minX && lons[i] <= box.maxX && lats[i] >= box.minY && lats[i] <= box.maxY {
             if metric.distance(x: lons[i], y: lats[i]) <= q.radius { matches.append(Int32(i)) }
         }
         let limit = q.limit > 0 ? min(q.limit, matches.count) : matches.count
@@ -53,7 +54,8 @@ public struct OutputBound {
             lats.withUnsafeBufferPointer { la in
                 lons.withUnsafeBufferPointer { lo in
                     for row in matches {
-                        let d = Haversine.distance(lat1: lat, lon1: q.lon, cosLat1: cosLat, lat2: la[Int(row)], lon2: lo[Int(row)])
+                        let d = Haversine.distance(
+                            lat1: lat, lon1: q.lon, cosLat1: cosLat, lat2: la[Int(row)], lon2: lo[Int(row)])
                         buffer.append((d, row))
                     }
                 }
@@ -61,7 +63,9 @@ public struct OutputBound {
             Self.selectFirst(limit, of: &buffer)
             times.append(Double(BenchClock.nanos() - t0) / 1000)
         }
-        return Answer(micros: LatencyStats.median(times), total: matches.count, ids: buffer.prefix(limit).map { ids[Int($0.row)] })
+        return Answer(
+            micros: LatencyStats.median(times), total: matches.count, ids: buffer.prefix(limit).map { ids[Int($0.row)] }
+        )
     }
 
     /// `x`, through a call the optimizer cannot see into (keeps per-repetition work in the timed part).
@@ -72,14 +76,18 @@ public struct OutputBound {
         func less(_ a: (dist: Double, row: Int32), _ b: (dist: Double, row: Int32)) -> Bool {
             a.dist < b.dist || (a.dist == b.dist && a.row < b.row)
         }
-        guard k < rows.count else { rows.sort(by: less); return }
+        guard k < rows.count else {
+            rows.sort(by: less)
+            return
+        }
         guard k > 0 else { return }
         rows.withUnsafeMutableBufferPointer { r in
             // Max-heap of the best k so far in r[0..<k]: r[0] is the worst of them.
             func siftDown(_ start: Int) {
                 var i = start
                 while true {
-                    let l = 2 * i + 1, rr = l + 1
+                    let l = 2 * i + 1
+                    let rr = l + 1
                     var worst = i
                     if l < k && less(r[worst], r[l]) { worst = l }
                     if rr < k && less(r[worst], r[rr]) { worst = rr }
@@ -107,16 +115,20 @@ public struct OutputBound {
         doc.distance = "haversine"
         var buffer: [(dist: Double, row: Int32)] = []
         buffer.reserveCapacity(count)
-        var micros: [Double] = [], answers: [BenchAnswer] = []
+        var micros: [Double] = []
+        var answers: [BenchAnswer] = []
         for (n, q) in queries.enumerated() {
             let a = answer(q, repetitions: repetitions, buffer: &buffer)
             micros.append(a.micros)
-            answers.append(BenchAnswer(qid: q.qid, k: nil, total: a.total, returned: a.ids.count, checksum: AnswerChecksum.of(a.ids)))
+            answers.append(
+                BenchAnswer(
+                    qid: q.qid, k: nil, total: a.total, returned: a.ids.count, checksum: AnswerChecksum.of(a.ids)))
             if n % 64 == 63 { progress.say("\(n + 1) / \(queries.count) queries") }
         }
         progress.done()
         var groups = [BenchRunner.group("all", Array(queries.indices), micros, answers)]
-        var order: [String] = [], members: [String: [Int]] = [:]
+        var order: [String] = []
+        var members: [String: [Int]] = [:]
         for (i, q) in queries.enumerated() {
             let name = "radius=\(q.radius == q.radius.rounded() ? String(Int(q.radius)) : String(q.radius))"
             if members[name] == nil { order.append(name) }

@@ -29,7 +29,9 @@ public struct PythonRandom: Sendable {
     /// As `random.Random(seed)`: the sign of `seed` is ignored, as in Python.
     public init(seed: Int) {
         let magnitude = seed.magnitude
-        let key = magnitude >> 32 == 0 ? [UInt32(magnitude)] : [UInt32(truncatingIfNeeded: magnitude), UInt32(magnitude >> 32)]
+        let key =
+            magnitude >> 32 == 0
+            ? [UInt32(magnitude)] : [UInt32(truncatingIfNeeded: magnitude), UInt32(magnitude >> 32)]
         self.init(key: key)
     }
 
@@ -41,17 +43,25 @@ public struct PythonRandom: Sendable {
         for i in 1..<n {
             state[i] = 1_812_433_253 &* (state[i - 1] ^ (state[i - 1] >> 30)) &+ UInt32(i)
         }
-        var i = 1, j = 0
+        var i = 1
+        var j = 0
         for _ in 0..<max(n, key.count) {
             state[i] = (state[i] ^ ((state[i - 1] ^ (state[i - 1] >> 30)) &* 1_664_525)) &+ key[j] &+ UInt32(j)
-            i += 1; j += 1
-            if i >= n { state[0] = state[n - 1]; i = 1 }
+            i += 1
+            j += 1
+            if i >= n {
+                state[0] = state[n - 1]
+                i = 1
+            }
             if j >= key.count { j = 0 }
         }
         for _ in 0..<(n - 1) {
             state[i] = (state[i] ^ ((state[i - 1] ^ (state[i - 1] >> 30)) &* 1_566_083_941)) &- UInt32(i)
             i += 1
-            if i >= n { state[0] = state[n - 1]; i = 1 }
+            if i >= n {
+                state[0] = state[n - 1]
+                i = 1
+            }
         }
         state[0] = 0x8000_0000
         index = n
@@ -71,7 +81,8 @@ public struct PythonRandom: Sendable {
 
     /// Regenerates all 624 words of the state at once.
     mutating func twist() {
-        let n = Self.n, m = Self.m
+        let n = Self.n
+        let m = Self.m
         for k in 0..<n {
             let y = (state[k] & 0x8000_0000) | (state[(k + 1) % n] & 0x7FFF_FFFF)
             state[k] = state[(k + m) % n] ^ (y >> 1) ^ (y & 1 == 0 ? 0 : 0x9908_B0DF)
@@ -81,7 +92,8 @@ public struct PythonRandom: Sendable {
 
     /// `random()`: uniform in [0, 1) with 53 random bits, 27 from one word and 26 from the next.
     public mutating func random() -> Double {
-        let a = nextUInt32() >> 5, b = nextUInt32() >> 6
+        let a = nextUInt32() >> 5
+        let b = nextUInt32() >> 6
         return (Double(a) * 67_108_864.0 + Double(b)) * (1.0 / 9_007_199_254_740_992.0)
     }
 
@@ -137,7 +149,10 @@ public struct PythonRandom: Sendable {
     /// Python's `list(itertools.accumulate(weights))`: running sums, left to right.
     public static func cumulativeWeights(_ weights: [Double]) -> [Double] {
         var sum = 0.0
-        return weights.map { sum += $0; return sum }
+        return weights.map {
+            sum += $0
+            return sum
+        }
     }
 
     /// The index one draw of `choices(population, cum_weights=cumulativeWeights)` picks:
@@ -146,7 +161,8 @@ public struct PythonRandom: Sendable {
         guard let total = cw.last else { preconditionFailure("weightedIndex: no weights") }
         precondition(total > 0 && total.isFinite, "weightedIndex: total weight must be positive and finite")
         let x = random() * total
-        var lo = 0, hi = cw.count - 1
+        var lo = 0
+        var hi = cw.count - 1
         while lo < hi {
             let mid = (lo + hi) / 2
             if x < cw[mid] { hi = mid } else { lo = mid + 1 }

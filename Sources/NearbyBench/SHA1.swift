@@ -1,4 +1,5 @@
 import NearbyKit
+
 /// SHA-1 (FIPS 180-4, "Secure Hash Standard", NIST 2015, sections 5.1.1, 6.1.2), for answer checksums.
 ///
 /// Linux has no CommonCrypto and Foundation has no hash, so this is the standard's algorithm as written:
@@ -18,7 +19,10 @@ public struct SHA1: Sendable {
         for b in bytes {
             block.append(b)
             length &+= 1
-            if block.count == 64 { compress(); block.removeAll(keepingCapacity: true) }
+            if block.count == 64 {
+                compress()
+                block.removeAll(keepingCapacity: true)
+            }
         }
     }
 
@@ -34,7 +38,8 @@ public struct SHA1: Sendable {
         block.append(0x80)
         if block.count > 56 {
             while block.count < 64 { block.append(0) }
-            compress(); block.removeAll(keepingCapacity: true)
+            compress()
+            block.removeAll(keepingCapacity: true)
         }
         while block.count < 56 { block.append(0) }
         for i in (0..<8).reversed() { block.append(UInt8(truncatingIfNeeded: bits >> (UInt64(i) * 8))) }
@@ -62,7 +67,10 @@ public struct SHA1: Sendable {
         let digits = Array("0123456789abcdef".utf8)
         var chars: [UInt8] = []
         chars.reserveCapacity(digest.count * 2)
-        for b in digest { chars.append(digits[Int(b >> 4)]); chars.append(digits[Int(b & 15)]) }
+        for b in digest {
+            chars.append(digits[Int(b >> 4)])
+            chars.append(digits[Int(b & 15)])
+        }
         return String(decoding: chars, as: UTF8.self)
     }
 
@@ -70,24 +78,38 @@ public struct SHA1: Sendable {
     /// f = Ch, Parity, Maj, Parity and the constants K of §4.2.1.
     private mutating func compress() {
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 80) { w in
-        for t in 0..<16 {
-            w[t] = UInt32(block[4 * t]) << 24 | UInt32(block[4 * t + 1]) << 16
-                | UInt32(block[4 * t + 2]) << 8 | UInt32(block[4 * t + 3])
-        }
-        for t in 16..<80 { w[t] = rotl(w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16], 1) }
-        var (a, b, c, d, e) = h
-        for t in 0..<80 {
-            let f: UInt32, k: UInt32
-            switch t {
-            case 0..<20: f = (b & c) | (~b & d); k = 0x5A82_7999
-            case 20..<40: f = b ^ c ^ d; k = 0x6ED9_EBA1
-            case 40..<60: f = (b & c) | (b & d) | (c & d); k = 0x8F1B_BCDC
-            default: f = b ^ c ^ d; k = 0xCA62_C1D6
+            for t in 0..<16 {
+                w[t] =
+                    UInt32(block[4 * t]) << 24 | UInt32(block[4 * t + 1]) << 16
+                    | UInt32(block[4 * t + 2]) << 8 | UInt32(block[4 * t + 3])
             }
-            let temp = rotl(a, 5) &+ f &+ e &+ k &+ w[t]
-            e = d; d = c; c = rotl(b, 30); b = a; a = temp
-        }
-        h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e)
+            for t in 16..<80 { w[t] = rotl(w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16], 1) }
+            var (a, b, c, d, e) = h
+            for t in 0..<80 {
+                let f: UInt32
+                let k: UInt32
+                switch t {
+                case 0..<20:
+                    f = (b & c) | (~b & d)
+                    k = 0x5A82_7999
+                case 20..<40:
+                    f = b ^ c ^ d
+                    k = 0x6ED9_EBA1
+                case 40..<60:
+                    f = (b & c) | (b & d) | (c & d)
+                    k = 0x8F1B_BCDC
+                default:
+                    f = b ^ c ^ d
+                    k = 0xCA62_C1D6
+                }
+                let temp = rotl(a, 5) &+ f &+ e &+ k &+ w[t]
+                e = d
+                d = c
+                c = rotl(b, 30)
+                b = a
+                a = temp
+            }
+            h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e)
         }
     }
 

@@ -58,10 +58,11 @@ public enum SharedWorkload {
     ) rethrows {
         precondition(!towns.isEmpty && placeCount >= 0 && queryCount >= 0)
         let table = towns.map { t in
-            Town(lat: t.lat, lon: t.lon, radiusKm: (t.areaKm2 / Double.pi).squareRoot(),
-                 kmPerDegreeLon: kmPerDegree * cos(t.lat * (Double.pi / 180.0)),
-                 name: Array((t.ri.isEmpty ? t.emd : t.ri).utf8),
-                 areacode: Array(t.code.utf8.prefix(2)), sigungucode: Array(t.code.utf8.prefix(5)))
+            Town(
+                lat: t.lat, lon: t.lon, radiusKm: (t.areaKm2 / Double.pi).squareRoot(),
+                kmPerDegreeLon: kmPerDegree * cos(t.lat * (Double.pi / 180.0)),
+                name: Array((t.ri.isEmpty ? t.emd : t.ri).utf8),
+                areacode: Array(t.code.utf8.prefix(2)), sigungucode: Array(t.code.utf8.prefix(5)))
         }
         let cumulative = PythonRandom.cumulativeWeights(towns.map { 1.0 / ($0.areaKm2 + 0.3) })
         let words = categoryWords.mapValues { Array(" \($0) ".utf8) }
@@ -81,15 +82,26 @@ public enum SharedWorkload {
             let category = rng.choice(categories)
             let created = rng.uniform(0, Double(21 * secondsPerYear))
             let modified = rng.uniform(created, Double(22 * secondsPerYear))
-            out.append(i + 1); out.tab()
-            out.append(lat, decimals: 7); out.tab()
-            out.append(lon, decimals: 7); out.tab()
-            out.append(category); out.tab()
-            out.append(t.name); out.append(words[category]!); out.append(rng.randrange(1, 1000)); out.tab()
-            out.appendStamp(created); out.tab()
-            out.appendStamp(modified); out.tab()
-            out.append(t.areacode); out.tab()
-            out.append(t.sigungucode); out.newline()
+            out.append(i + 1)
+            out.tab()
+            out.append(lat, decimals: 7)
+            out.tab()
+            out.append(lon, decimals: 7)
+            out.tab()
+            out.append(category)
+            out.tab()
+            out.append(t.name)
+            out.append(words[category]!)
+            out.append(rng.randrange(1, 1000))
+            out.tab()
+            out.appendStamp(created)
+            out.tab()
+            out.appendStamp(modified)
+            out.tab()
+            out.append(t.areacode)
+            out.tab()
+            out.append(t.sigungucode)
+            out.newline()
             if out.bytes.count >= chunkSize { try out.flush(to: places) }
         }
         try out.flush(to: places)
@@ -99,11 +111,16 @@ public enum SharedWorkload {
             let t = table[rng.weightedIndex(cumulativeWeights: cumulative)]
             let lat = t.lat + rng.gauss(mu: 0, sigma: 0.01)
             let lon = t.lon + rng.gauss(mu: 0, sigma: 0.01)
-            out.append(q + 1); out.tab()
-            out.append(lat, decimals: 6); out.tab()
-            out.append(lon, decimals: 6); out.tab()
-            out.append(rng.choice(radii)); out.tab()
-            out.append(rng.choice(limits)); out.newline()
+            out.append(q + 1)
+            out.tab()
+            out.append(lat, decimals: 6)
+            out.tab()
+            out.append(lon, decimals: 6)
+            out.tab()
+            out.append(rng.choice(radii))
+            out.tab()
+            out.append(rng.choice(limits))
+            out.newline()
             if out.bytes.count >= chunkSize { try out.flush(to: queries) }
         }
         try out.flush(to: queries)
@@ -130,13 +147,21 @@ public enum SharedWorkload {
         /// `f"{n:0{width}d}"` for n ≥ 0 (`f"{n}"` with the default width).
         mutating func append(_ n: Int, width: Int = 1) {
             precondition(n >= 0)
-            var digits = 1, v = n
-            while v >= 10 { v /= 10; digits += 1 }
+            var digits = 1
+            var v = n
+            while v >= 10 {
+                v /= 10
+                digits += 1
+            }
             let count = max(width, digits)
             bytes.append(contentsOf: repeatElement(0x30, count: count))
             var i = bytes.count
             v = n
-            while v > 0 { i -= 1; bytes[i] = 0x30 + UInt8(v % 10); v /= 10 }
+            while v > 0 {
+                i -= 1
+                bytes[i] = 0x30 + UInt8(v % 10)
+                v /= 10
+            }
         }
 
         static let powersOfTen = [1, 10, 100, 1000, 10000, 100_000, 1_000_000, 10_000_000]
@@ -155,12 +180,16 @@ public enum SharedWorkload {
             let hi = x.magnitude * Double(scale)
             guard hi < 0x1p52 else { return appendPrintf(x, decimals: d) }
             let lo = (-hi).addingProduct(x.magnitude, Double(scale))
-            let whole = hi.rounded(.down), fraction = hi - whole
+            let whole = hi.rounded(.down)
+            let fraction = hi - whole
             var q = Int(whole)
             if fraction > 0.5 || (fraction == 0.5 && (lo > 0 || (lo == 0 && q & 1 == 1))) { q += 1 }
             if x.sign == .minus { bytes.append(0x2D) }
             append(q / scale)
-            if d > 0 { bytes.append(0x2E); append(q % scale, width: d) }
+            if d > 0 {
+                bytes.append(0x2E)
+                append(q % scale, width: d)
+            }
         }
 
         /// `f"{x:.{decimals}f}"` by C's `%.*f`, which rounds the exact binary value, ties to even.
@@ -174,12 +203,20 @@ public enum SharedWorkload {
         /// 30-day months, as `yyyyMMddHHmmss`.
         mutating func appendStamp(_ t: Double) {
             var rem = Int(t)
-            let y = rem / secondsPerYear; rem %= secondsPerYear
-            let mo = rem / secondsPerMonth; rem %= secondsPerMonth
-            let d = rem / secondsPerDay; rem %= secondsPerDay
-            let h = rem / 3600; rem %= 3600
-            append(2004 + y, width: 4); append(mo + 1, width: 2); append(d + 1, width: 2)
-            append(h, width: 2); append(rem / 60, width: 2); append(rem % 60, width: 2)
+            let y = rem / secondsPerYear
+            rem %= secondsPerYear
+            let mo = rem / secondsPerMonth
+            rem %= secondsPerMonth
+            let d = rem / secondsPerDay
+            rem %= secondsPerDay
+            let h = rem / 3600
+            rem %= 3600
+            append(2004 + y, width: 4)
+            append(mo + 1, width: 2)
+            append(d + 1, width: 2)
+            append(h, width: 2)
+            append(rem / 60, width: 2)
+            append(rem % 60, width: 2)
         }
     }
 }

@@ -5,10 +5,13 @@ import NearbyKit
 /// time (wall and process CPU) and memory, as one JSON document. Every lookup's answer is summed
 /// into a checksum so none can be skipped.
 public enum WhereBenchmark {
-    public static func document(points: Int, repetitions: Int, loads: Int, jitter: Double, seed: UInt64) throws -> String {
+    public static func document(points: Int, repetitions: Int, loads: Int, jitter: Double, seed: UInt64) throws
+        -> String
+    {
         let path = try RegionData.path()
         let before = ResidentMemory.now()
-        var loadMillis: [Double] = [], loadCPUMillis: [Double] = []
+        var loadMillis: [Double] = []
+        var loadCPUMillis: [Double] = []
         var index = try RegionIndex(contentsOf: path)
         func cpuNanoseconds() -> Double {
             var t = timespec()
@@ -16,7 +19,8 @@ public enum WhereBenchmark {
             return Double(t.tv_sec) * 1e9 + Double(t.tv_nsec)
         }
         for _ in 0..<loads {
-            let start = DispatchTime.now().uptimeNanoseconds, cpu = cpuNanoseconds()
+            let start = DispatchTime.now().uptimeNanoseconds
+            let cpu = cpuNanoseconds()
             index = try RegionIndex(contentsOf: path)
             loadMillis.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
             loadCPUMillis.append((cpuNanoseconds() - cpu) / 1e6)
@@ -41,12 +45,15 @@ public enum WhereBenchmark {
         }
         typealias Measured = (perSecond: [Double], perCPUSecond: [Double], checksum: Int, found: Int, edges: Double)
         func measure(_ set: [(lat: Double, lon: Double)]) -> Measured {
-            var rates: [Double] = [], cpuRates: [Double] = []
-            var checksum = 0, found = 0
+            var rates: [Double] = []
+            var cpuRates: [Double] = []
+            var checksum = 0
+            var found = 0
             for _ in 0..<repetitions {
                 checksum = 0
                 found = 0
-                let start = DispatchTime.now().uptimeNanoseconds, cpu = threadCPUSeconds()
+                let start = DispatchTime.now().uptimeNanoseconds
+                let cpu = threadCPUSeconds()
                 for p in set {
                     if let r = index.deepestRegion(lat: p.lat, lon: p.lon) {
                         checksum &+= r
@@ -59,7 +66,8 @@ public enum WhereBenchmark {
             let edges = set.prefix(100_000).reduce(0) { $0 + index.edgesTested(lat: $1.lat, lon: $1.lon) }
             return (rates, cpuRates, checksum, found, Double(edges) / Double(min(set.count, 100_000)))
         }
-        let a = measure(inside), b = measure(boundary)
+        let a = measure(inside)
+        let b = measure(boundary)
 
         let median = LatencyStats.median
         func set(_ name: String, _ m: Measured) -> String {

@@ -1,5 +1,5 @@
-import NearbyKit
 import Foundation
+import NearbyKit
 
 /// One radius query of the benchmark workload (`qid lat lon radius_m limit`, see the workload README).
 public struct WorkloadQuery: Sendable, Hashable {
@@ -12,7 +12,11 @@ public struct WorkloadQuery: Sendable, Hashable {
     public var limit: Int
 
     public init(qid: Int, lat: Double, lon: Double, radius: Double, limit: Int) {
-        self.qid = qid; self.lat = lat; self.lon = lon; self.radius = radius; self.limit = limit
+        self.qid = qid
+        self.lat = lat
+        self.lon = lon
+        self.radius = radius
+        self.limit = limit
     }
 }
 
@@ -24,7 +28,8 @@ public enum Workload {
     public static func readQueries(path: String) throws -> [WorkloadQuery] {
         var queries: [WorkloadQuery] = []
         try forEachRow(path: path, columns: queryColumns) { row in
-            let lat = try row.double(1), lon = try row.double(2)
+            let lat = try row.double(1)
+            let lon = try row.double(2)
             guard (-90...90).contains(lat) else { throw row.error(1, "latitude outside [-90, 90]") }
             guard (-180...180).contains(lon) else { throw row.error(2, "longitude outside [-180, 180]") }
             let radius = try row.double(3)
@@ -79,10 +84,13 @@ public enum Workload {
         var lines = TextLines.of(text)[...]
         if lines.last?.isEmpty == true { lines.removeLast() }
         guard let header = lines.popFirst() else { throw UsageError("\(path):1: empty file, no header") }
-        let headerNames = header.split(separator: "\t", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let headerNames = header.split(separator: "\t", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
         let positions = try columns.map { name in
             guard let p = headerNames.firstIndex(of: name) else {
-                throw UsageError("\(path):1: header: missing column '\(name)' (needs \(columns.joined(separator: " ")))")
+                throw UsageError(
+                    "\(path):1: header: missing column '\(name)' (needs \(columns.joined(separator: " ")))")
             }
             return p
         }
@@ -130,7 +138,9 @@ public struct LatencyStats: Sendable, Codable, Equatable {
             sorted.isEmpty ? 0 : sorted[Swift.max(0, Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1)]
         }
         count = sorted.count
-        p50 = rank(50); p90 = rank(90); p99 = rank(99)
+        p50 = rank(50)
+        p90 = rank(90)
+        p99 = rank(99)
         max = sorted.last ?? 0
         mean = sorted.isEmpty ? 0 : sorted.reduce(0, +) / Double(sorted.count)
     }
@@ -154,7 +164,9 @@ public struct ResidentMemory: Sendable, Codable, Equatable {
             return ResidentMemory(rssKiB: nil, hwmKiB: nil)
         }
         func field(_ name: String) -> Int? {
-            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return nil }
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else {
+                return nil
+            }
             return Int(line.dropFirst(name.count + 1).filter(\.isNumber))
         }
         return ResidentMemory(rssKiB: field("VmRSS"), hwmKiB: field("VmHWM"))

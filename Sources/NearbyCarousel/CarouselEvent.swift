@@ -22,7 +22,10 @@ public enum CarouselInput: Equatable, Sendable {
 public struct TimedInput: Equatable, Sendable {
     public var t: Int64
     public var input: CarouselInput
-    public init(t: Int64, _ input: CarouselInput) { self.t = t; self.input = input }
+    public init(t: Int64, _ input: CarouselInput) {
+        self.t = t
+        self.input = input
+    }
 }
 
 /// A bad event or place: the reason, without the line number (the caller knows it).
@@ -31,7 +34,10 @@ public struct CarouselInputError: NearbyError, Equatable {
     public var reason: String
     /// The line of a JSON lines input it is on, when known (so a caller can write `FILE:LINE: reason`).
     public var line: Int?
-    public init(_ reason: String, line: Int? = nil) { self.reason = reason; self.line = line }
+    public init(_ reason: String, line: Int? = nil) {
+        self.reason = reason
+        self.line = line
+    }
     public var description: String { line.map { "line \($0): \(reason)" } ?? reason }
     public var kind: ErrorKind { .usage }
 }
@@ -68,9 +74,10 @@ public struct CarouselEventParser {
         }
         let others = fields.members.map(\.key).filter { $0 != "t" }.sorted()
         guard others.count == 1, let kind = others.first else {
-            throw CarouselInputError(others.isEmpty
-                ? "no event: give one of \(Self.kinds.joined(separator: ", "))"
-                : "one event per line, found \(others.joined(separator: ", "))")
+            throw CarouselInputError(
+                others.isEmpty
+                    ? "no event: give one of \(Self.kinds.joined(separator: ", "))"
+                    : "one event per line, found \(others.joined(separator: ", "))")
         }
         let v = fields[kind]!
         switch kind {
@@ -107,7 +114,8 @@ public struct CarouselEventParser {
     private mutating func resolve(_ v: JSONValue, at field: String) throws(CarouselInputError) -> Place {
         if let key = v.idText {
             guard let p = catalogue[key] else {
-                throw CarouselInputError("\(field): unknown place id \"\(key)\" (give a place object, or list it in --places)")
+                throw CarouselInputError(
+                    "\(field): unknown place id \"\(key)\" (give a place object, or list it in --places)")
             }
             return p
         }
@@ -148,7 +156,9 @@ public struct CarouselEventParser {
     }
 
     static func coordinates(_ v: JSONValue, _ field: String) throws(CarouselInputError) -> (Double, Double) {
-        guard case .object(let o) = v else { throw CarouselInputError("\"\(field)\" must be an object with lat and lon") }
+        guard case .object(let o) = v else {
+            throw CarouselInputError("\"\(field)\" must be an object with lat and lon")
+        }
         guard let lat = o["lat"]?.number, (-90...90).contains(lat) else {
             throw CarouselInputError("\(field).lat: must be a number in [-90, 90]")
         }
@@ -180,8 +190,9 @@ public enum PlaceListEntry: Equatable, Sendable {
         for line in TextLines.of(text) {
             n += 1
             if line.allSatisfy({ $0.isWhitespace }) { continue }
-            do { out.append(try entry(try JSONValue.parse(text: line), at: "place")) }
-            catch { throw CarouselInputError("\(error)", line: n) }
+            do { out.append(try entry(try JSONValue.parse(text: line), at: "place")) } catch {
+                throw CarouselInputError("\(error)", line: n)
+            }
         }
         return out
     }
@@ -195,8 +206,9 @@ public enum PlaceListEntry: Equatable, Sendable {
 /// Reading events with NearbyCore's JSON tree (numbers keep their text until a field decides its type).
 extension JSONValue {
     static func parse(text: String) throws(CarouselInputError) -> JSONValue {
-        do { return try Array(text.utf8).withUnsafeBytes { try JSONValue.parse($0) } }
-        catch { throw CarouselInputError("not valid JSON: \(error)") }
+        do { return try Array(text.utf8).withUnsafeBytes { try JSONValue.parse($0) } } catch {
+            throw CarouselInputError("not valid JSON: \(error)")
+        }
     }
 
     var number: Double? {

@@ -13,7 +13,9 @@ public struct CarouselGeometry: Sendable, Equatable {
     public var container: Double
 
     public init(cardWidth: Double = 300, spacing: Double = 10, container: Double = 390) {
-        self.cardWidth = cardWidth; self.spacing = spacing; self.container = container
+        self.cardWidth = cardWidth
+        self.spacing = spacing
+        self.container = container
     }
 
     /// Why this geometry cannot show a whole card, or nil when it can.

@@ -27,8 +27,12 @@ public struct CarouselReplay {
 
     /// The query options as the request parser sees them (the centre is a placeholder, set per
     /// location), so a bad option is refused even when there is nothing to query.
-    public static func template(radius: Double, limit: Int, categories: [String], sort: String?) throws(RequestError) -> PlaceQuery {
-        var pairs = [("lat", "0"), ("lon", "0"), ("radius", "\(radius)"), ("limit", "\(limit)"), ("sort", sort ?? "distance")]
+    public static func template(radius: Double, limit: Int, categories: [String], sort: String?) throws(RequestError)
+        -> PlaceQuery
+    {
+        var pairs = [
+            ("lat", "0"), ("lon", "0"), ("radius", "\(radius)"), ("limit", "\(limit)"), ("sort", sort ?? "distance"),
+        ]
         for c in categories { pairs.append(("category", c)) }
         return try QueryParameters.parse(pairs)
     }
@@ -53,7 +57,9 @@ public struct CarouselReplay {
     /// location events only when there is a query. Blank lines are skipped; errors carry the line.
     public mutating func timeline(_ text: String) throws(CarouselInputError) -> [TimedInput] {
         var timeline: [TimedInput] = []
-        var lineNo = 0, last: Int64 = 0, ended = false
+        var lineNo = 0
+        var last: Int64 = 0
+        var ended = false
         for text in TextLines.of(text) {
             lineNo += 1
             if text.allSatisfy(\.isWhitespace) { continue }

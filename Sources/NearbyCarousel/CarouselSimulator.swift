@@ -58,8 +58,11 @@ public struct CarouselSimulator {
             debounce: Int64 = 300, tapDuration: Int64 = 300, geometry: CarouselGeometry = CarouselGeometry(),
             distanceFilter: Double = 50, traceVisible: Bool = false
         ) {
-            self.debounce = debounce; self.tapDuration = tapDuration; self.geometry = geometry
-            self.distanceFilter = distanceFilter; self.traceVisible = traceVisible
+            self.debounce = debounce
+            self.tapDuration = tapDuration
+            self.geometry = geometry
+            self.distanceFilter = distanceFilter
+            self.traceVisible = traceVisible
         }
     }
 
@@ -198,7 +201,8 @@ public struct CarouselSimulator {
     @inline(__always)
     mutating func select(_ i: Int, at t: Int64) {
         guard i >= 0, i < places.count else {
-            output.append(.dropped(t: t, index: i, reason: "index \(i) out of range: the list has \(places.count) cards"))
+            output.append(
+                .dropped(t: t, index: i, reason: "index \(i) out of range: the list has \(places.count) cards"))
             return
         }
         guard distinct.admit(SelectionKey(generation: generation, index: i)) else { return }
@@ -208,13 +212,17 @@ public struct CarouselSimulator {
 
     mutating func tap(_ i: Int, at t: Int64) {
         guard i >= 0, i < places.count else {
-            output.append(.dropped(t: t, index: i, reason: "tapMarker \(i) out of range: the list has \(places.count) cards"))
+            output.append(
+                .dropped(t: t, index: i, reason: "tapMarker \(i) out of range: the list has \(places.count) cards"))
             return
         }
         let from = visible ?? 0
-        animation = from == i ? nil : TapAnimation(
-            from: from, step: i > from ? 1 : -1, count: abs(i - from), next: 1, start: t,
-            duration: configuration.tapDuration)
+        animation =
+            from == i
+            ? nil
+            : TapAnimation(
+                from: from, step: i > from ? 1 : -1, count: abs(i - from), next: 1, start: t,
+                duration: configuration.tapDuration)
     }
 
     mutating func locate(lat: Double, lon: Double, at t: Int64, _ query: Query) {

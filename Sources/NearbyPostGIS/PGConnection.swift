@@ -75,8 +75,10 @@ final class PGConnection {
         return PGResult(try check(r, PGRES_COMMAND_OK, PGRES_TUPLES_OK), binary: true)
     }
 
-    private func withParameters(_ parameters: [String?],
-                                _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> OpaquePointer?) -> OpaquePointer? {
+    private func withParameters(
+        _ parameters: [String?],
+        _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> OpaquePointer?
+    ) -> OpaquePointer? {
         let copies = parameters.map { $0.map { strdup($0)! } }
         defer { for c in copies { free(c) } }
         let values: [UnsafePointer<CChar>?] = copies.map { c in c.map { UnsafePointer<CChar>($0) } }
@@ -99,7 +101,9 @@ final class PGConnection {
 
     /// Ends the COPY; throws the server's complaint about any row (with its line in the COPY).
     func endCopy() throws {
-        guard PQputCopyEnd(handle, nil) == 1 else { throw PGError(message: Self.trim(String(cString: PQerrorMessage(handle)))) }
+        guard PQputCopyEnd(handle, nil) == 1 else {
+            throw PGError(message: Self.trim(String(cString: PQerrorMessage(handle))))
+        }
         var failure: Error?
         while let r = PQgetResult(handle) {
             do { PQclear(try check(r, PGRES_COMMAND_OK)) } catch { failure = failure ?? error }
@@ -113,7 +117,10 @@ final class PGConnection {
 final class PGResult {
     private let r: OpaquePointer
     private let binary: Bool
-    init(_ r: OpaquePointer, binary: Bool) { self.r = r; self.binary = binary }
+    init(_ r: OpaquePointer, binary: Bool) {
+        self.r = r
+        self.binary = binary
+    }
     deinit { PQclear(r) }
 
     var count: Int { Int(PQntuples(r)) }
@@ -167,7 +174,8 @@ struct PGBinaryCopy {
     init() { bytes = Self.header }
 
     /// "PGCOPY\n\377\r\n\0", no flags (no OIDs), no header extension.
-    private static let header: [UInt8] = Array("PGCOPY\n".utf8) + [0xFF, 0x0D, 0x0A, 0x00] + [UInt8](repeating: 0, count: 8)
+    private static let header: [UInt8] =
+        Array("PGCOPY\n".utf8) + [0xFF, 0x0D, 0x0A, 0x00] + [UInt8](repeating: 0, count: 8)
 
     /// Takes the bytes written so far (to send them); the buffer keeps its capacity.
     mutating func take(_ body: ([UInt8]) throws -> Void) rethrows {
@@ -183,24 +191,38 @@ struct PGBinaryCopy {
 
     mutating func null() { bigEndian(Int32(-1)) }
 
-    mutating func int32(_ v: Int32) { bigEndian(Int32(4)); bigEndian(v) }
-    mutating func int64(_ v: Int64) { bigEndian(Int32(8)); bigEndian(v) }
-    mutating func float8(_ v: Double) { bigEndian(Int32(8)); bigEndian(v.bitPattern) }
+    mutating func int32(_ v: Int32) {
+        bigEndian(Int32(4))
+        bigEndian(v)
+    }
+    mutating func int64(_ v: Int64) {
+        bigEndian(Int32(8))
+        bigEndian(v)
+    }
+    mutating func float8(_ v: Double) {
+        bigEndian(Int32(8))
+        bigEndian(v.bitPattern)
+    }
     /// A `"char"` value: one byte.
-    mutating func char(_ v: UInt8) { bigEndian(Int32(1)); bytes.append(v) }
+    mutating func char(_ v: UInt8) {
+        bigEndian(Int32(1))
+        bytes.append(v)
+    }
 
     /// A text value as its UTF-8 bytes (the connection's client encoding); nil is NULL.
     mutating func text(_ s: String?) {
         guard let s else { return null() }
         let whole = s.utf8.withContiguousStorageIfAvailable { u in
-            bigEndian(Int32(u.count)); bytes.append(contentsOf: u)
+            bigEndian(Int32(u.count))
+            bytes.append(contentsOf: u)
         }
         if whole == nil { value(Array(s.utf8)) }
     }
 
     /// Any value given as its binary form (bytea's bytes, geometry's EWKB…).
     mutating func value<C: Collection<UInt8>>(_ v: C) {
-        bigEndian(Int32(v.count)); bytes.append(contentsOf: v)
+        bigEndian(Int32(v.count))
+        bytes.append(contentsOf: v)
     }
 
     /// A value whose bytes `write` appends to the buffer it is given (the length is filled in after).

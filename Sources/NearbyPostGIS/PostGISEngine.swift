@@ -82,13 +82,18 @@ public final class PostGISEngine: QueryEngine {
     }
 
     /// A query with no shape and no distance in its order: the page in SQL (`PostGISStore.keysetPage`).
-    private func keysetPage(_ q: PlaceQuery, _ filter: PostGISFilter, _ distance: ((Double, Double) -> Double)?) throws -> QueryAnswer {
+    private func keysetPage(_ q: PlaceQuery, _ filter: PostGISFilter, _ distance: ((Double, Double) -> Double)?) throws
+        -> QueryAnswer
+    {
         let cursor = try cursor(of: q)
         var prefilter = PostGISStore.Prefilter(tests: filter.tests)
         if let box = q.filter.bbox { prefilter.boxes = SQLiteEngine.split(box) }
-        let page = try store.keysetPage(prefilter, order: q.effectiveOrder, after: cursor?.id, limit: q.limit,
-                                        offset: cursor == nil ? (q.page - 1) * q.limit : 0, counting: q.countsTotal)
-        if let cursor, cursor.fingerprint != PageCursor.fingerprint(of: q, generation: page.generation) || !page.cursorFound {
+        let page = try store.keysetPage(
+            prefilter, order: q.effectiveOrder, after: cursor?.id, limit: q.limit,
+            offset: cursor == nil ? (q.page - 1) * q.limit : 0, counting: q.countsTotal)
+        if let cursor,
+            cursor.fingerprint != PageCursor.fingerprint(of: q, generation: page.generation) || !page.cursorFound
+        {
             throw RequestError.staleCursor
         }
         var places = page.places
@@ -96,15 +101,21 @@ public final class PostGISEngine: QueryEngine {
         if more { places.removeLast() }
         let distances = places.map { p in distance?(p.lat, p.lon) }
         let number = cursor.map { $0.page + 1 } ?? q.page
-        let next = more ? QueryAnswer.NextPage(query: q, generation: page.generation, key: cursorKey, page: number,
-                                               distance: (distances.last ?? nil) ?? 0, id: places.last!.id) : nil
-        return QueryAnswer(total: page.total, rows: PlaceRows(places: places), distances: distances, page: number, next: next)
+        let next =
+            more
+            ? QueryAnswer.NextPage(
+                query: q, generation: page.generation, key: cursorKey, page: number,
+                distance: (distances.last ?? nil) ?? 0, id: places.last!.id) : nil
+        return QueryAnswer(
+            total: page.total, rows: PlaceRows(places: places), distances: distances, page: number, next: next)
     }
 
     /// A query ordered by distance alone: candidates' ids and points from SQL (whole rows when the
     /// page is every match), ranked here by exact distance then id, the page's rows then fetched by id.
     /// Nil when imports kept committing between the two statements (the caller scans instead).
-    private func distancePage(_ q: PlaceQuery, _ filter: PostGISFilter, _ distance: (Double, Double) -> Double) throws -> QueryAnswer? {
+    private func distancePage(_ q: PlaceQuery, _ filter: PostGISFilter, _ distance: (Double, Double) -> Double) throws
+        -> QueryAnswer?
+    {
         let cursor = try cursor(of: q)
         let conditions = PostGISStore.Prefilter(tests: filter.tests)
         let full = q.limit == 0
@@ -116,21 +127,26 @@ public final class PostGISEngine: QueryEngine {
                 if let box = q.filter.bbox { p.boxes = SQLiteEngine.split(box) }
                 ranked = RankedPoints(try store.points(p, full: full), distance, within: .infinity)
             case .radius(let r):
-                ranked = RankedPoints(try store.points(Self.prefilter(around: q.center!, radius: r, conditions), full: full),
-                                      distance, within: r)
+                ranked = RankedPoints(
+                    try store.points(Self.prefilter(around: q.center!, radius: r, conditions), full: full),
+                    distance, within: r)
             case .knn(let k, let maxDistance):
                 ranked = try growingCircles(k, maxDistance, around: q.center!) { radius in
-                    let r = RankedPoints(try store.points(Self.prefilter(around: q.center!, radius: radius, conditions), full: full),
-                                         distance, within: radius, first: k)
+                    let r = RankedPoints(
+                        try store.points(Self.prefilter(around: q.center!, radius: radius, conditions), full: full),
+                        distance, within: radius, first: k)
                     return (r.order.count, r)
                 }
             }
             let generation = ranked.points.generation
             // Page: skip `offset` rows of the order, keep `limit` (0 = all), or resume after the cursor's row.
-            var start = 0, offset = (q.page - 1) * q.limit, number = q.page
+            var start = 0
+            var offset = (q.page - 1) * q.limit
+            var number = q.page
             if let cursor {
                 guard cursor.fingerprint == PageCursor.fingerprint(of: q, generation: generation),
-                      ranked.points.ids.contains(cursor.id) else { throw RequestError.staleCursor }
+                    ranked.points.ids.contains(cursor.id)
+                else { throw RequestError.staleCursor }
                 start = ranked.firstAfter(distance: cursor.distance, id: cursor.id)
                 offset = 0
                 number = cursor.page + 1
@@ -151,11 +167,13 @@ public final class PostGISEngine: QueryEngine {
             let distances = rows.map { Optional(ranked.distances[$0]) }
             var next: QueryAnswer.NextPage?
             if q.limit > 0, let last = rows.last, remaining > offset + rows.count {
-                next = QueryAnswer.NextPage(query: q, generation: generation, key: cursorKey, page: number,
-                                            distance: ranked.distances[last], id: ranked.points.ids[last])
+                next = QueryAnswer.NextPage(
+                    query: q, generation: generation, key: cursorKey, page: number,
+                    distance: ranked.distances[last], id: ranked.points.ids[last])
             }
-            return QueryAnswer(total: q.countsTotal ? ranked.order.count : nil, rows: PlaceRows(places: places), distances: distances,
-                               page: number, next: next)
+            return QueryAnswer(
+                total: q.countsTotal ? ranked.order.count : nil, rows: PlaceRows(places: places), distances: distances,
+                page: number, next: next)
         }
         return nil
     }
@@ -195,12 +213,16 @@ public final class PostGISEngine: QueryEngine {
     /// `search` on circles around `c` growing from `knnRadius` until one holds k matches (`search`
     /// says how many it found), reaches `maxDistance` or half the earth: every place within a circle is
     /// a candidate, so k matches found there are the k nearest.
-    private func growingCircles<T>(_ k: Int, _ maxDistance: Double?, around c: Coordinate,
-                                   _ search: (Double) throws -> (found: Int, result: T)) throws -> T {
+    private func growingCircles<T>(
+        _ k: Int, _ maxDistance: Double?, around c: Coordinate,
+        _ search: (Double) throws -> (found: Int, result: T)
+    ) throws -> T {
         var radius = min(maxDistance ?? .infinity, try knnRadius(k, around: c))
         while true {
             let (found, result) = try search(radius)
-            if found >= k || radius >= (maxDistance ?? .infinity) || radius > SQLiteEngine.halfCircumference { return result }
+            if found >= k || radius >= (maxDistance ?? .infinity) || radius > SQLiteEngine.halfCircumference {
+                return result
+            }
             radius = min(maxDistance ?? .infinity, radius * 4)
         }
     }
@@ -225,7 +247,9 @@ public final class PostGISEngine: QueryEngine {
     /// The boxes around `c` and, beyond `boxOnlyRadius` and unless they reach a pole, the circle on
     /// PostGIS's sphere whose angle is their half height: the spherical cap they were made from, so it
     /// too holds every true answer (widened by a millionth and a metre against rounding in PostGIS).
-    static func prefilter(around c: Coordinate, radius: Double, _ conditions: PostGISStore.Prefilter) -> PostGISStore.Prefilter {
+    static func prefilter(around c: Coordinate, radius: Double, _ conditions: PostGISStore.Prefilter)
+        -> PostGISStore.Prefilter
+    {
         var p = conditions
         p.boxes = SQLiteEngine.searchBoxes(around: c, radius: radius)
         guard radius > boxOnlyRadius else { return p }
@@ -246,11 +270,14 @@ struct RankedPoints {
     /// Indices of the candidates within the distance, in order (the first `first` of them).
     let order: [Int]
 
-    init(_ points: PostGISStore.Points, _ distance: (Double, Double) -> Double, within radius: Double, first: Int = .max) {
+    init(
+        _ points: PostGISStore.Points, _ distance: (Double, Double) -> Double, within radius: Double, first: Int = .max
+    ) {
         self.points = points
         let distances = points.ids.indices.map { distance(points.lats[$0], points.lons[$0]) }
         let order = distances.indices.filter { distances[$0] <= radius }.sorted { a, b in
-            distances[a] < distances[b] || (distances[a] == distances[b] && PlaceTable.idPrecedes(points.ids[a], points.ids[b]))
+            distances[a] < distances[b]
+                || (distances[a] == distances[b] && PlaceTable.idPrecedes(points.ids[a], points.ids[b]))
         }
         self.distances = distances
         self.order = Array(order.prefix(first))
@@ -258,9 +285,11 @@ struct RankedPoints {
 
     /// The position in `order` of the first candidate after (distance, id).
     func firstAfter(distance d: Double, id: String) -> Int {
-        var lo = 0, hi = order.count
+        var lo = 0
+        var hi = order.count
         while lo < hi {
-            let mid = (lo + hi) / 2, i = order[mid]
+            let mid = (lo + hi) / 2
+            let i = order[mid]
             let after = distances[i] > d || (distances[i] == d && PlaceTable.idPrecedes(id, points.ids[i]))
             if after { hi = mid } else { lo = mid + 1 }
         }

@@ -21,7 +21,9 @@ struct PostGISFilter {
         for condition in f.conditions {
             switch condition {
             case .categories:
-                add("c", "category = ANY(?0::integer[])", ["{" + f.categories!.map(String.init).joined(separator: ",") + "}"])
+                add(
+                    "c", "category = ANY(?0::integer[])",
+                    ["{" + f.categories!.map(String.init).joined(separator: ",") + "}"])
             case .areacodes: add("a", "areacode = ANY(?0::text[])", [PostGISStore.arrayLiteral(f.areacodes!)])
             case .sigungucodes: add("s", "sigungucode = ANY(?0::text[])", [PostGISStore.arrayLiteral(f.sigungucodes!)])
             case .accessibility:
@@ -34,26 +36,39 @@ struct PostGISFilter {
             // A missing date is 0, which no range holds (RowFilter rejects it before the range).
             case .created:
                 let r = f.created!
-                add("cr", "createdts <> 0 AND createdts BETWEEN ?0::bigint AND ?1::bigint", ["\(r.lowerBound)", "\(r.upperBound)"])
+                add(
+                    "cr", "createdts <> 0 AND createdts BETWEEN ?0::bigint AND ?1::bigint",
+                    ["\(r.lowerBound)", "\(r.upperBound)"])
             case .modified:
                 let r = f.modified!
-                add("mo", "modifiedts <> 0 AND modifiedts BETWEEN ?0::bigint AND ?1::bigint", ["\(r.lowerBound)", "\(r.upperBound)"])
+                add(
+                    "mo", "modifiedts <> 0 AND modifiedts BETWEEN ?0::bigint AND ?1::bigint",
+                    ["\(r.lowerBound)", "\(r.upperBound)"])
             case .eventPeriod:
                 let r = f.eventPeriod!
-                add("e", "eventstartday <> 0 AND eventstartday <= ?1::integer AND eventendday >= ?0::integer", ["\(r.lowerBound)", "\(r.upperBound)"])
+                add(
+                    "e", "eventstartday <> 0 AND eventstartday <= ?1::integer AND eventendday >= ?0::integer",
+                    ["\(r.lowerBound)", "\(r.upperBound)"])
             case .bbox:
                 let b = f.bbox!
-                let lon = b.crossesAntimeridian ? "(lon >= ?2::float8 OR lon <= ?3::float8)" : "lon BETWEEN ?2::float8 AND ?3::float8"
-                add(b.crossesAntimeridian ? "xa" : "x", "lat BETWEEN ?0::float8 AND ?1::float8 AND \(lon)",
+                let lon =
+                    b.crossesAntimeridian
+                    ? "(lon >= ?2::float8 OR lon <= ?3::float8)" : "lon BETWEEN ?2::float8 AND ?3::float8"
+                add(
+                    b.crossesAntimeridian ? "xa" : "x", "lat BETWEEN ?0::float8 AND ?1::float8 AND \(lon)",
                     ["\(b.minLat)", "\(b.maxLat)", "\(b.minLon)", "\(b.maxLon)"])
             case .keyword: keyword(KeywordMatcher(f.keyword!))
             case .cat: levels("ca", ["cat1", "cat2", "cat3"], f.cat!)
             case .lcls: levels("lc", ["lclssystm1", "lclssystm2", "lclssystm3"], f.lcls!)
             case .ldong:
-                add("ld", "ldongregncd <> '' AND EXISTS (SELECT FROM unnest(?0::text[]) w WHERE starts_with(ldongregncd || coalesce(ldongsigngucd, ''), w))",
+                add(
+                    "ld",
+                    "ldongregncd <> '' AND EXISTS (SELECT FROM unnest(?0::text[]) w WHERE starts_with(ldongregncd || coalesce(ldongsigngucd, ''), w))",
                     [PostGISStore.arrayLiteral(f.ldong!)])
             case .kakaoCategories:
-                add("ka", "kakaocategory <> '' AND kakaocategory = ANY(?0::text[])", [PostGISStore.arrayLiteral(f.kakaoCategories!)])
+                add(
+                    "ka", "kakaocategory <> '' AND kakaocategory = ANY(?0::text[])",
+                    [PostGISStore.arrayLiteral(f.kakaoCategories!)])
             case .pet: add("pe", "pet <> '' AND pet = ANY(?0::text[])", [PostGISStore.arrayLiteral(f.pet!)])
             // Polygon membership stays in Swift (`AreaFilter`); SQL narrows to the region's box.
             case .region: isExact = false
@@ -86,7 +101,9 @@ struct PostGISFilter {
     /// and as canonically equivalent Strings in Swift, as for area codes: the same for the ASCII codes
     /// TourAPI and Kakao use.
     private mutating func levels(_ tag: String, _ columns: [String], _ wanted: Set<String>) {
-        let any = columns.map { "(\($0) <> '' AND EXISTS (SELECT FROM unnest(?0::text[]) w WHERE starts_with(\($0), w)))" }
+        let any = columns.map {
+            "(\($0) <> '' AND EXISTS (SELECT FROM unnest(?0::text[]) w WHERE starts_with(\($0), w)))"
+        }
         add(tag, "(" + any.joined(separator: " OR ") + ")", [PostGISStore.arrayLiteral(wanted)])
     }
 

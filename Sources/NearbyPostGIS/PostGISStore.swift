@@ -33,14 +33,18 @@ public final class PostGISStore {
         try wrap {
             let version = try schemaVersionInDatabase()
             if version > Self.schemaVersion {
-                throw PostGISError(name: name, message: "the database has Nearby schema version \(version), newer than "
-                    + "this nearby understands (\(Self.schemaVersion)); upgrade nearby")
+                throw PostGISError(
+                    name: name,
+                    message: "the database has Nearby schema version \(version), newer than "
+                        + "this nearby understands (\(Self.schemaVersion)); upgrade nearby")
             }
             if version < Self.schemaVersion {
                 if readOnly {
-                    throw PostGISError(name: name, message: version == 0
-                        ? "no Nearby schema in this database (nearby import --pg URL FILES creates it)"
-                        : "the database has Nearby schema version \(version); run nearby import --pg to migrate it")
+                    throw PostGISError(
+                        name: name,
+                        message: version == 0
+                            ? "no Nearby schema in this database (nearby import --pg URL FILES creates it)"
+                            : "the database has Nearby schema version \(version); run nearby import --pg to migrate it")
                 }
                 try migrate()
             }
@@ -53,7 +57,8 @@ public final class PostGISStore {
         let r = try connection.query("SELECT coalesce((SELECT value FROM nearby_meta WHERE key = 'schemaVersion'), -1)")
         // A nearby_meta without a version is not ours.
         guard let v = r.int64(0, 0), v >= 0 else {
-            throw PostGISError(name: name, message: "a table nearby_meta without a schemaVersion: not a Nearby database")
+            throw PostGISError(
+                name: name, message: "a table nearby_meta without a schemaVersion: not a Nearby database")
         }
         return v
     }
@@ -63,9 +68,12 @@ public final class PostGISStore {
         guard let folder = Bundle.module.url(forResource: "Migrations", withExtension: nil) else {
             throw PGError(message: "the Migrations folder is missing from nearby's resources")
         }
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }.sorted()
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }
+            .sorted()
         return try names.map { name in
-            guard let n = Int64(name.prefix { $0.isNumber }) else { throw PGError(message: "migration \(name) has no number") }
+            guard let n = Int64(name.prefix { $0.isNumber }) else {
+                throw PGError(message: "migration \(name) has no number")
+            }
             return (n, try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8))
         }
     }
@@ -80,14 +88,16 @@ public final class PostGISStore {
             for m in try Self.migrations() where m.version > current {
                 try connection.execute(m.sql)
                 if m.version == 4 { try fillDerivedColumns() }
-                try connection.execute("""
+                try connection.execute(
+                    """
                     INSERT INTO nearby_meta VALUES ('schemaVersion', \(m.version))
                     ON CONFLICT (key) DO UPDATE SET value = excluded.value
                     """)
             }
             if current == 4 || current == 5 { try fillHanTitleKeys() }
             let key = PageCursor.Key.random()
-            try connection.execute("""
+            try connection.execute(
+                """
                 INSERT INTO nearby_meta VALUES ('cursorKey0', \(Int64(bitPattern: key.k0))), ('cursorKey1', \(Int64(bitPattern: key.k1)))
                 ON CONFLICT (key) DO NOTHING
                 """)
@@ -100,19 +110,25 @@ public final class PostGISStore {
 
     /// The columns the writer computes from a place's fields, with their types
     /// (`004_filter_indexes.sql` says what each is).
-    static let derived = [("accessmask", "integer"), ("titlekey", "bytea"), ("createdts", "bigint"), ("modifiedts", "bigint"),
-                          ("eventstartday", "integer"), ("eventendday", "integer"), ("titlefold", "text"), ("idkey", "text COLLATE \"C\"")]
+    static let derived = [
+        ("accessmask", "integer"), ("titlekey", "bytea"), ("createdts", "bigint"), ("modifiedts", "bigint"),
+        ("eventstartday", "integer"), ("eventendday", "integer"), ("titlefold", "text"),
+        ("idkey", "text COLLATE \"C\""),
+    ]
     static let derivedColumns = derived.map(\.0).joined(separator: ", ")
 
     /// The values of `derivedColumns` for `p`, as text (bytea in hex form): `appendDerived`'s values.
     static func derivedValues(_ p: Place) -> [String] {
-        var fold: [UInt8] = [], idKey: [UInt8] = []
+        var fold: [UInt8] = []
+        var idKey: [UInt8] = []
         appendUTF8(KeywordMatcher.fold(p.title), to: &fold)
         appendIDKey(p.id, to: &idKey)
-        return [String(Accessibility.placeMask(p.accessibility)), hexBytea(KoreanCollation.sortKey(p.title)),
-                String(PlaceTable.timestamp(p.created)), String(PlaceTable.timestamp(p.modified)),
-                String(PlaceTable.day(p.eventStart)), String(PlaceTable.day(p.eventEnd ?? p.eventStart)),
-                String(decoding: fold, as: UTF8.self), String(decoding: idKey, as: UTF8.self)]
+        return [
+            String(Accessibility.placeMask(p.accessibility)), hexBytea(KoreanCollation.sortKey(p.title)),
+            String(PlaceTable.timestamp(p.created)), String(PlaceTable.timestamp(p.modified)),
+            String(PlaceTable.day(p.eventStart)), String(PlaceTable.day(p.eventEnd ?? p.eventStart)),
+            String(decoding: fold, as: UTF8.self), String(decoding: idKey, as: UTF8.self),
+        ]
     }
 
     /// The values of `derivedColumns` for `p` appended to a row of a binary COPY (8 values), written
@@ -121,8 +137,10 @@ public final class PostGISStore {
     static func appendDerived(_ p: Place, to copy: inout PGBinaryCopy) {
         copy.int32(Int32(bitPattern: Accessibility.placeMask(p.accessibility)))
         copy.value(KoreanCollation.sortKey(p.title))
-        copy.int64(PlaceTable.timestamp(p.created)); copy.int64(PlaceTable.timestamp(p.modified))
-        copy.int32(PlaceTable.day(p.eventStart)); copy.int32(PlaceTable.day(p.eventEnd ?? p.eventStart))
+        copy.int64(PlaceTable.timestamp(p.created))
+        copy.int64(PlaceTable.timestamp(p.modified))
+        copy.int32(PlaceTable.day(p.eventStart))
+        copy.int32(PlaceTable.day(p.eventEnd ?? p.eventStart))
         let fold = KeywordMatcher.fold(p.title)
         copy.value { appendUTF8(fold, to: &$0) }
         copy.value { appendIDKey(p.id, to: &$0) }
@@ -134,7 +152,10 @@ public final class PostGISStore {
     static func hexBytea(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "x")]
         out.reserveCapacity(2 + 2 * bytes.count)
-        for b in bytes { out.append(hexDigits[Int(b >> 4)]); out.append(hexDigits[Int(b & 15)]) }
+        for b in bytes {
+            out.append(hexDigits[Int(b >> 4)])
+            out.append(hexDigits[Int(b & 15)])
+        }
         return String(decoding: out, as: UTF8.self)
     }
 
@@ -155,12 +176,18 @@ public final class PostGISStore {
             }
             switch v {
             case ..<0x80: out.append(UInt8(v))
-            case ..<0x800: out.append(UInt8(0xC0 | v >> 6)); out.append(UInt8(0x80 | v & 0x3F))
+            case ..<0x800:
+                out.append(UInt8(0xC0 | v >> 6))
+                out.append(UInt8(0x80 | v & 0x3F))
             case ..<0x10000:
-                out.append(UInt8(0xE0 | v >> 12)); out.append(UInt8(0x80 | v >> 6 & 0x3F)); out.append(UInt8(0x80 | v & 0x3F))
+                out.append(UInt8(0xE0 | v >> 12))
+                out.append(UInt8(0x80 | v >> 6 & 0x3F))
+                out.append(UInt8(0x80 | v & 0x3F))
             default:
-                out.append(UInt8(0xF0 | v >> 18)); out.append(UInt8(0x80 | v >> 12 & 0x3F))
-                out.append(UInt8(0x80 | v >> 6 & 0x3F)); out.append(UInt8(0x80 | v & 0x3F))
+                out.append(UInt8(0xF0 | v >> 18))
+                out.append(UInt8(0x80 | v >> 12 & 0x3F))
+                out.append(UInt8(0x80 | v >> 6 & 0x3F))
+                out.append(UInt8(0x80 | v & 0x3F))
             }
         }
     }
@@ -171,13 +198,19 @@ public final class PostGISStore {
     static func appendIDKey(_ id: String, to out: inout [UInt8]) {
         let utf8 = id.utf8
         guard !utf8.isEmpty, utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
-            out.append(UInt8(ascii: "B")); out.append(contentsOf: utf8)
+            out.append(UInt8(ascii: "B"))
+            out.append(contentsOf: utf8)
             return
         }
         let digits = utf8.drop { $0 == UInt8(ascii: "0") }
         out.append(UInt8(ascii: "A"))
-        var length = digits.count, place = 1_000_000_000
-        while place > 0 { out.append(UInt8(48 + length / place)); length %= place; place /= 10 }
+        var length = digits.count
+        var place = 1_000_000_000
+        while place > 0 {
+            out.append(UInt8(48 + length / place))
+            length %= place
+            place /= 10
+        }
         out.append(contentsOf: digits)
         out.append(UInt8(ascii: " "))
         out.append(contentsOf: utf8)
@@ -190,7 +223,8 @@ public final class PostGISStore {
         let set = Self.derived.enumerated().map { "\($0.element.0) = $\($0.offset + 2)" }.joined(separator: ", ")
         for row in 0..<r.count {
             let p = try place(r, row)
-            _ = try connection.prepared("nearby_fill", "UPDATE places SET \(set) WHERE id = $1", [p.id] + Self.derivedValues(p))
+            _ = try connection.prepared(
+                "nearby_fill", "UPDATE places SET \(set) WHERE id = $1", [p.id] + Self.derivedValues(p))
         }
     }
 
@@ -199,14 +233,17 @@ public final class PostGISStore {
     /// stroke (`006_han_order_title_keys.sql`): once for a database of schema 4 or 5 (from 3, migration
     /// 4 fills every key).
     private func fillHanTitleKeys() throws {
-        let r = try connection.query("""
+        let r = try connection.query(
+            """
             SELECT id, title FROM places
             WHERE title ~ '[\u{3400}-\u{4DBF}\u{4E00}-\u{9FFF}\u{F900}-\u{FAFF}\u{20000}-\u{3FFFF}]'
             """)
         for row in 0..<r.count {
-            let id = r.text(row, 0) ?? "", title = r.text(row, 1) ?? ""
-            _ = try connection.prepared("nearby_hanja", "UPDATE places SET titlekey = $2 WHERE id = $1",
-                                        [id, Self.hexBytea(KoreanCollation.sortKey(title))])
+            let id = r.text(row, 0) ?? ""
+            let title = r.text(row, 1) ?? ""
+            _ = try connection.prepared(
+                "nearby_hanja", "UPDATE places SET titlekey = $2 WHERE id = $1",
+                [id, Self.hexBytea(KoreanCollation.sortKey(title))])
         }
     }
 
@@ -221,10 +258,12 @@ public final class PostGISStore {
     /// string → `password=…`.
     static func redacted(_ url: String) -> String {
         if let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@"),
-           let colon = url[scheme.upperBound..<at].firstIndex(of: ":") {
+            let colon = url[scheme.upperBound..<at].firstIndex(of: ":")
+        {
             return String(url[..<colon] + url[at...])
         }
-        return url.split(separator: " ").map { $0.hasPrefix("password=") ? "password=…" : String($0) }.joined(separator: " ")
+        return url.split(separator: " ").map { $0.hasPrefix("password=") ? "password=…" : String($0) }.joined(
+            separator: " ")
     }
 
     // MARK: Reading
@@ -236,8 +275,9 @@ public final class PostGISStore {
     func place(_ r: PGResult, _ row: Int, first c: Int = 0) throws -> Place {
         func text(_ field: PlaceField) -> String? { r.text(row, c + field.rawValue) }
         guard let id = text(.id), let lat = r.double(row, c + PlaceField.lat.rawValue),
-              let lon = r.double(row, c + PlaceField.lon.rawValue),
-              let category = r.int64(row, c + PlaceField.category.rawValue).flatMap({ Int(exactly: $0) }) else {
+            let lon = r.double(row, c + PlaceField.lon.rawValue),
+            let category = r.int64(row, c + PlaceField.category.rawValue).flatMap({ Int(exactly: $0) })
+        else {
             throw PostGISError(name: name, message: "a row of places has no id, lat, lon or category")
         }
         return Place(
@@ -266,7 +306,8 @@ public final class PostGISStore {
     /// The key that signs this database's page cursors (written with the schema).
     public func cursorKey() throws -> PageCursor.Key {
         try wrap {
-            let r = try connection.query("""
+            let r = try connection.query(
+                """
                 SELECT (SELECT value FROM nearby_meta WHERE key = 'cursorKey0'), (SELECT value FROM nearby_meta WHERE key = 'cursorKey1')
                 """)
             guard let k0 = r.int64(0, 0), let k1 = r.int64(0, 1) else { return .unkeyed }
@@ -280,7 +321,8 @@ public final class PostGISStore {
 
     public func place(id: String) throws -> Place? {
         try wrap {
-            let r = try connection.prepared("nearby_place", "SELECT \(Self.placeColumns) FROM places WHERE id = $1", [id])
+            let r = try connection.prepared(
+                "nearby_place", "SELECT \(Self.placeColumns) FROM places WHERE id = $1", [id])
             return r.count == 0 ? nil : try place(r, 0)
         }
     }
@@ -291,7 +333,8 @@ public final class PostGISStore {
         try wrap {
             try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             defer { try? connection.execute("COMMIT") }
-            try connection.execute("DECLARE nearby_export NO SCROLL CURSOR FOR SELECT \(Self.placeColumns) FROM places ORDER BY id")
+            try connection.execute(
+                "DECLARE nearby_export NO SCROLL CURSOR FOR SELECT \(Self.placeColumns) FROM places ORDER BY id")
             while true {
                 let r = try connection.query("FETCH 10000 FROM nearby_export")
                 if r.count == 0 { break }
@@ -317,15 +360,24 @@ public final class PostGISStore {
                 let any = boxes.indices.map { i in
                     "geom && ST_MakeEnvelope(?\(4 * i), ?\(4 * i + 1), ?\(4 * i + 2), ?\(4 * i + 3), 4326)"
                 }.joined(separator: " OR ")
-                tests.insert(ColumnTest(tag: "b\(boxes.count)", sql: "(\(any))", values: boxes.flatMap { b in
-                    [b.minLon, b.minLat, b.maxLon, b.maxLat].map { "\($0)" }
-                }), at: 0)
+                tests.insert(
+                    ColumnTest(
+                        tag: "b\(boxes.count)", sql: "(\(any))",
+                        values: boxes.flatMap { b in
+                            [b.minLon, b.minLat, b.maxLon, b.maxLat].map { "\($0)" }
+                        }), at: 0)
             }
             if let w = within {
-                tests.insert(ColumnTest(tag: "w", sql: "ST_DWithin(geom::geography, ST_SetSRID(ST_MakePoint(?0, ?1), 4326)::geography, ?2, false)",
-                                        values: ["\(w.center.lon)", "\(w.center.lat)", "\(w.metres)"]), at: boxes.isEmpty ? 0 : 1)
+                tests.insert(
+                    ColumnTest(
+                        tag: "w",
+                        sql:
+                            "ST_DWithin(geom::geography, ST_SetSRID(ST_MakePoint(?0, ?1), 4326)::geography, ?2, false)",
+                        values: ["\(w.center.lon)", "\(w.center.lat)", "\(w.metres)"]), at: boxes.isEmpty ? 0 : 1)
             }
-            var conditions: [String] = [], tag = "", parameters: [String?] = []
+            var conditions: [String] = []
+            var tag = ""
+            var parameters: [String?] = []
             for t in tests {
                 tag += "_" + t.tag
                 var sql = t.sql
@@ -352,23 +404,31 @@ public final class PostGISStore {
     func points(_ prefilter: Prefilter, full: Bool) throws -> Points {
         try wrap {
             let (clause, tag, parameters) = prefilter.sql()
-            let r = try connection.prepared((full ? "nearby_places" : "nearby_points") + tag, """
+            let r = try connection.prepared(
+                (full ? "nearby_places" : "nearby_points") + tag,
+                """
                 SELECT g.value, p.* FROM (SELECT value FROM nearby_meta WHERE key = 'generation') g(value) LEFT JOIN LATERAL (
                   SELECT \(full ? Self.placeColumns : "id, lat, lon") FROM places\(clause)) p ON true
                 """, parameters)
             var points = Points(generation: r.int64(0, 0) ?? 0)
-            points.ids.reserveCapacity(r.count); points.lats.reserveCapacity(r.count); points.lons.reserveCapacity(r.count)
+            points.ids.reserveCapacity(r.count)
+            points.lats.reserveCapacity(r.count)
+            points.lons.reserveCapacity(r.count)
             for row in 0..<r.count where !r.isNull(row, 1) {
                 if full {
                     let p = try place(r, row, first: 1)
-                    points.ids.append(p.id); points.lats.append(p.lat); points.lons.append(p.lon)
+                    points.ids.append(p.id)
+                    points.lats.append(p.lat)
+                    points.lons.append(p.lon)
                     points.places.append(p)
                     continue
                 }
                 guard let id = r.text(row, 1), let lat = r.double(row, 2), let lon = r.double(row, 3) else {
                     throw PostGISError(name: name, message: "a row of places has no id, lat or lon")
                 }
-                points.ids.append(id); points.lats.append(lat); points.lons.append(lon)
+                points.ids.append(id)
+                points.lats.append(lat)
+                points.lons.append(lon)
             }
             return points
         }
@@ -395,7 +455,9 @@ public final class PostGISStore {
     /// search of the GiST index on geom): a guess at the k nearest, to size a search circle.
     func nearestPoints(_ k: Int, to c: Coordinate) throws -> [Coordinate] {
         try wrap {
-            let r = try connection.prepared("nearby_knn", """
+            let r = try connection.prepared(
+                "nearby_knn",
+                """
                 SELECT lat, lon FROM places ORDER BY geom <-> ST_SetSRID(ST_MakePoint($1, $2), 4326) LIMIT $3
                 """, ["\(c.lon)", "\(c.lat)", "\(k)"])
             return (0..<r.count).compactMap { row in
@@ -407,7 +469,9 @@ public final class PostGISStore {
     /// The places with `ids` (in no particular order), with the generation, in one statement.
     func places(ids: [String]) throws -> (generation: Int64, places: [Place]) {
         try wrap {
-            let r = try connection.prepared("nearby_page", """
+            let r = try connection.prepared(
+                "nearby_page",
+                """
                 SELECT g.value, p.* FROM (SELECT value FROM nearby_meta WHERE key = 'generation') g(value) LEFT JOIN LATERAL (
                   SELECT \(Self.placeColumns) FROM places WHERE id = ANY($1::text[])) p ON true
                 """, [Self.arrayLiteral(ids)])

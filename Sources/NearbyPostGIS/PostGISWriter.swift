@@ -10,9 +10,13 @@ extension PostGISStore {
         try wrap {
             try connection.execute("BEGIN")
             do {
-                let locked = try connection.query("SELECT pg_try_advisory_xact_lock(\(Self.writerLock))").text(0, 0) == "t"
+                let locked =
+                    try connection.query("SELECT pg_try_advisory_xact_lock(\(Self.writerLock))").text(0, 0) == "t"
                 guard locked else {
-                    throw PostGISError(name: name, message: "busy: another import is writing to the database; try again when it is done", isBusy: true)
+                    throw PostGISError(
+                        name: name,
+                        message: "busy: another import is writing to the database; try again when it is done",
+                        isBusy: true)
                 }
                 let writer = try PostGISWriter(self)
                 // The rows in flight are sent before the connection is used again (here, a rollback).
@@ -78,7 +82,9 @@ public final class PostGISWriter: PlaceSink {
         sender = RowSender(store.connection)
         if try store.connection.query("SELECT NOT EXISTS (SELECT FROM places)").text(0, 0) == "t" {
             firstImport = FirstImport(indexes: try dropIndexes())
-            try connection.beginCopy("COPY places (\(PostGISStore.placeColumns), \(PostGISStore.derivedColumns), geom) FROM STDIN (FORMAT binary)")
+            try connection.beginCopy(
+                "COPY places (\(PostGISStore.placeColumns), \(PostGISStore.derivedColumns), geom) FROM STDIN (FORMAT binary)"
+            )
             sender.begin()
         } else {
             try beginStaging()
@@ -87,7 +93,8 @@ public final class PostGISWriter: PlaceSink {
 
     /// Drops every index of `places` (its primary key too); returns the statements that make them again.
     private func dropIndexes() throws -> [String] {
-        let r = try connection.query("""
+        let r = try connection.query(
+            """
             SELECT i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid), quote_ident(c.conname), pg_get_constraintdef(c.oid)
             FROM pg_index i LEFT JOIN pg_constraint c ON c.conindid = i.indexrelid AND c.conrelid = i.indrelid
             WHERE i.indrelid = 'places'::regclass ORDER BY c.conname IS NULL, 1
@@ -113,7 +120,8 @@ public final class PostGISWriter: PlaceSink {
             }
         }.joined(separator: ", ")
         let derived = PostGISStore.derived.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TEMP TABLE nearby_staging (seq bigint, op "char", \(columns), \(derived)) ON COMMIT DROP
             """)
         try connection.beginCopy("COPY nearby_staging (\(Self.stagedColumns)) FROM STDIN (FORMAT binary)")
@@ -191,7 +199,12 @@ public final class PostGISWriter: PlaceSink {
         init(_ connection: PGConnection) { self.connection = connection }
 
         /// Starts the rows of a COPY that the connection has begun.
-        func begin() { queue.sync { copy = PGBinaryCopy(); failure = nil } }
+        func begin() {
+            queue.sync {
+                copy = PGBinaryCopy()
+                failure = nil
+            }
+        }
 
         func send(_ rows: [Row]) throws {
             if let failure { throw failure }
@@ -242,14 +255,16 @@ public final class PostGISWriter: PlaceSink {
     /// A row of `nearby_staging` upserting `p` (`stagedColumns`).
     private static func appendStagedRow(_ sequence: Int64, _ p: Place, to copy: inout PGBinaryCopy) throws {
         copy.row(fields: 2 + placeFields)
-        copy.int64(sequence); copy.char(UInt8(ascii: "u"))
+        copy.int64(sequence)
+        copy.char(UInt8(ascii: "u"))
         try appendColumns(p, to: &copy)
     }
 
     /// A row of `nearby_staging` deleting `id`: every other column NULL.
     private static func appendStagedDelete(_ sequence: Int64, _ id: String, to copy: inout PGBinaryCopy) {
         copy.row(fields: 2 + placeFields)
-        copy.int64(sequence); copy.char(UInt8(ascii: "d"))
+        copy.int64(sequence)
+        copy.char(UInt8(ascii: "d"))
         copy.text(id)
         for _ in 1..<placeFields { copy.null() }
     }
@@ -262,7 +277,8 @@ public final class PostGISWriter: PlaceSink {
             case .lon: copy.float8(p.lon)
             case .category:
                 guard let category = Int32(exactly: p.category) else {
-                    throw PGError(message: "place \(p.id): category \(p.category) is out of range for PostgreSQL's integer")
+                    throw PGError(
+                        message: "place \(p.id): category \(p.category) is out of range for PostgreSQL's integer")
                 }
                 copy.int32(category)
             case .accessibility: copy.text(PostGISStore.accessibilityText(p.accessibility))
@@ -320,7 +336,8 @@ public final class PostGISWriter: PlaceSink {
         try foldRepeatedIDs()
         let columns = PostGISStore.placeColumns
         let same = PlaceField.allCases.filter { $0 != .id }.map { $0.name.lowercased() }
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TEMP TABLE nearby_outcome ON COMMIT DROP AS
             SELECT s.*, CASE
                 WHEN s.op = 'd' THEN CASE WHEN p.id IS NULL THEN 'unchanged' ELSE 'deleted' END
@@ -336,17 +353,24 @@ public final class PostGISWriter: PlaceSink {
         for row in 0..<r.count {
             let n = Int(r.int64(row, 1) ?? 0)
             switch r.text(row, 0) {
-            case "inserted": counts.inserted += n; changes += n
-            case "updated": counts.updated += n; changes += n
+            case "inserted":
+                counts.inserted += n
+                changes += n
+            case "updated":
+                counts.updated += n
+                changes += n
             case "unchanged": counts.unchanged += n
             case "older": counts.older += n
-            case "deleted": counts.deleted += n; changes += n
+            case "deleted":
+                counts.deleted += n
+                changes += n
             default: break
             }
         }
         guard changes > 0 else { return }
         // Replaced places that had details the new record does not bring keep them (`Place.keepDetails`).
-        let detailed = try connection.query("""
+        let detailed = try connection.query(
+            """
             SELECT \(PlaceField.allCases.map { "p." + $0.name.lowercased() }.joined(separator: ", "))
             FROM places p JOIN nearby_outcome o ON o.id = p.id
             WHERE o.outcome = 'updated' AND ((p.barrierfree IS NOT NULL AND o.barrierfree IS NULL)
@@ -355,7 +379,8 @@ public final class PostGISWriter: PlaceSink {
         let kept = try (0..<detailed.count).map { try store.place(detailed, $0) }
         let rebuild = try changes * 8 >= store.count()
         if rebuild { try connection.execute("DROP INDEX places_geom") }
-        try connection.execute("""
+        try connection.execute(
+            """
             DELETE FROM places p USING nearby_outcome o WHERE o.id = p.id AND o.outcome IN ('updated', 'deleted');
             INSERT INTO places (\(columns), \(PostGISStore.derivedColumns), geom)
             SELECT \(columns), \(PostGISStore.derivedColumns), ST_SetSRID(ST_MakePoint(lon, lat), 4326)
@@ -371,7 +396,8 @@ public final class PostGISWriter: PlaceSink {
 
     /// The stored place with `id`, nil when there is none.
     private func place(id: String) throws -> Place? {
-        let r = try connection.prepared("nearby_find", "SELECT \(PostGISStore.placeColumns) FROM places WHERE id = $1", [id])
+        let r = try connection.prepared(
+            "nearby_find", "SELECT \(PostGISStore.placeColumns) FROM places WHERE id = $1", [id])
         return r.count == 0 ? nil : try store.place(r, 0)
     }
 
@@ -381,7 +407,9 @@ public final class PostGISWriter: PlaceSink {
     private func applyDetails() throws {
         for d in details {
             guard var p = try place(id: d.id) else {
-                _ = try connection.prepared("nearby_pend", """
+                _ = try connection.prepared(
+                    "nearby_pend",
+                    """
                     INSERT INTO pending_details (id, kind, fields) VALUES ($1, $2, $3)
                     ON CONFLICT (id, kind) DO UPDATE SET fields = excluded.fields
                     """, [d.id, d.kind.rawValue, d.originalText])
@@ -390,18 +418,23 @@ public final class PostGISWriter: PlaceSink {
             }
             let before = p
             p.merge(d)
-            if p == before { counts.unchanged += 1; continue }
+            if p == before {
+                counts.unchanged += 1
+                continue
+            }
             counts.updated += 1
             try replace(id: p.id, with: p)
         }
-        let waiting = try connection.query("""
+        let waiting = try connection.query(
+            """
             SELECT d.id, d.kind, d.fields FROM pending_details d JOIN places p ON p.id = d.id ORDER BY d.id, d.kind
             """)
         guard waiting.count > 0 else { return }
         for row in 0..<waiting.count {
             guard let id = waiting.text(row, 0), var p = try place(id: id),
-                  let kind = waiting.text(row, 1).flatMap(PlaceDetail.Kind.init(rawValue:)),
-                  let fields = waiting.text(row, 2).flatMap(PlaceDetail.fields(fromOriginalText:)) else { continue }
+                let kind = waiting.text(row, 1).flatMap(PlaceDetail.Kind.init(rawValue:)),
+                let fields = waiting.text(row, 2).flatMap(PlaceDetail.fields(fromOriginalText:))
+            else { continue }
             p.merge(PlaceDetail(id: id, kind: kind, fields: fields))
             try replace(id: id, with: p)
         }
@@ -416,7 +449,8 @@ public final class PostGISWriter: PlaceSink {
         let noPet = "s.pet IS NULL AND s.petinfo IS NULL"
         return switch column {
         case "barrierfree": "coalesce(s.barrierfree, p.barrierfree)"
-        case "accessibility": """
+        case "accessibility":
+            """
             CASE WHEN \(noBarrierFree) THEN (SELECT string_agg(t, ',' ORDER BY t COLLATE "C") FROM (SELECT DISTINCT
               unnest(string_to_array(s.accessibility, ',') || string_to_array(p.accessibility, ','))) u(t))
             ELSE s.accessibility END
@@ -430,11 +464,13 @@ public final class PostGISWriter: PlaceSink {
     /// `PlaceCacheWriter` does, and taken out of the staging table.
     private func foldRepeatedIDs() throws {
         let repeated = "SELECT id FROM nearby_staging GROUP BY id HAVING count(*) > 1"
-        let staged = try connection.query("""
+        let staged = try connection.query(
+            """
             SELECT op, \(PostGISStore.placeColumns) FROM nearby_staging WHERE id IN (\(repeated)) ORDER BY id, seq
             """)
         guard staged.count > 0 else { return }
-        let cachedRows = try connection.query("SELECT \(PostGISStore.placeColumns) FROM places WHERE id IN (\(repeated))")
+        let cachedRows = try connection.query(
+            "SELECT \(PostGISStore.placeColumns) FROM places WHERE id IN (\(repeated))")
         var state: [String: Place?] = [:]
         for row in 0..<cachedRows.count {
             let p = try store.place(cachedRows, row)
@@ -445,7 +481,13 @@ public final class PostGISWriter: PlaceSink {
             let id = staged.text(row, 1)!
             let cached = state[id] ?? nil
             if staged.text(row, 0) == "d" {
-                if cached == nil { counts.unchanged += 1 } else { counts.deleted += 1; state[id] = .some(nil); touched.append(id) }
+                if cached == nil {
+                    counts.unchanged += 1
+                } else {
+                    counts.deleted += 1
+                    state[id] = .some(nil)
+                    touched.append(id)
+                }
                 continue
             }
             var p = try store.place(staged, row, first: 1)
@@ -453,13 +495,16 @@ public final class PostGISWriter: PlaceSink {
             if cached == nil {
                 counts.inserted += 1
             } else if PlaceCacheWriter.isOlder(p.modified, than: cached!.modified) {
-                counts.older += 1; continue
+                counts.older += 1
+                continue
             } else if cached == p {
-                counts.unchanged += 1; continue
+                counts.unchanged += 1
+                continue
             } else {
                 counts.updated += 1
             }
-            state[id] = .some(p); touched.append(id)
+            state[id] = .some(p)
+            touched.append(id)
         }
         try connection.execute("DELETE FROM nearby_staging WHERE id IN (\(repeated))")
         var done = Set<String>()
@@ -481,7 +526,9 @@ public final class PostGISWriter: PlaceSink {
         }
         let derived = PostGISStore.derivedValues(p)
         let placeholders = (1...values.count + derived.count).map { "$\($0)" }.joined(separator: ", ")
-        _ = try connection.prepared("nearby_insert", """
+        _ = try connection.prepared(
+            "nearby_insert",
+            """
             INSERT INTO places (\(PostGISStore.placeColumns), \(PostGISStore.derivedColumns), geom)
             VALUES (\(placeholders), ST_SetSRID(ST_MakePoint($\(1 + PlaceField.lon.rawValue), $\(1 + PlaceField.lat.rawValue)), 4326))
             """, values + derived)

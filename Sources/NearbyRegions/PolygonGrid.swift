@@ -49,8 +49,10 @@ struct PolygonGrid: Sendable {
     /// parity needs no ring order).
     init(points: [SIMD2<Int32>], arcStart: [Int32], refs: [Int32], refStart: [Int32], cellSize: Int32) {
         self.points = points
-        let arcCount = arcStart.count - 1, regionCount = refStart.count - 1
-        var lo = SIMD2<Int32>(repeating: .max), hi = SIMD2<Int32>(repeating: .min)
+        let arcCount = arcStart.count - 1
+        let regionCount = refStart.count - 1
+        var lo = SIMD2<Int32>(repeating: .max)
+        var hi = SIMD2<Int32>(repeating: .min)
         var arcBoxes = [SIMD4<Int32>](repeating: SIMD4(.max, .max, .min, .min), count: arcCount)
         for a in 0..<arcCount {
             var box = SIMD4<Int32>(.max, .max, .min, .min)
@@ -63,8 +65,10 @@ struct PolygonGrid: Sendable {
             hi = pointwiseMax(hi, SIMD2(box.z, box.w))
         }
         if points.isEmpty { (lo, hi) = (.zero, .zero) }
-        let originX = Double(lo.x) - 1, originY = Double(lo.y) - 1
-        let cellWidth = Double(cellSize), cellHeight = Double(cellSize)
+        let originX = Double(lo.x) - 1
+        let originY = Double(lo.y) - 1
+        let cellWidth = Double(cellSize)
+        let cellHeight = Double(cellSize)
         let columns = Int((Double(hi.x) + 1 - originX) / cellWidth) + 1
         let rows = Int((Double(hi.y) + 1 - originY) / cellHeight) + 1
         (self.originX, self.originY, self.cellWidth, self.cellHeight) = (originX, originY, cellWidth, cellHeight)
@@ -72,11 +76,15 @@ struct PolygonGrid: Sendable {
         func centreX(column: Int) -> Double { originX + (Double(column) + 0.5) * cellWidth + Self.centreOffset.x }
         func centreY(row: Int) -> Double { originY + (Double(row) + 0.5) * cellHeight + Self.centreOffset.y }
 
-        var low = [SIMD2<Int32>?](repeating: nil, count: columns), high = low
-        var left = [SIMD2<Int32>?](repeating: nil, count: rows), right = left
+        var low = [SIMD2<Int32>?](repeating: nil, count: columns)
+        var high = low
+        var left = [SIMD2<Int32>?](repeating: nil, count: rows)
+        var right = left
         for box in arcBoxes {
-            let c0 = Int((Double(box.x) - originX) / cellWidth), c1 = Int((Double(box.z) - originX) / cellWidth)
-            let r0 = Int((Double(box.y) - originY) / cellHeight), r1 = Int((Double(box.w) - originY) / cellHeight)
+            let c0 = Int((Double(box.x) - originX) / cellWidth)
+            let c1 = Int((Double(box.z) - originX) / cellWidth)
+            let r0 = Int((Double(box.y) - originY) / cellHeight)
+            let r1 = Int((Double(box.w) - originY) / cellHeight)
             if low[c0] == nil || box.y < low[c0]!.y { low[c0] = SIMD2(box.x, box.y) }
             if high[c1] == nil || box.w > high[c1]!.y { high[c1] = SIMD2(box.z, box.w) }
             if left[r0] == nil || box.x < left[r0]!.x { left[r0] = SIMD2(box.x, box.y) }
@@ -110,11 +118,16 @@ struct PolygonGrid: Sendable {
         // Edges of arcs that bound some region into the cells their boxes meet.
         let cellCount = columns * rows
         // Cell coordinates in integers (the grid's origin and cell side are whole units).
-        let ox = Int(lo.x) - 1, oy = Int(lo.y) - 1, side = Int(cellSize)
+        let ox = Int(lo.x) - 1
+        let oy = Int(lo.y) - 1
+        let side = Int(cellSize)
         @inline(__always) func cellRange(_ i: Int) -> (Int, Int, Int, Int) {
-            let a = points[i], b = points[i + 1]
-            return ((Int(min(a.x, b.x)) - ox) / side, (Int(max(a.x, b.x)) - ox) / side,
-                    (Int(min(a.y, b.y)) - oy) / side, (Int(max(a.y, b.y)) - oy) / side)
+            let a = points[i]
+            let b = points[i + 1]
+            return (
+                (Int(min(a.x, b.x)) - ox) / side, (Int(max(a.x, b.x)) - ox) / side,
+                (Int(min(a.y, b.y)) - oy) / side, (Int(max(a.y, b.y)) - oy) / side
+            )
         }
         // Plain loops below, no closures: captured `var`s would be boxed and access-checked.
         // Most edges lie in one cell: remember it (-1 for the others) so the fill pass need not redo it.
@@ -136,7 +149,11 @@ struct PolygonGrid: Sendable {
         var edges = [EdgeRef](repeating: EdgeRef(point: 0, arc: 0), count: Int(start[cellCount]))
         // Scanline along each row's centre line: where it crosses a region's boundary, sorted by x,
         // consecutive pairs bound the stretches inside the region; the cell centres there are inside.
-        struct Crossing { var row: Int32; var region: Int32; var x: Double }
+        struct Crossing {
+            var row: Int32
+            var region: Int32
+            var x: Double
+        }
         var crossings: [Crossing] = []
         for arc in 0..<arcCount where aStart[arc] < aStart[arc + 1] {
             for i in Int(arcStart[arc])..<Int(arcStart[arc + 1]) - 1 {
@@ -158,8 +175,10 @@ struct PolygonGrid: Sendable {
                     }
                     rows = r0...r1
                 }
-                let a = points[i], b = points[i + 1]
-                let ay = Double(a.y), by = Double(b.y)
+                let a = points[i]
+                let b = points[i + 1]
+                let ay = Double(a.y)
+                let by = Double(b.y)
                 for r in rows {
                     let y = centreY(row: r)
                     guard (ay <= y) != (by <= y) else { continue }
@@ -178,8 +197,12 @@ struct PolygonGrid: Sendable {
         var stretches: [(row: Int, first: Int, end: Int, region: Int32)] = []
         var i = 0
         while i + 1 < crossings.count {
-            let a = crossings[i], b = crossings[i + 1]
-            guard a.row == b.row, a.region == b.region else { i += 1; continue }  // odd count: a broken ring
+            let a = crossings[i]
+            let b = crossings[i + 1]
+            guard a.row == b.row, a.region == b.region else {
+                i += 1
+                continue
+            }  // odd count: a broken ring
             var first = max(0, Int(((a.x - Self.centreOffset.x - originX) / cellWidth - 0.5).rounded(.up)))
             while first < columns, centreX(column: first) < a.x { first += 1 }
             var end = first
@@ -203,24 +226,34 @@ struct PolygonGrid: Sendable {
         self.centreRegions = centreRegions
     }
 
-    @inline(__always) func centreX(column: Int) -> Double { originX + (Double(column) + 0.5) * cellWidth + Self.centreOffset.x }
-    @inline(__always) func centreY(row: Int) -> Double { originY + (Double(row) + 0.5) * cellHeight + Self.centreOffset.y }
+    @inline(__always) func centreX(column: Int) -> Double {
+        originX + (Double(column) + 0.5) * cellWidth + Self.centreOffset.x
+    }
+    @inline(__always) func centreY(row: Int) -> Double {
+        originY + (Double(row) + 0.5) * cellHeight + Self.centreOffset.y
+    }
 
     /// The region holding (x, y) (units of 1/scale degree), or nil. Where source polygons overlap,
     /// the one with the smallest index.
     func region(x: Double, y: Double) -> Int32? {
-        let cx = (x - originX) / cellWidth, cy = (y - originY) / cellHeight
+        let cx = (x - originX) / cellWidth
+        let cy = (y - originY) / cellHeight
         guard cx >= 0, cy >= 0, cx < Double(columns), cy < Double(rows) else { return nil }
-        let column = Int(cx), row = Int(cy)
+        let column = Int(cx)
+        let row = Int(cy)
         let cell = row * columns + column
         let centre = SIMD2(centreX(column: column), centreY(row: row))
-        let e0 = Int(edgeStart[cell]), e1 = Int(edgeStart[cell + 1])
-        let c0 = Int(centreStart[cell]), c1 = Int(centreStart[cell + 1])
+        let e0 = Int(edgeStart[cell])
+        let e1 = Int(edgeStart[cell + 1])
+        let c0 = Int(centreStart[cell])
+        let c1 = Int(centreStart[cell + 1])
         if e0 == e1 { return c0 == c1 ? nil : centreRegions[c0] }
         let q = SIMD2(x, y)
-        let lowY = min(centre.y, y), highY = max(centre.y, y)
+        let lowY = min(centre.y, y)
+        let highY = max(centre.y, y)
         // Regions met so far with their parity (true: q inside); a cell meets few regions.
-        return withUnsafeTemporaryAllocation(of: (Int32, Bool).self, capacity: (c1 - c0) + (e1 - e0) * maxRegionsPerArc) { seen in
+        return withUnsafeTemporaryAllocation(of: (Int32, Bool).self, capacity: (c1 - c0) + (e1 - e0) * maxRegionsPerArc)
+        { seen in
             var count = 0
             for k in c0..<c1 {
                 seen[count] = (centreRegions[k], true)
@@ -230,12 +263,15 @@ struct PolygonGrid: Sendable {
                 points.withUnsafeBufferPointer { points in
                     for k in e0..<e1 {
                         let e = edges[k]
-                        let a = points[Int(e.point)], b = points[Int(e.point) + 1]
-                        let ay = Double(a.y), by = Double(b.y)
+                        let a = points[Int(e.point)]
+                        let b = points[Int(e.point) + 1]
+                        let ay = Double(a.y)
+                        let by = Double(b.y)
                         if (ay < lowY && by < lowY) || (ay > highY && by > highY) { continue }
-                        let pa = SIMD2(Double(a.x), ay), pb = SIMD2(Double(b.x), by)
+                        let pa = SIMD2(Double(a.x), ay)
+                        let pb = SIMD2(Double(b.x), by)
                         guard Self.positive(pa, pb, centre) != Self.positive(pa, pb, q),
-                              Self.positive(centre, q, pa) != Self.positive(centre, q, pb)
+                            Self.positive(centre, q, pa) != Self.positive(centre, q, pb)
                         else { continue }
                         for m in Int(arcRegionStart[Int(e.arc)])..<Int(arcRegionStart[Int(e.arc) + 1]) {
                             let region = arcRegions[m]
@@ -284,11 +320,14 @@ struct PolygonGrid: Sendable {
                 let step = onEdgeRow ? 1 : max(1, 2 * ring)
                 var c = column - ring
                 while c <= column + ring {
-                    if c >= 0 && c < columns && cellDistance(x, y, r, c, metresX, metresY) <= min(best?.distance ?? .infinity, within) {
+                    if c >= 0 && c < columns
+                        && cellDistance(x, y, r, c, metresX, metresY) <= min(best?.distance ?? .infinity, within)
+                    {
                         let cell = r * columns + c
                         for k in Int(edgeStart[cell])..<Int(edgeStart[cell + 1]) {
                             let e = edges[k]
-                            let a = points[Int(e.point)], b = points[Int(e.point) + 1]
+                            let a = points[Int(e.point)]
+                            let b = points[Int(e.point) + 1]
                             let (d, p) = Self.closest(x, y, a, b, metresX, metresY)
                             let region = firstRegion(arc: e.arc)
                             if best == nil || d < best!.distance || (d == best!.distance && region < best!.region) {
@@ -306,9 +345,13 @@ struct PolygonGrid: Sendable {
 
     /// Planar distance (as in `nearestBoundary`) from (x, y) to the cell at `row`, `column`: a cell no
     /// nearer than the best edge so far cannot hold a better one.
-    @inline(__always) private func cellDistance(_ x: Double, _ y: Double, _ row: Int, _ column: Int, _ metresX: Double, _ metresY: Double) -> Double {
-        let x0 = originX + Double(column) * cellWidth, y0 = originY + Double(row) * cellHeight
-        let dx = max(0, x0 - x, x - (x0 + cellWidth)) * metresX, dy = max(0, y0 - y, y - (y0 + cellHeight)) * metresY
+    @inline(__always) private func cellDistance(
+        _ x: Double, _ y: Double, _ row: Int, _ column: Int, _ metresX: Double, _ metresY: Double
+    ) -> Double {
+        let x0 = originX + Double(column) * cellWidth
+        let y0 = originY + Double(row) * cellHeight
+        let dx = max(0, x0 - x, x - (x0 + cellWidth)) * metresX
+        let dy = max(0, y0 - y, y - (y0 + cellHeight)) * metresY
         return (dx * dx + dy * dy).squareRoot()
     }
 
@@ -317,7 +360,8 @@ struct PolygonGrid: Sendable {
 
     /// How many edges a lookup at (x, y) tests at most (those of its cell).
     func edgeCount(x: Double, y: Double) -> Int {
-        let cx = (x - originX) / cellWidth, cy = (y - originY) / cellHeight
+        let cx = (x - originX) / cellWidth
+        let cy = (y - originY) / cellHeight
         guard cx >= 0, cy >= 0, cx < Double(columns), cy < Double(rows) else { return 0 }
         let cell = Int(cy) * columns + Int(cx)
         return Int(edgeStart[cell + 1] - edgeStart[cell])
@@ -327,7 +371,8 @@ struct PolygonGrid: Sendable {
     /// points along boundaries.
     var edgeRefCount: Int { edges.count }
     func point(onEdge k: Int, at t: Double) -> SIMD2<Double> {
-        let a = points[Int(edges[k].point)], b = points[Int(edges[k].point) + 1]
+        let a = points[Int(edges[k].point)]
+        let b = points[Int(edges[k].point) + 1]
         return SIMD2(Double(a.x) + t * Double(b.x - a.x), Double(a.y) + t * Double(b.y - a.y))
     }
 
@@ -336,7 +381,8 @@ struct PolygonGrid: Sendable {
     func nearestVertex(around p: SIMD2<Int32>, radius: Int, distance: (SIMD2<Int32>) -> Double)
         -> (region: Int32, point: SIMD2<Int32>, distance: Double)?
     {
-        let column = Int((Double(p.x) - originX) / cellWidth), row = Int((Double(p.y) - originY) / cellHeight)
+        let column = Int((Double(p.x) - originX) / cellWidth)
+        let row = Int((Double(p.y) - originY) / cellHeight)
         var best: (region: Int32, point: SIMD2<Int32>, distance: Double)?
         for r in max(0, row - radius)...min(rows - 1, row + radius) {
             for c in max(0, column - radius)...min(columns - 1, column + radius) {
@@ -360,12 +406,18 @@ struct PolygonGrid: Sendable {
     private static func closest(
         _ x: Double, _ y: Double, _ a: SIMD2<Int32>, _ b: SIMD2<Int32>, _ mx: Double, _ my: Double
     ) -> (Double, SIMD2<Double>) {
-        let ax = Double(a.x), ay = Double(a.y), bx = Double(b.x), by = Double(b.y)
-        let dx = (bx - ax) * mx, dy = (by - ay) * my
-        let px = (x - ax) * mx, py = (y - ay) * my
+        let ax = Double(a.x)
+        let ay = Double(a.y)
+        let bx = Double(b.x)
+        let by = Double(b.y)
+        let dx = (bx - ax) * mx
+        let dy = (by - ay) * my
+        let px = (x - ax) * mx
+        let py = (y - ay) * my
         let length2 = dx * dx + dy * dy
         let t = length2 == 0 ? 0 : min(max((px * dx + py * dy) / length2, 0), 1)
-        let ex = px - t * dx, ey = py - t * dy
+        let ex = px - t * dx
+        let ey = py - t * dy
         return ((ex * ex + ey * ey).squareRoot(), SIMD2(ax + t * (bx - ax), ay + t * (by - ay)))
     }
 }

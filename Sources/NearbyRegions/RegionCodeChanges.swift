@@ -47,20 +47,26 @@ struct RegionCodeChanges: Sendable {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             if !sawHeader {
                 guard fields.prefix(5) == ["date", "kind", "from", "to", "name"] else {
-                    throw FormatError(path: path, line: n + 1, message: "expected the header date, kind, from, to, name, source")
+                    throw FormatError(
+                        path: path, line: n + 1, message: "expected the header date, kind, from, to, name, source")
                 }
                 sawHeader = true
                 continue
             }
-            guard fields.count >= 5 else { throw FormatError(path: path, line: n + 1, message: "expected 6 tab-separated fields") }
+            guard fields.count >= 5 else {
+                throw FormatError(path: path, line: n + 1, message: "expected 6 tab-separated fields")
+            }
             guard let kind = Kind(rawValue: fields[1]) else {
                 throw FormatError(path: path, line: n + 1, message: "kind '\(fields[1])' is neither recode nor move")
             }
             let (from, to) = (fields[2], fields[3])
             let digits = { (s: String) in !s.isEmpty && s.allSatisfy { $0.isASCII && $0.isNumber } }
-            guard digits(from), digits(to) else { throw FormatError(path: path, line: n + 1, message: "codes must be digits") }
+            guard digits(from), digits(to) else {
+                throw FormatError(path: path, line: n + 1, message: "codes must be digits")
+            }
             if kind == .recode, from.count != to.count || ![2, 5, 8].contains(from.count) {
-                throw FormatError(path: path, line: n + 1, message: "recode needs from and to of equal length 2, 5 or 8")
+                throw FormatError(
+                    path: path, line: n + 1, message: "recode needs from and to of equal length 2, 5 or 8")
             }
             if kind == .move, to.count != 5 || ![5, 8].contains(from.count) {
                 throw FormatError(path: path, line: n + 1, message: "move needs a 5- or 8-digit from and a 5-digit to")
@@ -136,7 +142,9 @@ struct RegionCodeChanges: Sendable {
                 result.sigunguName = change.name
             }
         }
-        result.former.subtract([String(result.code.prefix(2)), result.sigungu, String(result.code.prefix(8)), result.code])
+        result.former.subtract([
+            String(result.code.prefix(2)), result.sigungu, String(result.code.prefix(8)), result.code,
+        ])
         return result
     }
 }

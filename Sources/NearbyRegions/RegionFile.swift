@@ -43,7 +43,9 @@ struct RegionFile {
         /// Region r's polygons → rings → arc references.
         func polygons(region r: Int) -> [[ArraySlice<Int32>]] {
             (Int(regionPolygonStart[r])..<Int(regionPolygonStart[r + 1])).map { p in
-                (Int(polygonStart[p])..<Int(polygonStart[p + 1])).map { j in refs[Int(ringStart[j])..<Int(ringStart[j + 1])] }
+                (Int(polygonStart[p])..<Int(polygonStart[p + 1])).map { j in
+                    refs[Int(ringStart[j])..<Int(ringStart[j + 1])]
+                }
             }
         }
     }
@@ -79,7 +81,9 @@ struct RegionFile {
             let stringCount = try reader.varint()
             var strings: [String] = []
             strings.reserveCapacity(stringCount)
-            for _ in 0..<stringCount { strings.append(String(decoding: try reader.bytes(try reader.varint()), as: UTF8.self)) }
+            for _ in 0..<stringCount {
+                strings.append(String(decoding: try reader.bytes(try reader.varint()), as: UTF8.self))
+            }
             // Every point takes at least 2 bytes and every reference 1: capacities that never
             // need to grow (pages never written cost no memory).
             towns = try Self.layer(&reader, strings: strings, capacity: data.count)
@@ -96,14 +100,17 @@ struct RegionFile {
         layer.arcStart.reserveCapacity(arcCount + 1)
         layer.points.reserveCapacity(capacity / 4)
         layer.refs.reserveCapacity(capacity / 8)
-        var x: Int64 = 0, y: Int64 = 0
+        var x: Int64 = 0
+        var y: Int64 = 0
         for _ in 0..<arcCount {
             let count = try reader.varint()
             guard count >= 2 else { throw ByteReader.Failure("an arc with \(count) points") }
             for _ in 0..<count {
                 x += try reader.zigzag()
                 y += try reader.zigzag()
-                guard abs(x) < Int64(Int32.max), abs(y) < Int64(Int32.max) else { throw ByteReader.Failure("coordinate out of range") }
+                guard abs(x) < Int64(Int32.max), abs(y) < Int64(Int32.max) else {
+                    throw ByteReader.Failure("coordinate out of range")
+                }
                 layer.points.append(SIMD2(Int32(x), Int32(y)))
             }
             layer.arcStart.append(Int32(layer.points.count))
@@ -114,7 +121,9 @@ struct RegionFile {
             let number = try reader.varint()
             let length = try reader.varint()
             var code = String(number)
-            guard code.count <= length, length <= 10 else { throw ByteReader.Failure("code \(number) longer than \(length)") }
+            guard code.count <= length, length <= 10 else {
+                throw ByteReader.Failure("code \(number) longer than \(length)")
+            }
             code = String(repeating: "0", count: length - code.count) + code
             let names = try (0..<4).map { _ in
                 let index = try reader.varint()
@@ -125,7 +134,9 @@ struct RegionFile {
                 for _ in 0..<(try reader.varint()) {
                     for _ in 0..<(try reader.varint()) {
                         let r = try reader.zigzag()
-                        guard (r >= 0 ? r : ~r) < arcCount else { throw ByteReader.Failure("arc reference \(r) out of range") }
+                        guard (r >= 0 ? r : ~r) < arcCount else {
+                            throw ByteReader.Failure("arc reference \(r) out of range")
+                        }
                         layer.refs.append(Int32(r))
                     }
                     layer.ringStart.append(Int32(layer.refs.count))

@@ -13,13 +13,15 @@ extension RegionIndex {
         } else {
             polygons = dissolve(faces)
         }
-        var out = "{\"type\":\"Feature\",\"properties\":{\"code\":\"\(region.code)\",\"name\":\(Self.quoted(region.name)),"
+        var out =
+            "{\"type\":\"Feature\",\"properties\":{\"code\":\"\(region.code)\",\"name\":\(Self.quoted(region.name)),"
         out += "\"fullName\":\(Self.quoted(region.fullName)),\"level\":\"\(region.level)\"},"
         out += "\"geometry\":{\"type\":\"MultiPolygon\",\"coordinates\":["
         out += polygons.map { polygon in
-            "[" + polygon.map { ring in
-                "[" + ring.map { "[\(Self.degrees($0.x)),\(Self.degrees($0.y))]" }.joined(separator: ",") + "]"
-            }.joined(separator: ",") + "]"
+            "["
+                + polygon.map { ring in
+                    "[" + ring.map { "[\(Self.degrees($0.x)),\(Self.degrees($0.y))]" }.joined(separator: ",") + "]"
+                }.joined(separator: ",") + "]"
         }.joined(separator: ",")
         out += "]}}"
         return out
@@ -33,7 +35,8 @@ extension RegionIndex {
         var count: [Key: Int] = [:]
         for ring in allRings {
             for i in 0..<(ring.count - 1) where ring[i] != ring[i + 1] {
-                let key = Key(a: ring[i], b: ring[i + 1]), back = Key(a: ring[i + 1], b: ring[i])
+                let key = Key(a: ring[i], b: ring[i + 1])
+                let back = Key(a: ring[i + 1], b: ring[i])
                 if let n = count[back], n > 0 { count[back] = n - 1 } else { count[key, default: 0] += 1 }
             }
         }
@@ -75,7 +78,8 @@ extension RegionIndex {
     private static func ring(_ ring: [SIMD2<Double>], contains p: SIMD2<Double>) -> Bool {
         var inside = false
         for i in 0..<(ring.count - 1) {
-            let a = ring[i], b = ring[i + 1]
+            let a = ring[i]
+            let b = ring[i + 1]
             if (a.y > p.y) != (b.y > p.y), p.x < a.x + (p.y - a.y) * (b.x - a.x) / (b.y - a.y) { inside.toggle() }
         }
         return inside

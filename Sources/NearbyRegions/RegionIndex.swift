@@ -46,7 +46,8 @@ public final class RegionIndex: Sendable {
 
     /// Loads the boundary file and the change table (by default `region-code-changes.tsv` beside it).
     public convenience init(contentsOf path: String, codeChanges: String? = nil) throws {
-        let changesPath = codeChanges
+        let changesPath =
+            codeChanges
             ?? URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(Self.changesFileName).path
         try self.init(file: RegionFile(contentsOf: path), changes: RegionCodeChanges(contentsOf: changesPath))
     }
@@ -56,12 +57,19 @@ public final class RegionIndex: Sendable {
         townShapes = file.towns
         villageShapes = file.villages
         @Sendable func grid(_ layer: RegionFile.Layer) -> PolygonGrid {
-            PolygonGrid(points: layer.points, arcStart: layer.arcStart, refs: layer.refs, refStart: layer.regionRefStart, cellSize: Self.cellSize)
+            PolygonGrid(
+                points: layer.points, arcStart: layer.arcStart, refs: layer.refs, refStart: layer.regionRefStart,
+                cellSize: Self.cellSize)
         }
         // Village grid on one core; town grid, then the region table, on the other.
         let (villageGrid, (townGrid, table)) = Concurrently.run(
             { grid(file.villages) },
-            { (grid(file.towns), RegionTable(towns: file.towns.regions, villages: file.villages.regions, changes: changes)) }
+            {
+                (
+                    grid(file.towns),
+                    RegionTable(towns: file.towns.regions, villages: file.villages.regions, changes: changes)
+                )
+            }
         )
         (towns, villages) = (townGrid, villageGrid)
         faces = table.faces
@@ -75,8 +83,9 @@ public final class RegionIndex: Sendable {
             for id in [face.sido, face.city, face.sigungu, face.emd, face.ri] where id >= 0 {
                 regionFaces[Int(id)].append(Int32(f))
                 let b = faceBoxes[f]
-                boxes[Int(id)] = SIMD4(min(boxes[Int(id)].x, b.x), min(boxes[Int(id)].y, b.y),
-                                       max(boxes[Int(id)].z, b.z), max(boxes[Int(id)].w, b.w))
+                boxes[Int(id)] = SIMD4(
+                    min(boxes[Int(id)].x, b.x), min(boxes[Int(id)].y, b.y),
+                    max(boxes[Int(id)].z, b.z), max(boxes[Int(id)].w, b.w))
             }
         }
         self.regionFaces = regionFaces
@@ -84,11 +93,13 @@ public final class RegionIndex: Sendable {
         outerVillagePoints = villages.outerPoints
         let s = file.scale
         self.boxes = boxes.map {
-            RegionBox(minLat: Double($0.y) / s, minLon: Double($0.x) / s, maxLat: Double($0.w) / s, maxLon: Double($0.z) / s)
+            RegionBox(
+                minLat: Double($0.y) / s, minLon: Double($0.x) / s, maxLat: Double($0.w) / s, maxLon: Double($0.z) / s)
         }
         outerBox = self.boxes.reduce(RegionBox(minLat: 90, minLon: 180, maxLat: -90, maxLon: -180)) {
-            RegionBox(minLat: min($0.minLat, $1.minLat), minLon: min($0.minLon, $1.minLon),
-                      maxLat: max($0.maxLat, $1.maxLat), maxLon: max($0.maxLon, $1.maxLon))
+            RegionBox(
+                minLat: min($0.minLat, $1.minLat), minLon: min($0.minLon, $1.minLon),
+                maxLat: max($0.maxLat, $1.maxLat), maxLon: max($0.maxLon, $1.maxLon))
         }
     }
 
@@ -107,7 +118,8 @@ public final class RegionIndex: Sendable {
     @inline(__always) private func face(lat: Double, lon: Double) -> Int? {
         // The nudge (under 1e-9°, 0.1 mm) settles points exactly on a border or vertex: they go to
         // the neighbour north-east of it, consistently, instead of falling between the two.
-        let x = Self.wrapped(lon) * scale + 0.000_731, y = lat * scale + 0.000_419
+        let x = Self.wrapped(lon) * scale + 0.000_731
+        let y = lat * scale + 0.000_419
         if let v = villages.region(x: x, y: y) { return townShapes.regions.count + Int(v) }
         if let t = towns.region(x: x, y: y) { return Int(t) }
         return nil
@@ -124,7 +136,8 @@ public final class RegionIndex: Sendable {
     public func locate(lat: Double, lon: Double) -> RegionLocation {
         if let f = face(lat: lat, lon: lon) { return .inside(path(face: f)) }
         guard let n = nearestFace(lat: lat, lon: lon) else { preconditionFailure("a region index without boundaries") }
-        return n.distance < Self.onBoundary ? .inside(path(face: n.face)) : .unknown(nearest: path(face: n.face), distance: n.distance)
+        return n.distance < Self.onBoundary
+            ? .inside(path(face: n.face)) : .unknown(nearest: path(face: n.face), distance: n.distance)
     }
 
     /// Closer than this (metres) to a boundary counts as on it.
@@ -140,7 +153,8 @@ public final class RegionIndex: Sendable {
     /// in" that `locate`, `contains`, `deepestRegion` and `checkCodes` share.
     private func placedFace(lat: Double, lon: Double) -> Int? {
         if let f = face(lat: lat, lon: lon) { return f }
-        guard let n = nearestFace(lat: lat, lon: lon, within: Self.onBoundarySearch), n.distance < Self.onBoundary else { return nil }
+        guard let n = nearestFace(lat: lat, lon: lon, within: Self.onBoundarySearch), n.distance < Self.onBoundary
+        else { return nil }
         return n.face
     }
 
@@ -154,8 +168,9 @@ public final class RegionIndex: Sendable {
 
     private func path(face f: Int) -> RegionPath {
         let r = faces[f]
-        return RegionPath(sido: regions[Int(r.sido)], sigungu: regions[Int(r.sigungu)], emd: regions[Int(r.emd)],
-                          ri: r.ri >= 0 ? regions[Int(r.ri)] : nil)
+        return RegionPath(
+            sido: regions[Int(r.sido)], sigungu: regions[Int(r.sigungu)], emd: regions[Int(r.emd)],
+            ri: r.ri >= 0 ? regions[Int(r.ri)] : nil)
     }
 
     /// The face whose boundary is nearest, with the haversine distance to it. Near Korea
@@ -165,9 +180,12 @@ public final class RegionIndex: Sendable {
     /// point is compared by haversine with the layers' outermost vertices, then with the vertices
     /// around the best of them. With `within` (metres), only boundaries about that close are searched
     /// (the best of them is returned, nil when there is none).
-    private func nearestFace(lat: Double, lon rawLon: Double, within: Double = .infinity) -> (distance: Double, face: Int)? {
+    private func nearestFace(lat: Double, lon rawLon: Double, within: Double = .infinity) -> (
+        distance: Double, face: Int
+    )? {
         let lon = Self.wrapped(rawLon)
-        let x = lon * scale, y = lat * scale
+        let x = lon * scale
+        let y = lat * scale
         let box = outerBox
         // Written as "not near" so that NaN takes the far path too (and gets a NaN distance, not a trap).
         if !(lat >= box.minLat - Self.nearDegrees && lat <= box.maxLat + Self.nearDegrees
@@ -178,19 +196,24 @@ public final class RegionIndex: Sendable {
                 Haversine.distance(lat1: lat, lon1: lon, lat2: Double(p.y) / self.scale, lon2: Double(p.x) / self.scale)
             }
             var best: (distance: Double, face: Int)?
-            for (grid, outer, offset) in [(villages, outerVillagePoints, townShapes.regions.count), (towns, outerTownPoints, 0)] {
+            for (grid, outer, offset) in [
+                (villages, outerVillagePoints, townShapes.regions.count), (towns, outerTownPoints, 0),
+            ] {
                 guard let start = outer.min(by: { metres($0) < metres($1) }),
-                      let hit = grid.nearestVertex(around: start, radius: 2, distance: metres)
+                    let hit = grid.nearestVertex(around: start, radius: 2, distance: metres)
                 else { continue }
                 if best == nil || hit.distance < best!.distance { best = (hit.distance, offset + Int(hit.region)) }
             }
             return best
         }
         let refLat = min(max(lat, 33), 39) * .pi / 180
-        let metresY = 111_195.0 / scale, metresX = metresY * cos(refLat)
+        let metresY = 111_195.0 / scale
+        let metresX = metresY * cos(refLat)
         var best: (distance: Double, face: Int)?
         for (grid, offset) in [(villages, townShapes.regions.count), (towns, 0)] {
-            guard let hit = grid.nearestBoundary(x: x, y: y, metresX: metresX, metresY: metresY, within: within) else { continue }
+            guard let hit = grid.nearestBoundary(x: x, y: y, metresX: metresX, metresY: metresY, within: within) else {
+                continue
+            }
             let d = Haversine.distance(lat1: lat, lon1: lon, lat2: hit.point.y / scale, lon2: hit.point.x / scale)
             if best == nil || d < best!.distance { best = (d, offset + Int(hit.region)) }
         }
@@ -205,7 +228,8 @@ public final class RegionIndex: Sendable {
     /// Edges a lookup at the point tests at most: those of its grid cell in the village layer, plus
     /// the town layer's when no village holds the point.
     public func edgesTested(lat: Double, lon: Double) -> Int {
-        let x = Self.wrapped(lon) * scale, y = lat * scale
+        let x = Self.wrapped(lon) * scale
+        let y = lat * scale
         let village = villages.edgeCount(x: x, y: y)
         return villages.region(x: x, y: y) == nil ? village + towns.edgeCount(x: x, y: y) : village
     }
@@ -219,7 +243,9 @@ public final class RegionIndex: Sendable {
         return (0..<count).map { _ in
             let k = Int(rng.next() % UInt64(total))
             let t = Double(rng.next() >> 11) / Double(1 << 53)
-            let p = k < villages.edgeRefCount ? villages.point(onEdge: k, at: t) : towns.point(onEdge: k - villages.edgeRefCount, at: t)
+            let p =
+                k < villages.edgeRefCount
+                ? villages.point(onEdge: k, at: t) : towns.point(onEdge: k - villages.edgeRefCount, at: t)
             let angle = Double(rng.next() >> 11) / Double(1 << 53) * 2 * .pi
             let r = Double(rng.next() >> 11) / Double(1 << 53) * jitter
             let lat = p.y / scale + r * sin(angle) / 111_195
@@ -232,14 +258,18 @@ public final class RegionIndex: Sendable {
 
     /// True when the point lies in the region (fast: a box test, then one lookup).
     public func contains(_ region: Region, lat: Double, lon: Double) -> Bool {
-        guard boxes[region.id].contains(lat: lat, lon: Self.wrapped(lon)), let f = placedFace(lat: lat, lon: lon) else { return false }
+        guard boxes[region.id].contains(lat: lat, lon: Self.wrapped(lon)), let f = placedFace(lat: lat, lon: lon) else {
+            return false
+        }
         return faces[f].holds(Int32(region.id))
     }
 
     /// True when the point lies in any of the regions (what `RegionResolution.found` returns).
     public func contains(any regions: [Region], lat: Double, lon: Double) -> Bool {
         let lon = Self.wrapped(lon)
-        guard regions.contains(where: { boxes[$0.id].contains(lat: lat, lon: lon) }), let f = placedFace(lat: lat, lon: lon) else {
+        guard regions.contains(where: { boxes[$0.id].contains(lat: lat, lon: lon) }),
+            let f = placedFace(lat: lat, lon: lon)
+        else {
             return false
         }
         return regions.contains { faces[f].holds(Int32($0.id)) }
@@ -275,14 +305,16 @@ public final class RegionIndex: Sendable {
     public func checkCodes(lat: Double, lon: Double, lDongRegnCd: String?, lDongSignguCd: String?) -> RegionCodeCheck {
         guard let f = placedFace(lat: lat, lon: lon) else { return .unknownLocation }
         let sigungu = regions[Int(faces[f].sigungu)]
-        let regn = String(sigungu.code.prefix(2)), signgu = String(sigungu.code.dropFirst(2))
+        let regn = String(sigungu.code.prefix(2))
+        let signgu = String(sigungu.code.dropFirst(2))
         let givenRegn = lDongRegnCd?.trimmingCharacters(in: .whitespaces) ?? ""
         let givenSigngu = lDongSignguCd?.trimmingCharacters(in: .whitespaces) ?? ""
         if givenRegn.isEmpty && givenSigngu.isEmpty { return .derived(lDongRegnCd: regn, lDongSignguCd: signgu) }
         let given = givenSigngu.isEmpty ? givenRegn : givenRegn + givenSigngu
         let named = Set((byCode[given] ?? []).map(Int32.init))
         if named.contains(where: { faces[f].holds($0) }) { return .agrees(lDongRegnCd: regn, lDongSignguCd: signgu) }
-        let message = "lDongRegnCd \(givenRegn) lDongSignguCd \(givenSigngu.isEmpty ? "(none)" : givenSigngu)"
+        let message =
+            "lDongRegnCd \(givenRegn) lDongSignguCd \(givenSigngu.isEmpty ? "(none)" : givenSigngu)"
             + " but (\(lat), \(lon)) is in \(sigungu.fullName) (\(sigungu.code))"
         return .disagrees(given: given, found: sigungu, message: message)
     }
@@ -291,7 +323,8 @@ public final class RegionIndex: Sendable {
 
     /// The rings of a face: polygons → rings → (lon, lat) degrees, closed.
     func rings(face f: Int) -> [[[SIMD2<Double>]]] {
-        let (layer, index) = f < townShapes.regions.count ? (townShapes, f) : (villageShapes, f - townShapes.regions.count)
+        let (layer, index) =
+            f < townShapes.regions.count ? (townShapes, f) : (villageShapes, f - townShapes.regions.count)
         return layer.polygons(region: index).map { polygon in
             polygon.map { ring in
                 var out: [SIMD2<Double>] = []
@@ -348,18 +381,22 @@ private struct RegionTable: Sendable {
             var sigunguPath = sigunguName == sidoName ? [sidoName] : [sidoName, sigunguName]
             if let space = sigunguName.firstIndex(of: " "), sigunguName[..<space].hasSuffix("시") {
                 let cityName = String(sigunguName[..<space])
-                city = builder.region(.sigungu, String(result.sigungu.prefix(4)) + "0", name: cityName,
-                                      path: [sidoName, cityName], former: [])
+                city = builder.region(
+                    .sigungu, String(result.sigungu.prefix(4)) + "0", name: cityName,
+                    path: [sidoName, cityName], former: [])
                 sigunguPath = [sidoName, cityName, String(sigunguName[sigunguName.index(after: space)...])]
             }
-            let sigungu = builder.region(.sigungu, result.sigungu, name: sigunguName, path: sigunguPath, former: result.former)
+            let sigungu = builder.region(
+                .sigungu, result.sigungu, name: sigunguName, path: sigunguPath, former: result.former)
             if city >= 0 { builder.addPart(sigungu, to: city) }
             let emdCode = String(result.code.prefix(8))
-            let emd = builder.region(.emd, emdCode, name: source.names[2], path: sigunguPath + [source.names[2]], former: result.former)
+            let emd = builder.region(
+                .emd, emdCode, name: source.names[2], path: sigunguPath + [source.names[2]], former: result.former)
             var ri: Int32 = -1
             if result.code.count == 10 {
-                ri = builder.region(.ri, result.code, name: source.names[3],
-                                    path: sigunguPath + [source.names[2], source.names[3]], former: result.former)
+                ri = builder.region(
+                    .ri, result.code, name: source.names[3],
+                    path: sigunguPath + [source.names[2], source.names[3]], former: result.former)
             }
             faces.append(RegionIndex.FaceRegions(sido: sido, city: city, sigungu: sigungu, emd: emd, ri: ri))
         }
@@ -421,9 +458,11 @@ private struct RegionTableBuilder {
         var out: [Region] = []
         for (id, e) in entries.enumerated() {
             let former = e.former.sorted()
-            out.append(Region(id: id, level: e.level, code: e.code, name: e.name,
-                              fullName: e.path.joined(separator: " "), formerCodes: former, parts: e.parts.sorted(),
-                              pathTokens: e.path))
+            out.append(
+                Region(
+                    id: id, level: e.level, code: e.code, name: e.name,
+                    fullName: e.path.joined(separator: " "), formerCodes: former, parts: e.parts.sorted(),
+                    pathTokens: e.path))
             for code in [e.code] + former { byCode[code, default: []].append(id) }
         }
         return out

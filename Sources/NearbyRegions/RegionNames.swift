@@ -18,7 +18,9 @@ enum RegionNames {
     }
 
     static func matches(query: [String], path: [String]) -> Bool {
-        guard let last = query.last, let own = path.last, word(last, names: own, isSido: path.count == 1) else { return false }
+        guard let last = query.last, let own = path.last, word(last, names: own, isSido: path.count == 1) else {
+            return false
+        }
         // The earlier words, in order, among the earlier names (greedy matching is exact for a subsequence).
         var i = 0
         for (n, token) in path.dropLast().enumerated() where i < query.count - 1 {

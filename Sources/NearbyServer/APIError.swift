@@ -14,7 +14,9 @@ struct APIError: Error {
     var headers: HTTPFields = [:]
 
     init(_ status: HTTPResponse.Status, parameter: String? = nil, _ reason: String) {
-        self.status = status; self.parameter = parameter; self.reason = reason
+        self.status = status
+        self.parameter = parameter
+        self.reason = reason
     }
 
     /// Any error thrown while answering, through its kind (`ErrorKind.httpStatus`, the one mapping):
@@ -23,8 +25,14 @@ struct APIError: Error {
     /// says its description; another 5xx no more than "internal error" (or its status's phrase),
     /// since its message names files and databases, the operator's business (`withholdsReason`).
     init(_ error: any Error) {
-        if let e = error as? APIError { self = e; return }
-        if let e = error as? DeadlineExceeded { self = e.apiError; return }
+        if let e = error as? APIError {
+            self = e
+            return
+        }
+        if let e = error as? DeadlineExceeded {
+            self = e.apiError
+            return
+        }
         let status = HTTPResponse.Status(code: ErrorKind(of: error).httpStatus)
         if let e = error as? RequestError {
             self.init(status, parameter: e.parameter, e.reason)
@@ -38,7 +46,8 @@ struct APIError: Error {
     /// Whether `APIError(error)` leaves the error's message out of the answer: a 5xx that is not the
     /// server's own. The middleware logs those.
     static func withholdsReason(_ error: any Error) -> Bool {
-        !(error is APIError || error is DeadlineExceeded || error is RequestError) && ErrorKind(of: error).httpStatus >= 500
+        !(error is APIError || error is DeadlineExceeded || error is RequestError)
+            && ErrorKind(of: error).httpStatus >= 500
     }
 
     var json: [UInt8] {

@@ -14,7 +14,10 @@ final class BlockChannel: @unchecked Sendable {
     /// A reader that takes no block for this long has gone (or never came): the writer gives up.
     private let stallTimeout: TimeInterval
 
-    init(capacity: Int = 2, stallTimeout: TimeInterval = 30) { self.capacity = capacity; self.stallTimeout = stallTimeout }
+    init(capacity: Int = 2, stallTimeout: TimeInterval = 30) {
+        self.capacity = capacity
+        self.stallTimeout = stallTimeout
+    }
 
     /// The reader went away: `put` throws from now on.
     struct Cancelled: NearbyError {
@@ -25,7 +28,10 @@ final class BlockChannel: @unchecked Sendable {
     /// Writer side: queues `block`, waiting while the reader is `capacity` blocks behind.
     func put(_ block: [UInt8]) throws {
         condition.lock()
-        if cancelled { condition.unlock(); throw Cancelled() }
+        if cancelled {
+            condition.unlock()
+            throw Cancelled()
+        }
         if let w = waiter {
             waiter = nil
             condition.unlock()
@@ -45,8 +51,10 @@ final class BlockChannel: @unchecked Sendable {
     /// Writer side: no more blocks; `error` ends the body with a failure.
     func finish(_ error: (any Error)? = nil) {
         condition.lock()
-        finished = true; failure = error
-        let w = waiter; waiter = nil
+        finished = true
+        failure = error
+        let w = waiter
+        waiter = nil
         condition.unlock()
         if let error { w?.resume(throwing: error) } else { w?.resume(returning: nil) }
     }

@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
-import NearbyKit
 import NIOCore
 import NIOPosix
+import NearbyKit
 
 /// One engine over one generation and the connection (a cache's or a database's) its rows and
 /// lookups by id go through: used by one request at a time, so engines with per-call state (a
@@ -13,9 +13,14 @@ final class EngineLane: @unchecked Sendable {
     let generation: () throws -> Int64
     let count: () throws -> Int
 
-    init(engine: any QueryEngine, place: @escaping (String) throws -> Place?,
-         generation: @escaping () throws -> Int64, count: @escaping () throws -> Int) {
-        self.engine = engine; self.place = place; self.generation = generation; self.count = count
+    init(
+        engine: any QueryEngine, place: @escaping (String) throws -> Place?,
+        generation: @escaping () throws -> Int64, count: @escaping () throws -> Int
+    ) {
+        self.engine = engine
+        self.place = place
+        self.generation = generation
+        self.count = count
     }
 }
 
@@ -62,7 +67,9 @@ final class LanePool: @unchecked Sendable {
     /// Runs `body` on a free lane and returns its result, or throws `DeadlineExceeded` once `timeout`
     /// has passed (the body, if it started, still runs to its end). `small` work with a lane free runs
     /// here and now, and gets `DeadlineExceeded` when it ends past its deadline.
-    func run<T: Sendable>(timeout: Duration, small: Bool, _ body: @escaping @Sendable (EngineLane) throws -> T) async throws -> T {
+    func run<T: Sendable>(timeout: Duration, small: Bool, _ body: @escaping @Sendable (EngineLane) throws -> T)
+        async throws -> T
+    {
         if small, let result = try runAtOnce(timeout: timeout, body) { return result }
         // The deadline is a timer on the request's event loop and the result is handed back there: no
         // libdispatch timer thread to wake, and the request's task resumes on the loop that runs it.
@@ -94,7 +101,8 @@ final class LanePool: @unchecked Sendable {
 
     /// A free lane, or nil when all are busy (then the caller queues).
     private func takeFree() -> EngineLane? {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return free.popLast()
     }
 
@@ -113,7 +121,8 @@ final class LanePool: @unchecked Sendable {
         lock.lock()
         guard waitingStart < waiting.count else {
             free.append(lane)
-            waiting.removeAll(keepingCapacity: true); waitingStart = 0
+            waiting.removeAll(keepingCapacity: true)
+            waitingStart = 0
             lock.unlock()
             return
         }
@@ -121,7 +130,8 @@ final class LanePool: @unchecked Sendable {
         waiting[waitingStart] = nil
         waitingStart += 1
         if waitingStart >= 256 && waitingStart * 2 >= waiting.count {
-            waiting.removeFirst(waitingStart); waitingStart = 0
+            waiting.removeFirst(waitingStart)
+            waitingStart = 0
         }
         lock.unlock()
         next(lane)
@@ -137,25 +147,39 @@ private final class PendingRequest<T: Sendable>: @unchecked Sendable {
     /// Fires `expire` at the deadline on `loop`; cancelled by `finish`. Set before the request is shared.
     var timer: Scheduled<Void>?
 
-    init(_ continuation: CheckedContinuation<T, any Error>, loop: any EventLoop) { self.continuation = continuation; self.loop = loop }
+    init(_ continuation: CheckedContinuation<T, any Error>, loop: any EventLoop) {
+        self.continuation = continuation
+        self.loop = loop
+    }
 
     /// The request got a lane: false when its deadline has already passed (then it does nothing).
     func start() -> Bool {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         started = continuation != nil
         return started
     }
 
     /// Called on the query queue: the result goes back to the request's loop.
     func finish(_ result: Result<T, any Error>) {
-        lock.lock(); let c = continuation; continuation = nil; let t = timer; timer = nil; lock.unlock()
+        lock.lock()
+        let c = continuation
+        continuation = nil
+        let t = timer
+        timer = nil
+        lock.unlock()
         t?.cancel()
         if let c { loop.execute { c.resume(with: result) } }
     }
 
     /// Called on the request's loop by the timer.
     func expire(_ limit: Duration) {
-        lock.lock(); let c = continuation; continuation = nil; let started = started; timer = nil; lock.unlock()
+        lock.lock()
+        let c = continuation
+        continuation = nil
+        let started = started
+        timer = nil
+        lock.unlock()
         c?.resume(throwing: DeadlineExceeded(started: started, limit: limit))
     }
 }

@@ -12,9 +12,13 @@ public struct EngineProvider: Sendable {
     /// engines over a cache answer them in microseconds. Off for an engine that can stall a loop.
     public let runsSmallQueriesInline: Bool
 
-    public init(isConcurrent: Bool, runsSmallQueriesInline: Bool = true,
-                open: @escaping @Sendable (PlaceCache) throws -> any QueryEngine) {
-        self.isConcurrent = isConcurrent; self.runsSmallQueriesInline = runsSmallQueriesInline; self.open = open
+    public init(
+        isConcurrent: Bool, runsSmallQueriesInline: Bool = true,
+        open: @escaping @Sendable (PlaceCache) throws -> any QueryEngine
+    ) {
+        self.isConcurrent = isConcurrent
+        self.runsSmallQueriesInline = runsSmallQueriesInline
+        self.open = open
     }
 
     /// An `EngineKind`: the memory engine is read-only once built; the snapshot and SQLite engines read

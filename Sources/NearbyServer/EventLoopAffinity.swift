@@ -1,6 +1,6 @@
 import CThreadAffinity
-import NearbyKit
 import NIOCore
+import NearbyKit
 
 /// Pins each event loop's thread to a CPU of its own (`nearby serve --pin-event-loops`).
 ///
@@ -35,7 +35,9 @@ public enum EventLoopAffinity {
         for (i, loop) in group.makeIterator().enumerated() {
             let cpu = allowed[i % allowed.count]
             let pinned = try await loop.submit { nearby_pin_calling_thread(Int32(cpu)) == 0 }.get()
-            guard pinned else { throw Failure(description: "--pin-event-loops: the system refused to pin an event loop to CPU \(cpu)") }
+            guard pinned else {
+                throw Failure(description: "--pin-event-loops: the system refused to pin an event loop to CPU \(cpu)")
+            }
             chosen.append(cpu)
         }
         return chosen

@@ -31,14 +31,18 @@ public final class EngineSnapshot: @unchecked Sendable {
             for _ in 0..<n {
                 if postgis {
                     let store = try PostGISStore(url: path, readOnly: true)
-                    opened.append(EngineLane(engine: try PostGISEngine(store: store), place: { try store.place(id: $0) },
-                                             generation: { try store.generation() }, count: { try store.count() }))
+                    opened.append(
+                        EngineLane(
+                            engine: try PostGISEngine(store: store), place: { try store.place(id: $0) },
+                            generation: { try store.generation() }, count: { try store.count() }))
                 } else {
                     let cache = try PlaceCache(path: path, readOnly: true)
                     let engine = try shared ?? provider.open(cache)
                     if provider.isConcurrent { shared = engine }
-                    opened.append(EngineLane(engine: engine, place: { try cache.place(id: $0) },
-                                             generation: { try cache.generation() }, count: { try cache.count() }))
+                    opened.append(
+                        EngineLane(
+                            engine: engine, place: { try cache.place(id: $0) },
+                            generation: { try cache.generation() }, count: { try cache.count() }))
                 }
             }
             let generations = Set(try opened.map { try $0.generation() })
@@ -70,13 +74,21 @@ public final class EngineSnapshot: @unchecked Sendable {
         let rows = query.page.multipliedReportingOverflow(by: query.limit)
         let small = !rows.overflow && rows.partialValue >= 1 && rows.partialValue <= Self.smallRows
         if inline, !small, let probe = Self.countingPage(of: query),
-           let answer = try lanes.runAtOnce(timeout: timeout, { lane -> QueryAnswer? in
-               guard let total = try lane.engine.run(probe, records: false).total, total <= Self.smallRows else { return nil }
-               return try lane.engine.run(query, records: records)
-           }).flatMap({ $0 }) {
+            let answer = try lanes.runAtOnce(
+                timeout: timeout,
+                { lane -> QueryAnswer? in
+                    guard let total = try lane.engine.run(probe, records: false).total, total <= Self.smallRows else {
+                        return nil
+                    }
+                    return try lane.engine.run(query, records: records)
+                }
+            ).flatMap({ $0 })
+        {
             return answer
         }
-        return try await lanes.run(timeout: timeout, small: inline && small) { try $0.engine.run(query, records: records) }
+        return try await lanes.run(timeout: timeout, small: inline && small) {
+            try $0.engine.run(query, records: records)
+        }
     }
 
     /// A one-row first page of `query`'s circle, whose total is the number of its matches: small work
@@ -86,7 +98,10 @@ public final class EngineSnapshot: @unchecked Sendable {
     static func countingPage(of query: PlaceQuery) -> PlaceQuery? {
         guard case .radius = query.shape, query.countsTotal else { return nil }
         var probe = query
-        probe.limit = 1; probe.page = 1; probe.cursor = nil; probe.explain = false
+        probe.limit = 1
+        probe.page = 1
+        probe.cursor = nil
+        probe.explain = false
         return probe
     }
 
@@ -108,21 +123,28 @@ public final class LiveEngine: @unchecked Sendable {
 
     /// `lanes` defaults to the number of cores (at least 2, so a slow query does not stall the rest).
     public init(path: String, provider: EngineProvider = .default, lanes: Int = LiveEngine.defaultLanes) throws {
-        self.path = path; self.provider = provider; self.lanes = max(1, lanes); isPostGIS = false
+        self.path = path
+        self.provider = provider
+        self.lanes = max(1, lanes)
+        isPostGIS = false
         snapshot = try EngineSnapshot(path: path, provider: provider, lanes: self.lanes)
     }
 
     /// Answers from the PostgreSQL/PostGIS database at `url` (`nearby serve --engine postgis`), one
     /// connection per lane.
     public init(postgis url: String, lanes: Int = LiveEngine.defaultLanes) throws {
-        path = url; provider = .default; self.lanes = max(1, lanes); isPostGIS = true
+        path = url
+        provider = .default
+        self.lanes = max(1, lanes)
+        isPostGIS = true
         snapshot = try EngineSnapshot(path: url, provider: provider, lanes: self.lanes, postgis: true)
     }
 
     public static var defaultLanes: Int { max(2, ProcessInfo.processInfo.activeProcessorCount) }
 
     public var current: EngineSnapshot {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return snapshot
     }
 
@@ -132,7 +154,9 @@ public final class LiveEngine: @unchecked Sendable {
         let generation = try watcher.generation()
         guard generation != current.generation else { return nil }
         let fresh = try EngineSnapshot(path: path, provider: provider, lanes: lanes, postgis: isPostGIS)
-        lock.lock(); snapshot = fresh; lock.unlock()
+        lock.lock()
+        snapshot = fresh
+        lock.unlock()
         return fresh
     }
 }

@@ -16,7 +16,9 @@ struct ServerMiddleware<Context: RequestContext>: RouterMiddleware {
     let cors: CORSPolicy
     let metrics: ServerMetrics
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         let start = ContinuousClock.now
         let path = Substring(request.uri.path)
         let route = self.route(path)
@@ -25,7 +27,9 @@ struct ServerMiddleware<Context: RequestContext>: RouterMiddleware {
         var response: Response
         if request.uri.string.utf8.count > maxURLLength {
             response = errorResponse(path, APIError(.uriTooLong, "the URL is longer than \(maxURLLength) bytes"))
-        } else if request.method == .options, route != nil, let origin, request.headers[.accessControlRequestMethod] != nil {
+        } else if request.method == .options, route != nil, let origin,
+            request.headers[.accessControlRequestMethod] != nil
+        {
             response = cors.preflight(origin: origin, request.headers)
         } else {
             do {
@@ -43,7 +47,8 @@ struct ServerMiddleware<Context: RequestContext>: RouterMiddleware {
             } catch {
                 timedOut = error is DeadlineExceeded
                 if APIError.withholdsReason(error) {
-                    context.logger.error("request failed", metadata: ["path": "\(path.prefix(200))", "error": "\(error)"])
+                    context.logger.error(
+                        "request failed", metadata: ["path": "\(path.prefix(200))", "error": "\(error)"])
                 }
                 response = errorResponse(path, APIError(error))
             }
@@ -52,10 +57,12 @@ struct ServerMiddleware<Context: RequestContext>: RouterMiddleware {
         let elapsed = (ContinuousClock.now - start).components
         let ns = elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000
         metrics.request(route: route ?? "other", status: response.status.code, nanoseconds: ns, timedOut: timedOut)
-        context.logger.info("request", metadata: [
-            "method": "\(request.method)", "path": "\(path.prefix(200))",
-            "status": "\(response.status.code)", "us": "\(ns / 1000)",
-        ])
+        context.logger.info(
+            "request",
+            metadata: [
+                "method": "\(request.method)", "path": "\(path.prefix(200))",
+                "status": "\(response.status.code)", "us": "\(ns / 1000)",
+            ])
         return response
     }
 }
@@ -91,7 +98,9 @@ struct CORSPolicy: Sendable {
             return e.response()
         }
         guard allowed(origin) != nil else {
-            return APIError(.forbidden, parameter: "Origin", "\(origin.prefix(200)) may not call this server (--cors-origin)").response()
+            return APIError(
+                .forbidden, parameter: "Origin", "\(origin.prefix(200)) may not call this server (--cors-origin)"
+            ).response()
         }
         guard request[.accessControlRequestMethod] == "GET" else {
             var e = APIError(.methodNotAllowed, parameter: "Access-Control-Request-Method", "only GET is served")

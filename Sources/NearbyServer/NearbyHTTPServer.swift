@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import Logging
-import NearbyKit
 import NIOPosix
+import NearbyKit
 import ServiceLifecycle
 
 /// What `nearby serve` is told.
@@ -38,7 +38,8 @@ public struct ServerOptions: Sendable {
 /// Hummingbird, reloading the engine when the cache changes.
 public enum NearbyHTTPServer {
     /// Every path the server answers (`{id}` one path segment); `/openapi.json` documents each.
-    public static let paths = ["/v1/places", "/v1/places/{id}", "/v1/distance", "/v1/where", "/healthz", "/metrics", "/openapi.json"]
+    public static let paths =
+        ["/v1/places", "/v1/places/{id}", "/v1/distance", "/v1/where", "/healthz", "/metrics", "/openapi.json"]
         + TourAPI.operations.map { TourAPI.prefix + $0 }
 
     /// The template in `paths` that `path` matches (so a router 404 there means a wrong method), or nil.
@@ -51,7 +52,9 @@ public enum NearbyHTTPServer {
     }
 
     /// `paths`, each with its segments, split once.
-    private static let templates = paths.map { (path: $0, segments: $0.split(separator: "/", omittingEmptySubsequences: false)) }
+    private static let templates = paths.map {
+        (path: $0, segments: $0.split(separator: "/", omittingEmptySubsequences: false))
+    }
 
     /// The application and its reload service (`metrics` is what `/metrics` shows), for a `ServiceGroup` (the CLI's or a test's).
     public static func services(
@@ -61,15 +64,16 @@ public enum NearbyHTTPServer {
         let router = Router(context: BasicRequestContext.self)
         let api = PlacesAPI(engine: engine, options: options)
         let tour = TourAPI(engine: engine, options: options, api: api)
-        router.add(middleware: ServerMiddleware(
-            maxURLLength: options.maxURLLength,
-            route: route,
-            errorResponse: { path, error in
-                path.hasPrefix(TourAPI.prefix) ? TourAPI.errorResponse(error) : error.response()
-            },
-            cors: CORSPolicy(origins: options.corsOrigins),
-            metrics: metrics
-        ))
+        router.add(
+            middleware: ServerMiddleware(
+                maxURLLength: options.maxURLLength,
+                route: route,
+                errorResponse: { path, error in
+                    path.hasPrefix(TourAPI.prefix) ? TourAPI.errorResponse(error) : error.response()
+                },
+                cors: CORSPolicy(origins: options.corsOrigins),
+                metrics: metrics
+            ))
         router.get("/v1/places") { request, _ in try await api.places(request) }
         router.get("/v1/places/:id") { request, context in
             try await api.place(request, id: PlacesAPI.pathSegment(context.parameters.get("id") ?? "", parameter: "id"))
@@ -78,8 +82,9 @@ public enum NearbyHTTPServer {
         router.get("/v1/where") { request, _ in try api.whereAt(request) }
         router.get("/healthz") { _, _ in api.health() }
         router.get("/metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                     body: .init(byteBuffer: ByteBuffer(bytes: metrics.text())))
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: metrics.text())))
         }
         router.get("/openapi.json") { _, _ in PlacesAPI.json(OpenAPIDocument.json) }
         for operation in TourAPI.operations {
@@ -91,7 +96,8 @@ public enum NearbyHTTPServer {
         let app = Application(
             router: router,
             server: HTTPServerBuilder { responder in
-                RejectingHTTP1Channel(base: HTTP1Channel(responder: responder), maxURLLength: maxURLLength) { path, error in
+                RejectingHTTP1Channel(base: HTTP1Channel(responder: responder), maxURLLength: maxURLLength) {
+                    path, error in
                     path.hasPrefix(TourAPI.prefix) ? TourAPI.errorBody(error) : error.json
                 }
             },
@@ -106,8 +112,9 @@ public enum NearbyHTTPServer {
 
     /// Serves the cache at `path` until SIGINT or SIGTERM, then finishes the requests in flight.
     public static func run(path: String, options: ServerOptions, logger: Logger) async throws {
-        try await run(engine: try LiveEngine(path: path, provider: options.engine, lanes: options.lanes),
-                      options: options, logger: logger)
+        try await run(
+            engine: try LiveEngine(path: path, provider: options.engine, lanes: options.lanes),
+            options: options, logger: logger)
     }
 
     /// Serves `engine` (a cache with any engine, or a PostGIS database) until SIGINT or SIGTERM.
@@ -117,15 +124,22 @@ public enum NearbyHTTPServer {
             logger.info("event loops pinned", metadata: ["cpus": "\(cpus.map(String.init).joined(separator: ","))"])
         }
         // The address is written whatever the log level: with --port 0 it is the only way to learn the port.
-        let always = { var l = logger; l.logLevel = .info; return l }()
+        let always = {
+            var l = logger
+            l.logLevel = .info
+            return l
+        }()
         let services = services(engine: engine, options: options, logger: logger) { port in
-            always.info("listening", metadata: ["host": "\(options.host)", "port": "\(port)", "generation": "\(engine.current.generation)"])
+            always.info(
+                "listening",
+                metadata: ["host": "\(options.host)", "port": "\(port)", "generation": "\(engine.current.generation)"])
         }
-        let group = ServiceGroup(configuration: .init(
-            services: services.map { .init(service: $0) },
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger
-        ))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services.map { .init(service: $0) },
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            ))
         try await group.run()
     }
 }

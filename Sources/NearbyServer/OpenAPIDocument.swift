@@ -5,12 +5,16 @@ import NearbyKit
 /// `QueryParameters.all`, so they cannot drift from the parser; a test asks every documented path.
 enum OpenAPIDocument {
     static let json: [UInt8] = {
-        let data = try! JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
+        let data = try! JSONSerialization.data(
+            withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])
         return Array(data) + [0x0A]
     }()
 
     static var document: [String: Any] {
-        func parameter(_ name: String, _ description: String, required: Bool = false, type: String = "string", in location: String = "query") -> [String: Any] {
+        func parameter(
+            _ name: String, _ description: String, required: Bool = false, type: String = "string",
+            in location: String = "query"
+        ) -> [String: Any] {
             ["name": name, "in": location, "required": required, "description": description, "schema": ["type": type]]
         }
         func response(_ description: String, _ type: String = "application/json") -> [String: Any] {
@@ -21,62 +25,114 @@ enum OpenAPIDocument {
             "409": response("A cursor from an older cache generation"),
             "503": response("No answer within the server's --timeout (Retry-After: 1)"),
         ]
-        let query = QueryParameters.all.map { p in
-            parameter(p.name, p.help, type: p.isFlag ? "boolean" : "string")
-        } + [
-            parameter("format", "The answer's format (default json, {total, page, next, places}; or as Accept names its media type): "
-                + OutputFormat.allCases.map { "\($0.names.joined(separator: " or ")): \($0.summary) (\($0.bareMediaType))" }.joined(separator: "; ") + "."),
-            parameter("fields", "Output fields, comma-separated (default: all)."),
-        ]
+        let query =
+            QueryParameters.all.map { p in
+                parameter(p.name, p.help, type: p.isFlag ? "boolean" : "string")
+            } + [
+                parameter(
+                    "format",
+                    "The answer's format (default json, {total, page, next, places}; or as Accept names its media type): "
+                        + OutputFormat.allCases.map {
+                            "\($0.names.joined(separator: " or ")): \($0.summary) (\($0.bareMediaType))"
+                        }.joined(separator: "; ") + "."),
+                parameter("fields", "Output fields, comma-separated (default: all)."),
+            ]
         var paths: [String: Any] = [
-            "/v1/places": ["get": [
-                "summary": "Places near a point, in a box or everywhere: filtered, sorted, paged (nearby query's parameters).",
-                "parameters": query,
-                "responses": errors.merging(["200": [
-                    "description": "One page; X-Total-Count, X-Next-Cursor and X-Cache-Generation headers.",
-                    "content": Dictionary(uniqueKeysWithValues: OutputFormat.allCases.map { f in
-                        (f.bareMediaType, ["schema": ["type": f == .json || f == .geojson ? "object" : "string"]])
-                    }),
-                ]]) { a, _ in a },
-            ]],
-            "/v1/places/{id}": ["get": [
-                "summary": "One place by id.",
-                "parameters": [parameter("id", "The place's id.", required: true, in: "path"), parameter("fields", "Output fields (default: all).")],
-                "responses": ["200": response("The place"), "404": response("No such id"), "503": errors["503"]!],
-            ]],
-            "/v1/distance": ["get": [
-                "summary": "Distance in metres between two points under a distance model.",
-                "parameters": ["lat1", "lon1", "lat2", "lon2"].map { parameter($0, "WGS84 degrees.", required: true, type: "number") }
-                    + [parameter("distance", "haversine (default), geodesic, projected, projected:EPSG:nnnn or projected:utm.")],
-                "responses": ["200": response("{distance, model}"), "400": response("Bad input naming the parameter")],
-            ]],
-            "/v1/where": ["get": [
-                "summary": "The 시도, 시군구, 읍면동 and 리 at a point, as nearby where; at sea or abroad region \"unknown\" with the nearest region and distance_m.",
-                "parameters": [parameter("lat", "WGS84 degrees, -90…90.", required: true, type: "number"),
-                               parameter("lon", "WGS84 degrees, -540…540 (wrapped).", required: true, type: "number")],
-                "responses": ["200": response("{lat, lon, region, code, sido, sigungu, emd, ri} or {…, region: unknown, nearest, distance_m}"),
-                              "400": response("Bad input naming the parameter")],
-            ]],
-            "/healthz": ["get": ["summary": "Liveness: {status, generation, places}.", "responses": ["200": response("ok")]]],
-            "/metrics": ["get": [
-                "summary": "Prometheus text: requests by route and status, latency histograms, errors, cache generation and places, reloads.",
-                "responses": ["200": response("Prometheus exposition format 0.0.4", "text/plain")],
-            ]],
+            "/v1/places": [
+                "get": [
+                    "summary":
+                        "Places near a point, in a box or everywhere: filtered, sorted, paged (nearby query's parameters).",
+                    "parameters": query,
+                    "responses": errors.merging([
+                        "200": [
+                            "description": "One page; X-Total-Count, X-Next-Cursor and X-Cache-Generation headers.",
+                            "content": Dictionary(
+                                uniqueKeysWithValues: OutputFormat.allCases.map { f in
+                                    (
+                                        f.bareMediaType,
+                                        ["schema": ["type": f == .json || f == .geojson ? "object" : "string"]]
+                                    )
+                                }),
+                        ]
+                    ]) { a, _ in a },
+                ]
+            ],
+            "/v1/places/{id}": [
+                "get": [
+                    "summary": "One place by id.",
+                    "parameters": [
+                        parameter("id", "The place's id.", required: true, in: "path"),
+                        parameter("fields", "Output fields (default: all)."),
+                    ],
+                    "responses": ["200": response("The place"), "404": response("No such id"), "503": errors["503"]!],
+                ]
+            ],
+            "/v1/distance": [
+                "get": [
+                    "summary": "Distance in metres between two points under a distance model.",
+                    "parameters": ["lat1", "lon1", "lat2", "lon2"].map {
+                        parameter($0, "WGS84 degrees.", required: true, type: "number")
+                    }
+                        + [
+                            parameter(
+                                "distance",
+                                "haversine (default), geodesic, projected, projected:EPSG:nnnn or projected:utm.")
+                        ],
+                    "responses": [
+                        "200": response("{distance, model}"), "400": response("Bad input naming the parameter"),
+                    ],
+                ]
+            ],
+            "/v1/where": [
+                "get": [
+                    "summary":
+                        "The 시도, 시군구, 읍면동 and 리 at a point, as nearby where; at sea or abroad region \"unknown\" with the nearest region and distance_m.",
+                    "parameters": [
+                        parameter("lat", "WGS84 degrees, -90…90.", required: true, type: "number"),
+                        parameter("lon", "WGS84 degrees, -540…540 (wrapped).", required: true, type: "number"),
+                    ],
+                    "responses": [
+                        "200": response(
+                            "{lat, lon, region, code, sido, sigungu, emd, ri} or {…, region: unknown, nearest, distance_m}"
+                        ),
+                        "400": response("Bad input naming the parameter"),
+                    ],
+                ]
+            ],
+            "/healthz": [
+                "get": ["summary": "Liveness: {status, generation, places}.", "responses": ["200": response("ok")]]
+            ],
+            "/metrics": [
+                "get": [
+                    "summary":
+                        "Prometheus text: requests by route and status, latency histograms, errors, cache generation and places, reloads.",
+                    "responses": ["200": response("Prometheus exposition format 0.0.4", "text/plain")],
+                ]
+            ],
             "/openapi.json": ["get": ["summary": "This document.", "responses": ["200": response("OpenAPI 3.1")]]],
         ]
         for operation in TourAPI.operations {
             let names = TourAPI.mapped.keys.sorted() + ["contentId", "serviceKey", "MobileOS", "MobileApp", "_type"]
-            paths[TourAPI.prefix + operation] = ["get": [
-                "summary": "TourAPI KorService2 \(operation), answered from the cache (docs/tourapi-compat.md).",
-                "parameters": names.map { parameter($0, TourAPI.mapped[$0].map { "As Nearby's \($0)." } ?? "See docs/tourapi-compat.md.") },
-                "responses": ["200": response("TourAPI's envelope, resultCode 0000"), "400": response("TourAPI's error envelope"),
-                              "503": response("TourAPI's error envelope, resultCode 05 (--timeout)")],
-            ]]
+            paths[TourAPI.prefix + operation] = [
+                "get": [
+                    "summary": "TourAPI KorService2 \(operation), answered from the cache (docs/tourapi-compat.md).",
+                    "parameters": names.map {
+                        parameter($0, TourAPI.mapped[$0].map { "As Nearby's \($0)." } ?? "See docs/tourapi-compat.md.")
+                    },
+                    "responses": [
+                        "200": response("TourAPI's envelope, resultCode 0000"),
+                        "400": response("TourAPI's error envelope"),
+                        "503": response("TourAPI's error envelope, resultCode 05 (--timeout)"),
+                    ],
+                ]
+            ]
         }
         return [
             "openapi": "3.1.0",
-            "info": ["title": "Nearby", "version": NearbyVersion.current,
-                     "description": "Nearby-search over a local cache of places; TourAPI-compatible list operations."],
+            "info": [
+                "title": "Nearby", "version": NearbyVersion.current,
+                "description": "Nearby-search over a local cache of places; TourAPI-compatible list operations.",
+            ],
             "paths": paths,
         ]
     }

@@ -24,7 +24,8 @@ struct PlacesAPI: Sendable {
             if name == "format" {
                 guard let named = OutputFormat(named: value) else {
                     let known = OutputFormat.allCases.flatMap(\.names).joined(separator: ", ")
-                    throw APIError(.badRequest, parameter: "format", "\(RequestError.quoted(value)) is not one of \(known)")
+                    throw APIError(
+                        .badRequest, parameter: "format", "\(RequestError.quoted(value)) is not one of \(known)")
                 }
                 format = named
             } else {
@@ -36,7 +37,9 @@ struct PlacesAPI: Sendable {
         let snapshot = engine.current
         let answer: QueryAnswer
         let records = !PlaceWriter.writesOnlyIDs(format: format, fields: fields)
-        do { answer = try await snapshot.run(query, records: records, timeout: options.requestTimeout) } catch let e as RequestError { throw APIError(e) }
+        do { answer = try await snapshot.run(query, records: records, timeout: options.requestTimeout) } catch let e
+            as RequestError
+        { throw APIError(e) }
 
         var headers: HTTPFields = [:]
         headers[.contentType] = format.mediaType
@@ -50,9 +53,12 @@ struct PlacesAPI: Sendable {
         let write: @Sendable (StdoutBlocks) throws -> Void = { blocks in
             var blocks = blocks
             if chosenFormat == .json {
-                blocks.bytes.append(contentsOf: "{\"total\":".utf8); JSONNumber.appendOrNull(answer.total, to: &blocks.bytes)
-                blocks.bytes.append(contentsOf: ",\"page\":".utf8); JSONNumber.append(answer.page, to: &blocks.bytes)
-                blocks.bytes.append(contentsOf: ",\"next\":".utf8); (next.map(JSONScalar.string) ?? .null).append(to: &blocks.bytes)
+                blocks.bytes.append(contentsOf: "{\"total\":".utf8)
+                JSONNumber.appendOrNull(answer.total, to: &blocks.bytes)
+                blocks.bytes.append(contentsOf: ",\"page\":".utf8)
+                JSONNumber.append(answer.page, to: &blocks.bytes)
+                blocks.bytes.append(contentsOf: ",\"next\":".utf8)
+                (next.map(JSONScalar.string) ?? .null).append(to: &blocks.bytes)
                 blocks.bytes.append(contentsOf: ",\"places\":".utf8)
                 try blocks.flush()
             }
@@ -68,7 +74,9 @@ struct PlacesAPI: Sendable {
     func place(_ request: Request, id: String) async throws -> Response {
         var fields = PlaceJSON.Selection.all
         for (name, value) in try Self.pairs(request) {
-            guard name == "fields" else { throw APIError(.badRequest, parameter: name, "unknown parameter (known: fields)") }
+            guard name == "fields" else {
+                throw APIError(.badRequest, parameter: name, "unknown parameter (known: fields)")
+            }
             fields = try Self.fields(value)
         }
         guard let place = try await engine.current.place(id: id, timeout: options.requestTimeout) else {
@@ -85,15 +93,22 @@ struct PlacesAPI: Sendable {
         var values: [String: String] = [:]
         let names = ["lat1", "lon1", "lat2", "lon2", "distance"]
         for (name, value) in try Self.pairs(request) {
-            guard names.contains(name) else { throw APIError(.badRequest, parameter: name, "unknown parameter (known: \(names.joined(separator: ", ")))") }
-            guard values.updateValue(value, forKey: name) == nil else { throw APIError(.badRequest, parameter: name, "given twice") }
+            guard names.contains(name) else {
+                throw APIError(
+                    .badRequest, parameter: name, "unknown parameter (known: \(names.joined(separator: ", ")))")
+            }
+            guard values.updateValue(value, forKey: name) == nil else {
+                throw APIError(.badRequest, parameter: name, "given twice")
+            }
         }
         var coordinates: [Double] = []
         for name in names.prefix(4) {
             guard let text = values[name] else { throw APIError(.badRequest, parameter: name, "missing") }
             let limit = name.hasPrefix("lat") ? 90.0 : 180.0
             guard let v = DecimalNumber.double(text), abs(v) <= limit else {
-                throw APIError(.badRequest, parameter: name, "\(RequestError.quoted(text)) is not a number in -\(Int(limit))…\(Int(limit))")
+                throw APIError(
+                    .badRequest, parameter: name,
+                    "\(RequestError.quoted(text)) is not a number in -\(Int(limit))…\(Int(limit))")
             }
             coordinates.append(v)
         }
@@ -102,7 +117,10 @@ struct PlacesAPI: Sendable {
             throw APIError(.badRequest, parameter: "distance", "\(error)")
         }
         let d: Double
-        do { d = try model.distance(lat1: coordinates[0], lon1: coordinates[1], lat2: coordinates[2], lon2: coordinates[3]) } catch {
+        do {
+            d = try model.distance(
+                lat1: coordinates[0], lon1: coordinates[1], lat2: coordinates[2], lon2: coordinates[3])
+        } catch {
             throw APIError(.badRequest, parameter: "distance", "\(error)")
         }
         var out: [UInt8] = Array("{\"distance\":".utf8)
@@ -118,15 +136,21 @@ struct PlacesAPI: Sendable {
     func whereAt(_ request: Request) throws -> Response {
         var values: [String: String] = [:]
         for (name, value) in try Self.pairs(request) {
-            guard name == "lat" || name == "lon" else { throw APIError(.badRequest, parameter: name, "unknown parameter (known: lat, lon)") }
-            guard values.updateValue(value, forKey: name) == nil else { throw APIError(.badRequest, parameter: name, "given twice") }
+            guard name == "lat" || name == "lon" else {
+                throw APIError(.badRequest, parameter: name, "unknown parameter (known: lat, lon)")
+            }
+            guard values.updateValue(value, forKey: name) == nil else {
+                throw APIError(.badRequest, parameter: name, "given twice")
+            }
         }
         var point: [Double] = []
         // The ranges of `nearby where`: latitude within ±90, longitude within ±540 (wrapped).
         for (name, limit) in [("lat", 90.0), ("lon", 540.0)] {
             guard let text = values[name] else { throw APIError(.badRequest, parameter: name, "missing") }
             guard let v = DecimalNumber.double(text), abs(v) <= limit else {
-                throw APIError(.badRequest, parameter: name, "\(RequestError.quoted(text)) is not a number in -\(Int(limit))…\(Int(limit))")
+                throw APIError(
+                    .badRequest, parameter: name,
+                    "\(RequestError.quoted(text)) is not a number in -\(Int(limit))…\(Int(limit))")
             }
             point.append(v)
         }
@@ -150,7 +174,9 @@ struct PlacesAPI: Sendable {
         let query: PlaceQuery
         do { query = try QueryParameters.parse(pairs, areas: RegionAreas.shared) } catch { throw APIError(error) }
         guard query.limit >= 1 && query.limit <= options.maxLimit else {
-            throw APIError(.badRequest, parameter: "limit", "\(query.limit) is outside 1…\(options.maxLimit) (this server's page size limit; page with next)")
+            throw APIError(
+                .badRequest, parameter: "limit",
+                "\(query.limit) is outside 1…\(options.maxLimit) (this server's page size limit; page with next)")
         }
         return query
     }
@@ -182,12 +208,16 @@ struct PlacesAPI: Sendable {
     }
 
     static func json(_ bytes: [UInt8]) -> Response {
-        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     /// A 200 whose body `write` produces through a `StdoutBlocks`: at once for small answers, else
     /// streamed from a writer thread in 64 KiB blocks as the client reads them.
-    static func response(headers: HTTPFields, rows: Int, write: @escaping @Sendable (StdoutBlocks) throws -> Void) -> Response {
+    static func response(headers: HTTPFields, rows: Int, write: @escaping @Sendable (StdoutBlocks) throws -> Void)
+        -> Response
+    {
         if rows <= streamAbove {
             final class Collected: @unchecked Sendable { var bytes: [UInt8] = [] }
             let collected = Collected()
@@ -208,15 +238,17 @@ struct PlacesAPI: Sendable {
             }
         }
         thread.start()
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            do {
-                while let block = try await channel.next() { try await writer.write(ByteBuffer(bytes: block)) }
-            } catch {
-                channel.cancel()
-                throw error
-            }
-            try await writer.finish(nil)
-        })
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                do {
+                    while let block = try await channel.next() { try await writer.write(ByteBuffer(bytes: block)) }
+                } catch {
+                    channel.cancel()
+                    throw error
+                }
+                try await writer.finish(nil)
+            })
     }
 }
 

@@ -25,7 +25,9 @@ struct RejectingHTTP1Channel: ServerChildChannel {
     let errorBody: @Sendable (Substring, APIError) -> [UInt8]
 
     init(base: HTTP1Channel, maxURLLength: Int, errorBody: @escaping @Sendable (Substring, APIError) -> [UInt8]) {
-        self.base = base; self.maxURLLength = maxURLLength; self.errorBody = errorBody
+        self.base = base
+        self.maxURLLength = maxURLLength
+        self.errorBody = errorBody
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
@@ -34,7 +36,9 @@ struct RejectingHTTP1Channel: ServerChildChannel {
             let decoder = try ops.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             let watch = RequestLineWatch()
             try ops.addHandler(watch, position: .first)
-            try ops.addHandler(ParserErrorAnswer(watch: watch, maxURLLength: maxURLLength, errorBody: errorBody), position: .after(decoder))
+            try ops.addHandler(
+                ParserErrorAnswer(watch: watch, maxURLLength: maxURLLength, errorBody: errorBody),
+                position: .after(decoder))
             return value
         }
     }
@@ -73,7 +77,10 @@ final class RequestLineWatch: ChannelInboundHandler, RemovableChannelHandler {
                     lineLength = 0
                 } else if b != 0x0D {
                     if inRequestLine {
-                        if lineLength == 0 { start.removeAll(keepingCapacity: true); length = 0 }
+                        if lineLength == 0 {
+                            start.removeAll(keepingCapacity: true)
+                            length = 0
+                        }
                         if start.count < Self.keep { start.append(b) }
                         length += 1
                     }
@@ -109,7 +116,9 @@ final class ParserErrorAnswer: ChannelDuplexHandler, RemovableChannelHandler {
     private var refused = false
 
     init(watch: RequestLineWatch, maxURLLength: Int, errorBody: @escaping @Sendable (Substring, APIError) -> [UInt8]) {
-        self.watch = watch; self.maxURLLength = maxURLLength; self.errorBody = errorBody
+        self.watch = watch
+        self.maxURLLength = maxURLLength
+        self.errorBody = errorBody
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -134,7 +143,8 @@ final class ParserErrorAnswer: ChannelDuplexHandler, RemovableChannelHandler {
         }
         let apiError = Self.apiError(parserError, urlLength: watch.length, maxURLLength: maxURLLength)
         let body = errorBody(watch.path, apiError)
-        var head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: Int(apiError.status.code)))
+        var head = HTTPResponseHead(
+            version: .http1_1, status: HTTPResponseStatus(statusCode: Int(apiError.status.code)))
         head.headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
         head.headers.add(name: "Content-Length", value: String(body.count))
         head.headers.add(name: "Connection", value: "close")
@@ -158,17 +168,23 @@ final class ParserErrorAnswer: ChannelDuplexHandler, RemovableChannelHandler {
         case .headerOverflow where urlLength > maxURLLength:
             return APIError(.uriTooLong, "the URL is longer than \(maxURLLength) bytes")
         case .headerOverflow:
-            return APIError(.requestHeaderFieldsTooLarge, "the request headers are too large or too many (at most 80 KiB, 1,000 fields)")
+            return APIError(
+                .requestHeaderFieldsTooLarge,
+                "the request headers are too large or too many (at most 80 KiB, 1,000 fields)")
         case .invalidMethod:
-            return APIError(.badRequest, "not an HTTP/1.1 request this server reads: the method is unknown (methods are upper case; use GET)")
+            return APIError(
+                .badRequest,
+                "not an HTTP/1.1 request this server reads: the method is unknown (methods are upper case; use GET)")
         case .paused:
             return APIError(.badRequest, "not an HTTP/1.1 request: an HTTP/2 preface (this server speaks HTTP/1.1)")
         case .invalidVersion:
-            return APIError(.badRequest, "not an HTTP/1.1 request: unsupported HTTP version (this server speaks HTTP/1.1)")
+            return APIError(
+                .badRequest, "not an HTTP/1.1 request: unsupported HTTP version (this server speaks HTTP/1.1)")
         case .invalidURL:
             return APIError(.badRequest, "the URL is malformed (non-ASCII bytes must be %-escaped)")
         case .unexpectedContentLength, .invalidContentLength:
-            return APIError(.badRequest, "malformed message length (Content-Length with Transfer-Encoding, or not a number)")
+            return APIError(
+                .badRequest, "malformed message length (Content-Length with Transfer-Encoding, or not a number)")
         default:
             return APIError(.badRequest, "malformed HTTP/1.1 request (\(error))")
         }

@@ -27,7 +27,9 @@ enum QueryString {
     /// in a path a `+` is itself.
     static func decode(_ s: Substring, plusIsSpace: Bool = true) -> String? {
         // Most names and values have nothing to decode: the text as it is (a short one needs no allocation).
-        if !s.utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }) { return String(s) }
+        if !s.utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }) {
+            return String(s)
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(s.utf8.count)
         var it = s.utf8.makeIterator()

@@ -1,5 +1,6 @@
 import Foundation
 import Metrics
+
 import class Prometheus.PrometheusCollectorRegistry
 import struct Prometheus.PrometheusMetricsFactory
 
@@ -26,7 +27,8 @@ public final class ServerMetrics: Sendable {
     static let buckets: [Duration] = [
         .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
         .milliseconds(2.5), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
-        .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
+        .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5),
+        .seconds(10),
     ]
 
     public init() {
@@ -59,9 +61,15 @@ public final class ServerMetrics: Sendable {
             if let h = handles[key] { return h }
             let kind = timedOut ? "timeout" : status < 500 ? "client" : "server"
             let h = Handles(
-                requests: Counter(label: "nearby_http_requests_total", dimensions: [("route", route), ("status", String(status))], factory: factory),
-                duration: Timer(label: "nearby_http_request_duration_seconds", dimensions: [("route", route)], factory: factory),
-                errors: status >= 400 ? Counter(label: "nearby_http_errors_total", dimensions: [("route", route), ("kind", kind)], factory: factory) : nil)
+                requests: Counter(
+                    label: "nearby_http_requests_total", dimensions: [("route", route), ("status", String(status))],
+                    factory: factory),
+                duration: Timer(
+                    label: "nearby_http_request_duration_seconds", dimensions: [("route", route)], factory: factory),
+                errors: status >= 400
+                    ? Counter(
+                        label: "nearby_http_errors_total", dimensions: [("route", route), ("kind", kind)],
+                        factory: factory) : nil)
             handles[key] = h
             return h
         }

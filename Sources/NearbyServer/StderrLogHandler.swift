@@ -54,7 +54,8 @@ final class LogTimestamp: @unchecked Sendable {
 
     func text() -> String {
         var now = time(nil)
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if now != second || cached.isEmpty {
             var local = tm()
             var buffer = [CChar](repeating: 0, count: 64)

@@ -11,7 +11,9 @@ struct TourAPI: Sendable {
     let api: PlacesAPI
 
     static let prefix = "/B551011/KorService2/"
-    static let operations = ["locationBasedList2", "areaBasedList2", "searchKeyword2", "searchFestival2", "detailCommon2"]
+    static let operations = [
+        "locationBasedList2", "areaBasedList2", "searchKeyword2", "searchFestival2", "detailCommon2",
+    ]
 
     /// TourAPI name → `QueryParameters` name.
     static let mapped: [String: String] = [
@@ -33,18 +35,22 @@ struct TourAPI: Sendable {
         var pairs: [(name: String, value: String)] = []
         var given: [String: String] = [:]
         for (name, value) in try PlacesAPI.pairs(request) {
-            guard given.updateValue(value, forKey: name) == nil else { throw APIError(.badRequest, parameter: name, "given twice") }
+            guard given.updateValue(value, forKey: name) == nil else {
+                throw APIError(.badRequest, parameter: name, "given twice")
+            }
             if let nearby = Self.mapped[name], !value.isEmpty {
                 pairs.append((nearby, value))
             }
         }
         for (names, parameter) in Self.levels {
-            if let code = names.lazy.compactMap({ given[$0] }).first(where: { !$0.isEmpty }) { pairs.append((parameter, code)) }
+            if let code = names.lazy.compactMap({ given[$0] }).first(where: { !$0.isEmpty }) {
+                pairs.append((parameter, code))
+            }
         }
         switch (given["lDongRegnCd"] ?? "", given["lDongSignguCd"] ?? "") {
         case ("", ""): break
         case ("", _): throw APIError(.badRequest, parameter: "lDongRegnCd", "missing (lDongSignguCd needs it)")
-        case let (regn, signgu): pairs.append(("ldong", regn + signgu))
+        case (let regn, let signgu): pairs.append(("ldong", regn + signgu))
         }
         if let key = options.serviceKey {
             let sent = given["serviceKey"]
@@ -69,7 +75,8 @@ struct TourAPI: Sendable {
             }
             defaultOrder("E")
         case "searchKeyword2":
-            try require("keyword"); defaultOrder("C")
+            try require("keyword")
+            defaultOrder("C")
         case "searchFestival2":
             try require("eventStartDate")
             pairs.removeAll { $0.name == "category" }
@@ -89,12 +96,16 @@ struct TourAPI: Sendable {
         }
         query.countsTotal = true  // TourAPI's envelope always carries totalCount
         let answer: QueryAnswer
-        do { answer = try await engine.current.run(query, timeout: options.requestTimeout) } catch let e as RequestError { throw APIError(e) }
+        do { answer = try await engine.current.run(query, timeout: options.requestTimeout) } catch let e as RequestError
+        { throw APIError(e) }
         let withDistance = operation == "locationBasedList2"
         let eventDates = operation == "searchFestival2"
         var out = Self.header
-        Self.appendItems(zip(answer.rows, answer.distances).map { ($0, withDistance ? $1 : nil) }, eventDates: eventDates, to: &out)
-        out.append(contentsOf: ",\"numOfRows\":\(query.limit),\"pageNo\":\(answer.page),\"totalCount\":\(answer.total ?? 0)}}}\n".utf8)
+        Self.appendItems(
+            zip(answer.rows, answer.distances).map { ($0, withDistance ? $1 : nil) }, eventDates: eventDates, to: &out)
+        out.append(
+            contentsOf:
+                ",\"numOfRows\":\(query.limit),\"pageNo\":\(answer.page),\"totalCount\":\(answer.total ?? 0)}}}\n".utf8)
         return PlacesAPI.json(out)
     }
 
@@ -106,11 +117,15 @@ struct TourAPI: Sendable {
         return PlacesAPI.json(out)
     }
 
-    private static let header = Array("{\"response\":{\"header\":{\"resultCode\":\"0000\",\"resultMsg\":\"OK\"},\"body\":{\"items\":".utf8)
+    private static let header = Array(
+        "{\"response\":{\"header\":{\"resultCode\":\"0000\",\"resultMsg\":\"OK\"},\"body\":{\"items\":".utf8)
 
     /// `{"item":[…]}`, or `""` for none, as TourAPI writes an empty page.
     static func appendItems(_ items: [(Place, Double?)], eventDates: Bool, to out: inout [UInt8]) {
-        guard !items.isEmpty else { out.append(contentsOf: "\"\"".utf8); return }
+        guard !items.isEmpty else {
+            out.append(contentsOf: "\"\"".utf8)
+            return
+        }
         out.append(contentsOf: "{\"item\":[".utf8)
         for (n, (p, dist)) in items.enumerated() {
             if n > 0 { out.append(UInt8(ascii: ",")) }
@@ -123,14 +138,17 @@ struct TourAPI: Sendable {
                 ("modifiedtime", p.modified ?? ""), ("sigungucode", p.sigungucode ?? ""), ("tel", p.tel ?? ""),
                 ("title", p.title), ("zipcode", ""),
                 ("lDongRegnCd", p.lDongRegnCd ?? ""), ("lDongSignguCd", p.lDongSignguCd ?? ""),
-                ("lclsSystm1", p.lclsSystm1 ?? ""), ("lclsSystm2", p.lclsSystm2 ?? ""), ("lclsSystm3", p.lclsSystm3 ?? ""),
+                ("lclsSystm1", p.lclsSystm1 ?? ""), ("lclsSystm2", p.lclsSystm2 ?? ""),
+                ("lclsSystm3", p.lclsSystm3 ?? ""),
             ]
             if let dist { fields.append(("dist", "\(dist)")) }
             if eventDates { fields += [("eventstartdate", p.eventStart ?? ""), ("eventenddate", p.eventEnd ?? "")] }
             out.append(UInt8(ascii: "{"))
             for (i, (k, v)) in fields.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
-                JSONWriter.appendString(k, to: &out); out.append(UInt8(ascii: ":")); JSONWriter.appendString(v, to: &out)
+                JSONWriter.appendString(k, to: &out)
+                out.append(UInt8(ascii: ":"))
+                JSONWriter.appendString(v, to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
@@ -143,18 +161,22 @@ struct TourAPI: Sendable {
     static func errorResponse(_ error: APIError) -> Response {
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         headers.append(contentsOf: error.headers)
-        return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: errorBody(error))))
+        return Response(
+            status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: errorBody(error))))
     }
 
     /// The envelope's bytes (`errorResponse`; `RejectingHTTP1Channel` writes them itself).
     static func errorBody(_ error: APIError) -> [UInt8] {
-        let (code, name): (String, String) = switch error.status {
-        case .unauthorized: ("30", "SERVICE_KEY_IS_NOT_REGISTERED_ERROR")
-        case .serviceUnavailable: ("05", "SERVICETIMEOUT_ERROR")
-        case .badRequest, .conflict: error.reason.hasPrefix("missing") ? ("11", "NO_MANDATORY_REQUEST_PARAMETERS_ERROR") : ("10", "INVALID_REQUEST_PARAMETER_ERROR")
-        case .notFound, .methodNotAllowed, .uriTooLong, .requestHeaderFieldsTooLarge: ("04", "HTTP_ERROR")
-        default: ("99", "UNKNOWN_ERROR")
-        }
+        let (code, name): (String, String) =
+            switch error.status {
+            case .unauthorized: ("30", "SERVICE_KEY_IS_NOT_REGISTERED_ERROR")
+            case .serviceUnavailable: ("05", "SERVICETIMEOUT_ERROR")
+            case .badRequest, .conflict:
+                error.reason.hasPrefix("missing")
+                    ? ("11", "NO_MANDATORY_REQUEST_PARAMETERS_ERROR") : ("10", "INVALID_REQUEST_PARAMETER_ERROR")
+            case .notFound, .methodNotAllowed, .uriTooLong, .requestHeaderFieldsTooLarge: ("04", "HTTP_ERROR")
+            default: ("99", "UNKNOWN_ERROR")
+            }
         var out: [UInt8] = Array("{\"response\":{\"header\":{\"resultCode\":\"\(code)\",\"resultMsg\":".utf8)
         JSONWriter.appendString(name + ": " + (error.parameter.map { "\($0): " } ?? "") + error.reason, to: &out)
         out.append(contentsOf: "}}}\n".utf8)

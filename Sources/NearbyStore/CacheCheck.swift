@@ -21,11 +21,17 @@ extension PlaceCache {
     public func check(limit: Int = 100) throws -> CacheCheckReport {
         var report = CacheCheckReport()
         func problem(_ text: String) {
-            if report.problems.count < limit { report.problems.append(MessageText.oneLine(text)) } else { report.unlisted += 1 }
+            if report.problems.count < limit {
+                report.problems.append(MessageText.oneLine(text))
+            } else {
+                report.unlisted += 1
+            }
         }
         do {
             let integrity = try integrityCheck()
-            if integrity != "ok" { for line in integrity.split(separator: "\n") { problem("integrity_check: \(line)") } }
+            if integrity != "ok" {
+                for line in integrity.split(separator: "\n") { problem("integrity_check: \(line)") }
+            }
             let rtree = try connection.prepare("SELECT rtreecheck('places_rtree')")
             if try rtree.step(), let text = rtree.text(0), text != "ok" {
                 for line in text.split(separator: "\n") { problem("rtreecheck: \(line)") }
@@ -43,9 +49,13 @@ extension PlaceCache {
                     problem("\(Self.rowName(rows)): \(error.field): \(error.reason)")
                     continue
                 }
-                if place != stored { problem("\(Self.rowName(rows)): a field is not in the form an import writes (NFC text, sorted tags)") }
+                if place != stored {
+                    problem(
+                        "\(Self.rowName(rows)): a field is not in the form an import writes (NFC text, sorted tags)")
+                }
             }
-            let boxes = try connection.prepare("""
+            let boxes = try connection.prepare(
+                """
                 SELECT p.id, r.rowid IS NULL FROM places p LEFT JOIN places_rtree r USING (rowid)
                 WHERE r.rowid IS NULL OR NOT (r.minLon <= p.lon AND p.lon <= r.maxLon AND r.minLat <= p.lat AND p.lat <= r.maxLat)
                 """)
@@ -53,7 +63,8 @@ extension PlaceCache {
                 let name = boxes.validText(0).map { "id " + MessageText.quoted($0) } ?? "a row"
                 problem(boxes.int64(1) == 1 ? "\(name): no R*Tree box" : "\(name): its point is outside its R*Tree box")
             }
-            let orphans = try connection.integer("SELECT count(*) FROM places_rtree WHERE rowid NOT IN (SELECT rowid FROM places)")
+            let orphans = try connection.integer(
+                "SELECT count(*) FROM places_rtree WHERE rowid NOT IN (SELECT rowid FROM places)")
             if orphans > 0 { problem("places_rtree: \(orphans) boxes of no row") }
             let meta = try connection.prepare("SELECT typeof(value) FROM meta WHERE key = 'generation'")
             if try !meta.step() || meta.text(0) != "integer" { problem("meta: generation missing or not an integer") }

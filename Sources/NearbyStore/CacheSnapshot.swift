@@ -69,7 +69,8 @@ public enum CacheSnapshot {
                 problem = error
             }
             guard attempt == 0, case .stale(let found, let wanted) = problem, found.identity == wanted.identity,
-                  found.generation > wanted.generation else { break }
+                found.generation > wanted.generation
+            else { break }
             endRead(cache)
         }
         return try rebuilt(cache, because: problem, report: report)
@@ -77,7 +78,9 @@ public enum CacheSnapshot {
 
     /// The engine over the snapshot of `cache` rebuilt, within the current read, after `problem`, or
     /// an in-memory engine when it cannot be written (`report` says which).
-    static func rebuilt(_ cache: PlaceCache, because problem: IndexSnapshot.Problem, report: (String) -> Void) throws -> any QueryEngine {
+    static func rebuilt(_ cache: PlaceCache, because problem: IndexSnapshot.Problem, report: (String) -> Void) throws
+        -> any QueryEngine
+    {
         let path = path(ofCache: cache.path)
         let key = try cache.cursorKey()
         let wanted = try stamp(of: cache)
@@ -116,11 +119,13 @@ public enum CacheSnapshot {
             func text(_ field: PlaceField) -> String? { s.text(Int32(field.rawValue)) }
             while try s.step() {
                 do { try PlaceCache.verifyChecksum(s) } catch {
-                    throw PlaceCacheError.damaged(path: cache.path, row: PlaceCache.rowName(s), field: error.field, reason: error.reason)
+                    throw PlaceCacheError.damaged(
+                        path: cache.path, row: PlaceCache.rowName(s), field: error.field, reason: error.reason)
                 }
                 writer.append(
                     id: text(.id) ?? "", title: text(.title) ?? "", lat: s.double(Int32(PlaceField.lat.rawValue)),
-                    lon: s.double(Int32(PlaceField.lon.rawValue)), category: Int(s.int64(Int32(PlaceField.category.rawValue))),
+                    lon: s.double(Int32(PlaceField.lon.rawValue)),
+                    category: Int(s.int64(Int32(PlaceField.category.rawValue))),
                     created: text(.created), modified: text(.modified), areacode: text(.areacode),
                     sigungucode: text(.sigungucode), hasImage: !(text(.image) ?? "").isEmpty,
                     eventStart: text(.eventStart), eventEnd: text(.eventEnd),
@@ -154,12 +159,15 @@ public final class SnapshotEngine: QueryEngine, @unchecked Sendable {
     private var engine: any QueryEngine
 
     init(cache: PlaceCache, engine: any QueryEngine, report: @escaping (String) -> Void) {
-        self.cache = cache; self.engine = engine; self.report = report
+        self.cache = cache
+        self.engine = engine
+        self.report = report
     }
 
     /// The engine answering now: the mapped snapshot's (`MemoryEngine`), or the one that replaced it.
     public var current: any QueryEngine {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return engine
     }
 
@@ -176,7 +184,8 @@ public final class SnapshotEngine: QueryEngine, @unchecked Sendable {
 
     /// Replaces `damaged` (unless another query did already) with the rebuilt snapshot's engine.
     private func replace(_ damaged: any QueryEngine, because problem: IndexSnapshot.Problem) throws -> any QueryEngine {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if (engine as AnyObject) !== (damaged as AnyObject) { return engine }
         engine = try CacheSnapshot.rebuilt(cache, because: problem, report: report)
         return engine

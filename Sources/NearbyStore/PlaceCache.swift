@@ -37,10 +37,14 @@ public final class PlaceCache {
     /// reused). A step that writes stored values must come before the checksum step, or refill the
     /// checksums (`RowChecksum.fill`) after it.
     static let migrations: [Int64: @Sendable (SQLiteConnection) throws -> Void] = [
-        1: { try $0.execute("ALTER TABLE places ADD COLUMN kakaoCategory TEXT; ALTER TABLE places ADD COLUMN lDongSource TEXT") },
+        1: {
+            try $0.execute(
+                "ALTER TABLE places ADD COLUMN kakaoCategory TEXT; ALTER TABLE places ADD COLUMN lDongSource TEXT")
+        },
         2: {
-            try $0.execute("ALTER TABLE places ADD COLUMN pet TEXT; ALTER TABLE places ADD COLUMN barrierFree TEXT; "
-                + "ALTER TABLE places ADD COLUMN petInfo TEXT; \(pendingDetailsSQL); \(groupBitsSQL)")
+            try $0.execute(
+                "ALTER TABLE places ADD COLUMN pet TEXT; ALTER TABLE places ADD COLUMN barrierFree TEXT; "
+                    + "ALTER TABLE places ADD COLUMN petInfo TEXT; \(pendingDetailsSQL); \(groupBitsSQL)")
         },
         // Per-row checksums, taken from the rows as they are.
         3: { db in
@@ -58,7 +62,8 @@ public final class PlaceCache {
             let members = Accessibility.mask(Accessibility.members[group]!)!
             return "(CASE WHEN accessMask & \(members) != 0 THEN \(Accessibility.bit(group)!) ELSE 0 END)"
         }
-        return "UPDATE places SET accessMask = accessMask | " + terms.joined(separator: " | ") + " WHERE accessMask != 0"
+        return "UPDATE places SET accessMask = accessMask | " + terms.joined(separator: " | ")
+            + " WHERE accessMask != 0"
     }()
     /// SQLite page cache for reads (KiB): a whole-cache read of 1M places touches ~300 MB of pages.
     static let readCacheKiB = 131_072
@@ -78,12 +83,14 @@ public final class PlaceCache {
         self.path = path
         var status = stat()
         if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
-            throw PlaceCacheError.cannotOpen(path: path, reason: "it is a folder; name a file, e.g. \(path)/places.sqlite")
+            throw PlaceCacheError.cannotOpen(
+                path: path, reason: "it is a folder; name a file, e.g. \(path)/places.sqlite")
         }
         do {
             connection = try Self.connect(path, readOnly: readOnly)
         } catch {
-            throw PlaceCacheError.cannotOpen(path: path, reason: Self.missing(path, readOnly: readOnly) ?? error.message)
+            throw PlaceCacheError.cannotOpen(
+                path: path, reason: Self.missing(path, readOnly: readOnly) ?? error.message)
         }
         connection.setBusyTimeout(milliseconds: Self.busyTimeoutMilliseconds)
         do {
@@ -91,7 +98,10 @@ public final class PlaceCache {
             try connection.execute("PRAGMA synchronous=NORMAL; PRAGMA cache_size=-\(Self.readCacheKiB)")
         } catch let error as SQLiteError {
             if error.code & 0xff == SQLITE_READONLY, !readOnly {
-                throw PlaceCacheError.cannotOpen(path: path, reason: "the file or its folder is read-only; reading commands work, imports need write access to both")
+                throw PlaceCacheError.cannotOpen(
+                    path: path,
+                    reason:
+                        "the file or its folder is read-only; reading commands work, imports need write access to both")
             }
             throw PlaceCacheError(error, path: path)
         }
@@ -107,9 +117,11 @@ public final class PlaceCache {
         guard readOnly, access(folder(of: path), W_OK) != 0, access(path + "-shm", F_OK) != 0 else { return connection }
         var wal = stat()
         if stat(path + "-wal", &wal) == 0, wal.st_size > 0 {
-            throw SQLiteError(path: path, code: SQLITE_CANTOPEN, message: "its folder is read-only and its last "
-                + "import is still in \(path)-wal; open it once with write access to the folder (any nearby command) "
-                + "or copy the cache with its -wal file to a writable folder")
+            throw SQLiteError(
+                path: path, code: SQLITE_CANTOPEN,
+                message: "its folder is read-only and its last "
+                    + "import is still in \(path)-wal; open it once with write access to the folder (any nearby command) "
+                    + "or copy the cache with its -wal file to a writable folder")
         }
         return try SQLiteConnection(path: path, readOnly: true, create: false, immutable: true)
     }
@@ -133,12 +145,15 @@ public final class PlaceCache {
     private func checkSchema(readOnly: Bool) throws {
         // One statement, so one read snapshot: three separate reads could see a cache another process
         // is creating half made (tables without application_id) and call it another application's file.
-        let header = try connection.prepare("""
+        let header = try connection.prepare(
+            """
             SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version),
                    (SELECT count(*) FROM sqlite_master)
             """)
         guard try header.step() else { throw PlaceCacheError.notACache(path: path, reason: "no header") }
-        let application = header.int64(0), version = header.int64(1), objects = header.int64(2)
+        let application = header.int64(0)
+        let version = header.int64(1)
+        let objects = header.int64(2)
         header.reset()
         if application == 0 && version == 0 && objects == 0 {
             if readOnly { throw PlaceCacheError.notACache(path: path, reason: "the database is empty") }
@@ -152,12 +167,19 @@ public final class PlaceCache {
         }
         guard version >= 1 && version < Self.schemaVersion else { return }
         do {
-            try Self.migrate(readOnly ? try SQLiteConnection(path: path, readOnly: false, create: false) : connection, path: path)
+            try Self.migrate(
+                readOnly ? try SQLiteConnection(path: path, readOnly: false, create: false) : connection, path: path)
             // A statement that reads the schema table makes this connection reload the changed schema
             // (prepare alone compiles against the cached one).
             _ = try connection.integer("SELECT count(*) FROM sqlite_master")
-        } catch let error as SQLiteError where [SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM].contains(error.code & 0xff) {
-            throw PlaceCacheError.cannotOpen(path: path, reason: "schema version \(version) must be upgraded to \(Self.schemaVersion), which needs write access to the file and its folder (run any nearby command with it once)")
+        } catch let error as SQLiteError
+            where [SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM].contains(error.code & 0xff)
+        {
+            throw PlaceCacheError.cannotOpen(
+                path: path,
+                reason:
+                    "schema version \(version) must be upgraded to \(Self.schemaVersion), which needs write access to the file and its folder (run any nearby command with it once)"
+            )
         }
     }
 
@@ -187,7 +209,8 @@ public final class PlaceCache {
         try transaction {
             // Another process may have created the schema between our check and our lock.
             guard try connection.integer("SELECT count(*) FROM sqlite_master") == 0 else { return }
-            try connection.execute("""
+            try connection.execute(
+                """
                 CREATE TABLE places(
                     rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, title TEXT NOT NULL,
                     lat REAL NOT NULL, lon REAL NOT NULL, category INTEGER NOT NULL,
@@ -252,7 +275,9 @@ public final class PlaceCache {
             case SQLITE_TEXT:
                 guard let t = s.validText(column) else { throw DamagedRow(field: field.name, reason: "invalid UTF-8") }
                 return t
-            default: throw DamagedRow(field: field.name, reason: "\(SQLiteStatement.typeName(s.type(column))) where text belongs")
+            default:
+                throw DamagedRow(
+                    field: field.name, reason: "\(SQLiteStatement.typeName(s.type(column))) where text belongs")
             }
         }
         func required(_ field: PlaceField) throws(DamagedRow) -> String {
@@ -262,20 +287,27 @@ public final class PlaceCache {
         func coordinate(_ field: PlaceField, _ limit: Double) throws(DamagedRow) -> Double {
             let column = c + Int32(field.rawValue)
             guard s.type(column) == SQLITE_FLOAT || s.type(column) == SQLITE_INTEGER else {
-                throw DamagedRow(field: field.name, reason: "\(SQLiteStatement.typeName(s.type(column))) where a number belongs")
+                throw DamagedRow(
+                    field: field.name, reason: "\(SQLiteStatement.typeName(s.type(column))) where a number belongs")
             }
             let v = s.double(column)
-            guard v.isFinite, abs(v) <= limit else { throw DamagedRow(field: field.name, reason: "\(v) is outside [-\(Int(limit)), \(Int(limit))]") }
+            guard v.isFinite, abs(v) <= limit else {
+                throw DamagedRow(field: field.name, reason: "\(v) is outside [-\(Int(limit)), \(Int(limit))]")
+            }
             return v
         }
         let categoryColumn = c + Int32(PlaceField.category.rawValue)
         guard s.type(categoryColumn) == SQLITE_INTEGER else {
-            throw DamagedRow(field: "category", reason: "\(SQLiteStatement.typeName(s.type(categoryColumn))) where an integer belongs")
+            throw DamagedRow(
+                field: "category",
+                reason: "\(SQLiteStatement.typeName(s.type(categoryColumn))) where an integer belongs")
         }
         let place = Place(
-            id: try required(.id), title: try text(.title) ?? "", lat: try coordinate(.lat, 90), lon: try coordinate(.lon, 180),
+            id: try required(.id), title: try text(.title) ?? "", lat: try coordinate(.lat, 90),
+            lon: try coordinate(.lon, 180),
             category: Int(s.int64(categoryColumn)), created: try text(.created), modified: try text(.modified),
-            areacode: try text(.areacode), sigungucode: try text(.sigungucode), addr: try text(.addr), tel: try text(.tel),
+            areacode: try text(.areacode), sigungucode: try text(.sigungucode), addr: try text(.addr),
+            tel: try text(.tel),
             image: try text(.image), cat1: try text(.cat1), cat2: try text(.cat2), cat3: try text(.cat3),
             eventStart: try text(.eventStart), eventEnd: try text(.eventEnd),
             accessibility: try text(.accessibility).map(accessibilityTags) ?? [],
@@ -292,7 +324,9 @@ public final class PlaceCache {
     static func verifyChecksum(_ s: SQLiteStatement, first c: Int32 = 0) throws(DamagedRow) {
         let column = c + Int32(checkedColumns.count)
         guard s.type(column) == SQLITE_INTEGER else {
-            throw DamagedRow(field: "checksum", reason: "\(SQLiteStatement.typeName(s.type(column))) where the row's checksum belongs")
+            throw DamagedRow(
+                field: "checksum",
+                reason: "\(SQLiteStatement.typeName(s.type(column))) where the row's checksum belongs")
         }
         guard RowChecksum.of(s, first: c).stored == s.int64(column) else {
             throw DamagedRow(field: "checksum", reason: "the stored values differ from those written (a changed byte)")
@@ -331,7 +365,8 @@ public final class PlaceCache {
             while try statement.step() {
                 let place: Place
                 do { place = try Self.place(from: statement) } catch {
-                    throw PlaceCacheError.damaged(path: path, row: Self.rowName(statement), field: error.field, reason: error.reason)
+                    throw PlaceCacheError.damaged(
+                        path: path, row: Self.rowName(statement), field: error.field, reason: error.reason)
                 }
                 try body(place)
             }
@@ -377,9 +412,15 @@ public final class PlaceCache {
             SELECT \(Self.rowColumns) FROM places_rtree r JOIN places USING (rowid)
             WHERE r.maxLon >= ?1 AND r.minLon <= ?3 AND r.maxLat >= ?2 AND r.minLat <= ?4
             """
-        try eachPlace(sql, bind: { s in
-            try s.bind(1, minLon); try s.bind(2, minLat); try s.bind(3, maxLon); try s.bind(4, maxLat)
-        }) { places.append($0) }
+        try eachPlace(
+            sql,
+            bind: { s in
+                try s.bind(1, minLon)
+                try s.bind(2, minLat)
+                try s.bind(3, maxLon)
+                try s.bind(4, maxLat)
+            }
+        ) { places.append($0) }
         return places
     }
 
@@ -409,7 +450,9 @@ public final class PlaceCache {
     /// signed and not written since (its cursors are still strictly checked, but could be forged).
     public func cursorKey() throws -> PageCursor.Key {
         do {
-            let s = try connection.prepare("SELECT (SELECT value FROM meta WHERE key = 'cursorKey0'), (SELECT value FROM meta WHERE key = 'cursorKey1')")
+            let s = try connection.prepare(
+                "SELECT (SELECT value FROM meta WHERE key = 'cursorKey0'), (SELECT value FROM meta WHERE key = 'cursorKey1')"
+            )
             guard try s.step(), !s.isNull(0), !s.isNull(1) else { return .unkeyed }
             return PageCursor.Key(k0: UInt64(bitPattern: s.int64(0)), k1: UInt64(bitPattern: s.int64(1)))
         } catch {
@@ -419,7 +462,9 @@ public final class PlaceCache {
 
     /// The random number drawn when the cache file was created (0 for caches made before it existed).
     public func identity() throws -> Int64 {
-        do { return try connection.integer("SELECT coalesce((SELECT value FROM meta WHERE key = 'identity'), 0)") } catch {
+        do {
+            return try connection.integer("SELECT coalesce((SELECT value FROM meta WHERE key = 'identity'), 0)")
+        } catch {
             throw PlaceCacheError(error, path: path)
         }
     }
@@ -461,15 +506,15 @@ public enum PlaceCacheError: NearbyError, Equatable {
 
     public var description: String {
         switch self {
-        case let .cannotOpen(path, reason): "\(path): cannot open the cache: \(reason)"
-        case let .notACache(path, reason): "\(path): not a Nearby cache: \(reason)"
-        case let .newerSchema(path, version, supported):
+        case .cannotOpen(let path, let reason): "\(path): cannot open the cache: \(reason)"
+        case .notACache(let path, let reason): "\(path): not a Nearby cache: \(reason)"
+        case .newerSchema(let path, let version, let supported):
             "\(path): the cache has schema version \(version), newer than this nearby understands "
                 + "(\(supported)); upgrade nearby or choose another file with --db"
-        case let .busy(path): "\(path): the cache is busy: another import is writing to it; try again when it is done"
-        case let .damaged(path, row, field, reason):
+        case .busy(let path): "\(path): the cache is busy: another import is writing to it; try again when it is done"
+        case .damaged(let path, let row, let field, let reason):
             "\(path): the cache is damaged: \(row): \(field): \(reason); run nearby check, then rebuild the cache from its sources"
-        case let .sqlite(path, message): "\(path): \(message)"
+        case .sqlite(let path, let message): "\(path): \(message)"
         }
     }
 

@@ -37,7 +37,9 @@ extension PlaceCache {
         defer { try? connection.execute("PRAGMA cache_size=-\(Self.readCacheKiB)") }
         return try transaction {
             let writer = try PlaceCacheWriter(connection)
-            if let feed, writer.insertFirst, let snapshot = try? SnapshotWriter(spillingBeside: CacheSnapshot.path(ofCache: path)) {
+            if let feed, writer.insertFirst,
+                let snapshot = try? SnapshotWriter(spillingBeside: CacheSnapshot.path(ofCache: path))
+            {
                 feed.begin(snapshot)
                 writer.feed = feed
             }
@@ -111,7 +113,8 @@ public final class PlaceCacheWriter: PlaceSink {
         if hasPending { try applyPending(to: &place) }
         if insertFirst {
             do { return try save(place, rowid: nil) } catch let error as SQLiteError
-                where error.isUniqueViolation {}
+                where error.isUniqueViolation
+            {}
         }
         defer { find.reset() }
         try find.bind(1, place.id)
@@ -128,7 +131,8 @@ public final class PlaceCacheWriter: PlaceSink {
         if cachedRowEquals(place) {
             counts.unchanged += 1
         } else {
-            let moved = find.double(1 + Int32(PlaceField.lat.rawValue)) != place.lat
+            let moved =
+                find.double(1 + Int32(PlaceField.lat.rawValue)) != place.lat
                 || find.double(1 + Int32(PlaceField.lon.rawValue)) != place.lon
             find.reset()
             try save(place, rowid: rowid, moved: moved)
@@ -142,7 +146,8 @@ public final class PlaceCacheWriter: PlaceSink {
         try find.bind(1, detail.id)
         guard try find.step() else {
             defer { savePending.reset() }
-            try savePending.bind(1, detail.id); try savePending.bind(2, detail.kind.rawValue)
+            try savePending.bind(1, detail.id)
+            try savePending.bind(2, detail.kind.rawValue)
             try savePending.bind(3, detail.originalText)
             try savePending.step()
             hasPending = true
@@ -153,7 +158,10 @@ public final class PlaceCacheWriter: PlaceSink {
         dropFeed()
         var place = try cachedPlace()
         place.merge(detail)
-        if cachedRowEquals(place) { counts.unchanged += 1; return }
+        if cachedRowEquals(place) {
+            counts.unchanged += 1
+            return
+        }
         find.reset()
         try save(place, rowid: rowid, moved: false)
     }
@@ -169,7 +177,8 @@ public final class PlaceCacheWriter: PlaceSink {
     /// The place at `find`'s cursor.
     private func cachedPlace() throws -> Place {
         do { return try PlaceCache.place(from: find, first: 1) } catch {
-            throw PlaceCacheError.damaged(path: connection.path, row: find.text(1) ?? "", field: error.field, reason: error.reason)
+            throw PlaceCacheError.damaged(
+                path: connection.path, row: find.text(1) ?? "", field: error.field, reason: error.reason)
         }
     }
 
@@ -180,7 +189,8 @@ public final class PlaceCacheWriter: PlaceSink {
         var found = false
         while try findPending.step() {
             guard let kind = findPending.text(0).flatMap(PlaceDetail.Kind.init(rawValue:)),
-                  let fields = findPending.text(1).flatMap(PlaceDetail.fields(fromOriginalText:)) else { continue }
+                let fields = findPending.text(1).flatMap(PlaceDetail.fields(fromOriginalText:))
+            else { continue }
             place.merge(PlaceDetail(id: place.id, kind: kind, fields: fields))
             found = true
         }
@@ -194,7 +204,10 @@ public final class PlaceCacheWriter: PlaceSink {
     public func delete(id: String) throws {
         defer { find.reset() }
         try find.bind(1, id)
-        guard try find.step() else { counts.unchanged += 1; return }
+        guard try find.step() else {
+            counts.unchanged += 1
+            return
+        }
         let rowid = find.int64(0)
         dropFeed()
         find.reset()
@@ -222,13 +235,14 @@ public final class PlaceCacheWriter: PlaceSink {
     private func cachedRowEquals(_ p: Place) -> Bool {
         for field in PlaceField.allCases {
             let column = 1 + Int32(field.rawValue)
-            let same = switch field {
-            case .lat: find.double(column) == p.lat
-            case .lon: find.double(column) == p.lon
-            case .category: find.int64(column) == Int64(p.category)
-            case .accessibility: find.textEquals(column, PlaceCache.accessibilityText(p.accessibility))
-            default: find.textEquals(column, p[text: field])
-            }
+            let same =
+                switch field {
+                case .lat: find.double(column) == p.lat
+                case .lon: find.double(column) == p.lon
+                case .category: find.int64(column) == Int64(p.category)
+                case .accessibility: find.textEquals(column, PlaceCache.accessibilityText(p.accessibility))
+                default: find.textEquals(column, p[text: field])
+                }
             if !same { return false }
         }
         return true
@@ -282,9 +296,12 @@ public final class PlaceCacheWriter: PlaceSink {
                 defer { s.reset() }
                 try s.bind(1, rowid)
                 if let point {
-                    let lon = Self.floatBounds(point.lon), lat = Self.floatBounds(point.lat)
-                    try s.bind(2, lon.lower); try s.bind(3, lon.upper)
-                    try s.bind(4, lat.lower); try s.bind(5, lat.upper)
+                    let lon = Self.floatBounds(point.lon)
+                    let lat = Self.floatBounds(point.lat)
+                    try s.bind(2, lon.lower)
+                    try s.bind(3, lon.upper)
+                    try s.bind(4, lat.lower)
+                    try s.bind(5, lat.upper)
                 }
                 try s.step()
             }

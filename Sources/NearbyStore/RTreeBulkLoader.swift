@@ -80,11 +80,13 @@ enum RTreeBulkLoader {
         let rows = try db.prepare("SELECT rowid, lon, lat FROM places")
         var keyed: [(key: UInt32, cell: Cell)] = []
         while try rows.step() {
-            let lon = rows.double(1), lat = rows.double(2)
+            let lon = rows.double(1)
+            let lat = rows.double(2)
             let (minLon, maxLon) = PlaceCacheWriter.floatBounds(lon)
             let (minLat, maxLat) = PlaceCacheWriter.floatBounds(lat)
-            let cell = Cell(id: rows.int64(0), minLon: Float(minLon), maxLon: Float(maxLon),
-                            minLat: Float(minLat), maxLat: Float(maxLat))
+            let cell = Cell(
+                id: rows.int64(0), minLon: Float(minLon), maxLon: Float(maxLon),
+                minLat: Float(minLat), maxLat: Float(maxLat))
             keyed.append((curveKey(lon: lon, lat: lat), cell))
         }
         keyed.sort { $0.key < $1.key }
@@ -100,8 +102,10 @@ enum RTreeBulkLoader {
     private static func bounds(of cells: ArraySlice<Cell>, id: Int64) -> Cell {
         var box = Cell(id: id, minLon: .infinity, maxLon: -.infinity, minLat: .infinity, maxLat: -.infinity)
         for c in cells {
-            box.minLon = min(box.minLon, c.minLon); box.maxLon = max(box.maxLon, c.maxLon)
-            box.minLat = min(box.minLat, c.minLat); box.maxLat = max(box.maxLat, c.maxLat)
+            box.minLon = min(box.minLon, c.minLon)
+            box.maxLon = max(box.maxLon, c.maxLon)
+            box.minLat = min(box.minLat, c.minLat)
+            box.maxLat = max(box.maxLat, c.maxLat)
         }
         return box
     }
@@ -119,8 +123,10 @@ enum RTreeBulkLoader {
         var offset = 4
         for c in cells {
             put(c.id, at: offset)
-            put(c.minLon.bitPattern, at: offset + 8); put(c.maxLon.bitPattern, at: offset + 12)
-            put(c.minLat.bitPattern, at: offset + 16); put(c.maxLat.bitPattern, at: offset + 20)
+            put(c.minLon.bitPattern, at: offset + 8)
+            put(c.maxLon.bitPattern, at: offset + 12)
+            put(c.minLat.bitPattern, at: offset + 16)
+            put(c.maxLat.bitPattern, at: offset + 20)
             offset += 24
         }
     }

@@ -69,8 +69,12 @@ struct RowChecksum {
             case SQLITE_FLOAT: sum.add(column: column, s.double(c))
             case let type:
                 // Text and blobs alike: the bytes as stored, never converted.
-                let bytes = type == SQLITE_TEXT ? UnsafeRawPointer(sqlite3_column_text(s.handle, c)) : sqlite3_column_blob(s.handle, c)
-                sum.add(column: column, type: type, UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(s.handle, c))))
+                let bytes =
+                    type == SQLITE_TEXT
+                    ? UnsafeRawPointer(sqlite3_column_text(s.handle, c)) : sqlite3_column_blob(s.handle, c)
+                sum.add(
+                    column: column, type: type,
+                    UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(s.handle, c))))
             }
         }
         return sum

@@ -124,7 +124,9 @@ final class SQLiteStatement {
     }
 
     func bind(_ index: Int32, _ blob: [UInt8]) throws(SQLiteError) {
-        let rc = blob.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), sqliteTransient) }
+        let rc = blob.withUnsafeBytes {
+            sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), sqliteTransient)
+        }
         try connection.check(rc)
     }
 

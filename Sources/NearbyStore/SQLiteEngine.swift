@@ -122,7 +122,8 @@ public final class SQLiteEngine: QueryEngine {
     }
 
     private func projection(_ epsg: Int) throws -> Projection {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if let p = projections[epsg] { return p }
         let p = try Projection(epsg: epsg)
         projections[epsg] = p
@@ -141,7 +142,8 @@ public final class SQLiteEngine: QueryEngine {
         let angle = radius * 1.02 / 6_335_439 + 1e-9
         let deg = 180 / Double.pi
         guard angle < .pi else { return [GeoBox(minLon: -180, minLat: -90, maxLon: 180, maxLat: 90)] }
-        let minLat = c.lat - angle * deg, maxLat = c.lat + angle * deg
+        let minLat = c.lat - angle * deg
+        let maxLat = c.lat + angle * deg
         let s = sin(angle) / cos(c.lat / deg)
         guard minLat > -90, maxLat < 90, angle < .pi / 2, s < 1 else {
             return [GeoBox(minLon: -180, minLat: max(-90, minLat), maxLon: 180, maxLat: min(90, maxLat))]
@@ -152,11 +154,14 @@ public final class SQLiteEngine: QueryEngine {
 
     /// A box as boxes within −180…180: longitudes beyond are wrapped, an antimeridian box is cut in two.
     public static func split(_ b: GeoBox) -> [GeoBox] {
-        var minLon = b.minLon, maxLon = b.maxLon
+        var minLon = b.minLon
+        var maxLon = b.maxLon
         if minLon < -180 { minLon += 360 }
         if maxLon > 180 { maxLon -= 360 }
         if minLon <= maxLon && b.minLon <= b.maxLon && b.minLon >= -180 && b.maxLon <= 180 { return [b] }
-        return [GeoBox(minLon: minLon, minLat: b.minLat, maxLon: 180, maxLat: b.maxLat),
-                GeoBox(minLon: -180, minLat: b.minLat, maxLon: maxLon, maxLat: b.maxLat)]
+        return [
+            GeoBox(minLon: minLon, minLat: b.minLat, maxLon: 180, maxLat: b.maxLat),
+            GeoBox(minLon: -180, minLat: b.minLat, maxLon: maxLon, maxLat: b.maxLat),
+        ]
     }
 }

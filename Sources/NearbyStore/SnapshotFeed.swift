@@ -59,7 +59,10 @@ public final class SnapshotFeed: @unchecked Sendable {
     func finish(stamp: IndexSnapshot.Stamp) {
         guard isCollecting else { return }
         handOver()
-        queue.sync { writer = collecting; collecting = nil }
+        queue.sync {
+            writer = collecting
+            collecting = nil
+        }
         isCollecting = false
         self.stamp = stamp
     }
@@ -79,7 +82,10 @@ public final class SnapshotFeed: @unchecked Sendable {
 
     /// The collected snapshot when it was made for `wanted`, handed over once.
     func take(for wanted: IndexSnapshot.Stamp) -> SnapshotWriter? {
-        defer { writer = nil; stamp = nil }
+        defer {
+            writer = nil
+            stamp = nil
+        }
         return stamp == wanted ? writer : nil
     }
 }

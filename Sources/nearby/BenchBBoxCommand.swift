@@ -1,7 +1,7 @@
 import ArgumentParser
+import Foundation
 import NearbyBench
 import NearbyKit
-import Foundation
 
 /// `nearby bench bbox`: bounding-box queries, one box per workload query circle.
 struct BenchBBoxCommand: ParsableCommand {
@@ -27,9 +27,11 @@ struct BenchBBoxCommand: ParsableCommand {
         defer { setup.cleanup() }
         let model = options.distanceModel
         let tasks = queries.map { q in
-            BenchTask(qid: q.qid, group: "radius=\(BenchFormat.metres(q.radius))", query: PlaceQuery(
-                center: Coordinate(lat: q.lat, lon: q.lon), filter: PlaceFilter(bbox: Self.box(around: q)),
-                limit: q.limit, distance: model))
+            BenchTask(
+                qid: q.qid, group: "radius=\(BenchFormat.metres(q.radius))",
+                query: PlaceQuery(
+                    center: Coordinate(lat: q.lat, lon: q.lon), filter: PlaceFilter(bbox: Self.box(around: q)),
+                    limit: q.limit, distance: model))
         }
         try BenchRunner.run(tasks, setup: setup, repetitions: options.repetitions, answersFile: options.answers).print()
     }
@@ -37,7 +39,8 @@ struct BenchBBoxCommand: ParsableCommand {
     /// The latitude/longitude box around a query's circle (see the discussion above).
     static func box(around q: WorkloadQuery) -> GeoBox {
         let dLat = q.radius / Haversine.earthRadius * 180 / .pi
-        let minLat = max(-90, q.lat - dLat), maxLat = min(90, q.lat + dLat)
+        let minLat = max(-90, q.lat - dLat)
+        let maxLat = min(90, q.lat + dLat)
         let cosLat = cos(q.lat * .pi / 180)
         let dLon = cosLat > 1e-12 ? dLat / cosLat : 360
         if dLon >= 180 || minLat == -90 || maxLat == 90 {

@@ -5,7 +5,8 @@ import NearbyBench
 struct BenchCarouselCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "carousel",
-        abstract: "Time the carousel-to-marker pipeline: index events per second through debounce, distinct and selection.",
+        abstract:
+            "Time the carousel-to-marker pipeline: index events per second through debounce, distinct and selection.",
         discussion: """
             Feeds --events visible-card events (repeated swipes: bursts of 8 cards 40 ms apart, then a \
             rest, so each burst ends in one selection) through the simulator's debounce → distinct → \
@@ -27,7 +28,8 @@ struct BenchCarouselCommand: ParsableCommand {
     @Option(help: "Runs; the median is reported.")
     var runs: Int = 5
 
-    @Option(help: ArgumentHelp("A workload places TSV: also time location-triggered re-queries on it.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp("A workload places TSV: also time location-triggered re-queries on it.", valueName: "file"))
     var places: String?
 
     @Option(help: "Location updates per re-query run (with --places).")

@@ -1,7 +1,7 @@
 import ArgumentParser
+import Foundation
 import NearbyBench
 import NearbyKit
-import Foundation
 
 /// `nearby bench`: the benchmark harness. Each subcommand prints one JSON document on stdout.
 struct BenchCommand: ParsableCommand {

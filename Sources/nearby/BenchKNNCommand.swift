@@ -33,8 +33,11 @@ struct BenchKNNCommand: ParsableCommand {
         let model = options.distanceModel
         let tasks = k.flatMap { k in
             queries.map { q in
-                BenchTask(qid: q.qid, k: k, group: "k=\(k)", query: PlaceQuery(
-                    center: Coordinate(lat: q.lat, lon: q.lon), shape: .knn(k: k, maxDistance: nil), distance: model))
+                BenchTask(
+                    qid: q.qid, k: k, group: "k=\(k)",
+                    query: PlaceQuery(
+                        center: Coordinate(lat: q.lat, lon: q.lon), shape: .knn(k: k, maxDistance: nil), distance: model
+                    ))
             }
         }
         try BenchRunner.run(tasks, setup: setup, repetitions: options.repetitions, answersFile: options.answers).print()

@@ -31,8 +31,11 @@ struct BenchRadiusCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Keep only these content types in every query (e.g. 39 or 12,39).", valueName: "ids"))
     var category: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp(
-        "Order every answer by these keys, as nearby query --sort (e.g. title, -modified); ties by id.", valueName: "keys"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Order every answer by these keys, as nearby query --sort (e.g. title, -modified); ties by id.",
+            valueName: "keys"))
     var sort: String?
 
     @Option(help: ArgumentHelp("Give every query this limit instead of the file's (0 = every match).", valueName: "n"))
@@ -63,8 +66,10 @@ struct BenchRadiusCommand: ParsableCommand {
             query.limit = limit ?? q.limit
             return BenchTask(qid: q.qid, group: "radius=\(BenchFormat.metres(q.radius))", query: query)
         }
-        var doc = try BenchRunner.run(tasks, setup: setup, repetitions: options.repetitions, answersFile: options.answers)
-        let variant = [category.map { "category \($0)" }, sort.map { "sort \($0)" }, limit.map { "limit \($0)" }].compactMap { $0 }
+        var doc = try BenchRunner.run(
+            tasks, setup: setup, repetitions: options.repetitions, answersFile: options.answers)
+        let variant = [category.map { "category \($0)" }, sort.map { "sort \($0)" }, limit.map { "limit \($0)" }]
+            .compactMap { $0 }
         doc.variant = variant.isEmpty ? nil : variant.joined(separator: ", ")
         try doc.print()
     }

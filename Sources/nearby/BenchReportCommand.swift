@@ -1,7 +1,7 @@
 import ArgumentParser
+import Foundation
 import NearbyBench
 import NearbyKit
-import Foundation
 
 /// `nearby bench report`: SVG charts and markdown tables from bench JSON documents.
 struct BenchReportCommand: ParsableCommand {

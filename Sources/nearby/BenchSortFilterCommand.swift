@@ -36,7 +36,8 @@ struct BenchSortFilterCommand: ParsableCommand {
     }
 
     func run() throws {
-        let setup = try BenchSetup.make(places: engineOptions.places, engine: engineOptions.engine, threads: 1, command: "sortfilter")
+        let setup = try BenchSetup.make(
+            places: engineOptions.places, engine: engineOptions.engine, threads: 1, command: "sortfilter")
         defer { setup.cleanup() }
         try SortFilterBench.run(setup, runs: runs).print()
     }

@@ -40,11 +40,15 @@ struct BenchWhereCommand: ParsableCommand {
     var seed: UInt64 = 12
 
     func validate() throws {
-        guard points > 0, repetitions > 0, loads > 0 else { throw ValidationError("--points, --repetitions and --loads must be positive") }
+        guard points > 0, repetitions > 0, loads > 0 else {
+            throw ValidationError("--points, --repetitions and --loads must be positive")
+        }
         guard jitter >= 0 else { throw ValidationError("--jitter must not be negative") }
     }
 
     func run() throws {
-        print(try WhereBenchmark.document(points: points, repetitions: repetitions, loads: loads, jitter: jitter, seed: seed))
+        print(
+            try WhereBenchmark.document(
+                points: points, repetitions: repetitions, loads: loads, jitter: jitter, seed: seed))
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
+import Foundation
 import NearbyBench
 import NearbyKit
-import Foundation
 
 extension BenchEngineKind: ExpressibleByArgument {}
 
@@ -21,10 +21,14 @@ struct BenchWorkloadOptions: ParsableArguments {
     @Option(help: "Workload queries TSV (qid lat lon radius_m limit).")
     var queries: String
 
-    @Option(help: "Distance model: haversine, geodesic, projected[:CRS]. Checksums in the workload README are for haversine.")
+    @Option(
+        help:
+            "Distance model: haversine, geodesic, projected[:CRS]. Checksums in the workload README are for haversine.")
     var distance: String = "haversine"
 
-    @Option(name: .customLong("repeat"), help: "Answer every query this many times; a query's latency is the median of its runs.")
+    @Option(
+        name: .customLong("repeat"),
+        help: "Answer every query this many times; a query's latency is the median of its runs.")
     var repetitions: Int = 1
 
     @Option(help: "Split the queries over this many threads (the engine is shared for reads).")
@@ -47,7 +51,8 @@ struct BenchWorkloadOptions: ParsableArguments {
 
     /// Builds the engine and reads the queries, recording the run's settings in the document.
     func setUp(command: String) throws -> (BenchSetup, [WorkloadQuery]) {
-        var setup = try BenchSetup.make(places: engineOptions.places, engine: engineOptions.engine, threads: threads, command: command)
+        var setup = try BenchSetup.make(
+            places: engineOptions.places, engine: engineOptions.engine, threads: threads, command: command)
         var queries = try Workload.readQueries(path: queries)
         if first > 0 { queries = Array(queries.prefix(first)) }
         setup.document.distance = distance
@@ -57,4 +62,3 @@ struct BenchWorkloadOptions: ParsableArguments {
         return (setup, queries)
     }
 }
-

@@ -1,7 +1,7 @@
 import ArgumentParser
-import NearbyKit
 import Foundation
 import NearbyCarousel
+import NearbyKit
 
 struct CarouselCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -45,15 +45,20 @@ struct CarouselCommand: ParsableCommand {
     @Option(help: ArgumentHelp("JSON lines events file, or - for stdin.", valueName: "file"))
     var events: String
 
-    @Option(help: ArgumentHelp(
-        "Places the carousel starts with: a JSON array or JSON lines of place objects ({id, lat, lon, title?, category?}) or ids (ids need --db).",
-        valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Places the carousel starts with: a JSON array or JSON lines of place objects ({id, lat, lon, title?, category?}) or ids (ids need --db).",
+            valueName: "file"))
     var places: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Debounce due time in ms (0 selects every card passed).", valueName: "ms"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Debounce due time in ms (0 selects every card passed).", valueName: "ms"))
     var debounce: Int64 = 300
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Duration of the scroll animation a marker tap starts, in ms.", valueName: "ms"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Duration of the scroll animation a marker tap starts, in ms.", valueName: "ms"))
     var tapDuration: Int64 = 300
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Card width in points.", valueName: "pt"))
@@ -62,16 +67,23 @@ struct CarouselCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Gap between cards in points.", valueName: "pt"))
     var spacing: Double = 10
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Carousel (container) width in points; cards rest centred in it.", valueName: "pt"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Carousel (container) width in points; cards rest centred in it.", valueName: "pt"))
     var container: Double = 390
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Re-query only when the user moved more than this many metres from the last query.", valueName: "m"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Re-query only when the user moved more than this many metres from the last query.", valueName: "m"))
     var distanceFilter: Double = 50
 
     @Option(help: "Output: jsonl (one line per selection, query or drop) or svg (a timeline).")
     var format: Format = .jsonl
 
-    @Option(help: ArgumentHelp("SQLite place cache the location queries run on (and ids resolve against).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "SQLite place cache the location queries run on (and ids resolve against).", valueName: "path"))
     var db: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Query radius around the user in metres.", valueName: "m"))
@@ -80,10 +92,15 @@ struct CarouselCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Cards per query (0: every match).", valueName: "n"))
     var limit: Int = 20
 
-    @Option(help: ArgumentHelp("Keep only these content type ids, e.g. 12,39 (as in nearby query; repeatable).", valueName: "ids"))
+    @Option(
+        help: ArgumentHelp(
+            "Keep only these content type ids, e.g. 12,39 (as in nearby query; repeatable).", valueName: "ids"))
     var category: [String] = []
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Order of the cards: keys like distance, title, -modified (default distance).", valueName: "keys"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Order of the cards: keys like distance, title, -modified (default distance).", valueName: "keys"))
     var sort: String?
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case jsonl, svg }
@@ -100,8 +117,9 @@ struct CarouselCommand: ParsableCommand {
 
         // The places the query runs over and ids resolve against.
         let stored: [Place]? = try db.map { path in
-            do { return try PlaceCache(path: path, readOnly: true).allPlaces() }
-            catch { throw UsageError("--db: \(error)") }
+            do { return try PlaceCache(path: path, readOnly: true).allPlaces() } catch {
+                throw UsageError("--db: \(error)")
+            }
         }
         let template: PlaceQuery
         do {
@@ -123,8 +141,9 @@ struct CarouselCommand: ParsableCommand {
         replay.parser.remember(initial)
 
         let timeline: [TimedInput]
-        do { timeline = try replay.timeline(try read(events)) }
-        catch let e as CarouselInputError { throw UsageError("\(name(events)):\(e.line.map { "\($0):" } ?? "") \(e.reason)") }
+        do { timeline = try replay.timeline(try read(events)) } catch let e as CarouselInputError {
+            throw UsageError("\(name(events)):\(e.line.map { "\($0):" } ?? "") \(e.reason)")
+        }
 
         let configuration = CarouselSimulator.Configuration(
             debounce: debounce, tapDuration: tapDuration, geometry: geometry, distanceFilter: distanceFilter,

@@ -30,7 +30,8 @@ struct CheckCommand: ParsableCommand {
         out.append(contentsOf: #"],"unlisted":\#(report.unlisted)}"#.utf8)
         print(String(decoding: out, as: UTF8.self))
         if !report.ok {
-            StandardError.write("nearby check: \(report.problems.count + report.unlisted) problems; rebuild the cache from its sources")
+            StandardError.write(
+                "nearby check: \(report.problems.count + report.unlisted) problems; rebuild the cache from its sources")
             throw ExitCode.failure
         }
     }

@@ -1,6 +1,6 @@
 import ArgumentParser
-import NearbyKit
 import Foundation
+import NearbyKit
 
 /// `nearby distance`: distances between point pairs under each model, in the spirit of GeographicLib's
 /// GeodSolve, so the models can be checked line by line against reference tables.
@@ -32,7 +32,9 @@ struct DistanceCommand: ParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("haversine, geodesic, projected (EPSG:5179), projected:EPSG:nnnn or projected:utm.", valueName: "model"))
+    @Option(
+        help: ArgumentHelp(
+            "haversine, geodesic, projected (EPSG:5179), projected:EPSG:nnnn or projected:utm.", valueName: "model"))
     var distance = "haversine"
 
     @Flag(help: "Print haversine, geodesic with both azimuths, and projected for every pair.")
@@ -60,7 +62,8 @@ struct DistanceCommand: ParsableCommand {
                 throw UsageError("unknown option '\(option)'")
             }
             guard coordinates.count % 4 == 0 else {
-                throw UsageError("expected lat1 lon1 lat2 lon2 (a multiple of 4 numbers), got \(coordinates.count) arguments")
+                throw UsageError(
+                    "expected lat1 lon1 lat2 lon2 (a multiple of 4 numbers), got \(coordinates.count) arguments")
             }
             for start in stride(from: 0, to: coordinates.count, by: 4) {
                 do {
@@ -76,7 +79,9 @@ struct DistanceCommand: ParsableCommand {
             while var line = readLine() {
                 number += 1
                 // A UTF-8 byte order mark at the start of the input, as spreadsheet exports write it.
-                if number == 1, line.unicodeScalars.first == "\u{FEFF}" { line = String(line.unicodeScalars.dropFirst()) }
+                if number == 1, line.unicodeScalars.first == "\u{FEFF}" {
+                    line = String(line.unicodeScalars.dropFirst())
+                }
                 do {
                     guard let pair = try CoordinateLine(line: line, names: names) else { continue }
                     print(try lines.line(pair))

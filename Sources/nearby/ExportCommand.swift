@@ -26,7 +26,9 @@ struct ExportCommand: ParsableCommand {
     var format: OutputFormat = .jsonl
 
     func validate() throws {
-        if format == .table { throw ValidationError("--format table is for query answers; export writes jsonl, json, geojson or tsv") }
+        if format == .table {
+            throw ValidationError("--format table is for query answers; export writes jsonl, json, geojson or tsv")
+        }
     }
 
     func run() throws {

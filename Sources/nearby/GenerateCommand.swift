@@ -37,27 +37,40 @@ struct GenerateCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Number of places (ids 1...count).", valueName: "n"))
     var count: Int = DefaultDataset.count
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Seed of the generator: the same seed gives the same bytes (default \(DefaultDataset.seed); \(SharedWorkload.defaultSeed) with --workload).", valueName: "n"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Seed of the generator: the same seed gives the same bytes (default \(DefaultDataset.seed); \(SharedWorkload.defaultSeed) with --workload).",
+            valueName: "n"))
     var seed: UInt64?
 
-    @Option(help: ArgumentHelp("Write the benchmark workload's PREFIX.places.tsv and PREFIX.queries.tsv instead of stdout.", valueName: "prefix"))
+    @Option(
+        help: ArgumentHelp(
+            "Write the benchmark workload's PREFIX.places.tsv and PREFIX.queries.tsv instead of stdout.",
+            valueName: "prefix"))
     var workload: String?
 
-    @Option(name: .customLong("queries"), parsing: .unconditional, help: ArgumentHelp("Queries in the workload's queries file (with --workload).", valueName: "n"))
+    @Option(
+        name: .customLong("queries"), parsing: .unconditional,
+        help: ArgumentHelp("Queries in the workload's queries file (with --workload).", valueName: "n"))
     var queryCount: Int = 10_000
 
     @Option(help: "Output format: tsv (with a header row) or jsonl (one place object per line).")
     var format: Format = .tsv
 
-    @Option(help: ArgumentHelp("Towns file (columns code level sido sigungu emd ri lat lon area_km2).",
-                               valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "Towns file (columns code level sido sigungu emd ri lat lon area_km2).",
+            valueName: "path"))
     var towns: String?
 
     func validate() throws {
         guard count >= 0 else { throw ValidationError("--count must be 0 or more, got \(count)") }
         guard queryCount >= 0 else { throw ValidationError("--queries must be 0 or more, got \(queryCount)") }
         if workload == nil && queryCount != 10_000 { throw ValidationError("--queries goes with --workload") }
-        if workload != nil && seed.map({ $0 > UInt64(Int.max) }) == true { throw ValidationError("--seed must be below 2^63 with --workload") }
+        if workload != nil && seed.map({ $0 > UInt64(Int.max) }) == true {
+            throw ValidationError("--seed must be below 2^63 with --workload")
+        }
     }
 
     func run() throws {
@@ -77,7 +90,9 @@ struct GenerateCommand: ParsableCommand {
             let place = generator.place(id)
             switch format {
             case .tsv: PlaceGenerator.appendTSV(place, to: &out.bytes)
-            case .jsonl: PlaceJSON.append(place, to: &out.bytes); out.bytes.append(0x0A)
+            case .jsonl:
+                PlaceJSON.append(place, to: &out.bytes)
+                out.bytes.append(0x0A)
             }
             try out.flushIfFull()
         }

@@ -45,17 +45,23 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "Read every input as this format instead of detecting it.")
     var format: ImportFormat?
 
-    @Option(help: ArgumentHelp("Text encoding of every input: utf-8 or cp949 (also euc-kr); detected by default.", valueName: "name"),
-            transform: { name in
-                guard let e = TextEncoding(name: name) else { throw ValidationError("unknown encoding '\(name)' (use utf-8 or cp949)") }
-                return e
-            })
+    @Option(
+        help: ArgumentHelp(
+            "Text encoding of every input: utf-8 or cp949 (also euc-kr); detected by default.", valueName: "name"),
+        transform: { name in
+            guard let e = TextEncoding(name: name) else {
+                throw ValidationError("unknown encoding '\(name)' (use utf-8 or cp949)")
+            }
+            return e
+        })
     var encoding: TextEncoding?
 
     @Flag(help: "Stop at the first bad record and change nothing.")
     var strict = false
 
-    @Flag(help: "Print on stderr when each step begins (seconds since the start): reading, committing, the index snapshot.")
+    @Flag(
+        help:
+            "Print on stderr when each step begins (seconds since the start): reading, committing, the index snapshot.")
     var verbose = false
 
     @Argument(help: ArgumentHelp("Files to import; - reads standard input (so do pipes and <(…)).", valueName: "file"))
@@ -99,12 +105,18 @@ struct ImportCommand: ParsableCommand {
             throw UsageError(error.description)
         } catch {
             StandardError.write("nearby import: \(error)")
-            StandardError.write("nearby import: nothing was imported; the \(postgis.url(db: cache.db) == nil ? "cache" : "database") is unchanged")
+            StandardError.write(
+                "nearby import: nothing was imported; the \(postgis.url(db: cache.db) == nil ? "cache" : "database") is unchanged"
+            )
             throw ExitCode.failure
         }
-        if shown > Self.shownErrors { StandardError.write("nearby import: ... and \(shown - Self.shownErrors) more bad records") }
+        if shown > Self.shownErrors {
+            StandardError.write("nearby import: ... and \(shown - Self.shownErrors) more bad records")
+        }
         if codeWarnings > 0 {
-            StandardError.write("nearby import: warning: \(codeWarnings) place\(codeWarnings == 1 ? "'s" : "s'") lDongRegnCd/lDongSignguCd disagree with their coordinates (imported as given)")
+            StandardError.write(
+                "nearby import: warning: \(codeWarnings) place\(codeWarnings == 1 ? "'s" : "s'") lDongRegnCd/lDongSignguCd disagree with their coordinates (imported as given)"
+            )
         }
         print(summary.json())
         if summary.counts.rejected > 0, summary.files.allSatisfy({ $0.records == 0 }) {

@@ -60,7 +60,8 @@ struct Nearby: ParsableCommand {
         var name = "nearby"
         var command: ParsableCommand.Type = Nearby.self
         for argument in arguments {
-            guard let sub = command.configuration.subcommands.first(where: { $0.configuration.commandName == argument }) else { break }
+            guard let sub = command.configuration.subcommands.first(where: { $0.configuration.commandName == argument })
+            else { break }
             name += " " + argument
             command = sub
         }
@@ -72,4 +73,3 @@ struct Nearby: ParsableCommand {
         Foundation.exit(code)
     }
 }
-

@@ -1,7 +1,7 @@
 import ArgumentParser
+import Foundation
 import NearbyKit
 import NearbyPostGIS
-import Foundation
 
 struct QueryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -52,10 +52,15 @@ struct QueryCommand: ParsableCommand {
     @OptionGroup var cache: CacheOptions
     @OptionGroup var postgis: PostGISOptions
 
-    @Option(help: ArgumentHelp("Answer every query of this file (benchmark TSV or JSON lines, see above).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Answer every query of this file (benchmark TSV or JSON lines, see above).", valueName: "file"))
     var queries: String?
 
-    @Option(help: "snapshot (the index file beside the cache, mapped; the default), memory (load the cache and index it), sqlite (straight from the cache's R*Tree) or postgis (the --pg database; the default with --pg).")
+    @Option(
+        help:
+            "snapshot (the index file beside the cache, mapped; the default), memory (load the cache and index it), sqlite (straight from the cache's R*Tree) or postgis (the --pg database; the default with --pg)."
+    )
     var engine: EngineKind?
 
     @Option(help: "jsonl, json (one array, or one object with --meta), geojson, tsv or table (for humans).")
@@ -64,27 +69,51 @@ struct QueryCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Output fields, e.g. qid,id,title,distance (default: all).", valueName: "names"))
     var fields: String?
 
-    @Flag(help: "Write a first line with total, page, limit, returned, nextCursor and tookMs (one per query in batch mode).")
+    @Flag(
+        help:
+            "Write a first line with total, page, limit, returned, nextCursor and tookMs (one per query in batch mode)."
+    )
     var meta = false
 
     func validate() throws {
-        if format == .table && fields != nil { throw ValidationError("--fields picks JSON fields; --format table has fixed columns") }
-        if format == .geojson && meta { throw ValidationError("--meta has no place in a GeoJSON FeatureCollection; use --format json or jsonl") }
-        if postgis.pg != nil && engine != nil && engine != .postgis { throw ValidationError("--pg names a database: use it with --engine postgis") }
-        if queries != nil && format != .jsonl && format != .tsv { throw ValidationError("--queries writes JSON lines or TSV only") }
-        if options.explain && format != .jsonl { throw ValidationError("--explain writes the plan as a JSON line: use --format jsonl") }
+        if format == .table && fields != nil {
+            throw ValidationError("--fields picks JSON fields; --format table has fixed columns")
+        }
+        if format == .geojson && meta {
+            throw ValidationError("--meta has no place in a GeoJSON FeatureCollection; use --format json or jsonl")
+        }
+        if postgis.pg != nil && engine != nil && engine != .postgis {
+            throw ValidationError("--pg names a database: use it with --engine postgis")
+        }
+        if queries != nil && format != .jsonl && format != .tsv {
+            throw ValidationError("--queries writes JSON lines or TSV only")
+        }
+        if options.explain && format != .jsonl {
+            throw ValidationError("--explain writes the plan as a JSON line: use --format jsonl")
+        }
     }
 
     func run() throws {
         let selection: PlaceJSON.Selection
-        do { selection = try fields.map { try PlaceJSON.Selection(names: $0.split(separator: ",").map(String.init), extraKeys: ["qid"]) } ?? .all }
-        catch { throw UsageError("--fields: \(error)") }
+        do {
+            selection =
+                try fields.map {
+                    try PlaceJSON.Selection(names: $0.split(separator: ",").map(String.init), extraKeys: ["qid"])
+                } ?? .all
+        } catch { throw UsageError("--fields: \(error)") }
         let jobs: [BatchQueries.Job]
         if let queries {
-            guard let bytes = FileManager.default.contents(atPath: queries) else { throw UsageError("\(queries): cannot read the file") }
+            guard let bytes = FileManager.default.contents(atPath: queries) else {
+                throw UsageError("\(queries): cannot read the file")
+            }
             jobs = try BatchQueries.read([UInt8](bytes), file: queries, defaults: options.parameters)
         } else {
-            do { jobs = [BatchQueries.Job(qid: nil, query: try QueryParameters.parse(options.parameters, areas: RegionAreas.shared))] } catch {
+            do {
+                jobs = [
+                    BatchQueries.Job(
+                        qid: nil, query: try QueryParameters.parse(options.parameters, areas: RegionAreas.shared))
+                ]
+            } catch {
                 throw UsageError(error)
             }
         }
@@ -95,7 +124,9 @@ struct QueryCommand: ParsableCommand {
         if let url = engine == nil || engine == .postgis ? postgis.url(db: cache.db) : nil {
             queryEngine = try PostGISEngine.open(url: url)
         } else {
-            queryEngine = try (self.engine ?? .snapshot).open(try cache.open(readOnly: true)) { StandardError.write("nearby query: \($0)") }
+            queryEngine = try (self.engine ?? .snapshot).open(try cache.open(readOnly: true)) {
+                StandardError.write("nearby query: \($0)")
+            }
         }
         var out = PlaceWriter(format: format, fields: selection, meta: meta)
         for job in jobs {

@@ -24,7 +24,8 @@ struct QueryOptions: ParsableArguments {
     @Option(help: help("from")) var from: String?
     @Option(help: help("to")) var to: String?
     @Option(help: help("during")) var during: String?
-    @Flag(name: .customLong("with-image"), help: ArgumentHelp(QueryParameters.parameter(named: "with-image")!.help)) var withImage = false
+    @Flag(name: .customLong("with-image"), help: ArgumentHelp(QueryParameters.parameter(named: "with-image")!.help))
+    var withImage = false
     @Option(help: help("accessible")) var accessible: [String] = []
     @Option(parsing: .unconditional, help: help("sort")) var sort: String?
     @Option(help: help("arrange")) var arrange: String?
@@ -49,19 +50,32 @@ struct QueryOptions: ParsableArguments {
     var parameters: [(name: String, value: String)] {
         var out: [(name: String, value: String)] = []
         func add(_ name: String, _ value: String?) { if let value { out.append((name, value)) } }
-        add("lat", lat); add("lon", lon); add("radius", radius); add("knn", knn); add("bbox", bbox)
+        add("lat", lat)
+        add("lon", lon)
+        add("radius", radius)
+        add("knn", knn)
+        add("bbox", bbox)
         for c in category { add("category", c) }
         for a in areacode { add("areacode", a) }
         for s in sigungucode { add("sigungucode", s) }
         for r in region { add("region", r) }
         add("keyword", keyword)
-        add("created-since", createdSince); add("created-until", createdUntil)
-        add("modified-since", modifiedSince); add("modified-until", modifiedUntil)
-        add("date", date); add("from", from); add("to", to); add("during", during)
+        add("created-since", createdSince)
+        add("created-until", createdUntil)
+        add("modified-since", modifiedSince)
+        add("modified-until", modifiedUntil)
+        add("date", date)
+        add("from", from)
+        add("to", to)
+        add("during", during)
         if withImage { add("with-image", "true") }
         for a in accessible { add("accessible", a) }
-        add("sort", sort); add("arrange", arrange); add("limit", limit); add("page", page)
-        add("cursor", cursor); add("distance", distance)
+        add("sort", sort)
+        add("arrange", arrange)
+        add("limit", limit)
+        add("page", page)
+        add("cursor", cursor)
+        add("distance", distance)
         for c in cat { add("cat", c) }
         for c in lcls { add("lcls", c) }
         for c in ldong { add("ldong", c) }

@@ -1,6 +1,6 @@
 import ArgumentParser
-import NearbyKit
 import Foundation
+import NearbyKit
 
 /// `nearby region`: a region by name or code, as JSON or as its GeoJSON polygon.
 struct RegionCommand: ParsableCommand {
@@ -44,7 +44,8 @@ struct RegionCommand: ParsableCommand {
             throw UsageError("no region is named or coded \(MessageText.quoted(text))")
         case .ambiguous(let candidates):
             let list = candidates.map { "  \($0.fullName) (\($0.code))" }.joined(separator: "\n")
-            throw UsageError("\(MessageText.quoted(text)) names \(candidates.count) regions; add the 시도 or give a code:\n\(list)")
+            throw UsageError(
+                "\(MessageText.quoted(text)) names \(candidates.count) regions; add the 시도 or give a code:\n\(list)")
         case .found(let regions):
             var out = StdoutBlocks()
             switch format {
@@ -55,8 +56,10 @@ struct RegionCommand: ParsableCommand {
                 }
             case .geojson:
                 let features = regions.map { index.geoJSON($0) }
-                let text = features.count == 1
-                    ? features[0] : "{\"type\":\"FeatureCollection\",\"features\":[" + features.joined(separator: ",") + "]}"
+                let text =
+                    features.count == 1
+                    ? features[0]
+                    : "{\"type\":\"FeatureCollection\",\"features\":[" + features.joined(separator: ",") + "]}"
                 out.bytes += Array(text.utf8)
                 out.bytes.append(0x0A)
             }

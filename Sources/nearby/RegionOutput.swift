@@ -1,5 +1,5 @@
-import NearbyKit
 import Foundation
+import NearbyKit
 
 /// Text lines for `nearby where` and JSON and text for `nearby region` (`nearby where`'s JSON
 /// lines are `RegionJSON`'s, shared with the server's `/v1/where`).
@@ -11,7 +11,8 @@ enum RegionOutput {
             return "\(lat) \(lon) \(path.deepest.fullName) (\(path.deepest.code))"
         case .unknown(let nearest, let distance):
             let away = distance < 10_000 ? "\(Int(distance.rounded())) m" : String(format: "%.1f km", distance / 1000)
-            return "\(lat) \(lon) unknown region; nearest: \(nearest.deepest.fullName) (\(nearest.deepest.code)), \(away) away"
+            return
+                "\(lat) \(lon) unknown region; nearest: \(nearest.deepest.fullName) (\(nearest.deepest.code)), \(away) away"
         }
     }
 

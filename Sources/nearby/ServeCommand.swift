@@ -38,7 +38,10 @@ struct ServeCommand: ParsableCommand {
     @OptionGroup var cache: CacheOptions
     @OptionGroup var postgis: PostGISOptions
 
-    @Option(help: "snapshot (the default: the mapped index file, a page's rows fetched from the cache), memory (loaded and indexed at start and each reload: more memory, faster large pages), sqlite, or postgis (the --pg database; the default with --pg).")
+    @Option(
+        help:
+            "snapshot (the default: the mapped index file, a page's rows fetched from the cache), memory (loaded and indexed at start and each reload: more memory, faster large pages), sqlite, or postgis (the --pg database; the default with --pg)."
+    )
     var engine: EngineKind?
 
     @Option(help: "Address to listen on (loopback unless told otherwise).")
@@ -62,7 +65,10 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Queries answered at once (default: the cores, at least 2).", valueName: "n"))
     var lanes: Int?
 
-    @Flag(help: "Pin each event loop's thread to a CPU of its own: more q/s when the server has the machine to itself (about 40 % more at two connections in BENCHMARKS.md), less when other busy processes share the cores.")
+    @Flag(
+        help:
+            "Pin each event loop's thread to a CPU of its own: more q/s when the server has the machine to itself (about 40 % more at two connections in BENCHMARKS.md), less when other busy processes share the cores."
+    )
     var pinEventLoops = false
 
     @Option(help: ArgumentHelp("info (access log per request), warning or error.", valueName: "level"))
@@ -70,19 +76,33 @@ struct ServeCommand: ParsableCommand {
 
     enum LogLevel: String, ExpressibleByArgument, CaseIterable {
         case info, warning, error
-        var level: Logger.Level { switch self { case .info: .info; case .warning: .warning; case .error: .error } }
+        var level: Logger.Level {
+            switch self {
+            case .info: .info
+            case .warning: .warning
+            case .error: .error
+            }
+        }
     }
 
     func validate() throws {
-        guard timeout.isFinite, timeout > 0, timeout <= 3_600 else { throw ValidationError("--timeout must be in (0, 3600] seconds") }
+        guard timeout.isFinite, timeout > 0, timeout <= 3_600 else {
+            throw ValidationError("--timeout must be in (0, 3600] seconds")
+        }
         if let lanes { guard (1...256).contains(lanes) else { throw ValidationError("--lanes must be in 1…256") } }
         for origin in corsOrigin where origin != "*" {
-            guard let url = URL(string: origin), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil,
-                  url.path.isEmpty, url.query == nil
-            else { throw ValidationError("--cors-origin \(origin): give an origin such as https://map.example (scheme, host, port), or *") }
+            guard let url = URL(string: origin), let scheme = url.scheme, ["http", "https"].contains(scheme),
+                url.host != nil,
+                url.path.isEmpty, url.query == nil
+            else {
+                throw ValidationError(
+                    "--cors-origin \(origin): give an origin such as https://map.example (scheme, host, port), or *")
+            }
         }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be in 0…65535") }
-        if postgis.pg != nil && engine != nil && engine != .postgis { throw ValidationError("--pg names a database: use it with --engine postgis") }
+        if postgis.pg != nil && engine != nil && engine != .postgis {
+            throw ValidationError("--pg names a database: use it with --engine postgis")
+        }
         guard maxLimit >= 1 else { throw ValidationError("--max-limit must be at least 1") }
     }
 
@@ -99,10 +119,14 @@ struct ServeCommand: ParsableCommand {
         if let url = engine == nil || engine == .postgis ? postgis.url(db: cache.db) : nil {
             live = try LiveEngine(postgis: url, lanes: lanes)
         } else {
-            live = try LiveEngine(path: try cache.open(readOnly: true).path, provider: .kind(engine ?? .snapshot), lanes: lanes)
+            live = try LiveEngine(
+                path: try cache.open(readOnly: true).path, provider: .kind(engine ?? .snapshot), lanes: lanes)
         }
         var options = ServerOptions()
-        options.host = host; options.port = port; options.maxLimit = maxLimit; options.serviceKey = serviceKey
+        options.host = host
+        options.port = port
+        options.maxLimit = maxLimit
+        options.serviceKey = serviceKey
         options.requestTimeout = .milliseconds(Int64((timeout * 1000).rounded()))
         options.corsOrigins = corsOrigin
         options.lanes = lanes
@@ -111,7 +135,9 @@ struct ServeCommand: ParsableCommand {
         final class Outcome: @unchecked Sendable { var error: (any Error)? }
         let outcome = Outcome()
         Task {
-            do { try await NearbyHTTPServer.run(engine: live, options: options, logger: logger) } catch { outcome.error = error }
+            do { try await NearbyHTTPServer.run(engine: live, options: options, logger: logger) } catch {
+                outcome.error = error
+            }
             done.signal()
         }
         done.wait()

@@ -1,6 +1,6 @@
 import ArgumentParser
-import NearbyKit
 import Foundation
+import NearbyKit
 
 /// `nearby where`: offline reverse geocoding on the legal-dong boundaries (NearbyRegions).
 struct WhereCommand: ParsableCommand {
@@ -74,7 +74,9 @@ struct WhereCommand: ParsableCommand {
         } else {
             let handle: FileHandle
             if let input {
-                guard let file = FileHandle(forReadingAtPath: input) else { throw UsageError("\(input): cannot open the file") }
+                guard let file = FileHandle(forReadingAtPath: input) else {
+                    throw UsageError("\(input): cannot open the file")
+                }
                 handle = file
             } else {
                 handle = FileHandle.standardInput
@@ -88,7 +90,8 @@ struct WhereCommand: ParsableCommand {
                     guard let point = try CoordinateLine(line: line, names: Self.names) else { continue }
                     answer(point)
                 } catch {
-                    StandardError.write("nearby where: \(input.map { "\($0): " } ?? "")line \(number): \(error.message)")
+                    StandardError.write(
+                        "nearby where: \(input.map { "\($0): " } ?? "")line \(number): \(error.message)")
                     failed = true
                 }
                 if live { try out.flush() } else { try out.flushIfFull() }

@@ -1,7 +1,8 @@
-import Testing
 import NearbyKit
-@testable import NearbyBench
 import NearbyTestSupport
+import Testing
+
+@testable import NearbyBench
 
 /// The bound computes the answer it times: the same totals and ids as the memory engine, whose
 /// answers the core's property tests check against brute force.
@@ -18,11 +19,15 @@ import NearbyTestSupport
             let limit = g.pick([0, 1, 10, 30, 10_000])
             let q = WorkloadQuery(qid: qid, lat: centre.lat + 0.001, lon: centre.lon, radius: radius, limit: limit)
             let a = bound.answer(q, repetitions: 2, buffer: &buffer)
-            let want = try engine.run(PlaceQuery(center: Coordinate(lat: q.lat, lon: q.lon), shape: .radius(radius), limit: limit))
+            let want = try engine.run(
+                PlaceQuery(center: Coordinate(lat: q.lat, lon: q.lon), shape: .radius(radius), limit: limit))
             // Compared outside the macro: its expansion of `a.total == want.total` (Int against the
             // answer's Int?) reports false for equal values.
             let same = want.total == a.total && a.ids == want.places.map(\.id)
-            #expect(same, "query \(qid): r \(radius), limit \(limit): bound \(a.total) \(a.ids.prefix(5)), engine \(want.total.map(String.init) ?? "none") \(want.places.prefix(5).map(\.id))")
+            #expect(
+                same,
+                "query \(qid): r \(radius), limit \(limit): bound \(a.total) \(a.ids.prefix(5)), engine \(want.total.map(String.init) ?? "none") \(want.places.prefix(5).map(\.id))"
+            )
             #expect(a.micros >= 0)
         }
     }
@@ -30,7 +35,8 @@ import NearbyTestSupport
     @Test func selectFirstKeepsTheBestInOrder() {
         var g = QuerySampler(seed: 5)
         for _ in 0..<200 {
-            let n = g.int(0...60), k = g.int(0...70)
+            let n = g.int(0...60)
+            let k = g.int(0...70)
             let rows = (0..<n).map { (dist: Double(g.int(0...9)), row: Int32($0)) }.shuffled()
             var got = rows
             OutputBound.selectFirst(min(k, n), of: &got)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import NearbyBench
 
 /// Test vectors from FIPS 180-4's examples (csrc.nist.gov "SHA1.pdf") and RFC 3174 §7.3.
@@ -8,8 +9,9 @@ import Testing
     }
 
     @Test func fipsTwoBlockMessage() {
-        #expect(SHA1.hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
-            == "84983e441c3bd26ebaae4aa1f95129e5e54670f1")
+        #expect(
+            SHA1.hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
+                == "84983e441c3bd26ebaae4aa1f95129e5e54670f1")
     }
 
     @Test func rfc3174MillionAs() {

@@ -1,16 +1,21 @@
 import Foundation
-import Testing
-@testable import NearbyBench
 import NearbyKit
+import Testing
+
+@testable import NearbyBench
 
 /// `SharedWorkload` against files written by ../shared/workload/make_dataset.py (Fixtures/README.md).
 @Suite struct SharedWorkloadTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
-    static func generate(places: Int, queries: Int, seed: Int, chunkSize: Int = 1 << 20) throws -> (places: [[UInt8]], queries: [[UInt8]]) {
-        var p: [[UInt8]] = [], q: [[UInt8]] = []
-        SharedWorkload.generate(towns: try DefaultDataset.towns(), placeCount: places, queryCount: queries, seed: seed,
-                                chunkSize: chunkSize, places: { p.append($0) }, queries: { q.append($0) })
+    static func generate(places: Int, queries: Int, seed: Int, chunkSize: Int = 1 << 20) throws -> (
+        places: [[UInt8]], queries: [[UInt8]]
+    ) {
+        var p: [[UInt8]] = []
+        var q: [[UInt8]] = []
+        SharedWorkload.generate(
+            towns: try DefaultDataset.towns(), placeCount: places, queryCount: queries, seed: seed,
+            chunkSize: chunkSize, places: { p.append($0) }, queries: { q.append($0) })
         return (p, q)
     }
 
@@ -23,7 +28,8 @@ import NearbyKit
         let la = a.split(separator: 0x0A, omittingEmptySubsequences: false)
         let lb = b.split(separator: 0x0A, omittingEmptySubsequences: false)
         for (i, (x, y)) in zip(la, lb).enumerated() where x != y {
-            return "line \(i + 1): got '\(String(decoding: x, as: UTF8.self))', expected '\(String(decoding: y, as: UTF8.self))'"
+            return
+                "line \(i + 1): got '\(String(decoding: x, as: UTF8.self))', expected '\(String(decoding: y, as: UTF8.self))'"
         }
         return "\(la.count) lines against \(lb.count)"
     }
@@ -77,12 +83,16 @@ import NearbyKit
         ]
         for (x, seven, six) in cases {
             var b = SharedWorkload.LineBuffer(capacity: 0)
-            b.append(x, decimals: 7); b.tab(); b.append(x, decimals: 6)
+            b.append(x, decimals: 7)
+            b.tab()
+            b.append(x, decimals: 6)
             #expect(String(decoding: b.bytes, as: UTF8.self) == seven + "\t" + six, "\(x)")
         }
         var huge = SharedWorkload.LineBuffer(capacity: 0)
         huge.append(1e300, decimals: 7)
-        #expect(huge.bytes.count == 301 + 8 && huge.bytes.starts(with: Array("10000000000000000525047602552044202487".utf8)))
+        #expect(
+            huge.bytes.count == 301 + 8 && huge.bytes.starts(with: Array("10000000000000000525047602552044202487".utf8))
+        )
     }
 
     /// The printf-free path against C's printf on values of every kind it takes: coordinates, exact
@@ -98,14 +108,20 @@ import NearbyKit
             values.append((g.unit() - 0.5) * 1e-5)
             values.append(g.unit() * 0x1p52 / 1e7)
         }
-        values += [0, -0.0, 0.5e-7, 0x1p52 / 1e7, 0x1p52 / 1e6, (0x1p52 / 1e7).nextDown, .leastNonzeroMagnitude, -1e-300]
+        values += [
+            0, -0.0, 0.5e-7, 0x1p52 / 1e7, 0x1p52 / 1e6, (0x1p52 / 1e7).nextDown, .leastNonzeroMagnitude, -1e-300,
+        ]
         var mismatches: [String] = []
         for x in values {
             for d in [0, 1, 6, 7] {
-                var fast = SharedWorkload.LineBuffer(capacity: 0), printf = SharedWorkload.LineBuffer(capacity: 0)
-                fast.append(x, decimals: d); printf.appendPrintf(x, decimals: d)
+                var fast = SharedWorkload.LineBuffer(capacity: 0)
+                var printf = SharedWorkload.LineBuffer(capacity: 0)
+                fast.append(x, decimals: d)
+                printf.appendPrintf(x, decimals: d)
                 if fast.bytes != printf.bytes, mismatches.count < 5 {
-                    mismatches.append("\(x) .\(d)f: \(String(decoding: fast.bytes, as: UTF8.self)) vs printf \(String(decoding: printf.bytes, as: UTF8.self))")
+                    mismatches.append(
+                        "\(x) .\(d)f: \(String(decoding: fast.bytes, as: UTF8.self)) vs printf \(String(decoding: printf.bytes, as: UTF8.self))"
+                    )
                 }
             }
         }
@@ -114,12 +130,21 @@ import NearbyKit
 
     @Test func stampsAndPaddedIntegers() {
         var b = SharedWorkload.LineBuffer(capacity: 0)
-        b.appendStamp(0); b.tab()
-        b.appendStamp(0.999); b.tab()
-        b.appendStamp(Double(21 * 360 * 86_400) - 0.5); b.tab()
-        b.appendStamp(360 * 86_400 + 31 * 86_400 + 3600 * 13 + 60 * 7 + 9); b.tab()
-        b.append(7, width: 4); b.tab(); b.append(0); b.tab(); b.append(12345, width: 2)
-        #expect(String(decoding: b.bytes, as: UTF8.self)
-            == "20040101000000\t20040101000000\t20241230235959\t20050202130709\t0007\t0\t12345")
+        b.appendStamp(0)
+        b.tab()
+        b.appendStamp(0.999)
+        b.tab()
+        b.appendStamp(Double(21 * 360 * 86_400) - 0.5)
+        b.tab()
+        b.appendStamp(360 * 86_400 + 31 * 86_400 + 3600 * 13 + 60 * 7 + 9)
+        b.tab()
+        b.append(7, width: 4)
+        b.tab()
+        b.append(0)
+        b.tab()
+        b.append(12345, width: 2)
+        #expect(
+            String(decoding: b.bytes, as: UTF8.self)
+                == "20040101000000\t20040101000000\t20241230235959\t20050202130709\t0007\t0\t12345")
     }
 }

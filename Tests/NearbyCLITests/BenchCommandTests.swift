@@ -22,33 +22,43 @@ import Testing
             #expect(a["checksum"] as? String == e.checksum, "qid \(e.qid)")
         }
         let groups = try #require(doc["groups"] as? [[String: Any]])
-        #expect(groups.map { $0["name"] as? String } == ["all", "radius=500", "radius=2000", "radius=20000", "radius=0"])
+        #expect(
+            groups.map { $0["name"] as? String } == ["all", "radius=500", "radius=2000", "radius=20000", "radius=0"])
         #expect(groups[0]["totalMatches"] as? Int == expected.reduce(0) { $0 + $1.total })
         // The TSV has the same answers, one line per query.
         let tsv = try String(contentsOfFile: answersPath, encoding: .utf8).split(separator: "\n")
         #expect(tsv.first == "qid\ttotal\treturned\tchecksum")
-        #expect(tsv.dropFirst().map(String.init) == expected.map { "\($0.qid)\t\($0.total)\t\($0.rows.count)\t\($0.checksum)" })
+        #expect(
+            tsv.dropFirst().map(String.init)
+                == expected.map { "\($0.qid)\t\($0.total)\t\($0.rows.count)\t\($0.checksum)" })
     }
 
     /// BENCHMARKS.md's "radius + category filter + title sort, page of 30", on both engines.
     @Test func radiusWithCategoryTitleSortAndLimitMatchesBruteForce() throws {
         let expected = workload.queries.map { q in
             let rows = workload.places
-                .filter { $0.category == 39 && Haversine.distance(lat1: q.lat, lon1: q.lon, lat2: $0.lat, lon2: $0.lon) <= q.radius }
+                .filter {
+                    $0.category == 39
+                        && Haversine.distance(lat1: q.lat, lon1: q.lon, lat2: $0.lat, lon2: $0.lon) <= q.radius
+                }
                 .map { (key: KoreanCollation.sortKey($0.title), id: Int($0.id)!) }
                 .sorted { $0.key != $1.key ? $0.key.lexicographicallyPrecedes($1.key) : $0.id < $1.id }
             return BenchTestWorkload.Expected(qid: q.qid, total: rows.count, ids: rows.prefix(30).map(\.id))
         }
         #expect(expected.contains { $0.rows.count == 30 && $0.total > 30 }, "some page is cut")
         for engine in ["memory", "sqlite"] {
-            let doc = try workload.bench(["radius", "--engine", engine, "--category", "39", "--sort", "title", "--limit", "30"])
+            let doc = try workload.bench([
+                "radius", "--engine", engine, "--category", "39", "--sort", "title", "--limit", "30",
+            ])
             #expect(doc["variant"] as? String == "category 39, sort title, limit 30")
             let answers = try #require(doc["answers"] as? [[String: Any]])
             #expect(answers.map { $0["total"] as? Int } == expected.map(\.total), "\(engine)")
             #expect(answers.map { $0["checksum"] as? String } == expected.map(\.checksum), "\(engine)")
         }
-        let bad = try BenchTestWorkload.runRaw(["bench", "radius", "--places", workload.placesPath,
-                                                 "--queries", workload.queriesPath, "--sort", "colour"])
+        let bad = try BenchTestWorkload.runRaw([
+            "bench", "radius", "--places", workload.placesPath,
+            "--queries", workload.queriesPath, "--sort", "colour",
+        ])
         #expect(bad.status == 2 && bad.stderr.contains(#"nearby bench radius: --sort: "colour""#), "\(bad.stderr)")
     }
 
@@ -57,7 +67,8 @@ import Testing
         let many = try workload.bench(["radius", "--threads", "3", "--repeat", "2"])
         #expect(many["threads"] as? Int == 3)
         #expect(many["repeat"] as? Int == 2)
-        let a = try #require(one["answers"] as? [[String: Any]]), b = try #require(many["answers"] as? [[String: Any]])
+        let a = try #require(one["answers"] as? [[String: Any]])
+        let b = try #require(many["answers"] as? [[String: Any]])
         #expect(a.map { $0["checksum"] as? String } == b.map { $0["checksum"] as? String })
     }
 
@@ -65,11 +76,13 @@ import Testing
     @Test func sqliteEngineAnswersMatchBruteForce() throws {
         for command in ["radius", "knn", "bbox"] {
             let doc = try workload.bench([command, "--engine", "sqlite", "--threads", "2"])
-            try BenchShape.checkQueryDocument(doc, command: command, engine: "sqlite", workload: workload,
-                                              perQuery: command == "knn" ? 3 : 1)
+            try BenchShape.checkQueryDocument(
+                doc, command: command, engine: "sqlite", workload: workload,
+                perQuery: command == "knn" ? 3 : 1)
             let seconds = try #require(doc["seconds"] as? [String: Any])
             #expect(seconds["import"] is Double)
-            let expected = command == "knn"
+            let expected =
+                command == "knn"
                 ? [1, 10, 100].flatMap { k in workload.queries.map { workload.bruteNearest($0, k: k) } }
                 : workload.queries.map { command == "radius" ? workload.bruteRadius($0) : workload.bruteBox($0) }
             let answers = try #require(doc["answers"] as? [[String: Any]])
@@ -141,7 +154,10 @@ import Testing
 
     @Test func carouselTimesLocationRequeriesOnAWorkload() throws {
         let doc = try BenchTestWorkload.run(
-            ["bench", "carousel", "--events", "1000", "--runs", "2", "--places", workload.placesPath, "--updates", "200"])
+            [
+                "bench", "carousel", "--events", "1000", "--runs", "2", "--places", workload.placesPath, "--updates",
+                "200",
+            ])
         let r = try #require((doc["carousel"] as? [String: Any])?["requery"] as? [String: Any])
         #expect(r["places"] as? Int == workload.places.count)
         #expect(r["updates"] as? Int == 200)
@@ -155,7 +171,8 @@ import Testing
         var paths: [String] = []
         for (n, args) in [["radius"], ["knn"]].enumerated() {
             let path = workload.dir + "/doc\(n).json"
-            let out = try BenchTestWorkload.runRaw(["bench"] + args + ["--places", workload.placesPath, "--queries", workload.queriesPath])
+            let out = try BenchTestWorkload.runRaw(
+                ["bench"] + args + ["--places", workload.placesPath, "--queries", workload.queriesPath])
             try out.stdout.write(toFile: path, atomically: true, encoding: .utf8)
             paths.append(path)
         }
@@ -175,7 +192,8 @@ import Testing
 
     @Test func badWorkloadLineIsNamedAndExitsTwo() throws {
         let bad = workload.dir + "/bad.queries.tsv"
-        try "qid\tlat\tlon\tradius_m\tlimit\n1\t37.5\t127\t500\t0\n2\t37.5\tabc\t500\t0\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        try "qid\tlat\tlon\tradius_m\tlimit\n1\t37.5\t127\t500\t0\n2\t37.5\tabc\t500\t0\n".write(
+            toFile: bad, atomically: true, encoding: .utf8)
         let out = try BenchTestWorkload.runRaw(["bench", "radius", "--places", workload.placesPath, "--queries", bad])
         #expect(out.status == 2)
         #expect(out.stdout.isEmpty)
@@ -183,7 +201,9 @@ import Testing
     }
 
     @Test func noProgressOnStderrWhenNotATerminal() throws {
-        let out = try BenchTestWorkload.runRaw(["bench", "radius", "--places", workload.placesPath, "--queries", workload.queriesPath])
+        let out = try BenchTestWorkload.runRaw([
+            "bench", "radius", "--places", workload.placesPath, "--queries", workload.queriesPath,
+        ])
         #expect(out.status == 0)
         #expect(out.stderr.isEmpty)
         #expect(out.stdout.split(separator: "\n").count == 1)
@@ -192,8 +212,10 @@ import Testing
 
 /// The documented JSON shape of the query commands (docs/bench-json.md).
 enum BenchShape {
-    static func checkQueryDocument(_ doc: [String: Any], command: String, engine: String,
-                                   workload: BenchTestWorkload, perQuery: Int = 1) throws {
+    static func checkQueryDocument(
+        _ doc: [String: Any], command: String, engine: String,
+        workload: BenchTestWorkload, perQuery: Int = 1
+    ) throws {
         #expect(doc["schema"] as? String == "nearby-bench/1")
         #expect(doc["command"] as? String == command)
         #expect(doc["engine"] as? String == engine)
@@ -234,8 +256,16 @@ struct BenchTestWorkload {
     /// An answer: its total matches and its rows (ids, or item (f)'s "category:count" labels).
     struct Expected {
         var qid: Int, total: Int, rows: [String]
-        init(qid: Int, total: Int, ids: [Int]) { self.qid = qid; self.total = total; rows = ids.map(String.init) }
-        init(labels: [String], total: Int) { qid = 0; self.total = total; rows = labels }
+        init(qid: Int, total: Int, ids: [Int]) {
+            self.qid = qid
+            self.total = total
+            rows = ids.map(String.init)
+        }
+        init(labels: [String], total: Int) {
+            qid = 0
+            self.total = total
+            rows = labels
+        }
         /// The workload README's checksum, computed independently of the CLI's streaming one.
         var checksum: String { String(SHA1.hex(rows.joined(separator: ",")).prefix(16)) }
     }
@@ -254,22 +284,31 @@ struct BenchTestWorkload {
         let syllables = Array("가나다동리산강역시장공원길마을바위섬").map(String.init)
         let categories = [12, 14, 15, 25, 28, 32, 38, 39]
         func stamp(_ year: Int) -> String {
-            String(format: "%04d%02d%02d%02d%02d%02d", year, Int.random(in: 1...12, using: &rng), Int.random(in: 1...28, using: &rng),
-                   Int.random(in: 0...23, using: &rng), Int.random(in: 0...59, using: &rng), Int.random(in: 0...59, using: &rng))
+            String(
+                format: "%04d%02d%02d%02d%02d%02d", year, Int.random(in: 1...12, using: &rng),
+                Int.random(in: 1...28, using: &rng),
+                Int.random(in: 0...23, using: &rng), Int.random(in: 0...59, using: &rng),
+                Int.random(in: 0...59, using: &rng))
         }
         var places: [Place] = []
         for i in 1...3000 {
             let seoul = i % 3 != 0
-            var lat = seoul ? 37.5665 : 35.1796, lon = seoul ? 126.9780 : 129.0756
-            if i % 100 == 7 { (lat, lon) = Self.duplicate } else {
-                lat += Double.random(in: -0.08...0.08, using: &rng); lon += Double.random(in: -0.1...0.1, using: &rng)
+            var lat = seoul ? 37.5665 : 35.1796
+            var lon = seoul ? 126.9780 : 129.0756
+            if i % 100 == 7 {
+                (lat, lon) = Self.duplicate
+            } else {
+                lat += Double.random(in: -0.08...0.08, using: &rng)
+                lon += Double.random(in: -0.1...0.1, using: &rng)
             }
             let title = (0..<3).map { _ in syllables.randomElement(using: &rng)! }.joined() + " \(i % 50)"
             let created = stamp(Int.random(in: 2013...2020, using: &rng))
-            places.append(Place(id: String(i), title: title, lat: (lat * 1e7).rounded() / 1e7, lon: (lon * 1e7).rounded() / 1e7,
-                                category: categories.randomElement(using: &rng)!, created: created,
-                                modified: max(created, stamp(Int.random(in: 2013...2022, using: &rng))),
-                                areacode: seoul ? "11" : "26", sigungucode: seoul ? "11110" : "26110"))
+            places.append(
+                Place(
+                    id: String(i), title: title, lat: (lat * 1e7).rounded() / 1e7, lon: (lon * 1e7).rounded() / 1e7,
+                    category: categories.randomElement(using: &rng)!, created: created,
+                    modified: max(created, stamp(Int.random(in: 2013...2022, using: &rng))),
+                    areacode: seoul ? "11" : "26", sigungucode: seoul ? "11110" : "26110"))
         }
         self.places = places
         queries = [
@@ -284,7 +323,8 @@ struct BenchTestWorkload {
         ]
         var p = "id\tlat\tlon\tcategory\ttitle\tcreated\tmodified\tareacode\tsigungucode\n"
         for x in places {
-            p += "\(x.id)\t\(x.lat)\t\(x.lon)\t\(x.category)\t\(x.title)\t\(x.created!)\t\(x.modified!)\t\(x.areacode!)\t\(x.sigungucode!)\n"
+            p +=
+                "\(x.id)\t\(x.lat)\t\(x.lon)\t\(x.category)\t\(x.title)\t\(x.created!)\t\(x.modified!)\t\(x.areacode!)\t\(x.sigungucode!)\n"
         }
         try p.write(toFile: placesPath, atomically: true, encoding: .utf8)
         var q = "qid\tlat\tlon\tradius_m\tlimit\n"
@@ -314,7 +354,8 @@ struct BenchTestWorkload {
 
     /// The box of `nearby bench bbox --help`: lat ± r/R, lon ± r/(R cos lat), in degrees.
     func bruteBox(_ q: Query) -> Expected {
-        let dLat = q.radius / 6_371_008.8 * 180 / .pi, dLon = dLat / cos(q.lat * .pi / 180)
+        let dLat = q.radius / 6_371_008.8 * 180 / .pi
+        let dLon = dLat / cos(q.lat * .pi / 180)
         let rows = byDistance(q.lat, q.lon) {
             abs($0.lat - q.lat) <= dLat && $0.lon >= q.lon - dLon && $0.lon <= q.lon + dLon
         }
@@ -325,7 +366,8 @@ struct BenchTestWorkload {
     func bruteSortFilter() -> [String: Expected] {
         func id(_ p: Place) -> Int { Int(p.id)! }
         func byTitle(_ a: Place, _ b: Place) -> Bool {
-            let ka = KoreanCollation.sortKey(a.title), kb = KoreanCollation.sortKey(b.title)
+            let ka = KoreanCollation.sortKey(a.title)
+            let kb = KoreanCollation.sortKey(b.title)
             return ka != kb ? ka.lexicographicallyPrecedes(kb) : id(a) < id(b)
         }
         func page(_ rows: [Place], total: Int? = nil, drop: Int = 0, _ n: Int) -> Expected {
@@ -341,7 +383,8 @@ struct BenchTestWorkload {
         let counts = [12, 14, 15, 25, 28, 32, 38, 39].map { c in places.filter { $0.category == c }.count }
         let f = zip([12, 14, 15, 25, 28, 32, 38, 39], counts).map { "\($0):\($1)" }
         return [
-            "a": page(a, a.count), "b": page(b, 30), "c": page(c, 30), "c-page": page(c, 30), "d": page(d, drop: 1000, 100),
+            "a": page(a, a.count), "b": page(b, 30), "c": page(c, 30), "c-page": page(c, 30),
+            "d": page(d, drop: 1000, 100),
             "e": cut(0, e, limit: 30), "f": Expected(labels: f, total: places.count),
         ]
     }
@@ -372,17 +415,20 @@ struct BenchTestWorkload {
         process.standardError = FileHandle(forWritingAtPath: base + ".err")
         try process.run()
         process.waitUntilExit()
-        return (process.terminationStatus, try String(contentsOfFile: base + ".out", encoding: .utf8),
-                try String(contentsOfFile: base + ".err", encoding: .utf8))
+        return (
+            process.terminationStatus, try String(contentsOfFile: base + ".out", encoding: .utf8),
+            try String(contentsOfFile: base + ".err", encoding: .utf8)
+        )
     }
 
     /// The built `nearby` next to the test bundle (.build/<config>/).
     static let binary: URL = {
         var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.isExecutableFile(atPath: dir.appendingPathComponent("nearby").path) && dir.path != "/" {
+        while !FileManager.default.isExecutableFile(atPath: dir.appendingPathComponent("nearby").path)
+            && dir.path != "/"
+        {
             dir = dir.deletingLastPathComponent()
         }
         return dir.appendingPathComponent("nearby")
     }()
 }
-

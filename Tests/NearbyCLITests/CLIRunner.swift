@@ -28,7 +28,10 @@ enum CLIRunner {
         private let stdoutURL: URL, stderrURL: URL
 
         fileprivate init(process: Process, stdin: FileHandle?, stdoutURL: URL, stderrURL: URL) {
-            self.process = process; self.stdin = stdin; self.stdoutURL = stdoutURL; self.stderrURL = stderrURL
+            self.process = process
+            self.stdin = stdin
+            self.stdoutURL = stdoutURL
+            self.stderrURL = stderrURL
         }
 
         /// What the process has written to stderr so far.
@@ -97,7 +100,8 @@ enum CLIRunner {
     }
 
     /// Runs `nearby arguments...` to the end.
-    static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> CLIResult {
+    static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> CLIResult
+    {
         try start(arguments, stdin: stdin, environment: environment).finish()
     }
 }

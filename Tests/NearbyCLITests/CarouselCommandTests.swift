@@ -3,7 +3,7 @@ import NearbyTestSupport
 import Testing
 
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// `nearby` with `stdin` through the shared subprocess runner: status, stdout, stderr.
@@ -15,7 +15,9 @@ private func nearby(_ args: [String], stdin: String = "") throws -> (status: Int
 /// A temporary folder with places.jsonl: six places 100 m apart.
 private func placesFolder() throws -> TempFolder {
     let folder = try TempFolder()
-    let places = (0..<6).map { #"{"id":"p\#($0)","title":"곳 \#($0)","lat":\#(37.5 + Double($0) * 0.0009),"lon":127.0,"category":12}"# }
+    let places = (0..<6).map {
+        #"{"id":"p\#($0)","title":"곳 \#($0)","lat":\#(37.5 + Double($0) * 0.0009),"lon":127.0,"category":12}"#
+    }
     try folder.write("places.jsonl", places.joined(separator: "\n") + "\n")
     return folder
 }
@@ -37,7 +39,9 @@ private func objects(_ jsonl: String) throws -> [[String: Any]] {
         #expect(camera?["lat"] == 37.5 + 5 * 0.0009 && camera?["lon"] == 127)
         #expect(lines[1]["id"] as? String == "p5")
 
-        let raw = try nearby(["carousel", "--events", f.file("tap.jsonl"), "--places", f.file("places.jsonl"), "--debounce", "0"])
+        let raw = try nearby([
+            "carousel", "--events", f.file("tap.jsonl"), "--places", f.file("places.jsonl"), "--debounce", "0",
+        ])
         #expect(try objects(raw.out).compactMap { $0["selected"] as? Int } == [0, 1, 2, 3, 4, 5])
     }
 
@@ -50,7 +54,9 @@ private func objects(_ jsonl: String) throws -> [[String: Any]] {
             {"t":2400,"visible":9}
 
             """
-        let r = try nearby(["carousel", "--events", "-", "--places", f.file("places.jsonl"), "--radius", "150", "--limit", "2"], stdin: events)
+        let r = try nearby(
+            ["carousel", "--events", "-", "--places", f.file("places.jsonl"), "--radius", "150", "--limit", "2"],
+            stdin: events)
         #expect(r.status == 0, "\(r.err)")
         let lines = try objects(r.out)
         let queries = lines.compactMap { $0["results"] as? [String] }
@@ -64,8 +70,10 @@ private func objects(_ jsonl: String) throws -> [[String: Any]] {
         let db = f.file("places.sqlite")
         let imported = try nearby(["import", "--db", db, f.file("places.jsonl")])
         #expect(imported.status == 0 && imported.out.contains(#""inserted":6"#), "\(imported.out) \(imported.err)")
-        let events = #"{"t":0,"location":{"lat":37.5045,"lon":127.0}}"# + "\n" + #"{"t":100,"places":["p1","p2"]}"# + "\n"
-        let r = try nearby(["carousel", "--events", "-", "--db", db, "--radius", "250", "--sort", "-distance"], stdin: events)
+        let events =
+            #"{"t":0,"location":{"lat":37.5045,"lon":127.0}}"# + "\n" + #"{"t":100,"places":["p1","p2"]}"# + "\n"
+        let r = try nearby(
+            ["carousel", "--events", "-", "--db", db, "--radius", "250", "--sort", "-distance"], stdin: events)
         #expect(r.status == 0, "\(r.err)")
         let lines = try objects(r.out)
         #expect(lines.first?["results"] as? [String] == ["p3", "p4", "p5"])
@@ -92,17 +100,22 @@ private func objects(_ jsonl: String) throws -> [[String: Any]] {
         #expect(noDB.err.contains("\(f.file("ids.jsonl")): place id \"p1\" needs --db to resolve"), "\(noDB.err)")
         let db = f.file("places.sqlite")
         #expect(try nearby(["import", "--db", db, f.file("places.jsonl")]).status == 0)
-        let missing = try nearby(["carousel", "--events", f.file("tap.jsonl"), "--places", f.file("ids.jsonl"), "--db", db])
+        let missing = try nearby([
+            "carousel", "--events", f.file("tap.jsonl"), "--places", f.file("ids.jsonl"), "--db", db,
+        ])
         #expect(missing.status == 2)
         #expect(missing.err.contains("\(f.file("ids.jsonl")): place id \"p9\" is not in \(db)"), "\(missing.err)")
         try f.write("ids.jsonl", "\"p1\"\n\"p2\"\n")
-        let found = try nearby(["carousel", "--events", f.file("tap.jsonl"), "--places", f.file("ids.jsonl"), "--db", db])
+        let found = try nearby([
+            "carousel", "--events", f.file("tap.jsonl"), "--places", f.file("ids.jsonl"), "--db", db,
+        ])
         #expect(found.status == 0, "\(found.err)")
         #expect(try objects(found.out).compactMap { $0["id"] as? String }.first == "p1")
     }
 
     @Test func timeGoingBackwardsIsAnError() throws {
-        let r = try nearby(["carousel", "--events", "-"], stdin: #"{"t":10,"visible":0}"# + "\n" + #"{"t":9,"visible":1}"# + "\n")
+        let r = try nearby(
+            ["carousel", "--events", "-"], stdin: #"{"t":10,"visible":0}"# + "\n" + #"{"t":9,"visible":1}"# + "\n")
         #expect(r.status == 2)
         #expect(r.err.contains("<stdin>:2: time 9 is before the previous event's time 10"), "\(r.err)")
     }
@@ -122,7 +135,9 @@ private func objects(_ jsonl: String) throws -> [[String: Any]] {
     @Test func anSVGTimelineIsProduced() throws {
         let f = try placesFolder()
         try f.write("tap.jsonl", #"{"t":500,"visible":2}"# + "\n" + #"{"t":1000,"tapMarker":5}"# + "\n")
-        let r = try nearby(["carousel", "--events", f.file("tap.jsonl"), "--places", f.file("places.jsonl"), "--format", "svg"])
+        let r = try nearby([
+            "carousel", "--events", f.file("tap.jsonl"), "--places", f.file("places.jsonl"), "--format", "svg",
+        ])
         #expect(r.status == 0, "\(r.err)")
         #expect(r.out.hasPrefix("<svg") && r.out.hasSuffix("</svg>\n"))
         #expect(r.out.contains(">5 · p5</text>") && r.out.contains(">visible index (raw)</text>"))
@@ -134,7 +149,9 @@ private func objects(_ jsonl: String) throws -> [[String: Any]] {
         let f = try placesFolder()
         let move = #"{"t":0,"location":{"lat":37.5,"lon":127.0}}"# + "\n"
         func results(_ extra: [String]) throws -> [String]? {
-            let r = try nearby(["carousel", "--events", "-", "--places", f.file("places.jsonl"), "--radius", "150"] + extra, stdin: move)
+            let r = try nearby(
+                ["carousel", "--events", "-", "--places", f.file("places.jsonl"), "--radius", "150"] + extra,
+                stdin: move)
             #expect(r.status == 0, "\(extra): \(r.err)")
             return try objects(r.out).first?["results"] as? [String]
         }
@@ -142,7 +159,10 @@ private func objects(_ jsonl: String) throws -> [[String: Any]] {
         // Repeated list flags add up, as in nearby query.
         #expect(try results(["--category", "39", "--category", "14"]) == (try results(["--category", "39"])))
         #expect(try results(["--category", "14"]) == [])
-        for (bad, word) in [(["--category", "12,x"], #"--category: "x""#), (["--radius", "-5"], "--radius"), (["--limit", "-1"], "--limit")] {
+        for (bad, word) in [
+            (["--category", "12,x"], #"--category: "x""#), (["--radius", "-5"], "--radius"),
+            (["--limit", "-1"], "--limit"),
+        ] {
             let r = try nearby(["carousel", "--events", "-", "--places", f.file("places.jsonl")] + bad, stdin: move)
             #expect(r.status == 2 && r.err.contains(word) && r.out.isEmpty, "\(bad): \(r.err)")
             // Also with nothing to query: a bad option never passes silently.

@@ -10,7 +10,9 @@ import Testing
         #expect(haversine.output == "325111.7079125589\n")
         let geodesic = try CLIRunner.run(["distance", "--distance", "geodesic", "40.64", "-73.78", "1.36", "103.99"])
         #expect(geodesic.output == "15347512.94051294\n")  // geographiclib-rs documentation: 15347512.94051294
-        let projected = try CLIRunner.run(["distance", "--distance", "projected", "37.5665", "126.9780", "35.1796", "129.0756"])
+        let projected = try CLIRunner.run([
+            "distance", "--distance", "projected", "37.5665", "126.9780", "35.1796", "129.0756",
+        ])
         let value = try #require(Double(projected.output.trimmingCharacters(in: .newlines)))
         #expect(abs(value - 324915.297) / 324915.297 < 1e-3)
         let two = try CLIRunner.run(["distance", "0", "0", "0", "180", "90", "0", "-90", "0"])
@@ -21,8 +23,9 @@ import Testing
     /// own log (`LD_DEBUG=files`) names libproj for a geodesic distance and not for a haversine one.
     @Test func projIsLoadedOnlyWhenAModelNeedsIt() throws {
         func loadsPROJ(_ arguments: [String]) throws -> Bool {
-            let run = try CLIRunner.run(["distance"] + arguments + ["37.5665", "126.9780", "35.1796", "129.0756"],
-                                        environment: ["LD_DEBUG": "files"])
+            let run = try CLIRunner.run(
+                ["distance"] + arguments + ["37.5665", "126.9780", "35.1796", "129.0756"],
+                environment: ["LD_DEBUG": "files"])
             #expect(run.status == 0)
             #expect(run.stderr.contains("file=libc.so"), "LD_DEBUG gave no log: \(run.stderr.prefix(200))")
             return run.stderr.contains("file=libproj.so")
@@ -36,12 +39,18 @@ import Testing
         let columns = text.output.split(separator: " ").map { Double($0.trimmingCharacters(in: .newlines))! }
         #expect(columns.count == 5)
         #expect(columns[1] == 15347512.94051294 && columns[2] == 3.3057734780176125 && columns[3] == 177.48784020815515)
-        let jsonl = try CLIRunner.run(["distance", "--all", "--format", "jsonl", "--distance", "projected:utm",
-                             "37.5665", "126.978", "33.4996", "126.5312"])
+        let jsonl = try CLIRunner.run([
+            "distance", "--all", "--format", "jsonl", "--distance", "projected:utm",
+            "37.5665", "126.978", "33.4996", "126.5312",
+        ])
         let object = try JSONSerialization.jsonObject(with: Data(jsonl.output.utf8)) as! [String: Any]
         #expect(object["crs"] as? String == "utm")
-        #expect(Set(object.keys) == ["lat1", "lon1", "lat2", "lon2", "haversine", "geodesic", "azi1", "azi2", "projected", "crs"])
-        let g = object["geodesic"] as! Double, p = object["projected"] as! Double
+        #expect(
+            Set(object.keys) == [
+                "lat1", "lon1", "lat2", "lon2", "haversine", "geodesic", "azi1", "azi2", "projected", "crs",
+            ])
+        let g = object["geodesic"] as! Double
+        let p = object["projected"] as! Double
         #expect(abs(p / g - 1) < 1e-3)
     }
 
@@ -65,14 +74,15 @@ import Testing
         let lines = r.output.split(separator: "\n")
         #expect(lines.count == 5)  // the four good pairs and the coincident one: nothing good is lost
         #expect(lines.last == #"{"lat1":0.0,"lon1":0.0,"lat2":0.0,"lon2":0.0,"model":"haversine","distance":0.0}"#)
-        #expect(r.stderr == """
-            nearby distance: line 7: expected 4 numbers (lat1 lon1 lat2 lon2), found 3 fields
-            nearby distance: line 8: field "lat1" is not a number
-            nearby distance: line 9: field "lon2" is missing
-            nearby distance: line 10: lat1 91.0 is out of range [-90, 90]
-            nearby distance: line 11: lat1 "abc" is not a number
+        #expect(
+            r.stderr == """
+                nearby distance: line 7: expected 4 numbers (lat1 lon1 lat2 lon2), found 3 fields
+                nearby distance: line 8: field "lat1" is not a number
+                nearby distance: line 9: field "lon2" is missing
+                nearby distance: line 10: lat1 91.0 is out of range [-90, 90]
+                nearby distance: line 11: lat1 "abc" is not a number
 
-            """)
+                """)
     }
 
     @Test func usageErrorsExitWithTwo() throws {
@@ -86,9 +96,12 @@ import Testing
         let option = try CLIRunner.run(["distance", "--bogus", "1", "2", "3", "4"])
         #expect(option.status == 2 && option.stderr == "nearby distance: unknown option '--bogus'\n")
         let notNumber = try CLIRunner.run(["distance", "1", "2", "x", "4"])
-        #expect(notNumber.status == 2 && notNumber.stderr == "nearby distance: argument 1: lat2 \"x\" is not a number\n")
+        #expect(
+            notNumber.status == 2 && notNumber.stderr == "nearby distance: argument 1: lat2 \"x\" is not a number\n")
         let outside = try CLIRunner.run(["distance", "--distance", "projected", "37.5", "127", "0", "37.5"])
-        #expect(outside.status == 2 && outside.stderr == "nearby distance: argument 1: cannot project (0.0, 37.5) into EPSG:5179\n")
+        #expect(
+            outside.status == 2
+                && outside.stderr == "nearby distance: argument 1: cannot project (0.0, 37.5) into EPSG:5179\n")
     }
 
     @Test func helpTeaches() throws {

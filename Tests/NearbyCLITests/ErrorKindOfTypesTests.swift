@@ -1,4 +1,6 @@
 import Foundation
+import Testing
+
 @testable import NearbyBench
 @testable import NearbyCarousel
 @testable import NearbyCore
@@ -7,7 +9,6 @@ import Foundation
 @testable import NearbyRegions
 @testable import NearbyServer
 @testable import NearbyStore
-import Testing
 
 /// A representative of every error type of the project has the kind its exit code and HTTP status
 /// come from (`ErrorKind`). `APIError` is an answer already, and `RegionFile`'s private byte reader
@@ -16,7 +17,10 @@ import Testing
     static let missing = "/nonexistent-nearby-path/file"
 
     func kind(_ body: () throws -> Void) -> ErrorKind? {
-        do { try body(); return nil } catch { return ErrorKind(of: error) }
+        do {
+            try body()
+            return nil
+        } catch { return ErrorKind(of: error) }
     }
 
     @Test func core() {
@@ -47,7 +51,8 @@ import Testing
         let cache: [(PlaceCacheError, ErrorKind)] = [
             (.cannotOpen(path: "c", reason: "x"), .io), (.notACache(path: "c", reason: "x"), .damaged),
             (.newerSchema(path: "c", version: 9, supported: 1), .unsupported), (.busy(path: "c"), .unavailable),
-            (.damaged(path: "c", row: "r", field: "f", reason: "x"), .damaged), (.sqlite(path: "c", message: "x"), .internal),
+            (.damaged(path: "c", row: "r", field: "f", reason: "x"), .damaged),
+            (.sqlite(path: "c", message: "x"), .internal),
         ]
         for (error, expected) in cache { #expect(error.kind == expected, "\(error)") }
         #expect(kind { _ = try PlaceCache(path: Self.missing, readOnly: true) } == .io)

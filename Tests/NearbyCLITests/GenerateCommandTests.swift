@@ -64,8 +64,10 @@ import Testing
             let r = try CLIRunner.run(args)
             #expect(r.status == 0 && r.stdout.isEmpty, "\(r.stderr)")
             for kind in ["places", "queries"] {
-                let expected = try Data(contentsOf: fixtures.appendingPathComponent("workload-\(count)-\(queries)-seed\(seed).\(kind).tsv"))
-                #expect(try Data(contentsOf: URL(fileURLWithPath: "\(prefix).\(kind).tsv")) == expected, "\(count) \(kind)")
+                let expected = try Data(
+                    contentsOf: fixtures.appendingPathComponent("workload-\(count)-\(queries)-seed\(seed).\(kind).tsv"))
+                #expect(
+                    try Data(contentsOf: URL(fileURLWithPath: "\(prefix).\(kind).tsv")) == expected, "\(count) \(kind)")
             }
         }
         let bad = try CLIRunner.run(["generate", "--queries", "5"])

@@ -4,8 +4,10 @@ import Testing
 /// Every command's `--help` teaches: it has examples, and each example survives ArgumentParser's
 /// wrapping at 80 columns (a wrapped command line cannot be copied).
 @Suite struct HelpTests {
-    @Test(arguments: [["query"], ["import"], ["export"], ["generate"], ["distance"], ["carousel"], ["serve"],
-                      ["where"], ["region"], ["bench", "where"]])
+    @Test(arguments: [
+        ["query"], ["import"], ["export"], ["generate"], ["distance"], ["carousel"], ["serve"],
+        ["where"], ["region"], ["bench", "where"],
+    ])
     func examplesAreWholeLines(command: [String]) throws {
         let help = try CLIRunner.run(command + ["--help"])
         #expect(help.status == 0)

@@ -1,6 +1,6 @@
 import Foundation
-import NearbyTestSupport
 import NearbyStore
+import NearbyTestSupport
 import Testing
 
 /// Real processes against one cache file: a killed import, a second writer, a reader during an import.
@@ -12,7 +12,8 @@ import Testing
     func bigTSV(_ dir: TempFolder, count: Int) throws -> String {
         var text = "id\tlat\tlon\tcategory\ttitle\tmodified\n"
         for i in 0..<count {
-            let lat = 33.0 + Double(i % 997) * 0.005, lon = 124.5 + Double(i % 1009) * 0.007
+            let lat = 33.0 + Double(i % 997) * 0.005
+            let lon = 124.5 + Double(i % 1009) * 0.007
             text += "big\(i)\t\(lat)\t\(lon)\t\([12, 14, 39][i % 3])\t장소 \(i)\t20240101000000\n"
         }
         return try dir.write("big.tsv", text)

@@ -11,7 +11,9 @@ func summary(_ result: CLIResult) throws -> [String: Any] {
 func counts(_ result: CLIResult) throws -> [String: Int] {
     let s = try summary(result)
     var c: [String: Int] = [:]
-    for key in ["inserted", "updated", "unchanged", "older", "deleted", "rejected", "pending"] { c[key] = s[key] as? Int }
+    for key in ["inserted", "updated", "unchanged", "older", "deleted", "rejected", "pending"] {
+        c[key] = s[key] as? Int
+    }
     return c
 }
 
@@ -40,11 +42,15 @@ let canonicalLines = [
         let steps = r.stderr.split(separator: "\n").compactMap { line -> (Double, String)? in
             let parts = line.split(separator: " ", maxSplits: 3)
             guard parts.count == 4, parts[0] == "nearby", parts[1] == "import:", parts[3].hasPrefix("s: "),
-                  let t = Double(parts[2]) else { return nil }
+                let t = Double(parts[2])
+            else { return nil }
             return (t, String(parts[3].dropFirst(3)))
         }
         #expect(steps.count == 4 && steps[0].1.hasSuffix("in.jsonl: reading"), "\(r.stderr)")
-        #expect(steps.dropFirst().map(\.1) == ["updating the spatial index and committing", "writing the index snapshot", "done"], "\(r.stderr)")
+        #expect(
+            steps.dropFirst().map(\.1) == [
+                "updating the spatial index and committing", "writing the index snapshot", "done",
+            ], "\(r.stderr)")
         #expect(zip(steps, steps.dropFirst()).allSatisfy { $0.0 <= $1.0 }, "\(r.stderr)")
     }
 
@@ -73,14 +79,18 @@ let canonicalLines = [
         let dir = try TempFolder()
         let db = dir.file("c.sqlite")
         _ = try CLIRunner.run(["import", "--db", db, dir.write("base.jsonl", canonicalLines.joined(separator: "\n"))])
-        let changes = try dir.write("changes.jsonl", [
-            #"{"id":"a1","title":"newer","lat":37.5,"lon":127.0,"category":12,"modified":"20250101000000"}"#,
-            #"{"id":"c3","title":"older","lat":1.5,"lon":1.5,"category":39,"modified":"20191231235959"}"#,
-            #"{"id":"d4","title":"same time, new title","lat":1.5,"lon":1.5,"category":15,"modified":"20240101000000"}"#,
-            canonicalLines[1],
-            #"{"id":"e5","title":"new","lat":10.25,"lon":20.75,"category":28}"#,
-        ].joined(separator: "\n"))
-        let sync = try dir.write("sync.json", """
+        let changes = try dir.write(
+            "changes.jsonl",
+            [
+                #"{"id":"a1","title":"newer","lat":37.5,"lon":127.0,"category":12,"modified":"20250101000000"}"#,
+                #"{"id":"c3","title":"older","lat":1.5,"lon":1.5,"category":39,"modified":"20191231235959"}"#,
+                #"{"id":"d4","title":"same time, new title","lat":1.5,"lon":1.5,"category":15,"modified":"20240101000000"}"#,
+                canonicalLines[1],
+                #"{"id":"e5","title":"new","lat":10.25,"lon":20.75,"category":28}"#,
+            ].joined(separator: "\n"))
+        let sync = try dir.write(
+            "sync.json",
+            """
             {"response":{"header":{"resultCode":"0000","resultMsg":"OK"},"body":{"items":{"item":[
             {"contentid":"b2","showflag":"0","title":"Bare","mapx":"151.2093","mapy":"-33.8688","contenttypeid":"99"},
             {"contentid":"zz","showflag":"0","title":"never cached","mapx":"1.5","mapy":"1.5","contenttypeid":"12"}
@@ -88,7 +98,10 @@ let canonicalLines = [
             """)
         let result = try CLIRunner.run(["import", "--db", db, changes, sync])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try counts(result) == ["inserted": 1, "updated": 2, "unchanged": 2, "older": 1, "deleted": 1, "rejected": 0, "pending": 0])
+        #expect(
+            try counts(result) == [
+                "inserted": 1, "updated": 2, "unchanged": 2, "older": 1, "deleted": 1, "rejected": 0, "pending": 0,
+            ])
         let files = try #require(try summary(result)["files"] as? [[String: Any]])
         #expect(files.map { $0["format"] as? String } == ["jsonl", "tourapi"])
         let titles = try CLIRunner.run(["export", "--db", db]).lines.map { line in
@@ -119,7 +132,8 @@ let canonicalLines = [
         let db = dir.file("c.sqlite")
         _ = try CLIRunner.run(["import", "--db", db, dir.write("base.jsonl", canonicalLines.joined(separator: "\n"))])
         let before = try CLIRunner.run(["export", "--db", db]).stdout
-        let file = try dir.write("bad.tsv", "id\tlat\tlon\tcategory\ttitle\nnew1\t1.5\t2.5\t12\tfine\nnew2\tabc\t2.5\t12\tbad\n")
+        let file = try dir.write(
+            "bad.tsv", "id\tlat\tlon\tcategory\ttitle\nnew1\t1.5\t2.5\t12\tfine\nnew2\tabc\t2.5\t12\tbad\n")
         let result = try CLIRunner.run(["import", "--db", db, "--strict", file])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
@@ -143,7 +157,10 @@ let canonicalLines = [
         let dir = try TempFolder()
         let db = dir.file("c.sqlite")
         let empty = try CLIRunner.run(["import", "--db", db, dir.write("empty.jsonl", "")])
-        #expect(try counts(empty) == ["inserted": 0, "updated": 0, "unchanged": 0, "older": 0, "deleted": 0, "rejected": 0, "pending": 0])
+        #expect(
+            try counts(empty) == [
+                "inserted": 0, "updated": 0, "unchanged": 0, "older": 0, "deleted": 0, "rejected": 0, "pending": 0,
+            ])
         #expect(try CLIRunner.run(["export", "--db", db]).stdout.isEmpty)
         let geojson = try CLIRunner.run(["export", "--db", db, "--format", "geojson"])
         let object = try JSONSerialization.jsonObject(with: geojson.stdout) as? [String: Any]
@@ -174,9 +191,13 @@ let canonicalLines = [
 
         let missing = try CLIRunner.run(["export", "--db", dir.file("absent.sqlite")])
         #expect(missing.status == 1)
-        #expect(missing.stderr == "nearby export: \(dir.file("absent.sqlite")): cannot open the cache: no such file (nearby import creates a cache)\n")
+        #expect(
+            missing.stderr
+                == "nearby export: \(dir.file("absent.sqlite")): cannot open the cache: no such file (nearby import creates a cache)\n"
+        )
         let noFolder = try CLIRunner.run(["import", "--db", dir.file("nowhere/c.sqlite"), input])
-        #expect(noFolder.status == 1 && noFolder.stderr.contains("no folder \(dir.file("nowhere"))"), "\(noFolder.stderr)")
+        #expect(
+            noFolder.status == 1 && noFolder.stderr.contains("no folder \(dir.file("nowhere"))"), "\(noFolder.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.file("absent.sqlite")))
 
         let noFile = try CLIRunner.run(["import", "--db", dir.file("c.sqlite"), dir.file("absent.jsonl")])

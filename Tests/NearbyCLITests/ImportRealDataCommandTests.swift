@@ -11,45 +11,57 @@ import Testing
 
     @Test func mixedFolderImportsEveryPlaceWithCoordinates() throws {
         let refused: Set = ["capture-error.json", "no-places.json", "utf16-export.txt", "README.md"]
-        let names = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).filter { !refused.contains($0) }.sorted()
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).filter {
+            !refused.contains($0)
+        }.sorted()
         #expect(names.count == 14)
         let dir = try TempFolder()
         let db = dir.file("c.sqlite")
-        let result = try CLIRunner.run(["import", "--db", db] + names.map { Self.folder.appendingPathComponent($0).path })
+        let result = try CLIRunner.run(
+            ["import", "--db", db] + names.map { Self.folder.appendingPathComponent($0).path })
         #expect(result.status == 0, "\(result.stderr)")
         let rejected = result.stderr.split(separator: "\n").filter { !$0.contains(": warning: ") }
             .map { String($0.split(separator: "/").last ?? "") }
-        #expect(rejected.sorted() == [
-            "collector.json:4: mapx: 0 is TourAPI's placeholder for a place without coordinates",
-            "items.jsonl:3: mapx: missing",
-            "items.jsonl:4: mapx: 0 is TourAPI's placeholder for a place without coordinates",
-            #"tourapi-export.csv:6: mapy: "북위 37도" is not a number"#,
-        ])
+        #expect(
+            rejected.sorted() == [
+                "collector.json:4: mapx: 0 is TourAPI's placeholder for a place without coordinates",
+                "items.jsonl:3: mapx: missing",
+                "items.jsonl:4: mapx: 0 is TourAPI's placeholder for a place without coordinates",
+                #"tourapi-export.csv:6: mapy: "북위 37도" is not a number"#,
+            ])
         let ids = try CLIRunner.run(["export", "--db", db]).lines.compactMap { line in
             (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? String
         }
-        #expect(Set(ids) == [
-            "126508", "126511", "2750143", "2750144", "125405", "125406", "126036", "125466", "125467",
-            "126535", "129703", "2733967", "2733968", "3100002", "2900001", "2900002",
-            "kakao:1234567801", "kakao:1234567802", "kakao:1234567803", "kakao:2234567801", "kakao:2234567802",
-        ])
+        #expect(
+            Set(ids) == [
+                "126508", "126511", "2750143", "2750144", "125405", "125406", "126036", "125466", "125467",
+                "126535", "129703", "2733967", "2733968", "3100002", "2900001", "2900002",
+                "kakao:1234567801", "kakao:1234567802", "kakao:1234567803", "kakao:2234567801", "kakao:2234567802",
+            ])
     }
 
     /// KorService2's code filters and Kakao's category group over the mixed folder: TourAPI and Kakao
     /// cafés both answer `--cat A05020900`.
     @Test func codeFiltersOverTourAPIAndKakaoPlaces() throws {
         let refused: Set = ["capture-error.json", "no-places.json", "utf16-export.txt", "README.md"]
-        let names = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).filter { !refused.contains($0) }
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).filter {
+            !refused.contains($0)
+        }
         let dir = try TempFolder()
         let db = dir.file("c.sqlite")
-        #expect(try CLIRunner.run(["import", "--db", db] + names.map { Self.folder.appendingPathComponent($0).path }).status == 0)
+        #expect(
+            try CLIRunner.run(["import", "--db", db] + names.map { Self.folder.appendingPathComponent($0).path }).status
+                == 0)
         func ids(_ flags: String...) throws -> [String] {
             let r = try CLIRunner.run(["query", "--db", db, "--limit", "0", "--fields", "id"] + flags)
             #expect(r.status == 0, "\(flags): \(r.stderr)")
-            return r.lines.map { $0.replacingOccurrences(of: "{\"id\":\"", with: "").replacingOccurrences(of: "\"}", with: "") }
+            return r.lines.map {
+                $0.replacingOccurrences(of: "{\"id\":\"", with: "").replacingOccurrences(of: "\"}", with: "")
+            }
         }
         #expect(try ids("--kakao-category", "CE7") == ["kakao:1234567801"])
-        #expect(try ids("--kakao-category", "ce7", "--kakao-category", "FD6") == ["kakao:1234567801", "kakao:2234567801"])
+        #expect(
+            try ids("--kakao-category", "ce7", "--kakao-category", "FD6") == ["kakao:1234567801", "kakao:2234567801"])
         #expect(try ids("--cat", "A05020900") == ["2750143", "kakao:1234567801"])
         #expect(try ids("--cat", "A05") == ["2750143", "2900001", "kakao:1234567801"])
         #expect(try ids("--lcls", "FD05") == ["2750143"])
@@ -65,7 +77,11 @@ import Testing
         // --areacode is TourAPI's areaCode (서울 1); the legal-dong 11 is pointed to --ldong.
         #expect(try ids("--areacode", "1") == ["126508", "126535", "129703", "2900001", "2900002"])
         let seoul = try CLIRunner.run(["query", "--db", db, "--areacode", "11"])
-        #expect(seoul.status == 2 && seoul.stderr.contains("--areacode: \"11\" is not a TourAPI areaCode (1–8, 31–39); 11 is a legal-dong 시도 code (서울): use --ldong 11"), "\(seoul.stderr)")
+        #expect(
+            seoul.status == 2
+                && seoul.stderr.contains(
+                    "--areacode: \"11\" is not a TourAPI areaCode (1–8, 31–39); 11 is a legal-dong 시도 code (서울): use --ldong 11"
+                ), "\(seoul.stderr)")
         let pet = try CLIRunner.run(["query", "--db", db, "--pet", "yes"])
         #expect(pet.status == 2 && pet.stderr.contains("--pet: \"yes\" is not one of all, some, no"), "\(pet.stderr)")
     }
@@ -74,7 +90,9 @@ import Testing
     /// with `file:line` for each place whose codes name another region (kept), a summary count.
     @Test func regionCodesAreDerivedOrCheckedAtImport() throws {
         let dir = try TempFolder()
-        let input = try dir.write("places.csv", """
+        let input = try dir.write(
+            "places.csv",
+            """
             contentid,contenttypeid,title,mapx,mapy,lDongRegnCd,lDongSignguCd
             1,12,경복궁,126.9767,37.5760,,
             2,12,경복궁 잘못된 코드,126.9767,37.5760,26,350
@@ -88,8 +106,16 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let warnings = result.stderr.split(separator: "\n").filter { $0.contains("warning") }
         #expect(warnings.count == 2, "\(result.stderr)")
-        #expect(warnings.first.map { $0.hasSuffix("places.csv:3: lDongRegnCd: warning: lDongRegnCd 26 lDongSignguCd 350 but (37.576, 126.9767) is in 서울특별시 종로구 (11110); imported as given") } == true, "\(warnings)")
-        #expect(warnings.last == "nearby import: warning: 1 place's lDongRegnCd/lDongSignguCd disagree with their coordinates (imported as given)")
+        #expect(
+            warnings.first.map {
+                $0.hasSuffix(
+                    "places.csv:3: lDongRegnCd: warning: lDongRegnCd 26 lDongSignguCd 350 but (37.576, 126.9767) is in 서울특별시 종로구 (11110); imported as given"
+                )
+            } == true, "\(warnings)")
+        #expect(
+            warnings.last
+                == "nearby import: warning: 1 place's lDongRegnCd/lDongSignguCd disagree with their coordinates (imported as given)"
+        )
         let rows = try CLIRunner.run(["export", "--db", db]).lines.compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }

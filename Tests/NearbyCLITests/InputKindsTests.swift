@@ -15,8 +15,10 @@ import Testing
         let bash = Process()
         bash.executableURL = URL(fileURLWithPath: "/bin/bash")
         bash.arguments = ["-c", "'\(nearby)' import --db '\(dir.file("a.sqlite"))' <(cat '\(file)')"]
-        let out = Pipe(), err = Pipe()
-        bash.standardOutput = out; bash.standardError = err
+        let out = Pipe()
+        let err = Pipe()
+        bash.standardOutput = out
+        bash.standardError = err
         try bash.run()
         let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -28,7 +30,8 @@ import Testing
         #expect(mkfifo(fifo, 0o600) == 0)
         let writer = Thread {
             let h = FileHandle(forWritingAtPath: fifo)
-            h?.write(Data(Self.tsv.utf8)); try? h?.close()
+            h?.write(Data(Self.tsv.utf8))
+            try? h?.close()
         }
         writer.start()
         let r = try CLIRunner.run(["import", "--db", dir.file("b.sqlite"), fifo])

@@ -14,7 +14,9 @@ import Testing
         let scratch = try TempFolder()  // not .build: `swift test` holds its lock while the tests run
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift", "package", "--package-path", root.path, "--scratch-path", scratch.path, "dump-package"]
+        process.arguments = [
+            "swift", "package", "--package-path", root.path, "--scratch-path", scratch.path, "dump-package",
+        ]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -37,7 +39,8 @@ import Testing
 
     /// `target` and every target it depends on, directly or not.
     static func closure(_ target: String, in graph: [String: [String]]) -> Set<String> {
-        var seen: Set<String> = [], stack = [target]
+        var seen: Set<String> = []
+        var stack = [target]
         while let t = stack.popLast() {
             if seen.insert(t).inserted { stack += graph[t] ?? [] }
         }
@@ -50,7 +53,9 @@ import Testing
         for library in ["NearbyCore", "NearbyStore", "NearbyRegions", "NearbyKit", "NearbyBench", "NearbyTestSupport"] {
             let reached = Self.closure(library, in: graph)
             #expect(reached.contains(library) && graph[library] != nil, "\(library) is not a target")
-            #expect(reached.isDisjoint(with: ["NearbyPostGIS", "CLibPQ"]), "\(library) reaches \(reached.intersection(["NearbyPostGIS", "CLibPQ"]).sorted())")
+            #expect(
+                reached.isDisjoint(with: ["NearbyPostGIS", "CLibPQ"]),
+                "\(library) reaches \(reached.intersection(["NearbyPostGIS", "CLibPQ"]).sorted())")
         }
         #expect(Self.closure("nearby", in: graph).isSuperset(of: ["NearbyPostGIS", "CLibPQ"]))
     }

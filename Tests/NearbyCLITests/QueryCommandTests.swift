@@ -13,9 +13,11 @@ import Testing
         let categories = [12, 14, 15, 39]
         let names = ["경복궁", "광화문", "서울역", "남산", "cafe", "Seoul"]
         for i in 1...400 {
-            let lat = 37.55 + Double(i % 20) * 0.002, lon = 126.96 + Double(i / 20) * 0.002
+            let lat = 37.55 + Double(i % 20) * 0.002
+            let lon = 126.96 + Double(i / 20) * 0.002
             let day = 10 + i % 18
-            tsv += "\(i)\t\(lat)\t\(lon)\t\(categories[i % 4])\t\(names[i % 6]) \(i % 7)\t202301\(day)120000\t202405\(day)120000\t11\t\(11110 + i % 3)\n"
+            tsv +=
+                "\(i)\t\(lat)\t\(lon)\t\(categories[i % 4])\t\(names[i % 6]) \(i % 7)\t202301\(day)120000\t202405\(day)120000\t11\t\(11110 + i % 3)\n"
         }
         let db = folder.file("cache.sqlite")
         let r = try! CLIRunner.run(["import", "--db", db, folder.write("places.tsv", tsv)])
@@ -53,7 +55,10 @@ import Testing
         #expect(meta["returned"] as? Int == rows.count && rows.count == 30 && (meta["total"] as! Int) > 30)
         let distances = rows.map { $0["distance"] as! Double }
         #expect(distances == distances.sorted() && distances.last! <= 1500)
-        #expect(rows.allSatisfy { [12, 39].contains($0["category"] as! Int) && $0["title"] is String && $0["modified"] is String })
+        #expect(
+            rows.allSatisfy {
+                [12, 39].contains($0["category"] as! Int) && $0["title"] is String && $0["modified"] is String
+            })
     }
 
     @Test func explainWritesThePlanBeforeTheAnswerAndChangesNoRow() throws {
@@ -64,11 +69,15 @@ import Testing
         #expect(Set(lines[0].keys) == ["plan", "rowsTouched"])
         #expect((lines[0]["plan"] as? String)?.hasPrefix("order walk: modified descending") == true, "\(lines[0])")
         #expect(lines[1]["total"] as? Int == 200)
-        #expect(Array(r.output.split(separator: "\n").dropFirst(2)) == (try query(sorted)).output.split(separator: "\n"))
+        #expect(
+            Array(r.output.split(separator: "\n").dropFirst(2)) == (try query(sorted)).output.split(separator: "\n"))
         // A batch line asks for it the same way; other formats refuse it.
-        let batch = try Self.folder.write("explain.jsonl", "{\"qid\":\"q\",\"category\":\"39\",\"limit\":1,\"explain\":true}\n")
+        let batch = try Self.folder.write(
+            "explain.jsonl", "{\"qid\":\"q\",\"category\":\"39\",\"limit\":1,\"explain\":true}\n")
         let b = objects(try query(["--queries", batch, "--fields", "qid,id"]).output)
-        #expect(b[0]["qid"] as? String == "q" && (b[0]["plan"] as? String)?.contains("total: category statistics") == true, "\(b)")
+        #expect(
+            b[0]["qid"] as? String == "q" && (b[0]["plan"] as? String)?.contains("total: category statistics") == true,
+            "\(b)")
         let table = try query(Array(sorted.dropLast(2)) + ["--explain", "--format", "table"])
         #expect(table.status == 2 && table.stderr.contains("--explain"))
     }
@@ -78,30 +87,40 @@ import Testing
     @Test func totalNoneLeavesTheTotalOutAndChangesNoRow() throws {
         let page = ["--keyword", "경복", "--sort", "title", "--limit", "7", "--page", "2", "--fields", "id", "--meta"]
         for engine in ["snapshot", "memory", "sqlite"] {
-            let counted = try query(page + ["--engine", engine]), uncounted = try query(page + ["--engine", engine, "--total", "none"])
+            let counted = try query(page + ["--engine", engine])
+            let uncounted = try query(page + ["--engine", engine, "--total", "none"])
             #expect(counted.status == 0 && uncounted.status == 0, "\(engine): \(uncounted.stderr)")
             let (c, u) = (objects(counted.output), objects(uncounted.output))
             #expect((c[0]["total"] as? Int ?? 0) > 14 && u[0]["total"] is NSNull, "\(engine): \(u[0])")
-            #expect(u[0]["nextCursor"] as? String == c[0]["nextCursor"] as? String && u.dropFirst().map { $0["id"] as! String } == c.dropFirst().map { $0["id"] as! String })
+            #expect(
+                u[0]["nextCursor"] as? String == c[0]["nextCursor"] as? String
+                    && u.dropFirst().map { $0["id"] as! String } == c.dropFirst().map { $0["id"] as! String })
         }
         let bad = try query(page + ["--total", "some"])
         #expect(bad.status == 2 && bad.stderr.contains("total"), "\(bad.stderr)")
     }
 
     @Test func bothEnginesWriteTheSameBytes() throws {
-        for extra in [["--radius", "2500", "--sort", "title,-modified", "--limit", "25", "--page", "2"],
-                      ["--knn", "17", "--keyword", "ㄱㅂㄱ"], ["--arrange", "C", "--limit", "10"],
-                      ["--radius", "900", "--distance", "geodesic"], ["--radius", "900", "--distance", "projected"]] {
-            let m = try query(seoul + extra), s = try query(seoul + extra + ["--engine", "sqlite"])
+        for extra in [
+            ["--radius", "2500", "--sort", "title,-modified", "--limit", "25", "--page", "2"],
+            ["--knn", "17", "--keyword", "ㄱㅂㄱ"], ["--arrange", "C", "--limit", "10"],
+            ["--radius", "900", "--distance", "geodesic"], ["--radius", "900", "--distance", "projected"],
+        ] {
+            let m = try query(seoul + extra)
+            let s = try query(seoul + extra + ["--engine", "sqlite"])
             #expect(m.status == 0 && !m.output.isEmpty && m.output == s.output, "\(extra)")
         }
     }
 
     @Test func cursorPagesConcatenateToTheWholeAnswer() throws {
-        let all = objects(try query(seoul + ["--radius", "1200", "--sort", "-created,title", "--limit", "0"]).output).map { $0["id"] as! String }
-        var ids: [String] = [], cursor: String?
+        let all = objects(try query(seoul + ["--radius", "1200", "--sort", "-created,title", "--limit", "0"]).output)
+            .map { $0["id"] as! String }
+        var ids: [String] = []
+        var cursor: String?
         repeat {
-            let r = try query(seoul + ["--radius", "1200", "--sort", "-created,title", "--limit", "13", "--meta"] + (cursor.map { ["--cursor", $0] } ?? []))
+            let r = try query(
+                seoul + ["--radius", "1200", "--sort", "-created,title", "--limit", "13", "--meta"]
+                    + (cursor.map { ["--cursor", $0] } ?? []))
             let lines = objects(r.output)
             cursor = lines[0]["nextCursor"] as? String
             ids += lines.dropFirst().map { $0["id"] as! String }
@@ -140,7 +159,9 @@ import Testing
 
     @Test func batchTSVAnswersEachQueryWithItsQid() throws {
         let dir = try TempFolder()
-        let file = try dir.write("queries.tsv", "qid\tlat\tlon\tradius_m\tlimit\n1\t37.5665\t126.978\t800\t0\n2\t37.56\t126.97\t2000\t5\n3\t0\t0\t10\t0\n")
+        let file = try dir.write(
+            "queries.tsv",
+            "qid\tlat\tlon\tradius_m\tlimit\n1\t37.5665\t126.978\t800\t0\n2\t37.56\t126.97\t2000\t5\n3\t0\t0\t10\t0\n")
         let r = try query(["--queries", file, "--fields", "qid,id,distance"])
         #expect(r.status == 0)
         let rows = objects(r.output)
@@ -155,7 +176,9 @@ import Testing
 
     @Test func batchJSONLinesTakeOptionNamesAndReportBadLines() throws {
         let dir = try TempFolder()
-        let file = try dir.write("queries.jsonl", """
+        let file = try dir.write(
+            "queries.jsonl",
+            """
             {"qid":"a","lat":37.5665,"lon":126.978,"radius":1000,"category":[12,39],"sort":"title","limit":4}
             {"qid":"b","lat":37.5665,"lon":126.978,"knn":3,"withImage":false,"distance":"geodesic"}
             """)
@@ -165,12 +188,18 @@ import Testing
         #expect(lines.filter { $0["qid"] as? String == "a" && $0["id"] != nil }.count == 4)
         #expect(lines.filter { $0["qid"] as? String == "b" && $0["id"] != nil }.count == 3)
         #expect(lines.filter { $0["total"] != nil }.count == 2)
-        let a = objects(try query(seoul + ["--radius", "1000", "--category", "12,39", "--sort", "title", "--limit", "4"]).output)
-        #expect(lines.filter { $0["qid"] as? String == "a" && $0["id"] != nil }.map { $0["id"] as! String } == a.map { $0["id"] as! String })
+        let a = objects(
+            try query(seoul + ["--radius", "1000", "--category", "12,39", "--sort", "title", "--limit", "4"]).output)
+        #expect(
+            lines.filter { $0["qid"] as? String == "a" && $0["id"] != nil }.map { $0["id"] as! String }
+                == a.map { $0["id"] as! String })
 
-        let badFile = try dir.write("bad.jsonl", "{\"qid\":1,\"lat\":37.5,\"lon\":127,\"radius\":100}\n{\"qid\":2,\"lat\":95,\"lon\":127}\n")
+        let badFile = try dir.write(
+            "bad.jsonl", "{\"qid\":1,\"lat\":37.5,\"lon\":127,\"radius\":100}\n{\"qid\":2,\"lat\":95,\"lon\":127}\n")
         let bad = try query(["--queries", badFile])
-        #expect(bad.status == 2 && bad.output.isEmpty && bad.stderr.contains("\(badFile):2: lat: 95.0 is outside"), "\(bad.stderr)")
+        #expect(
+            bad.status == 2 && bad.output.isEmpty && bad.stderr.contains("\(badFile):2: lat: 95.0 is outside"),
+            "\(bad.stderr)")
     }
 
     @Test func otherFormats() throws {
@@ -179,7 +208,9 @@ import Testing
         #expect((object["places"] as! [Any]).count == object["returned"] as! Int)
         let geo = try query(seoul + ["--radius", "500", "--format", "geojson"])
         let fc = try JSONSerialization.jsonObject(with: Data(geo.output.utf8)) as! [String: Any]
-        #expect(fc["type"] as? String == "FeatureCollection" && (fc["features"] as! [Any]).count == object["returned"] as! Int)
+        #expect(
+            fc["type"] as? String == "FeatureCollection"
+                && (fc["features"] as! [Any]).count == object["returned"] as! Int)
         #expect(geo.output.hasSuffix("]}\n") && !geo.output.hasSuffix("\n\n"))
         let table = try query(seoul + ["--radius", "500", "--format", "table", "--limit", "3"])
         #expect(table.status == 0 && table.output.contains("matches") && table.output.contains("next page"))
@@ -192,7 +223,10 @@ import Testing
         let dir = try TempFolder()
         var tsv = "id\tlat\tlon\tcategory\ttitle\tcreated\tmodified\tareacode\tsigungucode\n"
         for (n, (lat, lon)) in [(-33.86, 151.21), (-22.9, -43.2), (40.7, -74.0)].enumerated() {
-            for i in 0..<10 { tsv += "\(n * 100 + i)\t\(lat + Double(i) * 0.0009)\t\(lon)\t12\tp\t20240101000000\t20240101000000\t\t\n" }
+            for i in 0..<10 {
+                tsv +=
+                    "\(n * 100 + i)\t\(lat + Double(i) * 0.0009)\t\(lon)\t12\tp\t20240101000000\t20240101000000\t\t\n"
+            }
         }
         let db = dir.file("world.sqlite")
         #expect(try CLIRunner.run(["import", "--db", db, dir.write("world.tsv", tsv)]).status == 0)
@@ -202,7 +236,9 @@ import Testing
             // 0.0009° of latitude is about 100 m: points 0…4 lie within 450 m, in that order.
             #expect(objects(r.output).map { $0["id"] as! String } == (first..<first + 5).map(String.init), "\(centre)")
         }
-        let box = try CLIRunner.run(["query", "--db", db, "--bbox", "-43.3,-23,-43.1,-22", "--sort", "-title", "--limit", "0"])
+        let box = try CLIRunner.run([
+            "query", "--db", db, "--bbox", "-43.3,-23,-43.1,-22", "--sort", "-title", "--limit", "0",
+        ])
         #expect(objects(box.output).count == 10, "\(box.stderr)")
     }
 
@@ -212,7 +248,9 @@ import Testing
         // Newest first; equal timestamps by id (integers as numbers).
         for (a, b) in zip(rows, rows.dropFirst()) {
             let (ca, cb) = (a["created"] as! String, b["created"] as! String)
-            #expect(ca > cb || (ca == cb && Int(a["id"] as! String)! < Int(b["id"] as! String)!), "\(a["id"]!) before \(b["id"]!)")
+            #expect(
+                ca > cb || (ca == cb && Int(a["id"] as! String)! < Int(b["id"] as! String)!),
+                "\(a["id"]!) before \(b["id"]!)")
         }
     }
 
@@ -223,13 +261,19 @@ import Testing
             #"{"id":"\#(id)","title":"제목 \#(n)","lat":\#(37.5665 + Double(n) * 0.001),"lon":126.978,"category":\#(n == 1 ? 1234 : 12)}"#
         }
         let db = dir.file("wide.sqlite")
-        #expect(try CLIRunner.run(["import", "--db", db, dir.write("wide.jsonl", lines.joined(separator: "\n"))]).status == 0)
+        #expect(
+            try CLIRunner.run(["import", "--db", db, dir.write("wide.jsonl", lines.joined(separator: "\n"))]).status
+                == 0)
         let table = try CLIRunner.run(["query", "--db", db] + seoul + ["--radius", "1000", "--format", "table"])
         let rows = table.output.split(separator: "\n").dropFirst().map(String.init)
         #expect(rows.count == 5, "\(table.output)")
         // Terminal columns before the title: Hangul syllables take two, these ASCII characters one.
-        func columns(_ s: Substring) -> Int { s.unicodeScalars.count + s.unicodeScalars.filter { (0xAC00...0xD7A3).contains($0.value) }.count }
-        let starts = rows.map { row in columns(row[..<row.range(of: row.hasPrefix("distance") ? "title" : "제목")!.lowerBound]) }
+        func columns(_ s: Substring) -> Int {
+            s.unicodeScalars.count + s.unicodeScalars.filter { (0xAC00...0xD7A3).contains($0.value) }.count
+        }
+        let starts = rows.map { row in
+            columns(row[..<row.range(of: row.hasPrefix("distance") ? "title" : "제목")!.lowerBound])
+        }
         #expect(Set(starts).count == 1, "\(table.output)")
         for id in ids + ["1234"] { #expect(rows.contains { $0.contains(" \(id) ") }, "\(id) cut: \(table.output)") }
         // Without a centre there is no distance column.
@@ -249,11 +293,14 @@ import Testing
         ]
         for (n, (line, message)) in cases.enumerated() {
             var bytes = Array("{\"qid\":0,\"lat\":37.5,\"lon\":127,\"radius\":100}\n".utf8)
-            bytes += line == cases[2].0 ? Array(#"{"qid":"a"#.utf8) + [0xFF] + Array(#"b","lat":37.5,"lon":127}"#.utf8) : Array(line.utf8)
+            bytes +=
+                line == cases[2].0
+                ? Array(#"{"qid":"a"#.utf8) + [0xFF] + Array(#"b","lat":37.5,"lon":127}"#.utf8) : Array(line.utf8)
             let file = dir.file("bad\(n).jsonl")
             FileManager.default.createFile(atPath: file, contents: Data(bytes))
             let r = try query(["--queries", file])
-            #expect(r.status == 2 && r.stderr.contains("\(file):2: ") && r.stderr.contains(message), "\(line): \(r.stderr)")
+            #expect(
+                r.status == 2 && r.stderr.contains("\(file):2: ") && r.stderr.contains(message), "\(line): \(r.stderr)")
             #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
         }
     }

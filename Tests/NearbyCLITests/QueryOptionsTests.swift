@@ -1,5 +1,6 @@
-import Testing
 import NearbyKit
+import Testing
+
 @testable import nearby
 
 /// Every parameter of the one request parser is a flag of `nearby query`, and reaches the parser.
@@ -13,7 +14,9 @@ import NearbyKit
     }
 
     @Test func repeatedListFlagsAddUp() throws {
-        let options = try QueryOptions.parse(["--category", "12", "--category", "39", "--lat", "-33.9", "--lon", "151.2"])
+        let options = try QueryOptions.parse([
+            "--category", "12", "--category", "39", "--lat", "-33.9", "--lon", "151.2",
+        ])
         let q = try QueryParameters.parse(options.parameters)
         #expect(q.filter.categories == [12, 39] && q.center == Coordinate(lat: -33.9, lon: 151.2))
     }

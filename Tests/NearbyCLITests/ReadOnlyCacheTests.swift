@@ -13,7 +13,8 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", nearby] + arguments
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
@@ -21,8 +22,9 @@ import Testing
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return CLIResult(status: process.terminationStatus, killedBySignal: process.terminationReason == .uncaughtSignal,
-                         stdout: stdout, stderr: String(decoding: stderr, as: UTF8.self))
+        return CLIResult(
+            status: process.terminationStatus, killedBySignal: process.terminationReason == .uncaughtSignal,
+            stdout: stdout, stderr: String(decoding: stderr, as: UTF8.self))
     }
 
     @Test func readCommandsWorkInAReadOnlyFolder() throws {
@@ -41,7 +43,9 @@ import Testing
         let export = try asReader(["export", "--db", db])
         #expect(export.status == 0, "\(export.stderr)")
         #expect(export.lines.count == 2)
-        let query = try asReader(["query", "--db", db, "--engine", "sqlite", "--lat", "37.5", "--lon", "127", "--radius", "20000"])
+        let query = try asReader([
+            "query", "--db", db, "--engine", "sqlite", "--lat", "37.5", "--lon", "127", "--radius", "20000",
+        ])
         #expect(query.status == 0, "\(query.stderr)")
         #expect(query.lines.count == 2)
         let memory = try asReader(["query", "--db", db, "--lat", "37.5", "--lon", "127", "--radius", "20000"])

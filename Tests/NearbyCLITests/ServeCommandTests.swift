@@ -8,7 +8,9 @@ import Testing
     @Test func testServeAnswersLogsAndStopsOnSignals() throws {
         let folder = try TempFolder()
         let db = folder.file("places.sqlite")
-        let input = try folder.write("places.jsonl", """
+        let input = try folder.write(
+            "places.jsonl",
+            """
             {"id":"1","title":"경복궁","lat":37.5796,"lon":126.977,"category":12}
             {"id":"2","title":"덕수궁","lat":37.5658,"lon":126.9751,"category":12}
 
@@ -21,12 +23,16 @@ import Testing
             #expect(!result.killedBySignal)
             #expect(result.output == "", "nothing on stdout")
             #expect(result.stderr.contains("listening"), "\(result.stderr)")
-            #expect(result.stderr.contains("path=/v1/places") && result.stderr.contains("status=200"), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("path=/v1/places") && result.stderr.contains("status=200"), "\(result.stderr)")
             // swift-log's StreamLogHandler line, with Hummingbird's request id among the sorted metadata
             // (StderrLogHandler formats it only when it writes a line). The id is a random 64-bit prefix in
             // hex without leading zeros, then 16 hex digits: 17 to 32 digits (31 once in 16 starts).
-            let accessLine = #/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} info nearby\.serve: hb\.request\.id=[0-9a-f]{17,32} method=GET path=/v1/places status=200 us=\d+ \[NearbyServer\] request$/#
-            #expect(result.stderr.split(separator: "\n").contains { $0.wholeMatch(of: accessLine) != nil }, "\(result.stderr)")
+            let accessLine =
+                #/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} info nearby\.serve: hb\.request\.id=[0-9a-f]{17,32} method=GET path=/v1/places status=200 us=\d+ \[NearbyServer\] request$/#
+            #expect(
+                result.stderr.split(separator: "\n").contains { $0.wholeMatch(of: accessLine) != nil },
+                "\(result.stderr)")
         }
     }
 
@@ -34,7 +40,9 @@ import Testing
     @Test func testServePinsItsEventLoops() throws {
         let folder = try TempFolder()
         let db = folder.file("places.sqlite")
-        let input = try folder.write("places.jsonl", """
+        let input = try folder.write(
+            "places.jsonl",
+            """
             {"id":"1","title":"경복궁","lat":37.5796,"lon":126.977,"category":12}
 
             """)
@@ -49,7 +57,9 @@ import Testing
 
     /// Starts `nearby serve --db db` with `flags`, asks for the ids within 2 km of Seoul City Hall (the
     /// answer must be a 200), and stops it with `signal`: the ids and how the process ended.
-    private func serveOneQuery(db: String, flags: [String] = [], stoppedBy signal: Int32) throws -> (ids: [String]?, result: CLIResult) {
+    private func serveOneQuery(db: String, flags: [String] = [], stoppedBy signal: Int32) throws -> (
+        ids: [String]?, result: CLIResult
+    ) {
         let port = try LoopbackHTTP.freePort()
         let run = try CLIRunner.start(["serve", "--db", db, "--port", String(port)] + flags)
         let http = LoopbackHTTP(port: port)

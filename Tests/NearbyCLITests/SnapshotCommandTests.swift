@@ -10,7 +10,8 @@ import Testing
     func placesTSV(_ dir: TempFolder, _ name: String, count: Int, seed: Int) throws -> String {
         var text = "id\tlat\tlon\tcategory\ttitle\tmodified\n"
         for i in 0..<count {
-            let lat = 34.0 + Double((i * 7919 + seed) % 5003) * 0.001, lon = 125.0 + Double((i * 104_729 + seed) % 5009) * 0.001
+            let lat = 34.0 + Double((i * 7919 + seed) % 5003) * 0.001
+            let lon = 125.0 + Double((i * 104_729 + seed) % 5009) * 0.001
             text += "\(name)\(i)\t\(lat)\t\(lon)\t\([12, 14, 39][i % 3])\t장소 \(i % 97)\t20240101000000\n"
         }
         return try dir.write(name + ".tsv", text)
@@ -18,9 +19,15 @@ import Testing
 
     static let queries: [[String]] = [
         ["--lat", "36.5", "--lon", "127.5", "--radius", "20000", "--limit", "20"],
-        ["--lat", "36.5", "--lon", "127.5", "--radius", "60000", "--category", "39", "--sort", "title", "--limit", "30"],
+        [
+            "--lat", "36.5", "--lon", "127.5", "--radius", "60000", "--category", "39", "--sort", "title", "--limit",
+            "30",
+        ],
         ["--lat", "35", "--lon", "126", "--knn", "15", "--distance", "geodesic"],
-        ["--bbox", "125.5,34.5,127,36", "--keyword", "장소 1", "--sort", "-modified,title", "--limit", "10", "--page", "2"],
+        [
+            "--bbox", "125.5,34.5,127,36", "--keyword", "장소 1", "--sort", "-modified,title", "--limit", "10", "--page",
+            "2",
+        ],
     ]
 
     func query(_ db: String, _ args: [String], engine: String? = nil) throws -> CLIResult {
@@ -61,7 +68,8 @@ import Testing
         // The cache committed (generation 2); the snapshot on disk is generation 1's.
         let args = Self.queries[0]
         let answer = try query(db, args)
-        #expect(answer.stderr.contains("made at cache generation 1, the cache is at 2; rebuilding it"), "\(answer.stderr)")
+        #expect(
+            answer.stderr.contains("made at cache generation 1, the cache is at 2; rebuilding it"), "\(answer.stderr)")
         #expect(answer.stdout == (try query(db, args, engine: "sqlite")).stdout)
         #expect(!FileManager.default.fileExists(atPath: temporary), "the dead writer's temporary file is cleaned up")
         #expect(try query(db, args).stderr.isEmpty)
@@ -96,14 +104,17 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups"] + command
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out; process.standardError = err
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
         try process.run()
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return CLIResult(status: process.terminationStatus, killedBySignal: false, stdout: stdout,
-                         stderr: String(decoding: stderr, as: UTF8.self))
+        return CLIResult(
+            status: process.terminationStatus, killedBySignal: false, stdout: stdout,
+            stderr: String(decoding: stderr, as: UTF8.self))
     }
 
     @Test func queriesDuringAnImportSeeTheCacheBeforeOrAfterIt() throws {
@@ -121,7 +132,8 @@ import Testing
         }()
         #expect(before != after)
         let run = try CLIRunner.start(["import", "--db", db, more])
-        var seen: Set<Data> = [], count = 0
+        var seen: Set<Data> = []
+        var count = 0
         while run.process.isRunning || count < 3 {
             let answer = try query(db, args)
             #expect(answer.status == 0, "\(answer.stderr)")

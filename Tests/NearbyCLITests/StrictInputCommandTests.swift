@@ -9,12 +9,13 @@ import Testing
         let input = "\u{FEFF}37.5796 126.9770\n37\u{0}abc 126.977\n0x25 126.977\n37.5796 nan\n 37.5796\t126.9770 \n"
         let r = try CLIRunner.run(["where", "--format", "text"], stdin: Data(input.utf8))
         #expect(r.status == 2, "\(r.stderr)")
-        #expect(r.stderr == """
-            nearby where: line 2: lat "37\\u0000abc" is not a number
-            nearby where: line 3: lat "0x25" is not a number
-            nearby where: line 4: lon "nan" is not a number
+        #expect(
+            r.stderr == """
+                nearby where: line 2: lat "37\\u0000abc" is not a number
+                nearby where: line 3: lat "0x25" is not a number
+                nearby where: line 4: lon "nan" is not a number
 
-            """)
+                """)
         #expect(r.lines.count == 2)
         #expect(r.lines.allSatisfy { $0.hasPrefix("37.5796 126.977 서울특별시 종로구 세종로") }, "\(r.lines)")
         let hex = try CLIRunner.run(["where", "0x25", "126.977"])
@@ -31,7 +32,8 @@ import Testing
     @Test func serveSaysWhereItListensAtAnyLogLevel() throws {
         let folder = try TempFolder()
         let db = folder.file("places.sqlite")
-        let input = try folder.write("places.jsonl", #"{"id":"1","title":"경복궁","lat":37.5796,"lon":126.977,"category":12}"# + "\n")
+        let input = try folder.write(
+            "places.jsonl", #"{"id":"1","title":"경복궁","lat":37.5796,"lon":126.977,"category":12}"# + "\n")
         #expect(try CLIRunner.run(["import", input, "--db", db]).status == 0)
         for level in ["warning", "error", "info"] {
             let run = try CLIRunner.start(["serve", "--db", db, "--port", "0", "--log-level", level])
@@ -46,7 +48,8 @@ import Testing
             kill(run.process.processIdentifier, SIGTERM)
             let result = try run.finish()
             #expect(result.status == 0)
-            #expect(result.stderr.components(separatedBy: "[NearbyServer] listening").count == 2, "once: \(result.stderr)")
+            #expect(
+                result.stderr.components(separatedBy: "[NearbyServer] listening").count == 2, "once: \(result.stderr)")
         }
     }
 }

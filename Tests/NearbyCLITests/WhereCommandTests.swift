@@ -23,13 +23,14 @@ import Testing
             """
         let r = try CLIRunner.run(["where"], stdin: Data(input.utf8))
         #expect(r.status == 2)
-        #expect(r.stderr == """
-            nearby where: line 7: expected 2 numbers (lat lon), found 3 fields
-            nearby where: line 8: field "lat" is not a number
-            nearby where: line 9: lat 91.0 is out of range [-90, 90]
-            nearby where: line 10: lat "abc" is not a number
+        #expect(
+            r.stderr == """
+                nearby where: line 7: expected 2 numbers (lat lon), found 3 fields
+                nearby where: line 8: field "lat" is not a number
+                nearby where: line 9: lat 91.0 is out of range [-90, 90]
+                nearby where: line 10: lat "abc" is not a number
 
-            """)
+                """)
         #expect(r.lines.count == 4)  // every good point is answered
         let seoul = try object(r.lines[0])
         #expect(seoul["region"] as? String == "서울특별시 종로구 세종로")
@@ -78,7 +79,10 @@ import Testing
         for (args, message) in [
             (["where", "37.5"], "nearby where: expected LAT LON pairs, got 1 arguments"),
             (["where", "--bogus", "1"], "nearby where: unknown option '--bogus'"),
-            (["where", "--input", "/nonexistent/points.txt"], "nearby where: /nonexistent/points.txt: cannot open the file"),
+            (
+                ["where", "--input", "/nonexistent/points.txt"],
+                "nearby where: /nonexistent/points.txt: cannot open the file"
+            ),
             (["region"], "nearby region: give a region name or code"),
         ] {
             let r = try CLIRunner.run(args)
@@ -118,7 +122,8 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         let doc = try object(r.output)
         #expect(doc["benchmark"] as? String == "where")
-        let inside = try #require(doc["inside"] as? [String: Any]), boundary = try #require(doc["boundary"] as? [String: Any])
+        let inside = try #require(doc["inside"] as? [String: Any])
+        let boundary = try #require(doc["boundary"] as? [String: Any])
         #expect(inside["found"] as? Int == 2000)  // inside points are kept only when they land in a region
         let nearBorder = try #require(boundary["found"] as? Int)
         #expect(nearBorder > 1000 && nearBorder <= 2000)

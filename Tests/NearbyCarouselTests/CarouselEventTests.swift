@@ -1,5 +1,6 @@
 import NearbyCore
 import Testing
+
 @testable import NearbyCarousel
 
 @Suite struct CarouselEventParserTests {
@@ -9,14 +10,19 @@ import Testing
     }
 
     func reason(_ line: String) -> String? {
-        do { _ = try parse(line); return nil } catch { return error.description }
+        do {
+            _ = try parse(line)
+            return nil
+        } catch { return error.description }
     }
 
     @Test func everyKind() throws {
         #expect(try parse(#"{"t":5,"visible":2}"#) == TimedInput(t: 5, .visible(2)))
         #expect(try parse(#"{"offset":620.5,"t":6}"#) == TimedInput(t: 6, .offset(620.5)))
         #expect(try parse(#"{"t":7,"tapMarker":4}"#) == TimedInput(t: 7, .tapMarker(4)))
-        #expect(try parse(#"{"t":8,"location":{"lat":37.5,"lon":127}}"#) == TimedInput(t: 8, .location(lat: 37.5, lon: 127)))
+        #expect(
+            try parse(#"{"t":8,"location":{"lat":37.5,"lon":127}}"#) == TimedInput(t: 8, .location(lat: 37.5, lon: 127))
+        )
         #expect(try parse(#"{"t":9,"complete":true}"#) == TimedInput(t: 9, .complete))
         #expect(try parse(#"{"t":9,"error":"x"}"#) == TimedInput(t: 9, .error("x")))
     }
@@ -54,7 +60,9 @@ import Testing
         #expect(reason(#"{"t":1,"complete":false}"#) == "\"complete\" must be true")
         #expect(reason(#"{"t":1,"places":["zz"]}"#)?.hasPrefix("places[0]: unknown place id \"zz\"") == true)
         #expect(reason(#"{"t":1,"places":[{"id":"a","lat":1}]}"#) == "places[0].lon: must be a number in [-180, 180]")
-        #expect(reason(#"{"t":1,"places":[{"lat":1,"lon":1}]}"#) == "places[0].id: missing or not a non-empty string or integer")
+        #expect(
+            reason(#"{"t":1,"places":[{"lat":1,"lon":1}]}"#)
+                == "places[0].id: missing or not a non-empty string or integer")
     }
 
     @Test func placeListsAsArrayOrJSONLines() throws {
@@ -68,11 +76,14 @@ import Testing
     }
 
     @Test func outputLinesAreJSON() {
-        #expect(CarouselOutput.selected(t: 300, index: 2, id: "a\"b", lat: 37.5, lon: 127).jsonLine
-            == #"{"t":300,"selected":2,"id":"a\"b","camera":{"lat":37.5,"lon":127.0}}"#)
-        #expect(CarouselOutput.query(t: 1, lat: 1, lon: 2, moved: 66.6666, results: ["x", "y"]).jsonLine
-            == #"{"t":1,"query":{"lat":1.0,"lon":2.0,"moved":66.7},"results":["x","y"]}"#)
-        #expect(CarouselOutput.dropped(t: 5, index: 9, reason: "r\n").jsonLine == #"{"t":5,"dropped":9,"reason":"r\n"}"#)
+        #expect(
+            CarouselOutput.selected(t: 300, index: 2, id: "a\"b", lat: 37.5, lon: 127).jsonLine
+                == #"{"t":300,"selected":2,"id":"a\"b","camera":{"lat":37.5,"lon":127.0}}"#)
+        #expect(
+            CarouselOutput.query(t: 1, lat: 1, lon: 2, moved: 66.6666, results: ["x", "y"]).jsonLine
+                == #"{"t":1,"query":{"lat":1.0,"lon":2.0,"moved":66.7},"results":["x","y"]}"#)
+        #expect(
+            CarouselOutput.dropped(t: 5, index: 9, reason: "r\n").jsonLine == #"{"t":5,"dropped":9,"reason":"r\n"}"#)
         #expect(CarouselOutput.failed(t: 5, message: "\u{1}").jsonLine == #"{"t":5,"error":"\u0001"}"#)
     }
 }

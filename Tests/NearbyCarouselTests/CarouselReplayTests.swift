@@ -1,5 +1,6 @@
 import NearbyCore
 import Testing
+
 @testable import NearbyCarousel
 
 /// The replay as a library call: the checks `nearby carousel` relies on, without a process.
@@ -10,13 +11,23 @@ import Testing
 
     func failure(_ events: String, query: Bool = false) -> CarouselInputError? {
         var replay = CarouselReplay(catalogue: places)
-        if query { replay.query = CarouselReplay.query(over: places, template: try! CarouselReplay.template(radius: 500, limit: 3, categories: [], sort: nil)) }
-        do { _ = try replay.timeline(events); return nil } catch { return error }
+        if query {
+            replay.query = CarouselReplay.query(
+                over: places, template: try! CarouselReplay.template(radius: 500, limit: 3, categories: [], sort: nil))
+        }
+        do {
+            _ = try replay.timeline(events)
+            return nil
+        } catch { return error }
     }
 
     @Test func timelineChecksEveryLineBeforeAnythingRuns() {
-        #expect(failure("{\"t\":5,\"visible\":1}\n\n{\"t\":4,\"visible\":2}") == CarouselInputError("time 4 is before the previous event's time 5", line: 3))
-        #expect(failure("{\"t\":1,\"complete\":true}\n{\"t\":2,\"visible\":1}") == CarouselInputError("event after the end of the stream (complete or error)", line: 2))
+        #expect(
+            failure("{\"t\":5,\"visible\":1}\n\n{\"t\":4,\"visible\":2}")
+                == CarouselInputError("time 4 is before the previous event's time 5", line: 3))
+        #expect(
+            failure("{\"t\":1,\"complete\":true}\n{\"t\":2,\"visible\":1}")
+                == CarouselInputError("event after the end of the stream (complete or error)", line: 2))
         #expect(failure("{\"t\":1,\"location\":{\"lat\":37.5,\"lon\":127}}")?.line == 1)
         #expect(failure("{\"t\":1,\"location\":{\"lat\":37.5,\"lon\":127}}", query: true) == nil)
         #expect(failure("{\"t\":1,\"visible\":1}\r\n{")?.line == 2)
@@ -30,9 +41,15 @@ import Testing
     }
 
     @Test func templateGoesThroughTheRequestParser() {
-        #expect(throws: RequestError.self) { try CarouselReplay.template(radius: -1, limit: 3, categories: [], sort: nil) }
-        #expect(throws: RequestError.self) { try CarouselReplay.template(radius: 100, limit: 3, categories: ["x"], sort: nil) }
-        #expect(throws: RequestError.self) { try CarouselReplay.template(radius: 100, limit: 3, categories: [], sort: "nonsense") }
+        #expect(throws: RequestError.self) {
+            try CarouselReplay.template(radius: -1, limit: 3, categories: [], sort: nil)
+        }
+        #expect(throws: RequestError.self) {
+            try CarouselReplay.template(radius: 100, limit: 3, categories: ["x"], sort: nil)
+        }
+        #expect(throws: RequestError.self) {
+            try CarouselReplay.template(radius: 100, limit: 3, categories: [], sort: "nonsense")
+        }
     }
 
     @Test func locationQueriesRunTheMemoryEngineWithTheTemplate() throws {
@@ -45,7 +62,8 @@ import Testing
 
     @Test func runStreamsOutputsPerEvent() throws {
         var replay = CarouselReplay(catalogue: places)
-        let timeline = try replay.timeline("{\"t\":0,\"visible\":0}\n{\"t\":1000,\"visible\":2}\n{\"t\":1100,\"complete\":true}")
+        let timeline = try replay.timeline(
+            "{\"t\":0,\"visible\":0}\n{\"t\":1000,\"visible\":2}\n{\"t\":1100,\"complete\":true}")
         var batches: [[CarouselOutput]] = []
         try replay.run(timeline, initial: places, configuration: .init()) { batches.append($0) }
         #expect(batches.count == timeline.count + 1)  // after each event, and after the end

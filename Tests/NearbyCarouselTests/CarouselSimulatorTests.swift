@@ -1,5 +1,6 @@
 import NearbyCore
 import Testing
+
 @testable import NearbyCarousel
 
 /// `n` places `prefix0…` one after another 100 m apart going north from (37.5, 127).
@@ -54,7 +55,10 @@ let ten = places(10)
 
     @Test func offsetsCountOnlyWhenACardIsFullyVisible() throws {
         let out = try simulate(
-            [(0, .places(ten)), (1000, .offset(100)), (1010, .offset(280)), (1020, .offset(400)), (1030, .offset(620))],
+            [
+                (0, .places(ten)), (1000, .offset(100)), (1010, .offset(280)), (1020, .offset(400)),
+                (1030, .offset(620)),
+            ],
             traced)
         #expect(visibleTrace(out) == ["0@0 reload", "1@1010 user", "2@1030 user"])
         #expect(selections(out) == ["0@300 p0", "2@1330 p2"])
@@ -62,10 +66,11 @@ let ten = places(10)
 
     @Test func markerTapAcrossFiveCardsSelectsOnlyTheTappedMarker() throws {
         let out = try simulate([(0, .places(ten)), (1000, .tapMarker(5))], traced)
-        #expect(visibleTrace(out) == [
-            "0@0 reload", "1@1060 animation", "2@1120 animation", "3@1180 animation", "4@1240 animation",
-            "5@1300 animation",
-        ])
+        #expect(
+            visibleTrace(out) == [
+                "0@0 reload", "1@1060 animation", "2@1120 animation", "3@1180 animation", "4@1240 animation",
+                "5@1300 animation",
+            ])
         #expect(selections(out) == ["0@300 p0", "5@1600 p5"])
     }
 
@@ -83,10 +88,11 @@ let ten = places(10)
     @Test func twoTapsInQuickSuccessionSelectOnlyTheSecond() throws {
         // The second tap stops the first animation at card 2 and scrolls on from there.
         let out = try simulate([(0, .places(ten)), (1000, .tapMarker(5)), (1150, .tapMarker(8))], traced)
-        #expect(visibleTrace(out) == [
-            "0@0 reload", "1@1060 animation", "2@1120 animation", "3@1200 animation", "4@1250 animation",
-            "5@1300 animation", "6@1350 animation", "7@1400 animation", "8@1450 animation",
-        ])
+        #expect(
+            visibleTrace(out) == [
+                "0@0 reload", "1@1060 animation", "2@1120 animation", "3@1200 animation", "4@1250 animation",
+                "5@1300 animation", "6@1350 animation", "7@1400 animation", "8@1450 animation",
+            ])
         #expect(selections(out) == ["0@300 p0", "8@1750 p8"])
     }
 
@@ -130,27 +136,36 @@ let ten = places(10)
 
     @Test func anEmptyListSelectsNothingAndReportsIndices() throws {
         let out = try simulate([(0, .places([])), (100, .visible(0)), (1000, .tapMarker(0))])
-        #expect(out == [
-            .dropped(t: 400, index: 0, reason: "index 0 out of range: the list has 0 cards"),
-            .dropped(t: 1000, index: 0, reason: "tapMarker 0 out of range: the list has 0 cards"),
-        ])
+        #expect(
+            out == [
+                .dropped(t: 400, index: 0, reason: "index 0 out of range: the list has 0 cards"),
+                .dropped(t: 1000, index: 0, reason: "tapMarker 0 out of range: the list has 0 cards"),
+            ])
     }
 
     @Test func aListOfOne() throws {
-        let out = try simulate([(0, .places(places(1))), (1000, .tapMarker(0)), (2000, .visible(1)), (3000, .offset(310))])
-        #expect(out == [
-            .selected(t: 300, index: 0, id: "p0", lat: 37.5, lon: 127),
-            .dropped(t: 2300, index: 1, reason: "index 1 out of range: the list has 1 cards"),
+        let out = try simulate([
+            (0, .places(places(1))), (1000, .tapMarker(0)), (2000, .visible(1)), (3000, .offset(310)),
         ])
+        #expect(
+            out == [
+                .selected(t: 300, index: 0, id: "p0", lat: 37.5, lon: 127),
+                .dropped(t: 2300, index: 1, reason: "index 1 out of range: the list has 1 cards"),
+            ])
     }
 
     @Test func aNewListReselectsIndexZeroAndMovesTheCamera() throws {
-        let other = places(3, "q").map { var p = $0; p.lon = 128; return p }
+        let other = places(3, "q").map {
+            var p = $0
+            p.lon = 128
+            return p
+        }
         let out = try simulate([(0, .places(ten)), (1000, .places(other))])
-        #expect(out == [
-            .selected(t: 300, index: 0, id: "p0", lat: 37.5, lon: 127),
-            .selected(t: 1300, index: 0, id: "q0", lat: 37.5, lon: 128),
-        ])
+        #expect(
+            out == [
+                .selected(t: 300, index: 0, id: "p0", lat: 37.5, lon: 127),
+                .selected(t: 1300, index: 0, id: "q0", lat: 37.5, lon: 128),
+            ])
     }
 
     @Test func aListReplacedWhileAnIndexIsPendingStartsOver() throws {
@@ -170,9 +185,10 @@ let ten = places(10)
         try sim.feed(.places(ten), at: 0)
         try sim.feed(.visible(3), at: 1000)
         try sim.feed(.complete, at: 1100)
-        #expect(sim.output.suffix(2) == [
-            .selected(t: 1100, index: 3, id: "p3", lat: 37.5 + 3 * 0.0009, lon: 127), .completed(t: 1100),
-        ])
+        #expect(
+            sim.output.suffix(2) == [
+                .selected(t: 1100, index: 3, id: "p3", lat: 37.5 + 3 * 0.0009, lon: 127), .completed(t: 1100),
+            ])
         #expect(throws: CarouselSimulatorError.afterEnd) { try sim.feed(.visible(1), at: 1200) }
     }
 
@@ -225,20 +241,26 @@ let ten = places(10)
 
     @Test func movesWithinTheDistanceFilterDoNotQuery() throws {
         // 0.0003° of latitude ≈ 33 m; three such steps add up to ≈ 100 m from the first query.
-        let steps = (0...3).map { (Int64($0) * 1000, CarouselInput.location(lat: 37.5 + Double($0) * 0.0003, lon: 127)) }
+        let steps = (0...3).map {
+            (Int64($0) * 1000, CarouselInput.location(lat: 37.5 + Double($0) * 0.0003, lon: 127))
+        }
         let out = try simulate(steps, query: Self.nearest)
         #expect(queries(out) == ["0: p0,p1", "2000: p1,p0,p2"])
         guard case .query(_, _, _, let moved?, _) = out.first(where: { $0.t == 2000 }) else {
-            Issue.record("no second query"); return
+            Issue.record("no second query")
+            return
         }
         #expect(abs(moved - 66.7) < 0.5)
         #expect(selections(out) == ["0@300 p0", "0@2300 p1"])
     }
 
     @Test func theFilterNeedsStrictlyMoreThanItsDistance() throws {
-        let a = (lat: 37.5, lon: 127.0), b = (lat: 37.5004, lon: 127.0003)
+        let a = (lat: 37.5, lon: 127.0)
+        let b = (lat: 37.5004, lon: 127.0003)
         let d = Haversine.distance(lat1: a.lat, lon1: a.lon, lat2: b.lat, lon2: b.lon)
-        let moves: [(Int64, CarouselInput)] = [(0, .location(lat: a.lat, lon: a.lon)), (10, .location(lat: b.lat, lon: b.lon))]
+        let moves: [(Int64, CarouselInput)] = [
+            (0, .location(lat: a.lat, lon: a.lon)), (10, .location(lat: b.lat, lon: b.lon)),
+        ]
         #expect(queries(try simulate(moves, .init(distanceFilter: d), query: Self.nearest)).count == 1)
         #expect(queries(try simulate(moves, .init(distanceFilter: d.nextDown), query: Self.nearest)).count == 2)
     }
@@ -257,7 +279,10 @@ let ten = places(10)
         var calls = 0
         let out = try simulate(
             [(0, .places(ten)), (1000, .location(lat: 37.5, lon: 127)), (2000, .location(lat: 37.5, lon: 127))],
-            query: { _, _ in calls += 1; throw Unreachable() })
+            query: { _, _ in
+                calls += 1
+                throw Unreachable()
+            })
         #expect(calls == 2)
         #expect(out.filter { if case .queryFailed = $0 { true } else { false } }.count == 2)
         #expect(out.last == .queryFailed(t: 2000, lat: 37.5, lon: 127, message: "server unreachable"))

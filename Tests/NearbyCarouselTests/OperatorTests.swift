@@ -1,8 +1,13 @@
 import Testing
+
 @testable import NearbyCarousel
 
 /// The end of a test timeline.
-enum End { case none, complete(Int64), error(Int64) }
+enum End {
+    case none
+    case complete(Int64)
+    case error(Int64)
+}
 
 /// Drives `Debounce` as RxSwift's virtual-time scheduler would: inputs at an instant before the timer due
 /// at that instant. Returns the emitted (time, value) pairs and the terminal event's time, if any.
@@ -31,7 +36,10 @@ func debounced(_ d: Int64, _ timeline: [(Int64, Int)], end: End = .none) -> (val
 
 struct Pair: Equatable, CustomStringConvertible {
     var t: Int64, v: Int
-    init(_ t: Int64, _ v: Int) { self.t = t; self.v = v }
+    init(_ t: Int64, _ v: Int) {
+        self.t = t
+        self.v = v
+    }
     var description: String { "\(v)@\(t)" }
 }
 

@@ -1,5 +1,5 @@
-import Testing
 import NearbyCore
+import Testing
 
 @Suite struct DistanceModelTests {
     /// Haversine against an independent computation: exact binary64 inputs, unit vectors and
@@ -49,7 +49,10 @@ import NearbyCore
 
     @Test func rejectsBadModelsWithClearMessages() {
         func message(_ text: String) -> String? {
-            do { _ = try DistanceModel(parsing: text); return nil } catch { return "\(error)" }
+            do {
+                _ = try DistanceModel(parsing: text)
+                return nil
+            } catch { return "\(error)" }
         }
         #expect(message("projected:EPSG:99999") == "unknown CRS \"EPSG:99999\"")
         #expect(message("projected:99999") == "unknown CRS \"EPSG:99999\"")

@@ -1,5 +1,5 @@
-import Testing
 import NearbyCore
+import Testing
 
 /// The two mappings of `ErrorKind`, written out: a kind added without an exit code and an HTTP status
 /// here fails `everyKindIsMapped`.
@@ -18,7 +18,10 @@ import NearbyCore
     @Test func everyKindIsMapped() {
         #expect(Set(Self.expected.keys) == Set(ErrorKind.allCases))
         for kind in ErrorKind.allCases {
-            guard let e = Self.expected[kind] else { Issue.record("\(kind) has no expected exit code and HTTP status"); continue }
+            guard let e = Self.expected[kind] else {
+                Issue.record("\(kind) has no expected exit code and HTTP status")
+                continue
+            }
             #expect(kind.exitCode == e.exitCode, "\(kind)")
             #expect(kind.httpStatus == e.httpStatus, "\(kind)")
         }
@@ -31,7 +34,7 @@ import NearbyCore
     }
 
     @Test func kindsMatchInCatchAndSwitch() {
-        do { throw RequestError.staleCursor } catch where ErrorKind(of: error) == .conflict {} catch {
+        do { throw RequestError.staleCursor } catch  where ErrorKind(of: error) == .conflict {} catch {
             Issue.record("\(error) did not match .conflict")
         }
         let error: any Error = RequestError.malformedCursor

@@ -1,6 +1,7 @@
 import Foundation
 import NearbyTestSupport
 import Testing
+
 @testable import NearbyCore
 
 /// Every filter condition through every layer of the core: one list of conditions and properties,
@@ -8,11 +9,16 @@ import Testing
 /// engines against the brute force. The store and PostGIS suites run the same examples on their
 /// engines (`CacheSnapshotTests`, `SQLiteEngineTests`, `PostGISEngineTests`).
 @Suite struct FilterLayerTests {
-    static let places: [Place] = { var g = QuerySampler(seed: 2929); return g.places(1500) }()
+    static let places: [Place] = {
+        var g = QuerySampler(seed: 2929)
+        return g.places(1500)
+    }()
     static let reference = QueryBruteForce(places)
     static let memory = MemoryEngine(places: places, generation: 1)
     static let snapshot: MemoryEngine = {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("nearby-filter-layers-\(getpid()).nearby-index").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "nearby-filter-layers-\(getpid()).nearby-index"
+        ).path
         let stamp = IndexSnapshot.Stamp(identity: 0xF1, generation: 1)
         try! IndexSnapshot.write(places, stamp: stamp, to: path)
         defer { unlink(path) }
@@ -42,7 +48,8 @@ import Testing
         #expect(f.conditions == [c])
         #expect(!f.isEmpty, "isEmpty misses \(c)")
         let empty = Mirror(reflecting: PlaceFilter()).children.map { String(describing: $0.value) }
-        let changed = zip(Mirror(reflecting: f).children, empty).filter { String(describing: $0.0.value) != $0.1 }.map(\.0.label)
+        let changed = zip(Mirror(reflecting: f).children, empty).filter { String(describing: $0.0.value) != $0.1 }.map(
+            \.0.label)
         #expect(changed == [c.rawValue])
     }
 
@@ -53,9 +60,11 @@ import Testing
             let parsed = try QueryParameters.parse(rendered, areas: FilterExamples.Areas())
             #expect(parsed.filter == q.filter, "\(c): \(rendered)")
             #expect(parsed.filter.conditions == [c])
-            var unfiltered = q; unfiltered.filter = PlaceFilter()
-            #expect(PageCursor.fingerprint(of: q, generation: 1) != PageCursor.fingerprint(of: unfiltered, generation: 1),
-                    "the cursor fingerprint misses \(c)")
+            var unfiltered = q
+            unfiltered.filter = PlaceFilter()
+            #expect(
+                PageCursor.fingerprint(of: q, generation: 1) != PageCursor.fingerprint(of: unfiltered, generation: 1),
+                "the cursor fingerprint misses \(c)")
         }
     }
 
@@ -63,13 +72,21 @@ import Testing
     func theEnginesAnswerAsTheBruteForce(_ c: PlaceFilter.Condition) throws {
         for q in Self.queries(c) {
             let expected = Self.reference.page(q)
-            let everything = Self.reference.page({ var u = q; u.filter = PlaceFilter(); return u }())
+            let everything = Self.reference.page(
+                {
+                    var u = q
+                    u.filter = PlaceFilter()
+                    return u
+                }())
             // The example must be selective here, or a layer that ignores it would pass.
-            #expect(expected.total! > 0 && expected.total! < everything.total!, "\(c): \(expected.total!) of \(everything.total!)")
+            #expect(
+                expected.total! > 0 && expected.total! < everything.total!,
+                "\(c): \(expected.total!) of \(everything.total!)")
             for (name, engine) in [("memory", Self.memory), ("snapshot", Self.snapshot)] {
                 let a = try engine.run(q)
-                #expect(QueryBruteForce.Answer(total: a.total, ids: a.places.map(\.id), distances: a.distances) == expected,
-                        "\(name) engine, \(c): \(q)")
+                #expect(
+                    QueryBruteForce.Answer(total: a.total, ids: a.places.map(\.id), distances: a.distances) == expected,
+                    "\(name) engine, \(c): \(q)")
             }
         }
     }

@@ -1,5 +1,5 @@
-import Testing
 import NearbyCore
+import Testing
 
 /// WGS84 inverse geodesics against published reference values.
 @Suite struct GeodesicTests {
@@ -61,11 +61,11 @@ import NearbyCore
     /// and the antipode is reached over the pole. Published to 0.5 m.
     @Test func equatorialAndAntipodal() {
         let g = Geodesic.wgs84
-        #expect(abs(g.distance(lat1: 0, lon1: 0, lat2: 0, lon2: 179) - 19926189) <= 0.5)
+        #expect(abs(g.distance(lat1: 0, lon1: 0, lat2: 0, lon2: 179) - 19_926_189) <= 0.5)
         let r = g.inverse(lat1: 0, lon1: 0, lat2: 0, lon2: 180)
-        #expect(abs(r.distance - 20003931) <= 0.5)
+        #expect(abs(r.distance - 20_003_931) <= 0.5)
         #expect(abs(r.azimuth1) <= 0.5e-5)
-        #expect(abs(g.distance(lat1: 0, lon1: 0, lat2: 1, lon2: 180) - 19893357) <= 0.5)
+        #expect(abs(g.distance(lat1: 0, lon1: 0, lat2: 1, lon2: 180) - 19_893_357) <= 0.5)
         // Pole to pole along a meridian: twice the WGS84 quarter meridian, 10,001,965.7293 m.
         let poles = g.distance(lat1: 90, lon1: 0, lat2: -90, lon2: 0)
         #expect(abs(poles - 2 * 10_001_965.7293) <= 1e-3)
@@ -97,6 +97,6 @@ import NearbyCore
         // GeodSolve33 on a sphere of radius 6.4e6 m (f = 0): the antipode is π·6.4e6 away.
         let sphere = Geodesic(a: 6.4e6, f: 0)
         #expect(sphere.equatorialRadius == 6.4e6 && sphere.flattening == 0)
-        #expect(abs(sphere.distance(lat1: 0, lon1: 0, lat2: 0, lon2: 180) - 20106193) <= 0.5)
+        #expect(abs(sphere.distance(lat1: 0, lon1: 0, lat2: 0, lon2: 180) - 20_106_193) <= 0.5)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import NearbyCore
 
 @Suite struct HaversineMetricTests {
@@ -17,17 +18,20 @@ import Testing
     /// The `b`th random box (sizes from a micrometre-degree to the whole sphere, some touching a pole or
     /// ±180) and points in it: its corners, edge midpoints and `interiorPoints` random ones.
     static func randomBox(_ b: Int, interiorPoints: Int, _ g: inout SeededGenerator)
-        -> (x0: Double, y0: Double, x1: Double, y1: Double, points: [(Double, Double)]) {
+        -> (x0: Double, y0: Double, x1: Double, y1: Double, points: [(Double, Double)])
+    {
         let size = [1e-6, 1e-3, 0.1, 5, 60, 360][b % 6]
-        var x0 = Double.random(in: -180 ... 180, using: &g), y0 = Double.random(in: -90 ... 90, using: &g)
+        var x0 = Double.random(in: -180...180, using: &g)
+        var y0 = Double.random(in: -90...90, using: &g)
         if b % 7 == 0 { y0 = 90 - size / 2 }
         if b % 11 == 0 { x0 = 180 - size }
-        let x1 = min(180, x0 + Double.random(in: 0 ... size, using: &g))
-        let y1 = min(90, y0 + Double.random(in: 0 ... size / 2, using: &g))
-        x0 = max(-180, x0); y0 = max(-90, y0)
+        let x1 = min(180, x0 + Double.random(in: 0...size, using: &g))
+        let y1 = min(90, y0 + Double.random(in: 0...size / 2, using: &g))
+        x0 = max(-180, x0)
+        y0 = max(-90, y0)
         var points = [(x0, y0), (x1, y1), (x0, y1), (x1, y0), ((x0 + x1) / 2, y0), ((x0 + x1) / 2, y1)]
-        for _ in 0 ..< interiorPoints {
-            points.append((Double.random(in: x0 ... x1, using: &g), Double.random(in: y0 ... y1, using: &g)))
+        for _ in 0..<interiorPoints {
+            points.append((Double.random(in: x0...x1, using: &g), Double.random(in: y0...y1, using: &g)))
         }
         return (x0, y0, x1, y1, points)
     }
@@ -37,15 +41,17 @@ import Testing
     /// near the box, on the poles, on ±180 and near the antipode of the box.
     @Test func boundsContainEveryDistance() {
         var g = SeededGenerator(seed: 11)
-        var checked = 0, failures: [String] = []
-        for b in 0 ..< 1000 {
+        var checked = 0
+        var failures: [String] = []
+        for b in 0..<1000 {
             let (x0, y0, x1, y1, points) = Self.randomBox(b, interiorPoints: 6, &g)
             var centres: [(lat: Double, lon: Double)] = [(90, 0), (-90, 33), (0, 180), (y0, -180), (y1, x0)]
-            let px = points[6].0, py = points[6].1
-            centres.append((py + Double.random(in: -1e-5 ... 1e-5, using: &g), px))     // almost on a point
-            centres.append((-py, px > 0 ? px - 180 : px + 180))                      // its antipode
-            centres.append((-py + 1e-7, px > 0 ? px - 180 + 1e-7 : px + 180 - 1e-7)) // next to the antipode
-            for _ in 0 ..< 4 {
+            let px = points[6].0
+            let py = points[6].1
+            centres.append((py + Double.random(in: -1e-5...1e-5, using: &g), px))  // almost on a point
+            centres.append((-py, px > 0 ? px - 180 : px + 180))  // its antipode
+            centres.append((-py + 1e-7, px > 0 ? px - 180 + 1e-7 : px + 180 - 1e-7))  // next to the antipode
+            for _ in 0..<4 {
                 let u = TestPoints.uniformOnSphere(1, &g)
                 centres.append((u.ys[0], u.xs[0]))
             }
@@ -72,14 +78,17 @@ import Testing
     /// side of them, 0, and past the haversine-space limit (θ > 3).
     @Test func circleTestsAreSound() {
         var g = SeededGenerator(seed: 29)
-        var failures: [String] = [], outside = 0, inside = 0
-        for b in 0 ..< 600 {
+        var failures: [String] = []
+        var outside = 0
+        var inside = 0
+        for b in 0..<600 {
             let (x0, y0, x1, y1, points) = Self.randomBox(b, interiorPoints: 4, &g)
-            let px = points[6].0, py = points[6].1
+            let px = points[6].0
+            let py = points[6].1
             var centres: [(lat: Double, lon: Double)] = [(90, 0), (-90, 33), (0, 180), (y0, -180), (y1, x0)]
-            centres.append((py + Double.random(in: -1e-5 ... 1e-5, using: &g), px))
+            centres.append((py + Double.random(in: -1e-5...1e-5, using: &g), px))
             centres.append((-py, px > 0 ? px - 180 : px + 180))
-            for _ in 0 ..< 3 {
+            for _ in 0..<3 {
                 let u = TestPoints.uniformOnSphere(1, &g)
                 centres.append((u.ys[0], u.xs[0]))
             }
@@ -98,7 +107,9 @@ import Testing
                     for ((x, y), d) in zip(points, distances) {
                         let fromCircle = circle.distance(x: x, y: y)
                         if Self.isUnsound(d, radius: r, fromCircle: fromCircle, outside: isOutside, inside: isInside) {
-                            failures.append("c=\(c) box=\(x0),\(y0),\(x1),\(y1) p=\(x),\(y) r=\(r) d=\(d) circle=\(fromCircle) outside=\(isOutside) inside=\(isInside)")
+                            failures.append(
+                                "c=\(c) box=\(x0),\(y0),\(x1),\(y1) p=\(x),\(y) r=\(r) d=\(d) circle=\(fromCircle) outside=\(isOutside) inside=\(isInside)"
+                            )
                         }
                     }
                 }
@@ -112,7 +123,9 @@ import Testing
     /// Whether a circle's answers about one point of a box at exact distance `d` are wrong: the box called
     /// outside (or inside) though the point is within (or beyond) `r`, or the point's distance from the
     /// circle not `d` within the radius, or not beyond it outside.
-    static func isUnsound(_ d: Double, radius r: Double, fromCircle: Double, outside: Bool, inside: Bool = false) -> Bool {
+    static func isUnsound(_ d: Double, radius r: Double, fromCircle: Double, outside: Bool, inside: Bool = false)
+        -> Bool
+    {
         (outside && d <= r) || (inside && d > r) || (d <= r ? fromCircle != d : !(fromCircle > r))
     }
 
@@ -123,26 +136,33 @@ import Testing
     /// decides boxes outside and points beyond the circle without an exact distance.
     @Test func smallCircleFormIsSound() {
         var g = SeededGenerator(seed: 41)
-        var failures: [String] = [], flat = 0, outside = 0, rejected = 0
-        for i in 0 ..< 400 {
-            let lat = [0, 37.5665, -62, 89.9, -89.99][i % 5] + Double.random(in: -0.01 ... 0.01, using: &g)
-            let lon = i % 7 == 0 ? 179.999 : Double.random(in: -180 ... 180, using: &g)
+        var failures: [String] = []
+        var flat = 0
+        var outside = 0
+        var rejected = 0
+        for i in 0..<400 {
+            let lat = [0, 37.5665, -62, 89.9, -89.99][i % 5] + Double.random(in: -0.01...0.01, using: &g)
+            let lon = i % 7 == 0 ? 179.999 : Double.random(in: -180...180, using: &g)
             let m = HaversineMetric(lat: min(90, max(-90, lat)), lon: min(180, lon))
             let reach = [1.0, 100, 2000, 20000, 63000][i % 5]
-            for _ in 0 ..< 8 {
+            for _ in 0..<8 {
                 // A box within about two radii of the centre, from a point to a few radii wide.
-                let degLat = reach / 111_195 * 2, degLon = min(180, degLat / max(0.01, cos(m.phi)))
-                let cx = m.lon + Double.random(in: -degLon ... degLon, using: &g)
-                let cy = min(90, max(-90, m.lat + Double.random(in: -degLat ... degLat, using: &g)))
-                let w = Double.random(in: 0 ... degLon, using: &g), h = Double.random(in: 0 ... degLat, using: &g)
-                let x0 = max(-180, min(180, cx - w / 2)), x1 = max(x0, min(180, cx + w / 2))
-                let y0 = max(-90, cy - h / 2), y1 = min(90, max(y0, cy + h / 2))
+                let degLat = reach / 111_195 * 2
+                let degLon = min(180, degLat / max(0.01, cos(m.phi)))
+                let cx = m.lon + Double.random(in: -degLon...degLon, using: &g)
+                let cy = min(90, max(-90, m.lat + Double.random(in: -degLat...degLat, using: &g)))
+                let w = Double.random(in: 0...degLon, using: &g)
+                let h = Double.random(in: 0...degLat, using: &g)
+                let x0 = max(-180, min(180, cx - w / 2))
+                let x1 = max(x0, min(180, cx + w / 2))
+                let y0 = max(-90, cy - h / 2)
+                let y1 = min(90, max(y0, cy + h / 2))
                 var points = [(x0, y0), (x1, y1), (x0, y1), (x1, y0)]
-                for _ in 0 ..< 4 {
-                    points.append((Double.random(in: x0 ... x1, using: &g), Double.random(in: y0 ... y1, using: &g)))
+                for _ in 0..<4 {
+                    points.append((Double.random(in: x0...x1, using: &g), Double.random(in: y0...y1, using: &g)))
                 }
                 let distances = points.map { m.distance(x: $0.0, y: $0.1) }
-                var radii = [0, reach, Double.random(in: 0 ... reach, using: &g)]
+                var radii = [0, reach, Double.random(in: 0...reach, using: &g)]
                 for d in distances where d < 63_000 { radii += [d, d.nextDown, d.nextUp] }
                 for r in radii {
                     let circle = m.circle(radius: r, searchBox: m.searchBox(radius: r))
@@ -153,14 +173,18 @@ import Testing
                         let fromCircle = circle.distance(x: x, y: y)
                         if fromCircle == .infinity && d > r { rejected += 1 }
                         if Self.isUnsound(d, radius: r, fromCircle: fromCircle, outside: isOutside) {
-                            failures.append("c=\(m.lat),\(m.lon) box=\(x0),\(y0),\(x1),\(y1) p=\(x),\(y) r=\(r) d=\(d) circle=\(fromCircle) outside=\(isOutside)")
+                            failures.append(
+                                "c=\(m.lat),\(m.lon) box=\(x0),\(y0),\(x1),\(y1) p=\(x),\(y) r=\(r) d=\(d) circle=\(fromCircle) outside=\(isOutside)"
+                            )
                         }
                     }
                 }
             }
         }
         #expect(failures.isEmpty, "\(failures.count) unsound answers, e.g. \(failures.prefix(3))")
-        #expect(flat > 10_000 && outside > 3000 && rejected > 10_000, "flat \(flat), outside \(outside), rejected \(rejected)")
+        #expect(
+            flat > 10_000 && outside > 3000 && rejected > 10_000,
+            "flat \(flat), outside \(outside), rejected \(rejected)")
     }
 
     /// The circle's tests decide the boxes a city-sized query meets, and skip the exact distance of a
@@ -189,24 +213,32 @@ import Testing
     @Test func searchBoxHoldsTheCircle() {
         var g = SeededGenerator(seed: 17)
         var failures: [String] = []
-        for i in 0 ..< 400 {
-            let c = i % 4 == 0 ? (lat: Double.random(in: 85 ... 90, using: &g), lon: Double.random(in: 179 ... 180, using: &g))
-                : (lat: asin(Double.random(in: -1 ... 1, using: &g)) * 180 / .pi, lon: Double.random(in: -180 ... 180, using: &g))
+        for i in 0..<400 {
+            let c =
+                i % 4 == 0
+                ? (lat: Double.random(in: 85...90, using: &g), lon: Double.random(in: 179...180, using: &g))
+                : (
+                    lat: asin(Double.random(in: -1...1, using: &g)) * 180 / .pi,
+                    lon: Double.random(in: -180...180, using: &g)
+                )
             let m = HaversineMetric(lat: c.lat, lon: c.lon)
-            let radius = pow(10, Double.random(in: 0 ... 7.3, using: &g))
+            let radius = pow(10, Double.random(in: 0...7.3, using: &g))
             guard let box = m.searchBox(radius: radius) else { continue }
             let (xs, ys) = TestPoints.uniformOnSphere(300, &g)
             // Points on the circle itself: go `radius` along random bearings (spherical destination formula).
-            var px = xs, py = ys
-            let phi = c.lat * .pi / 180, delta = radius / R
-            for _ in 0 ..< 300 {
-                let bearing = Double.random(in: 0 ..< 2 * .pi, using: &g)
+            var px = xs
+            var py = ys
+            let phi = c.lat * .pi / 180
+            let delta = radius / R
+            for _ in 0..<300 {
+                let bearing = Double.random(in: 0..<2 * .pi, using: &g)
                 let lat2 = asin(sin(phi) * cos(delta) + cos(phi) * sin(delta) * cos(bearing))
                 let dLon = atan2(sin(bearing) * sin(delta) * cos(phi), cos(delta) - sin(phi) * sin(lat2))
                 var lon2 = c.lon + dLon * 180 / .pi
                 if lon2 > 180 { lon2 -= 360 }
                 if lon2 < -180 { lon2 += 360 }
-                px.append(lon2); py.append(lat2 * 180 / .pi)
+                px.append(lon2)
+                py.append(lat2 * 180 / .pi)
             }
             for (x, y) in zip(px, py) where m.distance(x: x, y: y) <= radius {
                 if !(x >= box.minX && x <= box.maxX && y >= box.minY && y <= box.maxY) {
@@ -239,7 +271,9 @@ import Testing
         let exact = Haversine.distance(lat1: 60, lon1: 0, lat2: vertex, lon2: 30)
         #expect(vertex > 60 && vertex < 70)
         #expect(abs(high.lowerBound(minX: 30, minY: 50, maxX: 40, maxY: 70) - exact) < 2)
-        #expect(high.lowerBound(minX: 30, minY: 50, maxX: 40, maxY: 70) < Haversine.distance(lat1: 60, lon1: 0, lat2: 60, lon2: 30))
+        #expect(
+            high.lowerBound(minX: 30, minY: 50, maxX: 40, maxY: 70)
+                < Haversine.distance(lat1: 60, lon1: 0, lat2: 60, lon2: 30))
         // Across the antimeridian, the short way round: 179.5 to −180 (= 180) is half a degree.
         let east = HaversineMetric(lat: 0, lon: 179.5)
         #expect(abs(east.lowerBound(minX: -180, minY: -1, maxX: -179.5, maxY: 1) - R * 0.5 * .pi / 180) < 2)
@@ -255,8 +289,11 @@ import Testing
         #expect(corner < far - 1000)
         #expect(ub >= far && ub < far + 2)
         // Antipodal points are found: the distance is half the circumference, not NaN.
-        #expect(abs(Haversine.distance(lat1: 61.861267981629595, lon1: -61.34952836683753,
-                                       lat2: -61.861267981629595, lon2: 118.65047163316247) - .pi * R) < 1)
+        #expect(
+            abs(
+                Haversine.distance(
+                    lat1: 61.861267981629595, lon1: -61.34952836683753,
+                    lat2: -61.861267981629595, lon2: 118.65047163316247) - .pi * R) < 1)
         // The whole Earth: half the circumference.
         #expect(abs(equator.upperBound(minX: -180, minY: -90, maxX: 180, maxY: 90) - .pi * R) < 2)
     }

@@ -1,12 +1,16 @@
 import Foundation
-import Testing
-@testable import NearbyCore
 import NearbyTestSupport
+import Testing
+
+@testable import NearbyCore
 
 /// The engine mapped from an index snapshot file against `QueryBruteForce` and the in-memory engine,
 /// and every kind of bad snapshot refused.
 @Suite struct IndexSnapshotTests {
-    static let places: [Place] = { var g = QuerySampler(seed: 7); return g.places(1500) }()
+    static let places: [Place] = {
+        var g = QuerySampler(seed: 7)
+        return g.places(1500)
+    }()
     static let byId = Dictionary(uniqueKeysWithValues: places.map { ($0.id, $0) })
     static let stamp = IndexSnapshot.Stamp(identity: 0x5EED, generation: 3)
     static let reference = QueryBruteForce(places)
@@ -23,7 +27,8 @@ import NearbyTestSupport
     static let mapped = try! open(file)
     static let memory = MemoryEngine(places: places, generation: stamp.generation)
 
-    static func open(_ path: String, wanted: IndexSnapshot.Stamp = stamp) throws(IndexSnapshot.Problem) -> MemoryEngine {
+    static func open(_ path: String, wanted: IndexSnapshot.Stamp = stamp) throws(IndexSnapshot.Problem) -> MemoryEngine
+    {
         try IndexSnapshot.engine(path, wanted: wanted) { ids in ids.compactMap { byId[$0] } }
     }
 
@@ -36,7 +41,8 @@ import NearbyTestSupport
         var g = QuerySampler(seed: 4000 + UInt64(model.description.utf8.count))
         for n in 0..<100 {
             let q = g.query(model: model)
-            let got = try Self.mapped.run(q), memory = try Self.memory.run(q)
+            let got = try Self.mapped.run(q)
+            let memory = try Self.memory.run(q)
             #expect(Self.answer(got) == Self.reference.page(q), "query \(n): \(q)")
             #expect(got == memory && got.nextCursor == memory.nextCursor, "query \(n): \(q)")
             if got != memory { return }
@@ -56,11 +62,13 @@ import NearbyTestSupport
         var g = QuerySampler(seed: 91)
         for n in 0..<100 {
             let q = g.query(model: .haversine)
-            let bare = try mapped.run(q, records: false), memoryBare = try Self.memory.run(q, records: false)
+            let bare = try mapped.run(q, records: false)
+            let memoryBare = try Self.memory.run(q, records: false)
             let full = try Self.mapped.run(q)
             #expect(!bare.rows.hasRecords && memoryBare.rows.hasRecords, "query \(n)")
             for a in [bare, memoryBare] {
-                #expect(a.rows.ids == full.places.map(\.id) && a.distances == full.distances && a.total == full.total
+                #expect(
+                    a.rows.ids == full.places.map(\.id) && a.distances == full.distances && a.total == full.total
                         && a.nextCursor == full.nextCursor, "query \(n): \(q)")
             }
             #expect(bare == full, "rows without records compare by id")
@@ -73,11 +81,13 @@ import NearbyTestSupport
         for _ in 0..<20 {
             var q = g.query(model: .haversine)
             let full = Self.reference.all(q)
-            q.limit = max(1, full.ids.count / g.pick([2, 5, 20])); q.page = 1
+            q.limit = max(1, full.ids.count / g.pick([2, 5, 20]))
+            q.page = 1
             var answer = try Self.mapped.run(q)
             var ids = answer.places.map(\.id)
             while let next = answer.nextCursor, ids.count <= full.ids.count {
-                var resumed = q; resumed.cursor = next
+                var resumed = q
+                resumed.cursor = next
                 answer = try Self.mapped.run(resumed)
                 ids += answer.places.map(\.id)
             }
@@ -107,8 +117,10 @@ import NearbyTestSupport
         var places: [Place] = []
         for (i, id) in ids.enumerated() {
             for (j, point) in [(37.5665, 126.978), (37.5, 127.0), (35.1796, 129.0756)].enumerated() {
-                places.append(Place(id: "\(id)-\(j)", title: "같은 이름", lat: point.0, lon: point.1, category: 39,
-                                    created: i % 2 == 0 ? "20240101000000" : nil))
+                places.append(
+                    Place(
+                        id: "\(id)-\(j)", title: "같은 이름", lat: point.0, lon: point.1, category: 39,
+                        created: i % 2 == 0 ? "20240101000000" : nil))
             }
             places.append(Place(id: id, title: "같은 이름", lat: 37.5665, lon: 126.978, category: 39))
         }
@@ -128,12 +140,15 @@ import NearbyTestSupport
             }
         }
         for q in queries {
-            var got = try mapped.run(q), expected = try memory.run(q)
+            var got = try mapped.run(q)
+            var expected = try memory.run(q)
             #expect(got == expected && Self.answer(got) == reference.page(q), "\(q)")
             var seen = got.places.map(\.id)
             while let next = got.nextCursor {
-                var resumed = q; resumed.cursor = next
-                got = try mapped.run(resumed); expected = try memory.run(resumed)
+                var resumed = q
+                resumed.cursor = next
+                got = try mapped.run(resumed)
+                expected = try memory.run(resumed)
                 #expect(got == expected, "\(q) resumed")
                 seen += got.places.map(\.id)
             }
@@ -153,9 +168,13 @@ import NearbyTestSupport
     @Test func aSnapshotOfAnotherStateIsStale() throws {
         _ = Self.file
         let newer = IndexSnapshot.Stamp(identity: Self.stamp.identity, generation: 4)
-        #expect(throws: IndexSnapshot.Problem.stale(found: Self.stamp, wanted: newer)) { try Self.open(Self.file, wanted: newer) }
+        #expect(throws: IndexSnapshot.Problem.stale(found: Self.stamp, wanted: newer)) {
+            try Self.open(Self.file, wanted: newer)
+        }
         let other = IndexSnapshot.Stamp(identity: 1, generation: Self.stamp.generation)
-        #expect(throws: IndexSnapshot.Problem.stale(found: Self.stamp, wanted: other)) { try Self.open(Self.file, wanted: other) }
+        #expect(throws: IndexSnapshot.Problem.stale(found: Self.stamp, wanted: other)) {
+            try Self.open(Self.file, wanted: other)
+        }
         #expect(try IndexSnapshot.stamp(at: Self.file) == Self.stamp)
     }
 
@@ -164,7 +183,10 @@ import NearbyTestSupport
         let path = folder + "/" + name
         #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        do { _ = try open(path); return nil } catch { return error }
+        do {
+            _ = try open(path)
+            return nil
+        } catch { return error }
     }
 
     /// Every flipped bit is found by `verify` (what `nearby check` runs), and an engine over the
@@ -175,7 +197,10 @@ import NearbyTestSupport
         let path = Self.folder + "/flipped"
         defer { try? FileManager.default.removeItem(atPath: path) }
         var g = QuerySampler(seed: 9)
-        let queries = (0..<8).map { _ in g.query(model: .haversine) } + [PlaceQuery(limit: 0), PlaceQuery(order: PlaceOrder([SortKey(.title)]))]
+        let queries =
+            (0..<8).map { _ in g.query(model: .haversine) } + [
+                PlaceQuery(limit: 0), PlaceQuery(order: PlaceOrder([SortKey(.title)])),
+            ]
         let expected = try queries.map { try Self.mapped.run($0) }
         // Every byte of the header and section table, then a spread of body bytes.
         let positions = Array(0..<700) + (0..<300).map { _ in g.int(700...good.count - 1) }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import NearbyCore
 
 @Suite struct KeywordMatcherTests {

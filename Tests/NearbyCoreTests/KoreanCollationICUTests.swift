@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import NearbyCore
 import NearbyTestSupport
+import Testing
 import _FoundationICU
 
 /// ICU's collator for a locale, from the ICU that Foundation ships on Linux (`_FoundationICU`, whose C
@@ -14,7 +14,8 @@ final class ICUCollator: @unchecked Sendable {
     init(locale: String) throws {
         var status = U_ZERO_ERROR
         guard let c = swift_ucol_open(locale, &status), status.rawValue <= 0 else {
-            throw CocoaError(.featureUnsupported, userInfo: [NSDebugDescriptionErrorKey: "ucol_open(\(locale)): \(status.rawValue)"])
+            throw CocoaError(
+                .featureUnsupported, userInfo: [NSDebugDescriptionErrorKey: "ucol_open(\(locale)): \(status.rawValue)"])
         }
         collator = c
     }
@@ -39,7 +40,8 @@ final class ICUCollator: @unchecked Sendable {
     static let ko = try! ICUCollator(locale: "ko")
 
     static func icu(_ a: String, _ b: String) -> ComparisonResult {
-        let x = ko.sortKey(a), y = ko.sortKey(b)
+        let x = ko.sortKey(a)
+        let y = ko.sortKey(b)
         return x == y ? .orderedSame : x.lexicographicallyPrecedes(y) ? .orderedAscending : .orderedDescending
     }
 
@@ -59,7 +61,8 @@ final class ICUCollator: @unchecked Sendable {
             let expected: ComparisonResult = ranks[i] == ranks[j] ? .orderedSame : .orderedAscending
             if Self.icu(titles[i], titles[j]) != expected { disagreements.append("\(titles[i]) | \(titles[j])") }
         }
-        #expect(disagreements == [], "\(disagreements.count) neighbours out of ICU order, e.g. \(disagreements.prefix(5))")
+        #expect(
+            disagreements == [], "\(disagreements.count) neighbours out of ICU order, e.g. \(disagreements.prefix(5))")
     }
 
     @Test func handPickedHardCases() {

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import NearbyCore
 import NearbyTestSupport
+import Testing
+
+@testable import NearbyCore
 
 @Suite struct KoreanTownsTests {
     static let header = KoreanTowns.columns.joined(separator: "\t")
@@ -11,7 +12,10 @@ import NearbyTestSupport
     }
 
     func error(_ text: String) -> String {
-        do { _ = try parse(text); return "no error" } catch { return "\(error)" }
+        do {
+            _ = try parse(text)
+            return "no error"
+        } catch { return "\(error)" }
     }
 
     @Test func shippedFileHasEveryTownAndVillage() throws {
@@ -30,7 +34,8 @@ import NearbyTestSupport
     }
 
     @Test func parsesRowsAndSkipsABlankLastLine() throws {
-        let towns = try parse("""
+        let towns = try parse(
+            """
             \(Self.header)
             4157031022\tri\t경기도\t김포시\t\t풍곡리\t37.616681\t126.763773\t4.6412
             11110101\temd\t서울특별시\t종로구\t청운동\t\t37.589018\t126.969774\t0.8122
@@ -42,17 +47,22 @@ import NearbyTestSupport
     }
 
     @Test func badInputNamesFileLineAndField() {
-        #expect(error("code\tlat\n") .hasPrefix("t.tsv:1: header: expected code level"))
-        #expect(error("\(Self.header)\n11110101\temd\t서울\t종로구\t청운동\t\t37.5\n")
-            == "t.tsv:2: line: 7 fields, expected 9")
-        #expect(error("\(Self.header)\n11110101\temd\t서울\t종로구\t청운동\t\t97.5\t126.9\t1\n")
-            == "t.tsv:2: lat: '97.5' is not a latitude")
-        #expect(error("\(Self.header)\n11110101\ttown\t서울\t종로구\t청운동\t\t37.5\t126.9\t1\n")
-            == "t.tsv:2: level: 'town' is not emd or ri")
-        #expect(error("\(Self.header)\n11x\temd\t서울\t종로구\t청운동\t\t37.5\t126.9\t1\n")
-            == "t.tsv:2: code: '11x' is not an administrative code of at least 5 digits")
-        #expect(error("\(Self.header)\n11110101\temd\t서울\t종로구\t청운동\t\t37.5\t126.9\t-1\n")
-            == "t.tsv:2: area_km2: '-1' is not an area")
+        #expect(error("code\tlat\n").hasPrefix("t.tsv:1: header: expected code level"))
+        #expect(
+            error("\(Self.header)\n11110101\temd\t서울\t종로구\t청운동\t\t37.5\n")
+                == "t.tsv:2: line: 7 fields, expected 9")
+        #expect(
+            error("\(Self.header)\n11110101\temd\t서울\t종로구\t청운동\t\t97.5\t126.9\t1\n")
+                == "t.tsv:2: lat: '97.5' is not a latitude")
+        #expect(
+            error("\(Self.header)\n11110101\ttown\t서울\t종로구\t청운동\t\t37.5\t126.9\t1\n")
+                == "t.tsv:2: level: 'town' is not emd or ri")
+        #expect(
+            error("\(Self.header)\n11x\temd\t서울\t종로구\t청운동\t\t37.5\t126.9\t1\n")
+                == "t.tsv:2: code: '11x' is not an administrative code of at least 5 digits")
+        #expect(
+            error("\(Self.header)\n11110101\temd\t서울\t종로구\t청운동\t\t37.5\t126.9\t-1\n")
+                == "t.tsv:2: area_km2: '-1' is not an area")
         #expect(error("\(Self.header)\n") == "t.tsv: no towns")
     }
 }

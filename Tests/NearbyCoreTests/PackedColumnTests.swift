@@ -1,6 +1,7 @@
-import Testing
-@testable import NearbyCore
 import NearbyTestSupport
+import Testing
+
+@testable import NearbyCore
 
 /// `PackedColumn` holds any values exactly, in the fewest bytes its frame needs.
 @Suite struct PackedColumnTests {
@@ -12,7 +13,9 @@ import NearbyTestSupport
             for base: Int64 in [1, -5, 20_260_101_000_000] where width < 8 || base < 0 {
                 let last = base &+ top &- 1
                 var values: [Int64] = [0, base, last, 0]
-                for _ in 0..<200 { values.append(g.chance(0.1) ? 0 : base &+ Int64(bitPattern: g.next() % UInt64(bitPattern: top))) }
+                for _ in 0..<200 {
+                    values.append(g.chance(0.1) ? 0 : base &+ Int64(bitPattern: g.next() % UInt64(bitPattern: top)))
+                }
                 let column = PackedColumn(values)
                 #expect(column.width == width, "width for span \(top), base \(base)")
                 #expect(Array(column) == values)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import NearbyCore
 
 /// SplitMix64 (Steele, Lea, Flood 2014): a seeded generator, so every failure reproduces.
@@ -18,50 +19,66 @@ struct SeededGenerator: RandomNumberGenerator {
 /// Generated point sets (lon = x, lat = y, degrees) covering the cases the index must get right.
 enum TestPoints {
     static func uniformOnSphere(_ n: Int, _ g: inout SeededGenerator) -> (xs: [Double], ys: [Double]) {
-        var xs: [Double] = [], ys: [Double] = []
-        for _ in 0 ..< n {
-            xs.append(Double.random(in: -180 ... 180, using: &g))
-            ys.append(asin(Double.random(in: -1 ... 1, using: &g)) * 180 / .pi)
+        var xs: [Double] = []
+        var ys: [Double] = []
+        for _ in 0..<n {
+            xs.append(Double.random(in: -180...180, using: &g))
+            ys.append(asin(Double.random(in: -1...1, using: &g)) * 180 / .pi)
         }
         return (xs, ys)
     }
 
     /// Towns around Korea: a few dense clusters of a few hundred metres to tens of kilometres.
     static func korea(_ n: Int, _ g: inout SeededGenerator) -> (xs: [Double], ys: [Double]) {
-        let towns = (0 ..< 12).map { _ in
-            (lon: Double.random(in: 126.0 ... 129.5, using: &g), lat: Double.random(in: 33.2 ... 38.5, using: &g),
-             spread: [0.003, 0.03, 0.3].randomElement(using: &g)!)
+        let towns = (0..<12).map { _ in
+            (
+                lon: Double.random(in: 126.0...129.5, using: &g), lat: Double.random(in: 33.2...38.5, using: &g),
+                spread: [0.003, 0.03, 0.3].randomElement(using: &g)!
+            )
         }
-        var xs: [Double] = [], ys: [Double] = []
-        for _ in 0 ..< n {
+        var xs: [Double] = []
+        var ys: [Double] = []
+        for _ in 0..<n {
             let t = towns.randomElement(using: &g)!
-            xs.append(t.lon + Double.random(in: -t.spread ... t.spread, using: &g))
-            ys.append(t.lat + Double.random(in: -t.spread ... t.spread, using: &g))
+            xs.append(t.lon + Double.random(in: -t.spread...t.spread, using: &g))
+            ys.append(t.lat + Double.random(in: -t.spread...t.spread, using: &g))
         }
         return (xs, ys)
     }
 
     /// Many places at one coordinate, a few near it, and the tie-breaking by item index that follows.
     static func duplicates(_ n: Int, _ g: inout SeededGenerator) -> (xs: [Double], ys: [Double]) {
-        var xs: [Double] = [], ys: [Double] = []
-        for i in 0 ..< n {
+        var xs: [Double] = []
+        var ys: [Double] = []
+        for i in 0..<n {
             let dup = i % 4 != 3
-            xs.append(dup ? 126.978 : 126.978 + Double.random(in: -0.001 ... 0.001, using: &g))
-            ys.append(dup ? 37.5665 : 37.5665 + Double.random(in: -0.001 ... 0.001, using: &g))
+            xs.append(dup ? 126.978 : 126.978 + Double.random(in: -0.001...0.001, using: &g))
+            ys.append(dup ? 37.5665 : 37.5665 + Double.random(in: -0.001...0.001, using: &g))
         }
         return (xs, ys)
     }
 
     /// Points on the poles and on the antimeridian (both ±180), and a few near them.
     static func polesAndAntimeridian(_ n: Int, _ g: inout SeededGenerator) -> (xs: [Double], ys: [Double]) {
-        var xs: [Double] = [], ys: [Double] = []
-        for i in 0 ..< n {
+        var xs: [Double] = []
+        var ys: [Double] = []
+        for i in 0..<n {
             switch i % 5 {
-            case 0: xs.append(Double.random(in: -180 ... 180, using: &g)); ys.append(i % 2 == 0 ? 90 : -90)
-            case 1: xs.append(i % 2 == 0 ? 180 : -180); ys.append(Double.random(in: -90 ... 90, using: &g))
-            case 2: xs.append(Double.random(in: 179.9 ... 180, using: &g)); ys.append(Double.random(in: -10 ... 10, using: &g))
-            case 3: xs.append(Double.random(in: -180 ... -179.9, using: &g)); ys.append(Double.random(in: -10 ... 10, using: &g))
-            default: xs.append(Double.random(in: -180 ... 180, using: &g)); ys.append(Double.random(in: 89.9 ... 90, using: &g))
+            case 0:
+                xs.append(Double.random(in: -180...180, using: &g))
+                ys.append(i % 2 == 0 ? 90 : -90)
+            case 1:
+                xs.append(i % 2 == 0 ? 180 : -180)
+                ys.append(Double.random(in: -90...90, using: &g))
+            case 2:
+                xs.append(Double.random(in: 179.9...180, using: &g))
+                ys.append(Double.random(in: -10...10, using: &g))
+            case 3:
+                xs.append(Double.random(in: -180 ... -179.9, using: &g))
+                ys.append(Double.random(in: -10...10, using: &g))
+            default:
+                xs.append(Double.random(in: -180...180, using: &g))
+                ys.append(Double.random(in: 89.9...90, using: &g))
             }
         }
         return (xs, ys)
@@ -101,20 +118,26 @@ struct BruteForce {
     }
 
     func nearest(k: Int, maxDistance: Double = .infinity, include: (Int32) -> Bool = { _ in true })
-        -> [(item: Int32, distance: Double)] {
+        -> [(item: Int32, distance: Double)]
+    {
         Array(ranked.filter { $0.distance <= maxDistance && include($0.item) }.prefix(k))
     }
 }
 
 /// Query centres: uniform, on data points, next to them, on the poles and on the antimeridian.
 func testCentres(_ xs: [Double], _ ys: [Double], _ g: inout SeededGenerator) -> [(lon: Double, lat: Double)] {
-    var centres: [(lon: Double, lat: Double)] = [(0, 90), (0, -90), (180, 0), (-180, 0), (179.95, 0.5), (-179.95, -0.5)]
-    for i in 0 ..< 24 {
+    var centres: [(lon: Double, lat: Double)] = [
+        (0, 90), (0, -90), (180, 0), (-180, 0), (179.95, 0.5), (-179.95, -0.5),
+    ]
+    for i in 0..<24 {
         if !xs.isEmpty && i % 2 == 0 {
-            let p = Int.random(in: 0 ..< xs.count, using: &g)
+            let p = Int.random(in: 0..<xs.count, using: &g)
             let jitter = i % 4 == 0 ? 0 : 0.01
-            centres.append((min(180, max(-180, xs[p] + Double.random(in: -jitter ... jitter, using: &g))),
-                            min(90, max(-90, ys[p] + Double.random(in: -jitter ... jitter, using: &g)))))
+            centres.append(
+                (
+                    min(180, max(-180, xs[p] + Double.random(in: -jitter...jitter, using: &g))),
+                    min(90, max(-90, ys[p] + Double.random(in: -jitter...jitter, using: &g)))
+                ))
         } else {
             let u = TestPoints.uniformOnSphere(1, &g)
             centres.append((u.xs[0], u.ys[0]))
@@ -126,7 +149,7 @@ func testCentres(_ xs: [Double], _ ys: [Double], _ g: inout SeededGenerator) -> 
 /// Radii: 0, from a metre to 1,000 km, and beyond half the Earth's circumference.
 func testRadii(_ g: inout SeededGenerator) -> [Double] {
     [0, 20_037_508 + 1, .pi * Haversine.earthRadius, 10_000_000]
-        + (0 ..< 6).map { _ in pow(10, Double.random(in: 0 ... 6, using: &g)) }
+        + (0..<6).map { _ in pow(10, Double.random(in: 0...6, using: &g)) }
 }
 
 func sameAnswers(_ a: [(item: Int32, distance: Double)], _ b: [(item: Int32, distance: Double)]) -> Bool {
@@ -152,15 +175,20 @@ func expectBruteForceAnswers<M: SpatialMetric>(
         var handed = 0
         let over = tree.firstMatches(m, radius: radius, budget: expected.count - 1) { _, _ in handed += 1 }
         #expect(over.total == expected.count && !over.complete, "firstMatches over budget \(what) r=\(radius)")
-        #expect(handed <= expected.count - 1, "firstMatches handed \(handed) matches over a budget of \(expected.count - 1)")
+        #expect(
+            handed <= expected.count - 1, "firstMatches handed \(handed) matches over a budget of \(expected.count - 1)"
+        )
     }
     let include: (Int32) -> Bool = { $0 % 3 != 1 }
     for k in ks {
-        #expect(sameAnswers(tree.nearest(m, k: k, maxDistance: radius), brute.nearest(k: k, maxDistance: radius)),
-                "nearest \(what) r=\(radius) k=\(k)")
-        #expect(sameAnswers(tree.nearest(m, k: k, maxDistance: radius, where: include),
-                            brute.nearest(k: k, maxDistance: radius, include: include)),
-                "filtered nearest \(what) r=\(radius) k=\(k)")
+        #expect(
+            sameAnswers(tree.nearest(m, k: k, maxDistance: radius), brute.nearest(k: k, maxDistance: radius)),
+            "nearest \(what) r=\(radius) k=\(k)")
+        #expect(
+            sameAnswers(
+                tree.nearest(m, k: k, maxDistance: radius, where: include),
+                brute.nearest(k: k, maxDistance: radius, include: include)),
+            "filtered nearest \(what) r=\(radius) k=\(k)")
     }
 }
 
@@ -169,10 +197,11 @@ func expectBruteForceAnswers<M: SpatialMetric>(
         // The first 4ᵏ curve positions fill the 2ᵏ × 2ᵏ corner, each a step away from the previous.
         let side: UInt32 = 16
         var cell = [Int: (UInt32, UInt32)]()
-        for x in 0 ..< side { for y in 0 ..< side { cell[Int(hilbertIndex(x: x, y: y))] = (x, y) } }
-        #expect(cell.keys.sorted() == Array(0 ..< Int(side * side)))
-        for h in 1 ..< Int(side * side) {
-            let (x0, y0) = cell[h - 1]!, (x1, y1) = cell[h]!
+        for x in 0..<side { for y in 0..<side { cell[Int(hilbertIndex(x: x, y: y))] = (x, y) } }
+        #expect(cell.keys.sorted() == Array(0..<Int(side * side)))
+        for h in 1..<Int(side * side) {
+            let (x0, y0) = cell[h - 1]!
+            let (x1, y1) = cell[h]!
             #expect(abs(Int(x0) - Int(x1)) + abs(Int(y0) - Int(y1)) == 1)
         }
         #expect(hilbertIndex(x: 0, y: 0) == 0)
@@ -185,14 +214,14 @@ func expectBruteForceAnswers<M: SpatialMetric>(
             let (xs, ys) = TestPoints.uniformOnSphere(n, &g)
             let tree = PackedRTree(xs: xs, ys: ys, nodeSize: 16)
             #expect(tree.count == n)
-            #expect(tree.items!.sorted() == (0 ..< Int32(n)).map { $0 })
+            #expect(tree.items!.sorted() == (0..<Int32(n)).map { $0 })
             var seen: [Int32] = []
             tree.search(minX: -180, minY: -90, maxX: 180, maxY: 90) { seen.append($0) }
-            #expect(seen.sorted() == (0 ..< Int32(n)).map { $0 })
+            #expect(seen.sorted() == (0..<Int32(n)).map { $0 })
             // Every node's box contains the points it covers.
             tree.withView { v in
-                for level in 1 ..< v.top + 1 {
-                    for j in 0 ..< v.levels[3 * level + 1] {
+                for level in 1..<v.top + 1 {
+                    for j in 0..<v.levels[3 * level + 1] {
                         v.withBox(level, j) { x0, y0, x1, y1 in
                             for pos in v.pointRange(level, j) {
                                 #expect(v.x(pos) >= x0 && v.x(pos) <= x1 && v.y(pos) >= y0 && v.y(pos) <= y1)
@@ -218,15 +247,21 @@ func expectBruteForceAnswers<M: SpatialMetric>(
                 let m = HaversineMetric(lat: c.lat, lon: c.lon)
                 let brute = BruteForce(xs: xs, ys: ys, m)
                 // Radii exactly at a point's distance and one ulp short of it: points on the circle.
-                let onCircle = brute.ranked.isEmpty ? [] : [0, brute.ranked.count / 3, brute.ranked.count - 1].flatMap {
-                    [brute.ranked[$0].distance, brute.ranked[$0].distance.nextDown]
-                }
+                let onCircle =
+                    brute.ranked.isEmpty
+                    ? []
+                    : [0, brute.ranked.count / 3, brute.ranked.count - 1].flatMap {
+                        [brute.ranked[$0].distance, brute.ranked[$0].distance.nextDown]
+                    }
                 for radius in radii + onCircle {
-                    expectBruteForceAnswers(tree, m, brute, radius: radius, ks: [1, 30, xs.count + 5],
-                                            "\(kind.rawValue) \(c) node size \(nodeSize), cosines \(cosines)")
+                    expectBruteForceAnswers(
+                        tree, m, brute, radius: radius, ks: [1, 30, xs.count + 5],
+                        "\(kind.rawValue) \(c) node size \(nodeSize), cosines \(cosines)")
                 }
-                #expect(sameAnswers(tree.nearest(m, k: 7),
-                                    brute.nearest(k: 7)))
+                #expect(
+                    sameAnswers(
+                        tree.nearest(m, k: 7),
+                        brute.nearest(k: 7)))
                 #expect(tree.nearest(m, k: 0).isEmpty)
             }
         }
@@ -237,17 +272,24 @@ func expectBruteForceAnswers<M: SpatialMetric>(
         var g = SeededGenerator(seed: 7)
         let (xs, ys) = kind.make(&g)
         let tree = PackedRTree(xs: xs, ys: ys)
-        var boxes: [(Double, Double, Double, Double)] = [(-180, -90, 180, 90), (170, -20, -170, 20), (180, -90, 180, 90)]
-        for i in 0 ..< 200 {
+        var boxes: [(Double, Double, Double, Double)] = [
+            (-180, -90, 180, 90), (170, -20, -170, 20), (180, -90, 180, 90),
+        ]
+        for i in 0..<200 {
             if i % 3 == 0 && !xs.isEmpty {
                 // A box whose edges are data coordinates, to exercise the inclusive edges.
-                let a = Int.random(in: 0 ..< xs.count, using: &g), b = Int.random(in: 0 ..< xs.count, using: &g)
+                let a = Int.random(in: 0..<xs.count, using: &g)
+                let b = Int.random(in: 0..<xs.count, using: &g)
                 boxes.append((min(xs[a], xs[b]), min(ys[a], ys[b]), max(xs[a], xs[b]), max(ys[a], ys[b])))
             } else {
                 // Random boxes, about a third of them crossing the antimeridian (minLon > maxLon).
-                let lat0 = Double.random(in: -90 ... 90, using: &g), lat1 = Double.random(in: -90 ... 90, using: &g)
-                boxes.append((Double.random(in: -180 ... 180, using: &g), min(lat0, lat1),
-                              Double.random(in: -180 ... 180, using: &g), max(lat0, lat1)))
+                let lat0 = Double.random(in: -90...90, using: &g)
+                let lat1 = Double.random(in: -90...90, using: &g)
+                boxes.append(
+                    (
+                        Double.random(in: -180...180, using: &g), min(lat0, lat1),
+                        Double.random(in: -180...180, using: &g), max(lat0, lat1)
+                    ))
             }
         }
         for (minLon, minLat, maxLon, maxLat) in boxes {
@@ -267,7 +309,10 @@ func expectBruteForceAnswers<M: SpatialMetric>(
         final class Calls { var distances = 0 }
         struct Counting: SpatialMetric {
             let m: HaversineMetric, calls: Calls
-            func distance(x: Double, y: Double) -> Double { calls.distances += 1; return m.distance(x: x, y: y) }
+            func distance(x: Double, y: Double) -> Double {
+                calls.distances += 1
+                return m.distance(x: x, y: y)
+            }
             func lowerBound(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Double {
                 m.lowerBound(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
             }
@@ -296,8 +341,8 @@ func expectBruteForceAnswers<M: SpatialMetric>(
     @Test func firstMatchesWithManyUnopenedSubtrees() {
         // Uniform in a square of about 44 × 55 km, circles around its middle: a long edge through dense leaves.
         var g = SeededGenerator(seed: 23)
-        let xs = (0 ..< 20_000).map { _ in Double.random(in: 127 ... 127.5, using: &g) }
-        let ys = (0 ..< 20_000).map { _ in Double.random(in: 37 ... 37.5, using: &g) }
+        let xs = (0..<20_000).map { _ in Double.random(in: 127...127.5, using: &g) }
+        let ys = (0..<20_000).map { _ in Double.random(in: 37...37.5, using: &g) }
         let tree = PackedRTree(xs: xs, ys: ys, nodeSize: 2)
         let m = HaversineMetric(lat: 37.25, lon: 127.25)
         let brute = BruteForce(xs: xs, ys: ys, m)
@@ -311,7 +356,8 @@ func expectBruteForceAnswers<M: SpatialMetric>(
                 var first: [(item: Int32, distance: Double)] = []
                 let (total, complete) = tree.firstMatches(m, radius: radius, budget: budget) { first.append(($0, $1)) }
                 first.sort { $0.item < $1.item }
-                #expect(total == expected.count && complete && sameAnswers(first, expected), "r=\(radius) budget \(budget)")
+                #expect(
+                    total == expected.count && complete && sameAnswers(first, expected), "r=\(radius) budget \(budget)")
             }
             var handed = 0
             let over = tree.firstMatches(m, radius: radius, budget: expected.count - 1) { _, _ in handed += 1 }
@@ -323,18 +369,21 @@ func expectBruteForceAnswers<M: SpatialMetric>(
     @Test func planarQueriesMatchBruteForce() {
         var g = SeededGenerator(seed: 99)
         // Projected metres: a dense cluster, a sparse field and duplicates.
-        var xs: [Double] = [], ys: [Double] = []
-        for i in 0 ..< 2000 {
+        var xs: [Double] = []
+        var ys: [Double] = []
+        for i in 0..<2000 {
             let spread = i % 3 == 0 ? 100.0 : 50_000
-            xs.append(i % 7 == 0 ? 950_000 : 950_000 + Double.random(in: -spread ... spread, using: &g))
-            ys.append(i % 7 == 0 ? 1_950_000 : 1_950_000 + Double.random(in: -spread ... spread, using: &g))
+            xs.append(i % 7 == 0 ? 950_000 : 950_000 + Double.random(in: -spread...spread, using: &g))
+            ys.append(i % 7 == 0 ? 1_950_000 : 1_950_000 + Double.random(in: -spread...spread, using: &g))
         }
         let tree = PackedRTree(xs: xs, ys: ys)
-        for q in 0 ..< 60 {
-            let m = q % 4 == 0
+        for q in 0..<60 {
+            let m =
+                q % 4 == 0
                 ? PlanarMetric(x: 950_000, y: 1_950_000)
-                : PlanarMetric(x: 950_000 + Double.random(in: -60_000 ... 60_000, using: &g),
-                               y: 1_950_000 + Double.random(in: -60_000 ... 60_000, using: &g))
+                : PlanarMetric(
+                    x: 950_000 + Double.random(in: -60_000...60_000, using: &g),
+                    y: 1_950_000 + Double.random(in: -60_000...60_000, using: &g))
             let brute = BruteForce(xs: xs, ys: ys, m)
             for radius in [0, 10, 1_000, 20_000, 1e9] {
                 expectBruteForceAnswers(tree, m, brute, radius: radius, ks: [30], "planar \(q)")
@@ -344,15 +393,20 @@ func expectBruteForceAnswers<M: SpatialMetric>(
 
     @Test func planarBoundsAreSound() {
         var g = SeededGenerator(seed: 5)
-        for _ in 0 ..< 2000 {
-            let x0 = Double.random(in: -1e6 ... 1e6, using: &g), y0 = Double.random(in: -1e6 ... 1e6, using: &g)
-            let x1 = x0 + Double.random(in: 0 ... 1e4, using: &g), y1 = y0 + Double.random(in: 0 ... 1e4, using: &g)
-            let m = PlanarMetric(x: Double.random(in: -1.1e6 ... 1.1e6, using: &g),
-                                 y: Double.random(in: -1.1e6 ... 1.1e6, using: &g))
+        for _ in 0..<2000 {
+            let x0 = Double.random(in: -1e6...1e6, using: &g)
+            let y0 = Double.random(in: -1e6...1e6, using: &g)
+            let x1 = x0 + Double.random(in: 0...1e4, using: &g)
+            let y1 = y0 + Double.random(in: 0...1e4, using: &g)
+            let m = PlanarMetric(
+                x: Double.random(in: -1.1e6...1.1e6, using: &g),
+                y: Double.random(in: -1.1e6...1.1e6, using: &g))
             let lb = m.lowerBound(minX: x0, minY: y0, maxX: x1, maxY: y1)
             let ub = m.upperBound(minX: x0, minY: y0, maxX: x1, maxY: y1)
-            for (px, py) in [(x0, y0), (x1, y1), (x0, y1), (x1, y0),
-                             (Double.random(in: x0 ... x1, using: &g), Double.random(in: y0 ... y1, using: &g))] {
+            for (px, py) in [
+                (x0, y0), (x1, y1), (x0, y1), (x1, y0),
+                (Double.random(in: x0...x1, using: &g), Double.random(in: y0...y1, using: &g)),
+            ] {
                 let d = m.distance(x: px, y: py)
                 #expect(lb <= d && d <= ub)
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import NearbyCore
 
 /// The cursor's text: base64url of its fields, written without Foundation, read back with it.
@@ -22,12 +23,14 @@ import Testing
     /// under their key and to nothing under another.
     @Test func cursorsRoundTripUnderTheirKeyOnly() {
         var g = SplitMix64(seed: 11)
-        let key = PageCursor.Key(k0: g.next(), k1: g.next()), other = PageCursor.Key(k0: g.next(), k1: g.next())
+        let key = PageCursor.Key(k0: g.next(), k1: g.next())
+        let other = PageCursor.Key(k0: g.next(), k1: g.next())
         let pieces = ["a", "7", "|", "경복궁", "é", "-", "_", "="]
         for n in 0..<500 {
             let id = (0...(n % 7)).map { _ in pieces[Int(g.next() % UInt64(pieces.count))] }.joined()
-            let cursor = PageCursor(fingerprint: g.next(), page: 1 + Int(g.next() % UInt64(PageCursor.maxPage)),
-                                    distance: Double(g.next() % 20_000_000) / 1000, id: id)
+            let cursor = PageCursor(
+                fingerprint: g.next(), page: 1 + Int(g.next() % UInt64(PageCursor.maxPage)),
+                distance: Double(g.next() % 20_000_000) / 1000, id: id)
             let text = cursor.encoded(key: key)
             #expect(PageCursor(decoding: text, key: key) == cursor, "\(text)")
             #expect(PageCursor(decoding: text, key: other) == nil)

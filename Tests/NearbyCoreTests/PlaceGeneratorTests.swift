@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import NearbyCore
 import NearbyTestSupport
+import Testing
+
+@testable import NearbyCore
 
 @Suite struct PlaceGeneratorTests {
     static let towns = try! RepositoryData.towns()
@@ -37,10 +38,12 @@ import NearbyTestSupport
     }
 
     @Test func tsvHasTheWorkloadColumnsFirstAndOneFieldPerColumn() {
-        #expect(Array(PlaceGenerator.tsvColumns.prefix(9))
-            == ["id", "lat", "lon", "category", "title", "created", "modified", "areacode", "sigungucode"])
+        #expect(
+            Array(PlaceGenerator.tsvColumns.prefix(9))
+                == ["id", "lat", "lon", "category", "title", "created", "modified", "areacode", "sigungucode"])
         let places = PlaceGenerator(towns: Self.towns, seed: 1).places(count: 500)
-        let lines = String(decoding: tsv(places), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = String(decoding: tsv(places), as: UTF8.self).split(
+            separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 501 && lines.last == "")
         for (line, p) in zip(lines, places) {
             let f = line.split(separator: "\t", omittingEmptySubsequences: false)
@@ -64,16 +67,23 @@ import NearbyTestSupport
         #expect(abs(share { $0.image != nil } - 0.6) < 0.02)
         #expect(abs(share { !$0.accessibility.isEmpty } - 0.3) < 0.02)
         #expect(abs(share { $0.tel != nil } - 0.5) < 0.02)
-        #expect(share { $0.title.unicodeScalars.contains { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil) } } > 0.2)
+        #expect(
+            share {
+                $0.title.unicodeScalars.contains {
+                    $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil)
+                }
+            } > 0.2)
 
         var sidoOf: [String: String] = [:]  // lDongRegnCd + lDongSignguCd → province name
         for t in Self.towns { sidoOf[String(t.code.prefix(5))] = t.sido }
         for p in places {
             #expect((33.0...38.75).contains(p.lat) && (124.5...132.0).contains(p.lon), "\(p.id)")
-            let created = try #require(p.created), modified = try #require(p.modified)
+            let created = try #require(p.created)
+            let modified = try #require(p.modified)
             #expect(created.count == 14 && modified.count == 14 && modified >= created)
             #expect(isRealTimestamp(created) && isRealTimestamp(modified), "\(created) \(modified)")
-            let regn = try #require(p.lDongRegnCd), signgu = try #require(p.lDongSignguCd)
+            let regn = try #require(p.lDongRegnCd)
+            let signgu = try #require(p.lDongSignguCd)
             let sido = try #require(sidoOf[regn + signgu])
             // areacode is TourAPI's areaCode of the legal-dong 시도; TourAPI's sigunguCode is not generated.
             #expect(p.areacode == TourAreaCode.areaCode(legalDong: regn) && p.areacode != nil && p.sigungucode == nil)
@@ -81,7 +91,8 @@ import NearbyTestSupport
             #expect(p.accessibility == Array(Set(p.accessibility)).sorted())
             #expect(p.accessibility.allSatisfy { Accessibility.bit($0) != nil })
             if p.category == 15 {
-                let s = try #require(p.eventStart), e = try #require(p.eventEnd)
+                let s = try #require(p.eventStart)
+                let e = try #require(p.eventEnd)
                 #expect(isRealTimestamp(s + "000000") && isRealTimestamp(e + "000000") && s <= e)
             } else {
                 #expect(p.eventStart == nil && p.eventEnd == nil)
@@ -109,7 +120,8 @@ import NearbyTestSupport
         var small = 0
         for _ in 0..<n where Self.towns[g.pickTown(&rng)].areaKm2 < 1 { small += 1 }
         let weight = { (t: KoreanTown) in 1 / (t.areaKm2 + 0.3) }
-        let expected = Self.towns.filter { $0.areaKm2 < 1 }.map(weight).reduce(0, +) / Self.towns.map(weight).reduce(0, +)
+        let expected =
+            Self.towns.filter { $0.areaKm2 < 1 }.map(weight).reduce(0, +) / Self.towns.map(weight).reduce(0, +)
         #expect(abs(Double(small) / Double(n) - expected) < 0.01)
         #expect(expected > 0.3)  // the weighting matters: small towns are far less than 30 % of the area
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import NearbyCore
+import Testing
 
 @Suite struct ProjectionTests {
     /// Reference coordinates from PROJ 9.1.1's cs2cs (proj-bin), e.g.
@@ -24,9 +24,11 @@ import NearbyCore
 
     @Test func utmCoordinatesNorthAndSouth() throws {
         // cs2cs -d 6 EPSG:4326 EPSG:32652 / EPSG:32756 (UTM prints easting first).
-        let seoul = try Projection(epsg: ProjectedCRS.utm.epsgCode(lat: 37.5665, lon: 126.978)).forward(lat: 37.5665, lon: 126.978)
+        let seoul = try Projection(epsg: ProjectedCRS.utm.epsgCode(lat: 37.5665, lon: 126.978)).forward(
+            lat: 37.5665, lon: 126.978)
         #expect(abs(seoul.x - 321424.286194) <= 2e-6 && abs(seoul.y - 4159640.641412) <= 2e-6)
-        let sydney = try Projection(epsg: ProjectedCRS.utm.epsgCode(lat: -33.8688, lon: 151.2093)).forward(lat: -33.8688, lon: 151.2093)
+        let sydney = try Projection(epsg: ProjectedCRS.utm.epsgCode(lat: -33.8688, lon: 151.2093)).forward(
+            lat: -33.8688, lon: 151.2093)
         #expect(abs(sydney.x - 334368.633648) <= 2e-6 && abs(sydney.y - 6250948.345385) <= 2e-6)
     }
 

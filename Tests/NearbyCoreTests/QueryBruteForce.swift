@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import NearbyCore
 
 /// The reference the engines are checked against: looks at every place, filters with plain code on
@@ -20,7 +21,9 @@ struct QueryBruteForce {
         var total: Int?
         var ids: [String]
         var distances: [Double?]
-        var description: String { "total \(total.map(String.init) ?? "none") ids \(ids.prefix(12))… distances \(distances.prefix(4))" }
+        var description: String {
+            "total \(total.map(String.init) ?? "none") ids \(ids.prefix(12))… distances \(distances.prefix(4))"
+        }
     }
 
     /// The whole answer (every page) in order, and the total.
@@ -55,15 +58,19 @@ struct QueryBruteForce {
             }
             return Self.idPrecedes(a.p.id, b.p.id)
         }
-        return Answer(total: q.countsTotal ? rows.count : nil, ids: rows.map(\.p.id), distances: rows.map { q.center == nil ? nil : $0.d })
+        return Answer(
+            total: q.countsTotal ? rows.count : nil, ids: rows.map(\.p.id),
+            distances: rows.map { q.center == nil ? nil : $0.d })
     }
 
     /// One page of the answer, as `--limit/--page` defines it.
     func page(_ q: PlaceQuery) -> Answer {
         var a = all(q)
         guard q.limit > 0 else { return a }
-        let start = min(a.ids.count, (q.page - 1) * q.limit), end = min(a.ids.count, start + q.limit)
-        a.ids = Array(a.ids[start..<end]); a.distances = Array(a.distances[start..<end])
+        let start = min(a.ids.count, (q.page - 1) * q.limit)
+        let end = min(a.ids.count, start + q.limit)
+        a.ids = Array(a.ids[start..<end])
+        a.distances = Array(a.distances[start..<end])
         return a
     }
 
@@ -93,11 +100,14 @@ struct QueryBruteForce {
             case .withImage: passes = !(p.image ?? "").isEmpty
             case .accessibility:
                 // A visitor group is had when the place names it or one of its facilities (Accessibility.members).
-                let had = Set(p.accessibility).union(Accessibility.members.filter { !$0.value.allSatisfy { !p.accessibility.contains($0) } }.keys)
+                let had = Set(p.accessibility).union(
+                    Accessibility.members.filter { !$0.value.allSatisfy { !p.accessibility.contains($0) } }.keys)
                 passes = Set(f.accessibility).isSubset(of: had)
             case .bbox:
                 let b = f.bbox!
-                let lonOK = b.minLon <= b.maxLon ? (b.minLon...b.maxLon).contains(p.lon) : (p.lon >= b.minLon || p.lon <= b.maxLon)
+                let lonOK =
+                    b.minLon <= b.maxLon
+                    ? (b.minLon...b.maxLon).contains(p.lon) : (p.lon >= b.minLon || p.lon <= b.maxLon)
                 passes = lonOK && (b.minLat...b.maxLat).contains(p.lat)
             case .region: passes = f.region!.contains(lat: p.lat, lon: p.lon)
             case .cat: passes = hierarchy(f.cat!, levels(p.cat1, p.cat2, p.cat3))
@@ -140,7 +150,8 @@ struct QueryBruteForce {
                 ? (0, Array(String(repeating: "0", count: 40 - s.count).utf8) + Array(s.utf8))
                 : (1, Array(s.utf8))
         }
-        let x = key(a), y = key(b)
+        let x = key(a)
+        let y = key(b)
         return x.0 != y.0 ? x.0 < y.0 : x.1.lexicographicallyPrecedes(y.1)
     }
 }

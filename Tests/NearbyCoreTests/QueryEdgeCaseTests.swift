@@ -1,6 +1,7 @@
-import Testing
-@testable import NearbyCore
 import NearbyTestSupport
+import Testing
+
+@testable import NearbyCore
 
 /// Boundary cases of the memory engine, each checked against `QueryBruteForce` (and exact expectations).
 @Suite struct QueryEdgeCaseTests {
@@ -13,20 +14,30 @@ import NearbyTestSupport
         var ps: [Place] = []
         var id = 1
         for lat in stride(from: -90.0, through: 90, by: 7.5) {
-            for lon in stride(from: -180.0, through: 180, by: 15) { ps.append(place(id, lat, lon)); id += 1 }
+            for lon in stride(from: -180.0, through: 180, by: 15) {
+                ps.append(place(id, lat, lon))
+                id += 1
+            }
         }
-        for (lat, lon) in [(89.999, 10.0), (89.999, -170.0), (-89.999, 45.0), (10, 179.999), (10, -179.999), (10.001, 180), (9.999, -180)] {
-            ps.append(place(id, lat, lon)); id += 1
+        for (lat, lon) in [
+            (89.999, 10.0), (89.999, -170.0), (-89.999, 45.0), (10, 179.999), (10, -179.999), (10.001, 180),
+            (9.999, -180),
+        ] {
+            ps.append(place(id, lat, lon))
+            id += 1
         }
         return ps
     }()
 
-    func check(_ q: PlaceQuery, _ places: [Place] = Self.places, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func check(_ q: PlaceQuery, _ places: [Place] = Self.places, sourceLocation: SourceLocation = #_sourceLocation)
+        throws
+    {
         let expected = QueryBruteForce(places).page(q)
         for engine in [MemoryEngine(places: places), MemoryEngine(places: places, indexed: false)] {
             let a = try engine.run(q)
-            #expect(QueryBruteForce.Answer(total: a.total, ids: a.places.map(\.id), distances: a.distances) == expected,
-                    sourceLocation: sourceLocation)
+            #expect(
+                QueryBruteForce.Answer(total: a.total, ids: a.places.map(\.id), distances: a.distances) == expected,
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -44,7 +55,8 @@ import NearbyTestSupport
 
     @Test func radiusAcrossTheAntimeridianFindsBothSides() throws {
         let q = PlaceQuery(center: Coordinate(lat: 10, lon: 180), shape: .radius(1000))
-        let ids = Set(try MemoryEngine(places: Self.places).run(q).places.map { ($0.lat, $0.lon) }.map { "\($0.0),\($0.1)" })
+        let ids = Set(
+            try MemoryEngine(places: Self.places).run(q).places.map { ($0.lat, $0.lon) }.map { "\($0.0),\($0.1)" })
         #expect(ids == ["10.0,179.999", "10.0,-179.999", "10.001,180.0", "9.999,-180.0"])
         try check(q)
     }
@@ -90,8 +102,10 @@ import NearbyTestSupport
                     for (limit, page) in [(0, 1), (0, 3), (1, 1), (7, 2), (30, 1), (30, 200), (100, 1)] {
                         let q = PlaceQuery(center: c, shape: .radius(r), limit: limit, page: page, distance: model)
                         let a = try engine.run(q)
-                        #expect(QueryBruteForce.Answer(total: a.total, ids: a.places.map(\.id), distances: a.distances) == reference.page(q),
-                                "r=\(r) limit \(limit) page \(page)")
+                        #expect(
+                            QueryBruteForce.Answer(total: a.total, ids: a.places.map(\.id), distances: a.distances)
+                                == reference.page(q),
+                            "r=\(r) limit \(limit) page \(page)")
                     }
                 }
             }
@@ -115,7 +129,8 @@ import NearbyTestSupport
             let a = try empty.run(PlaceQuery(center: c, shape: shape, limit: 10))
             #expect(a.total == 0 && a.places.isEmpty && a.nextCursor == nil)
         }
-        let a = try MemoryEngine(places: Self.places).run(PlaceQuery(center: c, shape: .knn(k: 100_000, maxDistance: nil)))
+        let a = try MemoryEngine(places: Self.places).run(
+            PlaceQuery(center: c, shape: .knn(k: 100_000, maxDistance: nil)))
         #expect(a.total == Self.places.count)
         try check(PlaceQuery(center: c, shape: .knn(k: 100_000, maxDistance: nil), limit: 50, page: 2))
     }
@@ -131,24 +146,34 @@ import NearbyTestSupport
         let engine = MemoryEngine(places: Self.places)
         #expect(throws: RequestError.self) { try engine.run(PlaceQuery(order: PlaceOrder([SortKey(.distance)]))) }
         #expect(throws: RequestError.self) { try engine.run(PlaceQuery(center: Coordinate(lat: 91, lon: 0))) }
-        #expect(throws: RequestError.self) { try engine.run(PlaceQuery(center: Coordinate(lat: 0, lon: 0), shape: .radius(-1))) }
-        #expect(throws: RequestError.self) { try engine.run(PlaceQuery(center: Coordinate(lat: 0, lon: 0), shape: .radius(.nan))) }
-        #expect(throws: RequestError.self) { try engine.run(PlaceQuery(filter: PlaceFilter(accessibility: ["teleporter"]))) }
+        #expect(throws: RequestError.self) {
+            try engine.run(PlaceQuery(center: Coordinate(lat: 0, lon: 0), shape: .radius(-1)))
+        }
+        #expect(throws: RequestError.self) {
+            try engine.run(PlaceQuery(center: Coordinate(lat: 0, lon: 0), shape: .radius(.nan)))
+        }
+        #expect(throws: RequestError.self) {
+            try engine.run(PlaceQuery(filter: PlaceFilter(accessibility: ["teleporter"])))
+        }
         #expect(throws: RequestError.self) { try engine.run(PlaceQuery(limit: 5, cursor: "garbage")) }
     }
 
     @Test func aCursorOfAnotherQueryOrGenerationIsRefused() throws {
         let q = PlaceQuery(center: Coordinate(lat: 0, lon: 0), limit: 5)
         let cursor = try #require(try MemoryEngine(places: Self.places).run(q).nextCursor)
-        var other = q; other.cursor = cursor; other.limit = 6
+        var other = q
+        other.cursor = cursor
+        other.limit = 6
         #expect(throws: RequestError.self) { try MemoryEngine(places: Self.places).run(other) }
-        var same = q; same.cursor = cursor
+        var same = q
+        same.cursor = cursor
         #expect(throws: RequestError.self) { try MemoryEngine(places: Self.places, generation: 2).run(same) }
         #expect(try MemoryEngine(places: Self.places).run(same).page == 2)
     }
 
     @Test func sortSyntaxAndArrangeCodes() {
-        #expect(PlaceOrder(parsing: "title,-modified")?.keys == [SortKey(.title), SortKey(.modified, descending: true)])
+        #expect(
+            PlaceOrder(parsing: "title,-modified")?.keys == [SortKey(.title), SortKey(.modified, descending: true)])
         #expect(PlaceOrder(parsing: "+created")?.keys == [SortKey(.created)])
         #expect(PlaceOrder(parsing: "title,title") == nil)
         #expect(PlaceOrder(parsing: "price") == nil)
@@ -158,11 +183,13 @@ import NearbyTestSupport
     }
 
     @Test func dateBounds() {
-        #expect(DateBound.timestamp("2025-05-05") == 20250505000000)
-        #expect(DateBound.timestamp("20250505", endOfDay: true) == 20250505235959)
-        #expect(DateBound.timestamp("20250505123000") == 20250505123000)
+        #expect(DateBound.timestamp("2025-05-05") == 20_250_505_000_000)
+        #expect(DateBound.timestamp("20250505", endOfDay: true) == 20_250_505_235_959)
+        #expect(DateBound.timestamp("20250505123000") == 20_250_505_123_000)
         #expect(DateBound.timestamp("2025-13-01") == nil && DateBound.timestamp("2025505") == nil)
         // One date rule (TourDate): field ranges, not the calendar, so 30 February is a day here as in import.
-        #expect(DateBound.day("2025-05-05") == 20250505 && DateBound.day("20250230") == nil && DateBound.day("20250132") == nil)
+        #expect(
+            DateBound.day("2025-05-05") == 20_250_505 && DateBound.day("20250230") == nil
+                && DateBound.day("20250132") == nil)
     }
 }

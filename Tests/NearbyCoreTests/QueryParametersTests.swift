@@ -1,6 +1,7 @@
-import Testing
-@testable import NearbyCore
 import NearbyTestSupport
+import Testing
+
+@testable import NearbyCore
 
 /// The one request parser: every parameter parses, renders back, and feeds the cursor fingerprint.
 @Suite struct QueryParametersTests {
@@ -13,11 +14,13 @@ import NearbyTestSupport
         "sigungucode": ("11", "12"), "keyword": ("경", "공원"), "created-since": ("20200101", "20210101"),
         "created-until": ("20200101", "20210101"), "modified-since": ("20200101", "20210101"),
         "modified-until": ("20200101", "20210101"), "date": ("20250505", "20250506"),
-        "from": ("20250505", "20250506"), "to": ("20250505", "20250506"), "during": ("20250501,20250505", "20250501,20250506"),
+        "from": ("20250505", "20250506"), "to": ("20250505", "20250506"),
+        "during": ("20250501,20250505", "20250501,20250506"),
         "with-image": ("true", "false"), "accessible": ("wheelchair", "restroom"), "sort": ("title", "-title"),
         "arrange": ("A", "C"), "limit": ("10", "20"), "page": ("1", "2"), "cursor": ("x", "y"),
         "distance": ("haversine", "geodesic"), "region": ("11110", "11140"),
-        "cat": ("A05", "A05020900"), "lcls": ("FD", "FD05"), "ldong": ("11", "11110"), "kakao-category": ("CE7", "FD6"), "pet": ("all", "some"),
+        "cat": ("A05", "A05020900"), "lcls": ("FD", "FD05"), "ldong": ("11", "11110"), "kakao-category": ("CE7", "FD6"),
+        "pet": ("all", "some"),
         "explain": ("true", "false"), "total": ("exact", "none"),
     ]
 
@@ -30,7 +33,9 @@ import NearbyTestSupport
             return AreaFilter(codes: [text], box: box) { lat, lon in box.contains(lat: lat, lon: lon) }
         }
         func union(_ areas: [AreaFilter]) -> AreaFilter {
-            AreaFilter(codes: areas.flatMap(\.codes), box: areas[0].box) { lat, lon in areas.contains { $0.contains(lat: lat, lon: lon) } }
+            AreaFilter(codes: areas.flatMap(\.codes), box: areas[0].box) { lat, lon in
+                areas.contains { $0.contains(lat: lat, lon: lon) }
+            }
         }
     }
 
@@ -43,13 +48,18 @@ import NearbyTestSupport
             let (a, b) = Self.values[p.name]!
             func query(_ v: String) throws -> PlaceQuery {
                 var pairs = Self.base.filter { $0.name != p.name } + [(p.name, v)]
-                if p.name == "knn" || p.name == "radius" { pairs.append(p.name == "knn" ? ("radius", "5000") : ("knn", "3")) }
+                if p.name == "knn" || p.name == "radius" {
+                    pairs.append(p.name == "knn" ? ("radius", "5000") : ("knn", "3"))
+                }
                 return try QueryParameters.parse(pairs, areas: BoxAreas())
             }
             let fa = PageCursor.fingerprint(of: try query(a), generation: 1)
             let fb = PageCursor.fingerprint(of: try query(b), generation: 1)
-            if p.name == "page" || p.name == "explain" || p.name == "total" { #expect(fa == fb, "\(p.name) must not change the fingerprint") }
-            else { #expect(fa != fb, "changing \(p.name) must change the fingerprint") }
+            if p.name == "page" || p.name == "explain" || p.name == "total" {
+                #expect(fa == fb, "\(p.name) must not change the fingerprint")
+            } else {
+                #expect(fa != fb, "changing \(p.name) must change the fingerprint")
+            }
         }
         let q = try QueryParameters.parse(Self.base)
         #expect(PageCursor.fingerprint(of: q, generation: 1) != PageCursor.fingerprint(of: q, generation: 2))
@@ -69,7 +79,9 @@ import NearbyTestSupport
     @Test func listItemsBeginningWithACombiningMarkStillSplit() throws {
         // `,` followed by U+0304 is one Character: found by FuzzBatchLine (parse(render(q)) != q). The
         // split is at the comma scalar, so the second item is `\u{0304}2`, refused as no code.
-        let error = try #require(throws: RequestError.self) { try QueryParameters.parse([("sigungucode", "11,\u{0304}2")]) }
+        let error = try #require(throws: RequestError.self) {
+            try QueryParameters.parse([("sigungucode", "11,\u{0304}2")])
+        }
         #expect(error.parameter == "sigungucode" && error.reason.hasPrefix("\"\u{0304}2\""), "\(error)")
         let q = try QueryParameters.parse([("sigungucode", "11"), ("sigungucode", " 2,3 ")])
         #expect(q.filter.sigungucodes == ["11", "2", "3"])
@@ -77,7 +89,9 @@ import NearbyTestSupport
     }
 
     @Test func listsAddUpAndOtherRepeatsAreRefused() throws {
-        let q = try QueryParameters.parse([("category", "12"), ("category", "39,14"), ("accessible", "wheelchair"), ("accessible", "restroom")])
+        let q = try QueryParameters.parse([
+            ("category", "12"), ("category", "39,14"), ("accessible", "wheelchair"), ("accessible", "restroom"),
+        ])
         #expect(q.filter.categories == [12, 14, 39])
         #expect(q.filter.accessibility == ["wheelchair", "restroom"])
         #expect(throws: RequestError(parameter: "limit", reason: "given twice")) {
@@ -108,7 +122,10 @@ import NearbyTestSupport
 
     @Test func errorsNameTheParameterAndQuoteTheValue() {
         func reason(_ pairs: [(name: String, value: String)]) -> RequestError? {
-            do { _ = try QueryParameters.parse(pairs); return nil } catch { return error }
+            do {
+                _ = try QueryParameters.parse(pairs)
+                return nil
+            } catch { return error }
         }
         #expect(reason([("lat", "95"), ("lon", "0")])?.parameter == "lat")
         #expect(reason([("lat", "1")])?.parameter == "lon")
@@ -130,8 +147,13 @@ import NearbyTestSupport
     @Test func areacodeIsTourAPIsAndALegalDongCodeIsPointedToLdong() throws {
         let seoul = try QueryParameters.parse([("areacode", "1"), ("areacode", "39,31")])
         #expect(seoul.filter.areacodes == ["1", "31", "39"])
-        #expect(throws: RequestError(parameter: "areacode", reason:
-            #""11" is not a TourAPI areaCode (1–8, 31–39); 11 is a legal-dong 시도 code (서울): use --ldong 11, or --areacode 1"#)) {
+        #expect(
+            throws: RequestError(
+                parameter: "areacode",
+                reason:
+                    #""11" is not a TourAPI areaCode (1–8, 31–39); 11 is a legal-dong 시도 code (서울): use --ldong 11, or --areacode 1"#
+            )
+        ) {
             try QueryParameters.parse([("areacode", "1,11")])
         }
         #expect(throws: RequestError(parameter: "areacode", reason: #""99" is not a TourAPI areaCode (1–8, 31–39)"#)) {
@@ -148,6 +170,6 @@ import NearbyTestSupport
         #expect(!TourDate.isDay("20251301") && !TourDate.isDay("20250132") && !TourDate.isDateTime("20250101240000"))
         #expect(throws: RequestError.self) { try QueryParameters.parse([("date", "2025-02-30")]) }
         let period = try QueryParameters.parse([("during", "2025-02-28,2025-03-01")]).filter.eventPeriod
-        #expect(period?.contains(20250230) == true)
+        #expect(period?.contains(20_250_230) == true)
     }
 }

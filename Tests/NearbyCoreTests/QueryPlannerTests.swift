@@ -1,13 +1,17 @@
 import Foundation
-import Testing
-@testable import NearbyCore
 import NearbyTestSupport
+import Testing
+
+@testable import NearbyCore
 
 /// Every plan of a query over every place (column scan, order walk, the planner's choice) gives the
 /// brute force's answer, in memory and from a snapshot, with and without its stored orders; the
 /// explanation names the plan.
 @Suite struct QueryPlannerTests {
-    static let places: [Place] = { var g = QuerySampler(seed: 15); return g.places(2000) }()
+    static let places: [Place] = {
+        var g = QuerySampler(seed: 15)
+        return g.places(2000)
+    }()
     static let byId = Dictionary(uniqueKeysWithValues: places.map { ($0.id, $0) })
     static let reference = QueryBruteForce(places)
     static let memory = MemoryEngine(places: places.shuffled())
@@ -28,7 +32,9 @@ import NearbyTestSupport
         let path = folder + "/old.nearby-index"
         var bytes = [UInt8](FileManager.default.contents(atPath: snapshot)!)
         let k = bytes[12..<16].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
-        let hidden = Set((SortOrders.fields.map { SortOrders.tag(of: $0) } + [TableStatistics.categoryTag, TableStatistics.areaTag]).map { Array($0.utf8) })
+        let hidden = Set(
+            (SortOrders.fields.map { SortOrders.tag(of: $0) } + [TableStatistics.categoryTag, TableStatistics.areaTag])
+                .map { Array($0.utf8) })
         for i in 0..<k {
             let e = IndexSnapshot.headerSize + IndexSnapshot.entrySize * i
             if hidden.contains(Array(bytes[e..<e + 4])) { bytes[e] = UInt8(ascii: "x") }
@@ -70,7 +76,9 @@ import NearbyTestSupport
         var q = PlaceQuery()
         if g.chance(0.2) { q.center = Coordinate(lat: 37.5665, lon: 126.9780) }
         q.filter = g.chance(0.3) ? PlaceFilter() : g.filter()
-        if g.chance(0.3) { q.filter = PlaceFilter(categories: Set([g.pick(QuerySampler.categories), g.pick(QuerySampler.categories)])) }
+        if g.chance(0.3) {
+            q.filter = PlaceFilter(categories: Set([g.pick(QuerySampler.categories), g.pick(QuerySampler.categories)]))
+        }
         if g.chance(0.15) {
             q.filter = PlaceFilter(areacodes: [String(g.int(1...9))])
             if g.chance(0.5) { q.filter.withImage = true }
@@ -133,14 +141,16 @@ import NearbyTestSupport
     }
 
     @Test func explainNamesThePlanAndTheRowsTouched() throws {
-        var q = try QueryParameters.parse([("category", "12,39"), ("sort", "-modified"), ("limit", "5"), ("explain", "true")])
+        var q = try QueryParameters.parse([
+            ("category", "12,39"), ("sort", "-modified"), ("limit", "5"), ("explain", "true"),
+        ])
         #expect(q.explain)
         let walked = try #require(try Self.mapped.run(q).explanation)
         #expect(walked.plan.hasPrefix("order walk: modified descending"), "\(walked)")
         #expect(walked.plan.contains("total: category statistics"), "\(walked)")
         #expect(walked.rowsTouched >= 5 && walked.rowsTouched < Self.places.count / 4, "\(walked)")
 
-        q.filter.created = 20180101000000...20191231235959
+        q.filter.created = 20_180_101_000_000...20_191_231_235_959
         q.order = PlaceOrder([SortKey(.created)])
         let ranged = try #require(try Self.mapped.run(q).explanation)
         #expect(ranged.plan.contains("by binary search"), "\(ranged)")
@@ -149,7 +159,9 @@ import NearbyTestSupport
         let old = try #require(try Self.mappedWithoutOrders.run(q).explanation)
         #expect(old.plan.hasPrefix("column scan") && old.rowsTouched == Self.places.count, "\(old)")
 
-        q.center = Coordinate(lat: 37.5665, lon: 126.9780); q.shape = .radius(2000); q.order = PlaceOrder([])
+        q.center = Coordinate(lat: 37.5665, lon: 126.9780)
+        q.shape = .radius(2000)
+        q.order = PlaceOrder([])
         let spatial = try #require(try Self.mapped.run(q).explanation)
         #expect(spatial.plan.hasPrefix("spatial index first"), "\(spatial)")
 
@@ -162,11 +174,18 @@ import NearbyTestSupport
     /// with the same answer.
     @Test func aCategoryTreeIsBuiltOnItsSecondQuery() throws {
         let engine = MemoryEngine(places: Self.places)
-        var q = try QueryParameters.parse([("lat", "37.5665"), ("lon", "126.978"), ("radius", "20000"), ("category", "39"),
-                                           ("limit", "10"), ("explain", "true")])
-        let first = try engine.run(q), second = try engine.run(q)
-        #expect(first.explanation?.plan.contains("every point of the circle") == true, "\(String(describing: first.explanation))")
-        #expect(second.explanation?.plan.contains("the trees of categories [39]") == true, "\(String(describing: second.explanation))")
+        var q = try QueryParameters.parse([
+            ("lat", "37.5665"), ("lon", "126.978"), ("radius", "20000"), ("category", "39"),
+            ("limit", "10"), ("explain", "true"),
+        ])
+        let first = try engine.run(q)
+        let second = try engine.run(q)
+        #expect(
+            first.explanation?.plan.contains("every point of the circle") == true,
+            "\(String(describing: first.explanation))")
+        #expect(
+            second.explanation?.plan.contains("the trees of categories [39]") == true,
+            "\(String(describing: second.explanation))")
         q.explain = false
         #expect(Self.answer(first) == Self.reference.page(q) && Self.answer(second) == Self.reference.page(q))
     }
@@ -175,8 +194,10 @@ import NearbyTestSupport
     /// that a next page exists) instead of counting every row, and its rows and cursor are the counted
     /// query's.
     @Test func withoutATotalAWalkStopsWhenThePageIsFull() throws {
-        var q = try QueryParameters.parse([("with-image", "true"), ("sort", "title"), ("limit", "5"), ("page", "2"),
-                                           ("total", "none"), ("explain", "true")])
+        var q = try QueryParameters.parse([
+            ("with-image", "true"), ("sort", "title"), ("limit", "5"), ("page", "2"),
+            ("total", "none"), ("explain", "true"),
+        ])
         #expect(!q.countsTotal)
         let uncounted = try Self.mapped.run(q)
         let walk = try #require(uncounted.explanation)
@@ -190,7 +211,8 @@ import NearbyTestSupport
         #expect(counted.nextCursor != nil)
         // The last page: no next cursor, though the walk found no row past it.
         let pages = (counted.total! + 4) / 5
-        q.page = pages; q.countsTotal = false
+        q.page = pages
+        q.countsTotal = false
         let last = try Self.mapped.run(q)
         #expect(last.next == nil && last.rows.count == counted.total! - (pages - 1) * 5)
         // The parser takes exact and none only.
@@ -201,16 +223,21 @@ import NearbyTestSupport
     /// query on, reading about the page's rows; the answer is the brute force's either way.
     @Test func aPageOfOneAreaWalksThatAreasRun() throws {
         let engine = MemoryEngine(places: Self.places)
-        var q = try QueryParameters.parse([("areacode", "3"), ("with-image", "true"), ("sort", "-title"), ("limit", "5"),
-                                           ("page", "2"), ("total", "none"), ("explain", "true")])
-        let first = try engine.run(q), second = try engine.run(q)
+        var q = try QueryParameters.parse([
+            ("areacode", "3"), ("with-image", "true"), ("sort", "-title"), ("limit", "5"),
+            ("page", "2"), ("total", "none"), ("explain", "true"),
+        ])
+        let first = try engine.run(q)
+        let second = try engine.run(q)
         let (a, b) = (try #require(first.explanation), try #require(second.explanation))
-        #expect(!a.plan.contains("within areacode") && b.plan.contains("title descending within areacode 3"), "\(a) / \(b)")
+        #expect(
+            !a.plan.contains("within areacode") && b.plan.contains("title descending within areacode 3"), "\(a) / \(b)")
         #expect(b.rowsTouched < a.rowsTouched && b.rowsTouched <= 40, "\(a) / \(b)")
         q.explain = false
         #expect(Self.answer(first) == Self.reference.page(q) && Self.answer(second) == Self.reference.page(q))
         // Counted: the total is the area's run filtered, not every row.
-        q.countsTotal = true; q.explain = true
+        q.countsTotal = true
+        q.explain = true
         let counted = try engine.run(q)
         #expect(counted.explanation!.rowsTouched < Self.places.count / 2, "\(counted.explanation!)")
         q.explain = false

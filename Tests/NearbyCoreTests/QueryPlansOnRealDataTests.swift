@@ -1,6 +1,7 @@
-import Testing
-@testable import NearbyCore
 import NearbyTestSupport
+import Testing
+
+@testable import NearbyCore
 
 /// Every plan of a sorted page gives the column scan's answer on the default dataset (real towns and
 /// their names; the scan is checked against the brute force in NearbyCoreTests): order walks over the
@@ -25,7 +26,7 @@ import NearbyTestSupport
             q.order = PlaceOrder([SortKey(field, descending: g.chance(0.4))])
             if g.chance(0.2) { q.order.keys.append(SortKey(field == .title ? .created : .title)) }
             if g.chance(0.2), field == .created {
-                q.filter.created = 20180101000000...20221231235959
+                q.filter.created = 20_180_101_000_000...20_221_231_235_959
             }
             q.limit = g.pick([1, 10, 30])
             q.page = g.int(1...3)
@@ -34,12 +35,16 @@ import NearbyTestSupport
             // Twice each: the second one-area query walks the order split by area.
             for plan in [PlanChoice.orderWalk, .cheapest, .cheapest] {
                 let got = try engine.run(q, plan: plan)
-                let same = got.total == want.total && got.places.map(\.id) == want.places.map(\.id) && got.nextCursor == want.nextCursor
+                let same =
+                    got.total == want.total && got.places.map(\.id) == want.places.map(\.id)
+                    && got.nextCursor == want.nextCursor
                 #expect(same, "query \(n), plan \(plan): \(q)")
                 plans.append(got.explanation?.plan ?? "")
             }
         }
         // The queries reach the plans this is about.
-        #expect(plans.contains { $0.contains("within areacode") } && plans.contains { $0.hasPrefix("order walk") && !$0.contains("within") })
+        #expect(
+            plans.contains { $0.contains("within areacode") }
+                && plans.contains { $0.hasPrefix("order walk") && !$0.contains("within") })
     }
 }

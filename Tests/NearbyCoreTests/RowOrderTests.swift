@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import NearbyCore
 
 /// `RowOrder.sortByDistance` (the bucket sort of a whole answer in distance order) against the
@@ -34,7 +35,10 @@ import Testing
             ("tiny", { 1e-150 * Double.random(in: 0...1, using: &$0) }),
             ("tinier than the square root of the least normal", { 1e-300 * Double.random(in: 0...1, using: &$0) }),
             ("huge", { 1e200 * Double.random(in: 0...1, using: &$0) }),
-            ("with infinity", { Double.random(in: 0...1, using: &$0) < 0.1 ? .infinity : Double.random(in: 0...500, using: &$0) }),
+            (
+                "with infinity",
+                { Double.random(in: 0...1, using: &$0) < 0.1 ? .infinity : Double.random(in: 0...500, using: &$0) }
+            ),
             ("negative", { Double.random(in: -1...1, using: &$0) }),
             ("bit patterns", { Double(bitPattern: UInt64.random(in: 0...0x7FEF_FFFF_FFFF_FFFF, using: &$0)) }),
         ]
@@ -54,7 +58,9 @@ import Testing
         var g = SeededGenerator(seed: 11)
         let t = table(3_000)
         let order = RowOrder(PlaceOrder([SortKey(.distance)]), table: t)
-        var rows = (0..<3_000).shuffled(using: &g).map { Row(item: $0, dist: Double(Int.random(in: 0...400, using: &g)) * 2.5) }
+        var rows = (0..<3_000).shuffled(using: &g).map {
+            Row(item: $0, dist: Double(Int.random(in: 0...400, using: &g)) * 2.5)
+        }
         let expected = rows.sorted(by: order.less)
         order.selectTop(rows.count, in: &rows)
         #expect(rows == expected)

@@ -7,12 +7,16 @@ import Testing
     let pair = DistanceLines.names
 
     func reason(_ line: String, _ names: [String]) -> String? {
-        do { _ = try CoordinateLine(line: line, names: names); return nil } catch { return error.message }
+        do {
+            _ = try CoordinateLine(line: line, names: names)
+            return nil
+        } catch { return error.message }
     }
 
     @Test func textAndJSONReadTheSame() throws {
         let a = try #require(try CoordinateLine(line: "37.5665 126.978,35.1796\t129.0756", names: pair))
-        let b = try #require(try CoordinateLine(line: #"{"lat2":35.1796,"lon2":129.0756,"lat1":37.5665,"lon1":126.978}"#, names: pair))
+        let b = try #require(
+            try CoordinateLine(line: #"{"lat2":35.1796,"lon2":129.0756,"lat1":37.5665,"lon1":126.978}"#, names: pair))
         #expect(a.values == [37.5665, 126.978, 35.1796, 129.0756] && a.values == b.values)
         #expect(try CoordinateLine(line: "   ", names: pair) == nil)
         #expect(try CoordinateLine(line: "# a comment", names: pair) == nil)
@@ -39,7 +43,8 @@ import Testing
         let object = try #require(try JSONSerialization.jsonObject(with: Data(try all.line(p).utf8)) as? [String: Any])
         #expect(object["haversine"] as? Double == d)
         #expect(object["crs"] as? String == "EPSG:5179")
-        let geodesic = try #require(object["geodesic"] as? Double), projected = try #require(object["projected"] as? Double)
+        let geodesic = try #require(object["geodesic"] as? Double)
+        let projected = try #require(object["projected"] as? Double)
         #expect(abs(geodesic - d) < 0.005 * d && abs(projected - d) < 0.005 * d)
         // A point PROJ cannot project is this line's error, not the command's.
         var outside = DistanceLines(model: .projected(.korea2000), all: false, format: .text)

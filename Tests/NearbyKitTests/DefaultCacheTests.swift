@@ -7,9 +7,11 @@ import Testing
 @Suite struct DefaultCacheTests {
     @Test func defaultPathFollowsEnvironment() {
         #expect(CachePath.defaultPath(environment: ["NEARBY_DB": "/x/db.sqlite", "HOME": "/h"]) == "/x/db.sqlite")
-        #expect(CachePath.defaultPath(environment: ["XDG_CACHE_HOME": "/c", "HOME": "/h"]) == "/c/nearby/places.sqlite")
-        #expect(CachePath.defaultPath(environment: ["XDG_CACHE_HOME": "rel", "HOME": "/h"])
-            == "/h/.cache/nearby/places.sqlite")
+        #expect(
+            CachePath.defaultPath(environment: ["XDG_CACHE_HOME": "/c", "HOME": "/h"]) == "/c/nearby/places.sqlite")
+        #expect(
+            CachePath.defaultPath(environment: ["XDG_CACHE_HOME": "rel", "HOME": "/h"])
+                == "/h/.cache/nearby/places.sqlite")
         #expect(CachePath.defaultPath(environment: ["HOME": "/h"]) == "/h/.cache/nearby/places.sqlite")
     }
 
@@ -21,11 +23,13 @@ import Testing
         nonisolated(unsafe) var buildCount = 0
         nonisolated(unsafe) var counts: [Int] = []
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
-            let cache = try? DefaultCache.openOrBuild(path: path, readOnly: true, build: {
-                builds.withLock { buildCount += 1 }
-                Thread.sleep(forTimeInterval: 0.05)  // widen the window in which the others arrive
-                return places
-            })
+            let cache = try? DefaultCache.openOrBuild(
+                path: path, readOnly: true,
+                build: {
+                    builds.withLock { buildCount += 1 }
+                    Thread.sleep(forTimeInterval: 0.05)  // widen the window in which the others arrive
+                    return places
+                })
             let n = (try? cache?.count()).flatMap { $0 } ?? -1
             builds.withLock { counts.append(n) }
         }
@@ -36,11 +40,16 @@ import Testing
     @Test func defaultCacheIsBuiltOnceThenReused() throws {
         let dir = try TempFolder()
         let path = dir.file("sub/dir/places.sqlite")
-        var builds = 0, announcements = 0
+        var builds = 0
+        var announcements = 0
         let places = randomPlaces(20, seed: 5)
         for _ in 0..<2 {
             let cache = try DefaultCache.openOrBuild(
-                path: path, readOnly: true, build: { builds += 1; return places }, willBuild: { announcements += 1 })
+                path: path, readOnly: true,
+                build: {
+                    builds += 1
+                    return places
+                }, willBuild: { announcements += 1 })
             #expect(try Set(cache.allPlaces()) == Set(places))
         }
         #expect(builds == 1 && announcements == 1)
@@ -63,8 +72,9 @@ import Testing
 private func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
     var rng = SplitMix64(seed: seed)
     return (0..<n).map { i in
-        Place(id: "p\(i)", title: "장소 \(i)", lat: .random(in: -90...90, using: &rng),
-              lon: .random(in: -180...180, using: &rng), category: [12, 14, 39][i % 3],
-              modified: "2024010\(i % 9 + 1)000000")
+        Place(
+            id: "p\(i)", title: "장소 \(i)", lat: .random(in: -90...90, using: &rng),
+            lon: .random(in: -180...180, using: &rng), category: [12, 14, 39][i % 3],
+            modified: "2024010\(i % 9 + 1)000000")
     }
 }

@@ -5,9 +5,12 @@ import NearbyTestSupport
 
 /// Writes `bytes` to a real file in a fresh temporary folder, reads it back and parses it, named `name`
 /// (as NearbyStoreTests's helper of the same name).
-func parseFile(_ bytes: [UInt8], name: String, format: ImportFormat? = nil, strict: Bool = false) throws -> ParsedInput {
+func parseFile(_ bytes: [UInt8], name: String, format: ImportFormat? = nil, strict: Bool = false) throws -> ParsedInput
+{
     let dir = try TempFolder()
-    let read = try withExtendedLifetime(dir) { try Data(contentsOf: URL(fileURLWithPath: dir.write(name, Data(bytes)))) }
+    let read = try withExtendedLifetime(dir) {
+        try Data(contentsOf: URL(fileURLWithPath: dir.write(name, Data(bytes))))
+    }
     return try PlaceParser.parse(Array(read), file: name, format: format, strict: strict)
 }
 

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import NearbyKit
 import NearbyTestSupport
+import Testing
 
 /// detailWithTour2 and detailPetTour2 (the fixtures in NearbyStoreTests/Fixtures/RealData) merge into
 /// their places through the one import path, wait when the place is not there yet, survive a
@@ -21,15 +21,19 @@ import NearbyTestSupport
     @Test func detailsBeforeTheirPlacesWaitThenMergeAndSurviveAReimport() throws {
         let dir = try TempFolder()
         let cache = try PlaceCache(path: dir.file("d.sqlite"))
-        let details = try Importer().importFiles(Self.fixtures("detailWithTour2.json", "detailPetTour2.jsonl"), into: cache)
+        let details = try Importer().importFiles(
+            Self.fixtures("detailWithTour2.json", "detailPetTour2.jsonl"), into: cache)
         #expect(details.counts.pending == 4 && details.counts.inserted == 0, "\(details.json())")
         #expect(try cache.count() == 0)
 
         let places = try Importer().importFiles(Self.fixtures("bare-array.json", "batch-dump.json"), into: cache)
         #expect(places.counts.inserted == 4 && places.counts.pending == 0, "\(places.json())")
         let palace = try #require(try cache.place(id: "126508"))
-        #expect(palace.accessibility == ["access-route", "audio-guide", "guide-dog", "infants", "parking",
-                                         "physical", "restroom", "stroller-rental", "visual", "wheelchair"])
+        #expect(
+            palace.accessibility == [
+                "access-route", "audio-guide", "guide-dog", "infants", "parking",
+                "physical", "restroom", "stroller-rental", "visual", "wheelchair",
+            ])
         // The texts are kept as given, the one that says 없음 too (it gave no tag).
         let texts = try #require(palace.barrierFree)
         #expect(texts.contains(#""wheelchair":"휠체어 무료 대여(5대)""#) && texts.contains(#""elevator":"없음""#))
@@ -43,7 +47,8 @@ import NearbyTestSupport
         #expect(try cache.place(id: "126508") == palace)
 
         // The detail of 9999901 still waits; it merges when its place arrives.
-        let late = try dir.write("late.jsonl", #"{"id":"9999901","title":"국립극장","lat":37.5525,"lon":127.0006,"category":14}"# + "\n")
+        let late = try dir.write(
+            "late.jsonl", #"{"id":"9999901","title":"국립극장","lat":37.5525,"lon":127.0006,"category":14}"# + "\n")
         _ = try Importer().importFiles([late], into: cache)
         #expect(try cache.place(id: "9999901")?.accessibility == ["hearing", "sign-language", "video-guide"])
 
@@ -61,11 +66,12 @@ import NearbyTestSupport
     @Test func aFacilityPutsThePlaceInItsGroups() throws {
         let dir = try TempFolder()
         let cache = try PlaceCache(path: dir.file("g.sqlite"))
-        _ = try Importer().importPlaces([
-            Place(id: "1", title: "a", lat: 37.5, lon: 127, category: 12, accessibility: ["parking"]),
-            Place(id: "2", title: "b", lat: 37.5, lon: 127, category: 12, accessibility: ["baby-chair"]),
-            Place(id: "3", title: "c", lat: 37.5, lon: 127, category: 12),
-        ], into: cache)
+        _ = try Importer().importPlaces(
+            [
+                Place(id: "1", title: "a", lat: 37.5, lon: 127, category: 12, accessibility: ["parking"]),
+                Place(id: "2", title: "b", lat: 37.5, lon: 127, category: 12, accessibility: ["baby-chair"]),
+                Place(id: "3", title: "c", lat: 37.5, lon: 127, category: 12),
+            ], into: cache)
         CacheSnapshot.update(cache)
         let engines = try EngineKind.overCache.map { try $0.open(cache) }
         #expect(try Self.ids(engines, [("accessible", "elderly")]) == ["1"])

@@ -6,7 +6,9 @@ import Testing
     /// 3,000 places in a row north of a centre, ids in distance order.
     private func answer(format: OutputFormat) throws -> (blocks: [[UInt8]], whole: [UInt8]) {
         let places = (1...3_000).map { i in
-            Place(id: String(i), title: "장소 \(i)", lat: 37.5 + Double(i) * 1e-5, lon: 127.0, category: 12, addr: "서울 \(i)")
+            Place(
+                id: String(i), title: "장소 \(i)", lat: 37.5 + Double(i) * 1e-5, lon: 127.0, category: 12, addr: "서울 \(i)"
+            )
         }
         let engine = MemoryEngine(places: places)
         let query = try QueryParameters.parse([("lat", "37.5"), ("lon", "127"), ("radius", "10000"), ("limit", "3000")])
@@ -26,7 +28,8 @@ import Testing
     @Test func testJSONArrayLeavesInBlocksThatJoinIntoTheDocument() throws {
         let (blocks, whole) = try answer(format: .json)
         #expect(blocks.count > 10, "the array was held whole and written at the end")
-        #expect(blocks.dropLast().allSatisfy { $0.count >= 16_384 && $0.count < 16_384 + 4_096 }, "\(blocks.map(\.count))")
+        #expect(
+            blocks.dropLast().allSatisfy { $0.count >= 16_384 && $0.count < 16_384 + 4_096 }, "\(blocks.map(\.count))")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(whole)) as? [[String: Any]])
         #expect(rows.map { $0["id"] as? String } == (1...3_000).map { String($0) })
         #expect(rows[0]["addr"] as? String == "서울 1")
@@ -40,13 +43,15 @@ import Testing
         let odd = ["a\"b", "back\\slash", "tab\there", "line\nbreak", "\u{1}ctl", "한글-7", "🙂", ""]
         let places = (0..<3_000).map { (i: Int) -> Place in
             let id: String = i < odd.count ? odd[i] : String(i)
-            let lat: Double = 37.5 + Double(i % 97) * 1e-4, lon: Double = 127.0 + Double(i % 89) * 1e-4
+            let lat: Double = 37.5 + Double(i % 97) * 1e-4
+            let lon: Double = 127.0 + Double(i % 89) * 1e-4
             return Place(id: id, title: "장소", lat: lat, lon: lon, category: 12)
         }
         let engine = MemoryEngine(places: places)
         let query = try QueryParameters.parse([("lat", "37.5"), ("lon", "127"), ("radius", "10000"), ("limit", "3000")])
         let a = try engine.run(query)
-        let fetched = QueryAnswer(total: a.total, rows: PlaceRows(places: a.places), distances: a.distances, page: a.page, next: a.next)
+        let fetched = QueryAnswer(
+            total: a.total, rows: PlaceRows(places: a.places), distances: a.distances, page: a.page, next: a.next)
         for names in [["id", "distance"], ["id"], ["distance"], ["distance", "id"]] {
             let fields = try PlaceJSON.Selection(names: names)
             for format in [OutputFormat.json, .jsonl] {
@@ -61,7 +66,8 @@ import Testing
                 for answer in [a, fetched] {
                     final class Sink { var blocks: [[UInt8]] = [] }
                     let sink = Sink()
-                    var writer = PlaceWriter(format: format, fields: fields, to: StdoutBlocks(blockSize: 4_096) { sink.blocks.append($0) })
+                    var writer = PlaceWriter(
+                        format: format, fields: fields, to: StdoutBlocks(blockSize: 4_096) { sink.blocks.append($0) })
                     try writer.write(answer, query: query, tookMs: 0)
                     try writer.finish()
                     #expect(sink.blocks.count > 2)
@@ -77,7 +83,9 @@ import Testing
     @Test func testJSONLinesInBlocksMatchTheArray() throws {
         let (blocks, whole) = try answer(format: .jsonl)
         #expect(blocks.count > 10)
-        let lines = whole.split(separator: 0x0A).map { try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] }
+        let lines = whole.split(separator: 0x0A).map {
+            try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any]
+        }
         #expect(lines.map { $0?["id"] as? String } == (1...3_000).map { String($0) })
     }
 }

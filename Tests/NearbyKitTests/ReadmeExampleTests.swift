@@ -47,11 +47,14 @@ import Testing
         // The README's statements; only the two file names differ.
         let cache = try DefaultCache.open(path: folder.file("places.sqlite"), readOnly: false)
         let summary = try Importer().importFiles([list], into: cache)
-        let query = try QueryParameters.parse([("lat", "37.5665"), ("lon", "126.978"), ("radius", "2000"), ("category", "39")])
+        let query = try QueryParameters.parse([
+            ("lat", "37.5665"), ("lon", "126.978"), ("radius", "2000"), ("category", "39"),
+        ])
         let answer = try EngineKind.snapshot.open(cache).run(query)
         // answer.total, answer.places, answer.distances (metres), answer.nextCursor
         var out = PlaceWriter(format: .jsonl)
-        try out.write(answer, query: query, tookMs: 0); try out.finish()
+        try out.write(answer, query: query, tookMs: 0)
+        try out.finish()
 
         #expect(summary.counts.inserted == 4)
         #expect(answer.total == 2)

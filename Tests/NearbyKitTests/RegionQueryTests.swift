@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import NearbyKit
 import NearbyTestSupport
+import Testing
 
 /// `--region`: polygon membership on the real boundaries, combined with every other filter and sort,
 /// the same on every engine, and names that are ambiguous refused with their candidates.
@@ -13,9 +13,10 @@ import NearbyTestSupport
         var g = SplitMix64(seed: 5)
         return (0..<3000).map { n in
             let (lat, lon) = n % 3 == 0 ? (35.10, 129.03) : (37.57, 126.98)
-            return Place(id: String(n + 1), title: "장소 \(n % 97)", lat: lat + (g.unit() - 0.5) * 0.08,
-                         lon: lon + (g.unit() - 0.5) * 0.1, category: [12, 39, 14][n % 3],
-                         created: "20\(10 + n % 15)0101000000", modified: "2024010\(1 + n % 9)000000")
+            return Place(
+                id: String(n + 1), title: "장소 \(n % 97)", lat: lat + (g.unit() - 0.5) * 0.08,
+                lon: lon + (g.unit() - 0.5) * 0.1, category: [12, 39, 14][n % 3],
+                created: "20\(10 + n % 15)0101000000", modified: "2024010\(1 + n % 9)000000")
         }
     }()
 
@@ -28,7 +29,8 @@ import NearbyTestSupport
         let engines = try EngineKind.overCache.map { try $0.open(cache) }
         let jongno = try #require({ if case .found(let r) = index.resolve("종로구") { return r } else { return nil } }())
         for extra: [(name: String, value: String)] in [
-            [], [("category", "39")], [("sort", "title"), ("limit", "30")], [("lat", "37.57"), ("lon", "126.98"), ("radius", "3000")],
+            [], [("category", "39")], [("sort", "title"), ("limit", "30")],
+            [("lat", "37.57"), ("lon", "126.98"), ("radius", "3000")],
             [("keyword", "장소 1"), ("sort", "-created")], [("lat", "37.57"), ("lon", "126.98"), ("knn", "7")],
         ] {
             let pairs = [("region", "서울 종로구")] + (extra.contains { $0.name == "limit" } ? [] : [("limit", "0")]) + extra
@@ -83,7 +85,10 @@ import NearbyTestSupport
             "kakao-category": [("kakao-category", "FD6")],
             "pet": [("pet", "some")],
         ]
-        let notFilters: Set = ["lat", "lon", "radius", "knn", "sort", "arrange", "limit", "page", "cursor", "distance", "region", "explain", "total"]
+        let notFilters: Set = [
+            "lat", "lon", "radius", "knn", "sort", "arrange", "limit", "page", "cursor", "distance", "region",
+            "explain", "total",
+        ]
         for parameter in QueryParameters.all where !notFilters.contains(parameter.name) {
             #expect(samples[parameter.name] != nil, "no sample for the filter \(parameter.name): add one here")
         }
@@ -114,8 +119,12 @@ import NearbyTestSupport
         #expect(try Self.areas.legalDongCodes("47720").contains("27720"))
         #expect(throws: RequestError.self) { try Self.areas.legalDongCodes("99") }
         let places = [
-            Place(id: "1", title: "춘천 옛 코드", lat: 37.88, lon: 127.73, category: 12, lDongRegnCd: "42", lDongSignguCd: "110"),
-            Place(id: "2", title: "춘천 새 코드", lat: 37.88, lon: 127.73, category: 12, lDongRegnCd: "51", lDongSignguCd: "110"),
+            Place(
+                id: "1", title: "춘천 옛 코드", lat: 37.88, lon: 127.73, category: 12, lDongRegnCd: "42",
+                lDongSignguCd: "110"),
+            Place(
+                id: "2", title: "춘천 새 코드", lat: 37.88, lon: 127.73, category: 12, lDongRegnCd: "51",
+                lDongSignguCd: "110"),
             Place(id: "3", title: "종로", lat: 37.57, lon: 126.98, category: 12, lDongRegnCd: "11", lDongSignguCd: "110"),
             Place(id: "4", title: "코드 없음", lat: 37.88, lon: 127.73, category: 12),
         ]
@@ -124,7 +133,10 @@ import NearbyTestSupport
         _ = try Importer().importPlaces(places, into: cache)
         CacheSnapshot.update(cache)
         let engines = try EngineKind.overCache.map { try $0.open(cache) }
-        for (codes, expected) in [("51", ["1", "2"]), ("42", ["1", "2"]), ("51110", ["1", "2"]), ("11,42110", ["1", "2", "3"]), ("11110", ["3"])] {
+        for (codes, expected) in [
+            ("51", ["1", "2"]), ("42", ["1", "2"]), ("51110", ["1", "2"]), ("11,42110", ["1", "2", "3"]),
+            ("11110", ["3"]),
+        ] {
             let q = try QueryParameters.parse([("ldong", codes), ("limit", "0")], areas: Self.areas)
             for engine in engines { #expect(try engine.run(q).places.map(\.id) == expected, "\(codes)") }
         }
@@ -138,7 +150,8 @@ import NearbyTestSupport
             _ = try QueryParameters.parse([("region", "중구")], areas: Self.areas)
             Issue.record("중구 is ambiguous")
         } catch {
-            #expect(error.parameter == "region" && error.reason.contains("ambiguous") && error.reason.contains("서울특별시 중구"))
+            #expect(
+                error.parameter == "region" && error.reason.contains("ambiguous") && error.reason.contains("서울특별시 중구"))
         }
         #expect(throws: RequestError.self) { try QueryParameters.parse([("region", "아틀란티스")], areas: Self.areas) }
         // The region renders to its codes, so a cursor's fingerprint covers it.

@@ -2,6 +2,7 @@ import Foundation
 import NearbyKit
 import NearbyTestSupport
 import Testing
+
 @testable import NearbyPostGIS
 
 /// The postgis engine answers exactly what the in-memory engine answers, on a real PostgreSQL with
@@ -23,14 +24,17 @@ import Testing
         let memory = MemoryEngine(places: places, generation: try store.generation(), cursorKey: engine.cursorKey)
         for n in 0..<150 {
             let q = g.query(model: model)
-            let m = try memory.run(q), p = try engine.run(q)
+            let m = try memory.run(q)
+            let p = try engine.run(q)
             #expect(m == p, "query \(n): \(q)")
             if m != p { return }
             // Cursors are interchangeable: same query, same generation, same key.
             if let next = m.nextCursor {
-                var resumed = q; resumed.cursor = next
+                var resumed = q
+                resumed.cursor = next
                 do { #expect(try memory.run(resumed) == engine.run(resumed), "query \(n): \(q)") } catch {
-                    Issue.record("query \(n): \(q): \(error)"); return
+                    Issue.record("query \(n): \(q): \(error)")
+                    return
                 }
             }
         }
@@ -46,9 +50,11 @@ import Testing
         let memory = MemoryEngine(places: places, generation: try store.generation(), cursorKey: engine.cursorKey)
         for c in PlaceFilter.Condition.allCases {
             let f = FilterExamples.filter(c)
-            for q in [PlaceQuery(filter: f, order: PlaceOrder([SortKey(.title)]), limit: 0),
-                      PlaceQuery(filter: f, order: PlaceOrder([SortKey(.modified, descending: true)]), limit: 30),
-                      PlaceQuery(center: Coordinate(lat: 37.57, lon: 126.98), shape: .radius(20_000), filter: f, limit: 30)] {
+            for q in [
+                PlaceQuery(filter: f, order: PlaceOrder([SortKey(.title)]), limit: 0),
+                PlaceQuery(filter: f, order: PlaceOrder([SortKey(.modified, descending: true)]), limit: 30),
+                PlaceQuery(center: Coordinate(lat: 37.57, lon: 126.98), shape: .radius(20_000), filter: f, limit: 30),
+            ] {
                 let m = try memory.run(q)
                 #expect(m.total! > 0, "\(c): no match")
                 #expect(try engine.run(q) == m, "\(c): \(q)")
@@ -57,8 +63,12 @@ import Testing
     }
 
     @Test func polesAntimeridianRadiusZeroAndHuge() throws {
-        let places = [(89.9, 0.0), (89.9, 180.0), (-89.9, -90.0), (0.0, 179.99), (0.0, -179.99), (0.0, 0.0), (45, 90), (45, 90)]
-            .enumerated().map { Place(id: String($0.offset + 1), title: "p", lat: $0.element.0, lon: $0.element.1, category: 12) }
+        let places = [
+            (89.9, 0.0), (89.9, 180.0), (-89.9, -90.0), (0.0, 179.99), (0.0, -179.99), (0.0, 0.0), (45, 90), (45, 90),
+        ]
+        .enumerated().map {
+            Place(id: String($0.offset + 1), title: "p", lat: $0.element.0, lon: $0.element.1, category: 12)
+        }
         let store = try Self.database(places)
         let engine = try PostGISEngine(store: store)
         let memory = MemoryEngine(places: places, generation: try store.generation(), cursorKey: engine.cursorKey)
@@ -69,7 +79,8 @@ import Testing
                     #expect(try memory.run(q) == engine.run(q), "\(q)")
                 }
                 for k in [1, 3, 100] {
-                    let q = PlaceQuery(center: Coordinate(lat: lat, lon: lon), shape: .knn(k: k, maxDistance: nil), distance: model)
+                    let q = PlaceQuery(
+                        center: Coordinate(lat: lat, lon: lon), shape: .knn(k: k, maxDistance: nil), distance: model)
                     #expect(try memory.run(q) == engine.run(q), "\(q)")
                 }
             }
@@ -95,10 +106,13 @@ import Testing
         let store = try Self.database(places)
         let engine = try PostGISEngine(store: store)
         let q = PlaceQuery(center: Coordinate(lat: 37.5665, lon: 126.978), shape: .radius(50_000), limit: 5)
-        var next = q; next.cursor = try engine.run(q).nextCursor
+        var next = q
+        next.cursor = try engine.run(q).nextCursor
         #expect(next.cursor != nil)
         _ = try engine.run(next)
-        var moved = places[0]; moved.title = "changed"; moved.modified = "29991231000000"
+        var moved = places[0]
+        moved.title = "changed"
+        moved.modified = "29991231000000"
         _ = try store.write { try $0.upsert(moved) }
         #expect(throws: RequestError.self) { try engine.run(next) }
     }
@@ -128,14 +142,18 @@ import Testing
         let engine = try PostGISEngine(store: store)
         let memory = MemoryEngine(places: places, generation: try store.generation(), cursorKey: engine.cursorKey)
         var g = QuerySampler(seed: 9)
-        let orders = ["", "title", "-modified", "-created", "category,-title", "-title,created", "modified,-category,title"]
+        let orders = [
+            "", "title", "-modified", "-created", "category,-title", "-title,created", "modified,-category,title",
+        ]
         for (n, text) in orders.enumerated() {
-            var q = PlaceQuery(order: text.isEmpty ? PlaceOrder([]) : PlaceOrder(parsing: text)!, limit: [7, 30, 1][n % 3])
+            var q = PlaceQuery(
+                order: text.isEmpty ? PlaceOrder([]) : PlaceOrder(parsing: text)!, limit: [7, 30, 1][n % 3])
             if n % 2 == 1 { q.filter = g.filter() }
             if n == 3 { q.center = Coordinate(lat: 37.5, lon: 127) }
             var pages = 0
             while true {
-                let m = try memory.run(q), p = try engine.run(q)
+                let m = try memory.run(q)
+                let p = try engine.run(q)
                 #expect(m == p, "\(text) page \(pages + 1): \(q)")
                 guard m == p, let next = m.nextCursor else { break }
                 q.cursor = next
@@ -154,7 +172,13 @@ import Testing
     /// left to `MemoryEngine` beside them.
     @Test func filtersInSQLEqualTheMemoryEngine() throws {
         var g = QuerySampler(seed: 17)
-        let places = Self.ties() + g.places(600).map { var p = $0; p.id = "n" + p.id; return p }
+        let places =
+            Self.ties()
+            + g.places(600).map {
+                var p = $0
+                p.id = "n" + p.id
+                return p
+            }
         let store = try PostGISEngineTests.database(places)
         let engine = try PostGISEngine(store: store)
         let memory = MemoryEngine(places: places, generation: try store.generation(), cursorKey: engine.cursorKey)
@@ -162,14 +186,20 @@ import Testing
         for n in 0..<150 {
             var q = PlaceQuery(filter: g.filter(), limit: g.pick([0, 5, 20]))
             switch n % 3 {
-            case 1: q.center = c; q.shape = .radius(g.pick([3000, 20000, 500_000]))
-            case 2: q.center = c; q.shape = .knn(k: g.pick([1, 10, 100]), maxDistance: nil)
+            case 1:
+                q.center = c
+                q.shape = .radius(g.pick([3000, 20000, 500_000]))
+            case 2:
+                q.center = c
+                q.shape = .knn(k: g.pick([1, 10, 100]), maxDistance: nil)
             default: q.order = g.order(hasCentre: false)
             }
-            let m = try memory.run(q), p = try engine.run(q)
+            let m = try memory.run(q)
+            let p = try engine.run(q)
             #expect(m == p, "query \(n): \(q)")
             if let next = m.nextCursor {
-                var resumed = q; resumed.cursor = next
+                var resumed = q
+                resumed.cursor = next
                 #expect(try memory.run(resumed) == engine.run(resumed), "query \(n) resumed: \(q)")
             }
         }
@@ -181,14 +211,18 @@ import Testing
         let url = try cluster.makeDatabase()
         let places = Self.ties()
         _ = try PostGISEngineTests.database(places, url: url)
-        try cluster.psql("ALTER TABLE places DROP COLUMN titlekey, DROP COLUMN createdts, DROP COLUMN modifiedts, "
-            + "DROP COLUMN eventstartday, DROP COLUMN eventendday, DROP COLUMN titlefold, DROP COLUMN idkey; "
-            + "UPDATE nearby_meta SET value = 3 WHERE key = 'schemaVersion'", url: url)
+        try cluster.psql(
+            "ALTER TABLE places DROP COLUMN titlekey, DROP COLUMN createdts, DROP COLUMN modifiedts, "
+                + "DROP COLUMN eventstartday, DROP COLUMN eventendday, DROP COLUMN titlefold, DROP COLUMN idkey; "
+                + "UPDATE nearby_meta SET value = 3 WHERE key = 'schemaVersion'", url: url)
         #expect { try PostGISStore(url: url) } throws: { "\($0)".contains("schema version 3") }
         let engine = try PostGISEngine(store: try PostGISStore(url: url, readOnly: false))
-        let memory = MemoryEngine(places: places, generation: try engine.store.generation(), cursorKey: engine.cursorKey)
+        let memory = MemoryEngine(
+            places: places, generation: try engine.store.generation(), cursorKey: engine.cursorKey)
         for order in ["title", "-modified,-created", "category"] {
-            let q = PlaceQuery(filter: PlaceFilter(created: 20200101000000...20251231235959), order: PlaceOrder(parsing: order)!, limit: 20)
+            let q = PlaceQuery(
+                filter: PlaceFilter(created: 20_200_101_000_000...20_251_231_235_959),
+                order: PlaceOrder(parsing: order)!, limit: 20)
             #expect(try memory.run(q) == engine.run(q), "\(order)")
         }
     }
@@ -196,22 +230,26 @@ import Testing
     /// A database of schema 4 holds the title keys from before Hanja sorted by their reading: migration
     /// 5 recomputes them, so 기암(基岩)리 sorts among the 기암 titles as in the memory engine.
     @Test func migrationRecomputesHanjaTitleKeys() throws {
-        _ = try titleOrderAfterMigration(from: 4, titles: ["기암리", "기암(基岩)리", "기암(岐岩)리", "基 1", "기 2", "岐", "기", "丂"],
-                                         staleKeys: "[基岐]", seed: 43)
+        _ = try titleOrderAfterMigration(
+            from: 4, titles: ["기암리", "기암(基岩)리", "기암(岐岩)리", "基 1", "기 2", "岐", "기", "丂"],
+            staleKeys: "[基岐]", seed: 43)
     }
 
     /// A database of schema 5 holds the keys from before Han without a reading sorted by radical and
     /// stroke: migration 6 recomputes them (𠀀 U+20000 between 丄 U+4E04 and 丌 U+4E0C, as in ICU).
     @Test func migrationRecomputesHanOrderTitleKeys() throws {
-        let titles = try titleOrderAfterMigration(from: 5, titles: ["丌", "𠀀", "丄", "𪛙", "丂 1", "基", "기", "A"],
-                                                  staleKeys: "[丌𠀀丄𪛙丂]", seed: 44)
+        let titles = try titleOrderAfterMigration(
+            from: 5, titles: ["丌", "𠀀", "丄", "𪛙", "丂 1", "基", "기", "A"],
+            staleKeys: "[丌𠀀丄𪛙丂]", seed: 44)
         #expect(titles.filter { $0 != "A" } == ["기", "基", "𪛙", "丂 1", "丄", "𠀀", "丌"].filter(titles.contains))
     }
 
     /// Places titled from `titles`, stored at schema `version` with the keys of titles matching the regex
     /// `staleKeys` emptied (as an older Nearby left them), then opened for writing (which migrates): the
     /// title order must be the memory engine's. Returns the distinct titles in the database's order.
-    private func titleOrderAfterMigration(from version: Int, titles: [String], staleKeys: String, seed: UInt64) throws -> [String] {
+    private func titleOrderAfterMigration(from version: Int, titles: [String], staleKeys: String, seed: UInt64) throws
+        -> [String]
+    {
         let cluster = try PostgresCluster.shared()
         let url = try cluster.makeDatabase()
         var g = QuerySampler(seed: seed)
@@ -221,10 +259,12 @@ import Testing
             return p
         }
         _ = try PostGISEngineTests.database(places, url: url)
-        try cluster.psql("UPDATE places SET titlekey = '\\x' WHERE title ~ '\(staleKeys)'; "
-            + "UPDATE nearby_meta SET value = \(version) WHERE key = 'schemaVersion'", url: url)
+        try cluster.psql(
+            "UPDATE places SET titlekey = '\\x' WHERE title ~ '\(staleKeys)'; "
+                + "UPDATE nearby_meta SET value = \(version) WHERE key = 'schemaVersion'", url: url)
         let engine = try PostGISEngine(store: try PostGISStore(url: url, readOnly: false))
-        let memory = MemoryEngine(places: places, generation: try engine.store.generation(), cursorKey: engine.cursorKey)
+        let memory = MemoryEngine(
+            places: places, generation: try engine.store.generation(), cursorKey: engine.cursorKey)
         let q = PlaceQuery(order: PlaceOrder(parsing: "title")!, limit: 50)
         let answer = try engine.run(q)
         #expect(try memory.run(q) == answer)
@@ -236,9 +276,13 @@ import Testing
 @Suite struct PostGISPlanTests {
     @Test func plans() throws {
         let c = Coordinate(lat: 37.5, lon: 127)
-        var keyword = PlaceFilter(keyword: "ㄱㅂㄱ"); keyword.cat = ["A05"]; keyword.pet = ["all"]
+        var keyword = PlaceFilter(keyword: "ㄱㅂㄱ")
+        keyword.cat = ["A05"]
+        keyword.pet = ["all"]
         var region = PlaceFilter()
-        region.region = AreaFilter(codes: ["11"], box: GeoBox(minLon: 126, minLat: 37, maxLon: 128, maxLat: 38)) { lat, _ in lat > 37.5 }
+        region.region = AreaFilter(codes: ["11"], box: GeoBox(minLon: 126, minLat: 37, maxLon: 128, maxLat: 38)) {
+            lat, _ in lat > 37.5
+        }
         let cases: [(PlaceQuery, PostGISEngine.Plan)] = [
             (PlaceQuery(), .keyset),
             (PlaceQuery(filter: keyword, order: PlaceOrder([SortKey(.title)]), limit: 10), .keyset),

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import NearbyCore
+import Testing
+
 @testable import NearbyRegions
 
 /// The simplification tolerance (5 m) against the unsimplified polygons: Fixtures/boundary_samples.tsv
@@ -13,11 +14,13 @@ import NearbyCore
         let text = try String(contentsOfFile: SharedIndex.fixture("boundary_samples.tsv"), encoding: .utf8)
         let lines = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
         #expect(lines.first == "lat\tlon\temd\tri\tdistance_m")
-        var checked = 0, nearestMiss = Double.infinity
+        var checked = 0
+        var nearestMiss = Double.infinity
         var misses: [String] = []
         for line in lines.dropFirst() {
             let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            let lat = try #require(Double(f[0])), lon = try #require(Double(f[1]))
+            let lat = try #require(Double(f[0]))
+            let lon = try #require(Double(f[1]))
             let distance = try #require(Double(f[4]))
             #expect(distance > 5)
             let expected = f[3].isEmpty ? f[2] : f[3]

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import NearbyCore
 import NearbyTestSupport
+import Testing
+
 @testable import NearbyRegions
 
 /// The dated change table, applied to source codes.
@@ -24,12 +25,12 @@ import NearbyTestSupport
 
     @Test func movesPickTheLongestMatch() throws {
         let t = try table()
-        #expect(t.apply(to: "28110145").sigungu == "28155")   // 중산동 → 영종구
-        #expect(t.apply(to: "28110101").sigungu == "28125")   // 중앙동1가 → 제물포구
-        #expect(t.apply(to: "28140101").sigungu == "28125")   // 동구 → 제물포구
-        #expect(t.apply(to: "28110145").code == "28110145")   // town digits stay the source's
-        #expect(t.apply(to: "4371025021").sigungu == "43114") // 내수읍 → 청원구
-        #expect(t.apply(to: "43710256").sigungu == "43113")   // 오송읍 → 흥덕구
+        #expect(t.apply(to: "28110145").sigungu == "28155")  // 중산동 → 영종구
+        #expect(t.apply(to: "28110101").sigungu == "28125")  // 중앙동1가 → 제물포구
+        #expect(t.apply(to: "28140101").sigungu == "28125")  // 동구 → 제물포구
+        #expect(t.apply(to: "28110145").code == "28110145")  // town digits stay the source's
+        #expect(t.apply(to: "4371025021").sigungu == "43114")  // 내수읍 → 청원구
+        #expect(t.apply(to: "43710256").sigungu == "43113")  // 오송읍 → 흥덕구
         #expect(t.apply(to: "43710256").sigunguName == "청주시 흥덕구")
     }
 
@@ -38,14 +39,16 @@ import NearbyTestSupport
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("changes.tsv").path
-        try "# comment\ndate\tkind\tfrom\tto\tname\tsource\n2023-06-11\trename\t42\t51\tx\ty\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try "# comment\ndate\tkind\tfrom\tto\tname\tsource\n2023-06-11\trename\t42\t51\tx\ty\n".write(
+            toFile: path, atomically: true, encoding: .utf8)
         #expect(throws: RegionCodeChanges.FormatError.self) { try RegionCodeChanges(contentsOf: path) }
         do {
             _ = try RegionCodeChanges(contentsOf: path)
         } catch {
             #expect("\(error)" == "\(path):3: kind 'rename' is neither recode nor move")
         }
-        try "date\tkind\tfrom\tto\tname\tsource\n2023-06-11\trecode\t42\t511\tx\ty\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try "date\tkind\tfrom\tto\tname\tsource\n2023-06-11\trecode\t42\t511\tx\ty\n".write(
+            toFile: path, atomically: true, encoding: .utf8)
         #expect(throws: RegionCodeChanges.FormatError.self) { try RegionCodeChanges(contentsOf: path) }
         // A truncated boundary file is an error with the path, not a crash.
         let bin = folder.appendingPathComponent("cut.bin").path

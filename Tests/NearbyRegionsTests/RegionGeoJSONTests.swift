@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import NearbyCore
+import Testing
+
 @testable import NearbyRegions
 
 /// GeoJSON polygons: valid JSON, closed rings, and the same inside/outside as the index.
@@ -23,7 +24,8 @@ import NearbyCore
         var odd = false
         for ring in polygons.joined() {
             for i in 0..<(ring.count - 1) {
-                let a = ring[i], b = ring[i + 1]
+                let a = ring[i]
+                let b = ring[i + 1]
                 if (a.y > lat) != (b.y > lat), lon < a.x + (lat - a.y) * (b.x - a.x) / (b.y - a.y) { odd.toggle() }
             }
         }
@@ -49,7 +51,8 @@ import NearbyCore
         let box = index.boundingBox(region)
         let faceRings = index.shapeFaces(region).map { index.rings(face: $0).flatMap { $0 } }
         var rng = SystemRandomNumberGenerator()
-        var inside = 0, disagree = 0
+        var inside = 0
+        var disagree = 0
         for _ in 0..<1500 {
             let lat = Double.random(in: box.minLat...box.maxLat, using: &rng)
             let lon = Double.random(in: box.minLon...box.maxLon, using: &rng)

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import NearbyCore
+import Testing
+
 @testable import NearbyRegions
 
 /// Points with known answers: inside, on borders, in holes, on islands, at sea, abroad, at the poles
@@ -38,9 +39,9 @@ import NearbyCore
         let cases: [(Double, Double, String)] = [
             (37.244573, 131.865383, "4794025027"),  // 독도리
             (37.496562, 130.893262, "4794025024"),  // 울릉도 도동리
-            (33.507333, 126.954948, "50110330"),    // 우도면 (its town point)
+            (33.507333, 126.954948, "50110330"),  // 우도면 (its town point)
             (34.008203, 126.344089, "5011032021"),  // 추자도 대서리
-            (33.1175, 126.2673, "5013025026"),      // 마라도, part of 가파리
+            (33.1175, 126.2673, "5013025026"),  // 마라도, part of 가파리
         ]
         for (lat, lon, code) in cases {
             let path = try #require(index.locate(lat: lat, lon: lon).path, "\(lat) \(lon) is on land")
@@ -84,14 +85,14 @@ import NearbyCore
     @Test func seaAbroadPolesAndAntimeridian() throws {
         let index = try SharedIndex.get()
         let cases: [(lat: Double, lon: Double, nearestSido: String, minKm: Double, maxKm: Double)] = [
-            (37.5, 129.5, "51", 10, 40),          // East Sea off 삼척
-            (33.2, 126.2, "50", 2, 10),           // off 제주's south-west coast
+            (37.5, 129.5, "51", 10, 40),  // East Sea off 삼척
+            (33.2, 126.2, "50", 2, 10),  // off 제주's south-west coast
             (35.6812, 139.7671, "47", 650, 800),  // Tokyo: nearest is 독도
             (39.0392, 125.7625, "41", 120, 160),  // Pyongyang: 연천군 is the nearest boundary
-            (90, 0, "51", 5600, 5800),            // North Pole: 강원 고성 is the northernmost coast
-            (-90, 0, "50", 13500, 13800),         // South Pole: 마라도 is the southernmost
+            (90, 0, "51", 5600, 5800),  // North Pole: 강원 고성 is the northernmost coast
+            (-90, 0, "50", 13500, 13800),  // South Pole: 마라도 is the southernmost
             (0, 180, "47", 6000, 7000),
-            (37.5, -180, "47", 3000, 5000),       // the antimeridian itself
+            (37.5, -180, "47", 3000, 5000),  // the antimeridian itself
         ]
         for c in cases {
             guard case .unknown(let nearest, let distance) = index.locate(lat: c.lat, lon: c.lon) else {
@@ -123,20 +124,26 @@ import NearbyCore
         let rings = (0..<index.faceCount).map { index.rings(face: $0).flatMap { $0 } }
         let boxes = rings.map { rings in
             rings.joined().reduce(RegionBox(minLat: 90, minLon: 180, maxLat: -90, maxLon: -180)) {
-                RegionBox(minLat: min($0.minLat, $1.y), minLon: min($0.minLon, $1.x), maxLat: max($0.maxLat, $1.y), maxLon: max($0.maxLon, $1.x))
+                RegionBox(
+                    minLat: min($0.minLat, $1.y), minLon: min($0.minLon, $1.x), maxLat: max($0.maxLat, $1.y),
+                    maxLon: max($0.maxLon, $1.x))
             }
         }
         var rng = SystemRandomNumberGenerator()
         var inside = 0
         for _ in 0..<400 {
-            let lat = Double.random(in: 34.5...38.0, using: &rng), lon = Double.random(in: 126.3...129.3, using: &rng)
+            let lat = Double.random(in: 34.5...38.0, using: &rng)
+            let lon = Double.random(in: 126.3...129.3, using: &rng)
             func holds(_ f: Int) -> Bool {
                 guard boxes[f].contains(lat: lat, lon: lon) else { return false }
                 var odd = false
                 for ring in rings[f] {
                     for i in 0..<(ring.count - 1) {
-                        let a = ring[i], b = ring[i + 1]
-                        if (a.y > lat) != (b.y > lat), lon < a.x + (lat - a.y) * (b.x - a.x) / (b.y - a.y) { odd.toggle() }
+                        let a = ring[i]
+                        let b = ring[i + 1]
+                        if (a.y > lat) != (b.y > lat), lon < a.x + (lat - a.y) * (b.x - a.x) / (b.y - a.y) {
+                            odd.toggle()
+                        }
                     }
                 }
                 return odd

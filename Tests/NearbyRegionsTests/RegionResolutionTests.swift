@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import NearbyCore
+import Testing
+
 @testable import NearbyRegions
 
 /// Names and codes, old and new; ambiguity; membership; bounding boxes; the importer's code check.
@@ -20,13 +21,13 @@ import NearbyCore
     @Test func oldCodesGiveTodaysRegions() throws {
         #expect(try SharedIndex.region("42").code == "51")
         #expect(try SharedIndex.region("강원도").code == "51")
-        #expect(try SharedIndex.region("42110").code == "51110")       // 춘천시
+        #expect(try SharedIndex.region("42110").code == "51110")  // 춘천시
         #expect(try SharedIndex.region("45").code == "52")
-        #expect(try SharedIndex.region("47720").code == "27720")       // 군위군, now in 대구
+        #expect(try SharedIndex.region("47720").code == "27720")  // 군위군, now in 대구
         #expect(try SharedIndex.region("대구 군위군").code == "27720")
-        #expect(try SharedIndex.region("28170").code == "28177")       // 인천 남구 → 미추홀구
-        #expect(try SharedIndex.region("41195").code == "41192")       // 부천 원미구
-        #expect(try SharedIndex.region("41730").code == "41670")       // 여주군 → 여주시
+        #expect(try SharedIndex.region("28170").code == "28177")  // 인천 남구 → 미추홀구
+        #expect(try SharedIndex.region("41195").code == "41192")  // 부천 원미구
+        #expect(try SharedIndex.region("41730").code == "41670")  // 여주군 → 여주시
         // 47 stays 경북: 군위군's move does not make 47 a name of 대구.
         #expect(try SharedIndex.region("47").code == "47")
         // 인천 중구 (28110) was split in 2026: the old code names both parts together.
@@ -66,7 +67,8 @@ import NearbyCore
         #expect(try SharedIndex.region("장안구").code == "41111")
         #expect(try SharedIndex.region("고양시 덕양구").code == "41281")
         // 화성행궁 is in 팔달구, hence in 수원시 and 경기도.
-        let lat = 37.2818, lon = 127.0135
+        let lat = 37.2818
+        let lon = 127.0135
         #expect(index.contains(suwon, lat: lat, lon: lon))
         #expect(index.contains(try SharedIndex.region("팔달구"), lat: lat, lon: lon))
         #expect(index.contains(try SharedIndex.region("경기"), lat: lat, lon: lon))
@@ -75,25 +77,32 @@ import NearbyCore
 
     @Test func membershipAgreesWithLookup() throws {
         let index = try SharedIndex.get()
-        let jongno = try SharedIndex.region("종로구"), seoul = try SharedIndex.region("11")
+        let jongno = try SharedIndex.region("종로구")
+        let seoul = try SharedIndex.region("11")
         let box = index.boundingBox(jongno)
         #expect(box.minLat > 37.5 && box.maxLat < 37.7 && box.minLon > 126.9 && box.maxLon < 127.1)
         var rng = SystemRandomNumberGenerator()
         var inside = 0
         // Points inside Seoul that no polygon holds (within 1 cm of a border, in a sliver between two
         // neighbours): `locate` places them on the border's region, and `contains` must agree.
-        let slivers = [(37.458819111438146, 127.11629778641051), (37.55295637429608, 127.03149242048757),
-                       (37.62602059379994, 126.94333802005994), (37.51465743786133, 126.913217077329),
-                       (37.66168168855243, 127.01519285620962), (37.4868123574528, 127.08586942044712)]
+        let slivers = [
+            (37.458819111438146, 127.11629778641051), (37.55295637429608, 127.03149242048757),
+            (37.62602059379994, 126.94333802005994), (37.51465743786133, 126.913217077329),
+            (37.66168168855243, 127.01519285620962), (37.4868123574528, 127.08586942044712),
+        ]
         for (lat, lon) in slivers {
             #expect(index.locate(lat: lat, lon: lon).path?.sido == seoul, "\(lat), \(lon)")
             #expect(index.contains(seoul, lat: lat, lon: lon), "\(lat), \(lon)")
             #expect(index.contains(any: [seoul], lat: lat, lon: lon), "\(lat), \(lon)")
-            #expect(index.deepestRegion(lat: lat, lon: lon) == index.locate(lat: lat, lon: lon).path?.deepest.id, "\(lat), \(lon)")
+            #expect(
+                index.deepestRegion(lat: lat, lon: lon) == index.locate(lat: lat, lon: lon).path?.deepest.id,
+                "\(lat), \(lon)")
         }
-        for (lat, lon) in slivers + (0..<3000).map({ _ in
-            (Double.random(in: 37.4...37.75, using: &rng), Double.random(in: 126.8...127.2, using: &rng))
-        }) {
+        for (lat, lon) in slivers
+            + (0..<3000).map({ _ in
+                (Double.random(in: 37.4...37.75, using: &rng), Double.random(in: 126.8...127.2, using: &rng))
+            })
+        {
             let path = index.locate(lat: lat, lon: lon).path
             let isJongno = path?.sigungu == jongno
             #expect(index.contains(jongno, lat: lat, lon: lon) == isJongno, "\(lat), \(lon)")
@@ -116,18 +125,23 @@ import NearbyCore
 
     @Test func placeCodesAgreeDeriveOrDisagree() throws {
         let index = try SharedIndex.get()
-        #expect(index.checkCodes(lat: 37.5796, lon: 126.977, lDongRegnCd: "11", lDongSignguCd: "110")
+        #expect(
+            index.checkCodes(lat: 37.5796, lon: 126.977, lDongRegnCd: "11", lDongSignguCd: "110")
                 == .agrees(lDongRegnCd: "11", lDongSignguCd: "110"))
-        #expect(index.checkCodes(lat: 37.5796, lon: 126.977, lDongRegnCd: nil, lDongSignguCd: "")
+        #expect(
+            index.checkCodes(lat: 37.5796, lon: 126.977, lDongRegnCd: nil, lDongSignguCd: "")
                 == .derived(lDongRegnCd: "11", lDongSignguCd: "110"))
         // Only the 시도 given: it must contain the point.
-        #expect(index.checkCodes(lat: 37.5796, lon: 126.977, lDongRegnCd: "11", lDongSignguCd: nil)
+        #expect(
+            index.checkCodes(lat: 37.5796, lon: 126.977, lDongRegnCd: "11", lDongSignguCd: nil)
                 == .agrees(lDongRegnCd: "11", lDongSignguCd: "110"))
         // Old 강원 code for a place in 춘천: still agrees, and today's codes come back.
-        #expect(index.checkCodes(lat: 37.8813, lon: 127.7298, lDongRegnCd: "42", lDongSignguCd: "110")
+        #expect(
+            index.checkCodes(lat: 37.8813, lon: 127.7298, lDongRegnCd: "42", lDongSignguCd: "110")
                 == .agrees(lDongRegnCd: "51", lDongSignguCd: "110"))
-        guard case .disagrees(let given, let found, let message) =
-            index.checkCodes(lat: 37.5796, lon: 126.977, lDongRegnCd: "26", lDongSignguCd: "110")
+        guard
+            case .disagrees(let given, let found, let message) =
+                index.checkCodes(lat: 37.5796, lon: 126.977, lDongRegnCd: "26", lDongSignguCd: "110")
         else {
             Issue.record("부산 중구's codes at 광화문 should disagree")
             return

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import NearbyCore
 import NearbyTestSupport
+import Testing
+
 @testable import NearbyRegions
 
 /// data/kr_points.tsv holds a point inside each of the 5,026 towns and 15,297 villages, taken from the
@@ -14,12 +15,15 @@ import NearbyTestSupport
         let text = try String(contentsOfFile: towns, encoding: .utf8)
         var lines = text.split(separator: "\n")
         #expect(lines.removeFirst() == "code\tlevel\tsido\tsigungu\temd\tri\tlat\tlon\tarea_km2")
-        var checked = 0, stale = 0  // stale: source records that were dropped
+        var checked = 0
+        var stale = 0  // stale: source records that were dropped
         var misses: [String] = []
         for line in lines {
             let f = line.split(separator: "\t", omittingEmptySubsequences: false)
-            let code = String(f[0]), level = f[1]
-            let lat = try #require(Double(f[6])), lon = try #require(Double(f[7]))
+            let code = String(f[0])
+            let level = f[1]
+            let lat = try #require(Double(f[6]))
+            let lon = try #require(Double(f[7]))
             let location = index.locate(lat: lat, lon: lon)
             if code.hasPrefix("44830") {
                 // 당진군's stale polygon (dropped by scripts/fetch_regions.py): its area is 당진시's.
@@ -43,7 +47,9 @@ import NearbyTestSupport
                 stale += 1
                 continue
             }
-            guard case .found(let regions) = index.resolve(wholeTown ? String(code.prefix(8)) : code), regions.count == 1 else {
+            guard case .found(let regions) = index.resolve(wholeTown ? String(code.prefix(8)) : code),
+                regions.count == 1
+            else {
                 misses.append("\(code): does not resolve")
                 continue
             }

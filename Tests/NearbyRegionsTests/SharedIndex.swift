@@ -1,7 +1,8 @@
 import Foundation
-@testable import NearbyRegions
 import NearbyCore
 import NearbyTestSupport
+
+@testable import NearbyRegions
 
 /// The real index from data/kr_regions.bin, loaded once per test process.
 enum SharedIndex {

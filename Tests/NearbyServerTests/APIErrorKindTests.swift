@@ -1,8 +1,9 @@
 import Foundation
 import HTTPTypes
 import NearbyKit
-@testable import NearbyServer
 import Testing
+
+@testable import NearbyServer
 
 /// Errors thrown while answering reach the client through their kind (`APIError(_: any Error)`).
 @Suite struct APIErrorKindTests {
@@ -16,14 +17,21 @@ import Testing
             let e = APIError(Kinded(kind: kind))
             #expect(Int(e.status.code) == kind.httpStatus, "\(kind)")
             // A 4xx says why; a 5xx that is not the server's own says no more than its status.
-            #expect(e.reason == (kind.httpStatus < 500 ? "an error of kind \(kind)" : kind.httpStatus == 500 ? "internal error" : e.status.reasonPhrase), "\(kind)")
+            #expect(
+                e.reason
+                    == (kind.httpStatus < 500
+                        ? "an error of kind \(kind)"
+                        : kind.httpStatus == 500 ? "internal error" : e.status.reasonPhrase),
+                "\(kind)")
         }
     }
 
     @Test func requestErrorsNameTheirParameter() {
         let bad = APIError(RequestError(parameter: "radius", reason: "not a number"))
         #expect(bad.status == .badRequest && bad.parameter == "radius" && bad.reason == "not a number")
-        #expect(String(decoding: bad.json, as: UTF8.self) == "{\"status\":400,\"parameter\":\"radius\",\"error\":\"radius: not a number\"}\n")
+        #expect(
+            String(decoding: bad.json, as: UTF8.self)
+                == "{\"status\":400,\"parameter\":\"radius\",\"error\":\"radius: not a number\"}\n")
         let stale = APIError(RequestError.staleCursor)
         #expect(stale.status == .conflict && stale.parameter == "cursor")
     }
@@ -53,6 +61,8 @@ import Testing
 
     @Test func routeAnswersPassThrough() {
         let e = APIError(APIError(.notFound, parameter: "id", "no place has the id \"x\""))
-        #expect(e.status == .notFound && e.parameter == "id" && !APIError.withholdsReason(APIError(.internalServerError, "x")))
+        #expect(
+            e.status == .notFound && e.parameter == "id"
+                && !APIError.withholdsReason(APIError(.internalServerError, "x")))
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import NearbyKit
-@testable import NearbyServer
 import NearbyTestSupport
 import Testing
+
+@testable import NearbyServer
 
 extension RealServer {
     /// `/openapi.json` is true: it documents every path the server answers and no other, every
@@ -23,13 +24,16 @@ extension RealServer {
                 let parameters = (item["get"] as? [String: Any])?["parameters"] as? [[String: Any]] ?? []
                 // Required parameters get plausible values; the documented path must answer 200.
                 var target = path.replacingOccurrences(of: "{id}", with: "1")
-                let values = ["lat1": "37.5", "lon1": "127", "lat2": "35.1", "lon2": "129", "mapX": "126.978", "mapY": "37.5665",
-                              "radius": "1000", "keyword": "%EC%9E%A5", "eventStartDate": "20250101", "contentId": "1"]
+                let values = [
+                    "lat1": "37.5", "lon1": "127", "lat2": "35.1", "lon2": "129", "mapX": "126.978", "mapY": "37.5665",
+                    "radius": "1000", "keyword": "%EC%9E%A5", "eventStartDate": "20250101", "contentId": "1",
+                ]
                 var query: [String] = []
                 for p in parameters where p["in"] as? String == "query" {
                     let name = p["name"] as? String ?? ""
                     let required = p["required"] as? Bool ?? false
-                    let tourRequired = path.hasSuffix("locationBasedList2") && ["mapX", "mapY", "radius"].contains(name)
+                    let tourRequired =
+                        path.hasSuffix("locationBasedList2") && ["mapX", "mapY", "radius"].contains(name)
                         || path.hasSuffix("searchKeyword2") && name == "keyword"
                         || path.hasSuffix("searchFestival2") && name == "eventStartDate"
                         || path.hasSuffix("detailCommon2") && name == "contentId"

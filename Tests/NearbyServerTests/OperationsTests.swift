@@ -1,9 +1,9 @@
 import Foundation
+import NIOCore
+import NIOPosix
 import NearbyKit
 import NearbyServer
 import NearbyTestSupport
-import NIOCore
-import NIOPosix
 import Testing
 
 extension RealServer {
@@ -16,7 +16,7 @@ extension RealServer {
         /// refused the limit, the soak's resident heap would grow (BENCHMARKS.md, "Soak").
         @Test func testMallocArenaLimitIsTakenByGlibc() {
             #if os(Linux)
-            #expect(MallocArenas.limit(to: max(2, ProcessInfo.processInfo.activeProcessorCount)))
+                #expect(MallocArenas.limit(to: max(2, ProcessInfo.processInfo.activeProcessorCount)))
             #endif
         }
 
@@ -27,18 +27,18 @@ extension RealServer {
         /// left as it was.
         @Test func testEventLoopsArePinnedOneCPUEach() async throws {
             #if os(Linux)
-            let allowed = try #require(EventLoopAffinity.allowedCPUs())
-            #expect(!allowed.isEmpty)
-            let callerBefore = EventLoopAffinity.callingThreadCPUs()
-            let group = MultiThreadedEventLoopGroup(numberOfThreads: allowed.count + 1)
-            let chosen = try await EventLoopAffinity.pin(group)
-            #expect(chosen == (0...allowed.count).map { allowed[$0 % allowed.count] })
-            for (loop, cpu) in zip(group.makeIterator(), chosen) {
-                let seen = try await loop.submit { EventLoopAffinity.callingThreadCPUs() }.get()
-                #expect(seen == [cpu])
-            }
-            #expect(EventLoopAffinity.callingThreadCPUs() == callerBefore)
-            try await group.shutdownGracefully()
+                let allowed = try #require(EventLoopAffinity.allowedCPUs())
+                #expect(!allowed.isEmpty)
+                let callerBefore = EventLoopAffinity.callingThreadCPUs()
+                let group = MultiThreadedEventLoopGroup(numberOfThreads: allowed.count + 1)
+                let chosen = try await EventLoopAffinity.pin(group)
+                #expect(chosen == (0...allowed.count).map { allowed[$0 % allowed.count] })
+                for (loop, cpu) in zip(group.makeIterator(), chosen) {
+                    let seen = try await loop.submit { EventLoopAffinity.callingThreadCPUs() }.get()
+                    #expect(seen == [cpu])
+                }
+                #expect(EventLoopAffinity.callingThreadCPUs() == callerBefore)
+                try await group.shutdownGracefully()
             #endif
         }
 
@@ -65,13 +65,18 @@ extension RealServer {
             #expect(after[bad, default: 0] - before[bad, default: 0] == 1)
             #expect(after[errors, default: 0] - before[errors, default: 0] == 1)
             #expect(after[timings, default: 0] - before[timings, default: 0] == 4)
-            #expect(after[#"nearby_http_requests_total{route="other",status="404"}"#] == 1, "unknown paths share one label")
+            #expect(
+                after[#"nearby_http_requests_total{route="other",status="404"}"#] == 1, "unknown paths share one label")
             #expect(after["nearby_cache_places"] == 1_000)
             let generation = try #require(try server.http.get("/healthz").json["generation"] as? Int)
             #expect(after["nearby_cache_generation"] == Double(generation))
             // The histogram's buckets are cumulative and end at the count.
-            let buckets = after.filter { $0.key.hasPrefix(#"nearby_http_request_duration_seconds_bucket{route="/v1/places""#) }
-            #expect(buckets[#"nearby_http_request_duration_seconds_bucket{route="/v1/places",le="+Inf"}"#] == after[timings])
+            let buckets = after.filter {
+                $0.key.hasPrefix(#"nearby_http_request_duration_seconds_bucket{route="/v1/places""#)
+            }
+            #expect(
+                buckets[#"nearby_http_request_duration_seconds_bucket{route="/v1/places",le="+Inf"}"#] == after[timings]
+            )
 
             // Another process imports: the reload is counted and the generation moves.
             _ = try Importer().importPlaces(Fixture.places(10, idOffset: 5_000), into: PlaceCache(path: path))
@@ -112,20 +117,23 @@ extension RealServer {
             let r = try server.http.get("/healthz", headers: ["Origin": "https://map.example"])
             #expect(r.status == 200)
             #expect(!(r.headers.keys.contains { $0.hasPrefix("access-control-") }), "\(r.headers)")
-            let preflight = try server.http.send(method: "OPTIONS", target: "/v1/places",
-                                                 headers: ["Origin": "https://map.example", "Access-Control-Request-Method": "GET"])
+            let preflight = try server.http.send(
+                method: "OPTIONS", target: "/v1/places",
+                headers: ["Origin": "https://map.example", "Access-Control-Request-Method": "GET"])
             #expect(preflight.status == 405, "\(preflight.text)")
             #expect(preflight.headers["access-control-allow-origin"] == nil)
         }
 
         @Test func testCORSForTheGivenOriginAndPreflight() throws {
             let folder = try TempFolder()
-            let server = try RunningServer(path: try Fixture.cache(in: folder, count: 200),
-                                           options: RunningServer.options { $0.corsOrigins = ["https://map.example"] })
+            let server = try RunningServer(
+                path: try Fixture.cache(in: folder, count: 200),
+                options: RunningServer.options { $0.corsOrigins = ["https://map.example"] })
             defer { server.stop() }
             let page = "https://map.example"
             let (lat, lon) = Fixture.seoul
-            let r = try server.http.get("/v1/places?lat=\(lat)&lon=\(lon)&radius=500&limit=2", headers: ["Origin": page])
+            let r = try server.http.get(
+                "/v1/places?lat=\(lat)&lon=\(lon)&radius=500&limit=2", headers: ["Origin": page])
             #expect(r.status == 200)
             #expect(r.headers["access-control-allow-origin"] == page)
             #expect(r.headers["vary"] == "Origin")
@@ -141,28 +149,34 @@ extension RealServer {
             // No Origin: a plain response.
             #expect((try server.http.get("/healthz").headers["access-control-allow-origin"]) == nil)
 
-            let preflight = try server.http.send(method: "OPTIONS", target: "/v1/places?lat=1", headers: [
-                "Origin": page, "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "accept",
-            ])
+            let preflight = try server.http.send(
+                method: "OPTIONS", target: "/v1/places?lat=1",
+                headers: [
+                    "Origin": page, "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "accept",
+                ])
             #expect(preflight.status == 204, "\(preflight.text)")
             #expect(preflight.headers["access-control-allow-origin"] == page)
             #expect(preflight.headers["access-control-allow-methods"] == "GET, OPTIONS")
             #expect(preflight.headers["access-control-allow-headers"] == "accept")
             #expect(preflight.headers["access-control-max-age"] == "600")
             #expect(preflight.body.count == 0)
-            let tour = try server.http.send(method: "OPTIONS", target: "/B551011/KorService2/locationBasedList2",
-                                            headers: ["Origin": page, "Access-Control-Request-Method": "GET"])
+            let tour = try server.http.send(
+                method: "OPTIONS", target: "/B551011/KorService2/locationBasedList2",
+                headers: ["Origin": page, "Access-Control-Request-Method": "GET"])
             #expect(tour.status == 204)
 
-            let stranger = try server.http.send(method: "OPTIONS", target: "/v1/places",
-                                                headers: ["Origin": "https://evil.example", "Access-Control-Request-Method": "GET"])
+            let stranger = try server.http.send(
+                method: "OPTIONS", target: "/v1/places",
+                headers: ["Origin": "https://evil.example", "Access-Control-Request-Method": "GET"])
             #expect(stranger.status == 403, "\(stranger.text)")
             #expect(stranger.headers["access-control-allow-origin"] == nil)
-            let delete = try server.http.send(method: "OPTIONS", target: "/v1/places",
-                                              headers: ["Origin": page, "Access-Control-Request-Method": "DELETE"])
+            let delete = try server.http.send(
+                method: "OPTIONS", target: "/v1/places",
+                headers: ["Origin": page, "Access-Control-Request-Method": "DELETE"])
             #expect(delete.status == 405, "\(delete.text)")
-            let unknown = try server.http.send(method: "OPTIONS", target: "/v2/nothing",
-                                               headers: ["Origin": page, "Access-Control-Request-Method": "GET"])
+            let unknown = try server.http.send(
+                method: "OPTIONS", target: "/v2/nothing",
+                headers: ["Origin": page, "Access-Control-Request-Method": "GET"])
             #expect(unknown.status == 404, "\(unknown.text)")
         }
 
@@ -172,8 +186,9 @@ extension RealServer {
             let folder = try TempFolder()
             // Ordering 30,000 rows takes far longer than a millisecond, with room for a late timer on a busy
             // machine (a few thousand rows can be ordered before such a timer fires).
-            let server = try RunningServer(path: try Fixture.cache(in: folder, count: 30_000),
-                                           options: RunningServer.options { $0.requestTimeout = .milliseconds(1) })
+            let server = try RunningServer(
+                path: try Fixture.cache(in: folder, count: 30_000),
+                options: RunningServer.options { $0.requestTimeout = .milliseconds(1) })
             defer { server.stop() }
             let (lat, lon) = Fixture.seoul
             let r = try server.http.get("/v1/places?lat=\(lat)&lon=\(lon)&radius=50000&limit=30000")
@@ -185,16 +200,21 @@ extension RealServer {
             let header = (tour.json["response"] as? [String: Any])?["header"] as? [String: Any]
             #expect(header?["resultCode"] as? String == "05")
             #expect(try server.http.get("/healthz").status == 200)
-            #expect(try Self.metrics(server)[#"nearby_http_errors_total{route="/v1/places",kind="timeout"}"#, default: 0] >= 1)
+            #expect(
+                try Self.metrics(server)[#"nearby_http_errors_total{route="/v1/places",kind="timeout"}"#, default: 0]
+                    >= 1)
         }
 
         @Test func testSlowQueryTimesOutAndTheNextWaitsForItsLaneThenIsAnswered() throws {
             let folder = try TempFolder()
             let path = try Fixture.cache(in: folder, count: 500)
             let gate = Gate(delay: 0.4)
-            let server = try RunningServer(path: path, options: RunningServer.options {
-                $0.lanes = 1; $0.requestTimeout = .milliseconds(150)
-            }, provider: gate.provider)
+            let server = try RunningServer(
+                path: path,
+                options: RunningServer.options {
+                    $0.lanes = 1
+                    $0.requestTimeout = .milliseconds(150)
+                }, provider: gate.provider)
             defer { server.stop() }
             let (lat, lon) = Fixture.seoul
             let target = "/v1/places?lat=\(lat)&lon=\(lon)&radius=10000&limit=3&fields=id"
@@ -221,9 +241,12 @@ extension RealServer {
         @Test func testASmallPageRunAtOnceGets503WhenItEndsPastItsDeadline() throws {
             let folder = try TempFolder()
             let gate = Gate(delay: 0.6, inline: true)
-            let server = try RunningServer(path: try Fixture.cache(in: folder, count: 3_000), options: RunningServer.options {
-                $0.lanes = 1; $0.requestTimeout = .milliseconds(100)
-            }, provider: gate.provider)
+            let server = try RunningServer(
+                path: try Fixture.cache(in: folder, count: 3_000),
+                options: RunningServer.options {
+                    $0.lanes = 1
+                    $0.requestTimeout = .milliseconds(100)
+                }, provider: gate.provider)
             defer { server.stop() }
             let (lat, lon) = Fixture.seoul
             var start = Date()
@@ -256,8 +279,12 @@ extension RealServer {
             #expect((later.json["places"] as? [Any])?.count == 3)
             let few = try server.http.get("/v1/places?lat=\(lat)&lon=\(lon)&radius=2000&limit=2500&fields=id")
             #expect(few.status == 200, "\(few.text)")
-            #expect((few.json["places"] as? [Any])?.count == Fixture.within(Fixture.places(3_000), lat: lat, lon: lon, radius: 2_000).count)
-            #expect(try Self.metrics(server)[#"nearby_http_errors_total{route="/v1/places",kind="timeout"}"#, default: 0] == 3)
+            #expect(
+                (few.json["places"] as? [Any])?.count
+                    == Fixture.within(Fixture.places(3_000), lat: lat, lon: lon, radius: 2_000).count)
+            #expect(
+                try Self.metrics(server)[#"nearby_http_errors_total{route="/v1/places",kind="timeout"}"#, default: 0]
+                    == 3)
         }
 
         // MARK: /v1/where
@@ -272,7 +299,9 @@ extension RealServer {
             #expect((seoul.json["sigungu"] as? [String: Any])?["code"] as? String == "11110")
             // Byte for byte what `nearby where` writes, from the same library code.
             let index = try RegionData.index()
-            #expect(Array(seoul.body) == RegionJSON.whereLine(lat: 37.5796, lon: 126.9770, index.locate(lat: 37.5796, lon: 126.9770)) + [0x0A])
+            #expect(
+                Array(seoul.body) == RegionJSON.whereLine(
+                    lat: 37.5796, lon: 126.9770, index.locate(lat: 37.5796, lon: 126.9770)) + [0x0A])
             let jeju = try server.http.get("/v1/where?lon=126.5312&lat=33.4996")
             #expect((jeju.json["sido"] as? [String: Any])?["name"] as? String == "제주특별자치도", "\(jeju.text)")
 
@@ -283,9 +312,11 @@ extension RealServer {
             #expect((sea.json["nearest"] as? [String: Any]) != nil)
             #expect(sea.json["distance_m"] as? Double ?? 0 > 10_000)
 
-            for (target, parameter) in [("/v1/where?lat=91&lon=127", "lat"), ("/v1/where?lat=37", "lon"),
-                                        ("/v1/where?lat=37&lon=east", "lon"), ("/v1/where?lat=37&lon=127&zoom=3", "zoom"),
-                                        ("/v1/where?lat=37&lat=38&lon=127", "lat")] {
+            for (target, parameter) in [
+                ("/v1/where?lat=91&lon=127", "lat"), ("/v1/where?lat=37", "lon"),
+                ("/v1/where?lat=37&lon=east", "lon"), ("/v1/where?lat=37&lon=127&zoom=3", "zoom"),
+                ("/v1/where?lat=37&lat=38&lon=127", "lat"),
+            ] {
                 let r = try server.http.get(target)
                 #expect(r.status == 400, "\(target)")
                 #expect(r.json["parameter"] as? String == parameter, "\(target)")
@@ -298,29 +329,42 @@ extension RealServer {
             let folder = try TempFolder()
             let path = try Fixture.cache(in: folder, count: 3_000)
             let gate = Gate(delay: 0.003)
-            let server = try RunningServer(path: path, options: RunningServer.options { $0.lanes = 4 }, provider: gate.provider)
+            let server = try RunningServer(
+                path: path, options: RunningServer.options { $0.lanes = 4 }, provider: gate.provider)
             defer { server.stop() }
             let first = try #require(try server.http.get("/healthz").json["generation"] as? Int)
-            let older = Fixture.places(3_000), added = Fixture.places(400, idOffset: 20_000)
+            let older = Fixture.places(3_000)
+            let added = Fixture.places(400, idOffset: 20_000)
             final class Tally: @unchecked Sendable {
-                let lock = NSLock(); var ok = 0; var failures: [String] = []; var generations: Set<Int> = []
+                let lock = NSLock()
+                var ok = 0
+                var failures: [String] = []
+                var generations: Set<Int> = []
             }
             let tally = Tally()
             let clients = DispatchGroup()
             for client in 0..<8 {
                 DispatchQueue.global().async(group: clients) {
                     for i in 0..<30 {
-                        let lat = 37.50 + Double((client * 7 + i) % 30) * 0.0015, lon = 126.90 + Double((client * 13 + i) % 80) * 0.002
+                        let lat = 37.50 + Double((client * 7 + i) % 30) * 0.0015
+                        let lon = 126.90 + Double((client * 13 + i) % 80) * 0.002
                         let outcome: String?
                         do {
-                            let r = try server.http.get("/v1/places?lat=\(lat)&lon=\(lon)&radius=800&limit=100000&fields=id,distance")
+                            let r = try server.http.get(
+                                "/v1/places?lat=\(lat)&lon=\(lon)&radius=800&limit=100000&fields=id,distance")
                             let generation = Int(r.headers["x-cache-generation"] ?? "") ?? -1
                             let places = generation == first ? older : older + added
                             let expected = Fixture.within(places, lat: lat, lon: lon, radius: 800).map(\.id)
                             let got = (r.json["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
-                            outcome = r.status != 200 ? "\(r.status) \(r.text.prefix(200))"
-                                : got != expected ? "generation \(generation) at \(lat),\(lon): \(got?.count ?? -1) ids, expected \(expected.count)" : nil
-                            tally.lock.lock(); tally.generations.insert(generation); tally.lock.unlock()
+                            outcome =
+                                r.status != 200
+                                ? "\(r.status) \(r.text.prefix(200))"
+                                : got != expected
+                                    ? "generation \(generation) at \(lat),\(lon): \(got?.count ?? -1) ids, expected \(expected.count)"
+                                    : nil
+                            tally.lock.lock()
+                            tally.generations.insert(generation)
+                            tally.lock.unlock()
                         } catch {
                             outcome = "\(error)"
                         }
@@ -351,13 +395,24 @@ final class Gate: @unchecked Sendable {
     private(set) var maxInFlight = 0
     private var _delay: TimeInterval
     var delay: TimeInterval {
-        get { lock.lock(); defer { lock.unlock() }; return _delay }
-        set { lock.lock(); _delay = newValue; lock.unlock() }
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return _delay
+        }
+        set {
+            lock.lock()
+            _delay = newValue
+            lock.unlock()
+        }
     }
 
     /// `inline`: small queries may run on the event loop (a made-slow engine would stall it, so off
     /// unless a test is about that path).
-    init(delay: TimeInterval, inline: Bool = false) { _delay = delay; self.inline = inline }
+    init(delay: TimeInterval, inline: Bool = false) {
+        _delay = delay
+        self.inline = inline
+    }
     let inline: Bool
 
     /// Returns when no made-slow query is running (or after `timeout` seconds, and the test's own
@@ -365,7 +420,9 @@ final class Gate: @unchecked Sendable {
     func waitUntilIdle(timeout: TimeInterval = 10) {
         let end = Date().addingTimeInterval(timeout)
         while Date() < end {
-            lock.lock(); let idle = inFlight == 0; lock.unlock()
+            lock.lock()
+            let idle = inFlight == 0
+            lock.unlock()
             if idle { return }
             Thread.sleep(forTimeInterval: 0.01)
         }
@@ -385,8 +442,15 @@ final class Gate: @unchecked Sendable {
             // The server's one-row counting page (`EngineSnapshot.countingPage`) is the cheap part of a
             // large page: only the pages themselves are made slow.
             if query.limit == 1 { return try inner.run(query) }
-            gate.lock.lock(); gate.inFlight += 1; gate.maxInFlight = max(gate.maxInFlight, gate.inFlight); gate.lock.unlock()
-            defer { gate.lock.lock(); gate.inFlight -= 1; gate.lock.unlock() }
+            gate.lock.lock()
+            gate.inFlight += 1
+            gate.maxInFlight = max(gate.maxInFlight, gate.inFlight)
+            gate.lock.unlock()
+            defer {
+                gate.lock.lock()
+                gate.inFlight -= 1
+                gate.lock.unlock()
+            }
             Thread.sleep(forTimeInterval: gate.delay)
             return try inner.run(query)
         }

@@ -19,7 +19,9 @@ extension RealServer {
 
             // Clients keep asking while another connection (as another process would) imports.
             final class Tally: @unchecked Sendable {
-                let lock = NSLock(); var ok = 0; var failures: [String] = []
+                let lock = NSLock()
+                var ok = 0
+                var failures: [String] = []
                 var stop = false
             }
             let tally = Tally()
@@ -27,12 +29,18 @@ extension RealServer {
             for _ in 0..<2 {
                 DispatchQueue.global().async(group: clients) {
                     while true {
-                        tally.lock.lock(); let stop = tally.stop; tally.lock.unlock()
+                        tally.lock.lock()
+                        let stop = tally.stop
+                        tally.lock.unlock()
                         if stop { break }
-                        let r = Result { try server.http.get("/v1/places?lat=\(lat)&lon=\(lon)&radius=3000&limit=50&fields=id,distance") }
+                        let r = Result {
+                            try server.http.get(
+                                "/v1/places?lat=\(lat)&lon=\(lon)&radius=3000&limit=50&fields=id,distance")
+                        }
                         tally.lock.lock()
                         switch r {
-                        case .success(let r) where r.status == 200 && (r.json["places"] as? [Any])?.count == 50: tally.ok += 1
+                        case .success(let r) where r.status == 200 && (r.json["places"] as? [Any])?.count == 50:
+                            tally.ok += 1
                         case .success(let r): tally.failures.append("\(r.status) \(r.text.prefix(200))")
                         case .failure(let e): tally.failures.append("\(e)")
                         }
@@ -50,7 +58,9 @@ extension RealServer {
             }
             let reloadSeconds = Date().timeIntervalSince(imported)
             Thread.sleep(forTimeInterval: 0.3)
-            tally.lock.lock(); tally.stop = true; tally.lock.unlock()
+            tally.lock.lock()
+            tally.stop = true
+            tally.lock.unlock()
             clients.wait()
 
             #expect(after != before, "the server did not pick up the import")
@@ -60,8 +70,9 @@ extension RealServer {
             #expect(tally.ok > 5)
 
             // A cursor from the old generation: 409, naming the cursor.
-            let stale = try server.http.get("/v1/places?lat=\(lat)&lon=\(lon)&radius=3000&limit=5&fields=id&cursor="
-                + cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+            let stale = try server.http.get(
+                "/v1/places?lat=\(lat)&lon=\(lon)&radius=3000&limit=5&fields=id&cursor="
+                    + cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
             #expect(stale.status == 409, "\(stale.text)")
             #expect(stale.json["parameter"] as? String == "cursor")
         }
@@ -71,11 +82,15 @@ extension RealServer {
             let server = try RunningServer(path: try Fixture.cache(in: folder, count: 6_000))
             let (lat, lon) = Fixture.seoul
             // A streamed answer (6,000 lines, megabytes) whose first bytes have arrived: in flight.
-            let exchange = try server.http.begin("/v1/places?lat=\(lat)&lon=\(lon)&radius=50000&limit=6000&format=jsonl")
+            let exchange = try server.http.begin(
+                "/v1/places?lat=\(lat)&lon=\(lon)&radius=50000&limit=6000&format=jsonl")
             try exchange.readSome()
             #expect(exchange.count > 0)
             let stopped = DispatchSemaphore(value: 0)
-            DispatchQueue.global().async { server.stop(); stopped.signal() }
+            DispatchQueue.global().async {
+                server.stop()
+                stopped.signal()
+            }
             Thread.sleep(forTimeInterval: 0.2)
             let r = try exchange.finish()
             #expect(r.status == 200)

@@ -1,9 +1,9 @@
 import Foundation
 import Logging
+import NIOPosix
 import NearbyKit
 import NearbyServer
 import NearbyTestSupport
-import NIOPosix
 import ServiceLifecycle
 import Testing
 
@@ -20,9 +20,11 @@ final class RunningServer: @unchecked Sendable {
         var logger = Logger(label: "nearby.test")
         logger.logLevel = .warning
         final class Port: @unchecked Sendable { var value = 0 }
-        let box = Port(), ready = DispatchSemaphore(value: 0)
+        let box = Port()
+        let ready = DispatchSemaphore(value: 0)
         let services = NearbyHTTPServer.services(engine: engine, options: options, logger: logger) { port in
-            box.value = port; ready.signal()
+            box.value = port
+            ready.signal()
         }
         let group = ServiceGroup(configuration: .init(services: services.map { .init(service: $0) }, logger: logger))
         self.group = group
@@ -35,7 +37,8 @@ final class RunningServer: @unchecked Sendable {
             done.signal()
         }
         guard ready.wait(timeout: .now() + 60) == .success else {
-            throw LoopbackHTTP.Failure(description: "the server did not start: \(failure.error.map { "\($0)" } ?? "no error")")
+            throw LoopbackHTTP.Failure(
+                description: "the server did not start: \(failure.error.map { "\($0)" } ?? "no error")")
         }
         port = box.value
         http = LoopbackHTTP(port: port)
@@ -43,7 +46,9 @@ final class RunningServer: @unchecked Sendable {
 
     static func options(_ edit: (inout ServerOptions) -> Void = { _ in }) -> ServerOptions {
         var o = ServerOptions()
-        o.host = "127.0.0.1"; o.port = 0; o.reloadInterval = .milliseconds(100)
+        o.host = "127.0.0.1"
+        o.port = 0
+        o.reloadInterval = .milliseconds(100)
         edit(&o)
         return o
     }
@@ -82,7 +87,8 @@ enum Fixture {
         let categories = [12, 14, 15, 39, 32]
         return (0..<count).map { i in
             let n = i + 1 + idOffset
-            let row = Double(i / 80), col = Double(i % 80)
+            let row = Double(i / 80)
+            let col = Double(i % 80)
             let category = categories[i % categories.count]
             let title = i == 0 ? "경복궁" : i == 1 ? "덕수궁" : "장소 \(n)"
             return Place(
@@ -104,7 +110,8 @@ enum Fixture {
     }
 
     /// Ids within `radius` metres of the point by haversine, by (distance, integer id): the brute force.
-    static func within(_ places: [Place], lat: Double, lon: Double, radius: Double) -> [(id: String, distance: Double)] {
+    static func within(_ places: [Place], lat: Double, lon: Double, radius: Double) -> [(id: String, distance: Double)]
+    {
         places.map { (id: $0.id, distance: Haversine.distance(lat1: lat, lon1: lon, lat2: $0.lat, lon2: $0.lon)) }
             .filter { $0.distance <= radius }
             .sorted { ($0.distance, Int($0.id)!) < ($1.distance, Int($1.id)!) }

@@ -24,12 +24,15 @@ extension RealServer {
             let (lat, lon) = Fixture.seoul
             let expected = Fixture.within(places, lat: lat, lon: lon, radius: 2_000)
             #expect(expected.count > 100)
-            let all = try server.http.get("/v1/places?lat=\(lat)&lon=\(lon)&radius=2000&limit=100000&fields=id,distance")
+            let all = try server.http.get(
+                "/v1/places?lat=\(lat)&lon=\(lon)&radius=2000&limit=100000&fields=id,distance")
             #expect(all.status == 200, "\(all.text)")
             #expect(all.json["total"] as? Int == expected.count)
             let rows = all.json["places"] as? [[String: Any]] ?? []
             #expect(rows.map { $0["id"] as? String } == expected.map(\.id))
-            for (row, e) in zip(rows, expected) { #expect(abs((row["distance"] as? Double ?? -1) - e.distance) <= 1e-6) }
+            for (row, e) in zip(rows, expected) {
+                #expect(abs((row["distance"] as? Double ?? -1) - e.distance) <= 1e-6)
+            }
             #expect(all.json["next"] is NSNull)
 
             // Page by cursor: each page is the brute force's next slice.
@@ -41,7 +44,9 @@ extension RealServer {
                 seen += (page.json["places"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
                 let next = try #require(page.json["next"] as? String)
                 #expect(page.headers["x-next-cursor"] == next)
-                target = "/v1/places?lat=\(lat)&lon=\(lon)&radius=2000&limit=25&fields=id&cursor=" + next.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+                target =
+                    "/v1/places?lat=\(lat)&lon=\(lon)&radius=2000&limit=25&fields=id&cursor="
+                    + next.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
             }
             #expect(seen == Array(expected.prefix(75).map(\.id)))
 
@@ -55,23 +60,32 @@ extension RealServer {
         }
 
         @Test func testFiltersAndSortGoThroughTheOneParser() throws {
-            let r = try server.http.get("/v1/places?bbox=126.9,37.5,127.0,37.55&category=12,39&sort=title,-modified&limit=5&keyword=%EC%9E%A5%EC%86%8C")
+            let r = try server.http.get(
+                "/v1/places?bbox=126.9,37.5,127.0,37.55&category=12,39&sort=title,-modified&limit=5&keyword=%EC%9E%A5%EC%86%8C"
+            )
             #expect(r.status == 200, "\(r.text)")
-            let expected = places.filter { $0.lon >= 126.9 && $0.lon <= 127.0 && $0.lat >= 37.5 && $0.lat <= 37.55 && [12, 39].contains($0.category) && $0.title.contains("장소") }
+            let expected = places.filter {
+                $0.lon >= 126.9 && $0.lon <= 127.0 && $0.lat >= 37.5 && $0.lat <= 37.55
+                    && [12, 39].contains($0.category) && $0.title.contains("장소")
+            }
             #expect(r.json["total"] as? Int == expected.count)
-            for row in r.json["places"] as? [[String: Any]] ?? [] { #expect([12, 39].contains(row["category"] as? Int ?? 0)) }
+            for row in r.json["places"] as? [[String: Any]] ?? [] {
+                #expect([12, 39].contains(row["category"] as? Int ?? 0))
+            }
         }
 
         /// `total=none`: the JSON's total is null and no X-Total-Count is sent; the rows are the counted page's.
         @Test func testTotalNoneLeavesTheTotalOut() throws {
             let target = "/v1/places?category=12,39&keyword=%EC%9E%A5%EC%86%8C&sort=title&limit=5&page=2&fields=id"
-            let counted = try server.http.get(target), uncounted = try server.http.get(target + "&total=none")
+            let counted = try server.http.get(target)
+            let uncounted = try server.http.get(target + "&total=none")
             #expect(uncounted.status == 200, "\(uncounted.text)")
             #expect(counted.json["total"] as? Int ?? 0 > 10)
             #expect(counted.headers["x-total-count"] != nil)
             #expect(uncounted.json["total"] is NSNull, "\(uncounted.text)")
             #expect(uncounted.headers["x-total-count"] == nil)
-            #expect((uncounted.json["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+            #expect(
+                (uncounted.json["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
                     == (counted.json["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String })
             #expect(uncounted.json["next"] as? String == counted.json["next"] as? String)
             let bad = try server.http.get(target + "&total=some")
@@ -83,8 +97,10 @@ extension RealServer {
             let (lat, lon) = Fixture.seoul
             let expected = Fixture.within(places, lat: lat, lon: lon, radius: 50_000)
             #expect(expected.count == 6_000)
-            for (target, headers) in [("/v1/places?lat=\(lat)&lon=\(lon)&radius=50000&limit=6000&format=jsonl", [:]),
-                                      ("/v1/places?lat=\(lat)&lon=\(lon)&radius=50000&limit=6000", ["Accept": "application/x-ndjson"])] {
+            for (target, headers) in [
+                ("/v1/places?lat=\(lat)&lon=\(lon)&radius=50000&limit=6000&format=jsonl", [:]),
+                ("/v1/places?lat=\(lat)&lon=\(lon)&radius=50000&limit=6000", ["Accept": "application/x-ndjson"]),
+            ] {
                 let r = try server.http.get(target, headers: headers)
                 #expect(r.status == 200)
                 #expect(r.chunked, "a large answer streams (chunked), not sized up front")
@@ -92,7 +108,9 @@ extension RealServer {
                 #expect(r.headers["x-total-count"] == "6000")
                 let lines = r.text.split(separator: "\n")
                 #expect(lines.count == 6_000)
-                let ids = lines.map { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }.map { $0?["id"] as? String }
+                let ids = lines.map { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }.map {
+                    $0?["id"] as? String
+                }
                 #expect(ids == expected.map(\.id))
             }
             // Large JSON answers stream too, and still parse as one document.
@@ -118,7 +136,8 @@ extension RealServer {
             #expect(missing.status == 404)
             #expect(missing.json["parameter"] as? String == "id")
 
-            let d = try server.http.get("/v1/distance?lat1=37.5665&lon1=126.978&lat2=35.1796&lon2=129.0756&distance=geodesic")
+            let d = try server.http.get(
+                "/v1/distance?lat1=37.5665&lon1=126.978&lat2=35.1796&lon2=129.0756&distance=geodesic")
             #expect(d.status == 200, "\(d.text)")
             #expect(abs((d.json["distance"] as? Double ?? 0) - 325_000) <= 2_000)
             #expect(d.json["model"] as? String == "geodesic")

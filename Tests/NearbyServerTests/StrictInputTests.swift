@@ -1,8 +1,9 @@
 import Foundation
 import NearbyKit
-@testable import NearbyServer
 import NearbyTestSupport
 import Testing
+
+@testable import NearbyServer
 
 /// What a hostile client sends: numbers that `strtod` would half-read, days that do not exist, lists
 /// with holes, codes that are no codes, escaped ids, and requests that are not HTTP/1.1 as the server
@@ -20,7 +21,10 @@ import Testing
     static func offPool<T>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         let box = ResultBox<T>()
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Thread { box.value = Result { try work() }; done.resume() }.start()
+            Thread {
+                box.value = Result { try work() }
+                done.resume()
+            }.start()
         }
         return try box.value!.get()
     }
@@ -49,7 +53,10 @@ import Testing
     /// The running server, asked from a test without blocking the cooperative pool.
     struct Server: Sendable {
         let running: RunningServer
-        final class Sent: @unchecked Sendable { let response: LoopbackHTTP.Response; init(_ r: LoopbackHTTP.Response) { response = r } }
+        final class Sent: @unchecked Sendable {
+            let response: LoopbackHTTP.Response
+            init(_ r: LoopbackHTTP.Response) { response = r }
+        }
         func get(_ target: String) async throws -> LoopbackHTTP.Response {
             let port = running.port
             return try await StrictInputTests.offPool { Sent(try LoopbackHTTP(port: port).get(target)) }.response
@@ -60,16 +67,22 @@ import Testing
         }
     }
 
-    func expectRefused(_ server: Server, _ target: String, _ parameter: String?, status: Int = 400,
-                       sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    func expectRefused(
+        _ server: Server, _ target: String, _ parameter: String?, status: Int = 400,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         let r = try await server.get(target)
         let label = "\(target.prefix(100)): \(r.text.prefix(300))"
         #expect(r.status == status, "\(label)", sourceLocation: sourceLocation)
         if target.hasPrefix(Self.tour) {
             let header = tourHeader(r)
-            #expect(["10", "11", "04"].contains(header["resultCode"] as? String ?? ""), "\(label)", sourceLocation: sourceLocation)
+            #expect(
+                ["10", "11", "04"].contains(header["resultCode"] as? String ?? ""), "\(label)",
+                sourceLocation: sourceLocation)
             if let parameter {
-                #expect((header["resultMsg"] as? String ?? "").contains(": \(parameter): "), "\(label)", sourceLocation: sourceLocation)
+                #expect(
+                    (header["resultMsg"] as? String ?? "").contains(": \(parameter): "), "\(label)",
+                    sourceLocation: sourceLocation)
             }
         } else {
             #expect(r.json["status"] as? Int == status, "\(label)", sourceLocation: sourceLocation)
@@ -79,13 +92,20 @@ import Testing
 
     @Test func numbersAreDecimalOnly() async throws {
         try await withServer { server in
-            for bad in ["37%00abc", "37%00", "0x25", "0X25", "0x1p5", "nan", "inf", "-infinity", "1e999", "37abc", "3%2C7", "%0B37", "37.5.1", "", "+", "."] {
+            for bad in [
+                "37%00abc", "37%00", "0x25", "0X25", "0x1p5", "nan", "inf", "-infinity", "1e999", "37abc", "3%2C7",
+                "%0B37", "37.5.1", "", "+", ".",
+            ] {
                 try await expectRefused(server, "/v1/places?lat=\(bad)&lon=127&radius=100", "lat")
                 try await expectRefused(server, "/v1/places?lat=37.5&lon=\(bad)&radius=100", "lon")
                 try await expectRefused(server, "/v1/where?lat=\(bad)&lon=127", "lat")
                 try await expectRefused(server, "/v1/distance?lat1=\(bad)&lon1=127&lat2=37&lon2=127", "lat1")
-                try await expectRefused(server, Self.tour + "locationBasedList2?mapX=\(bad)&mapY=37.5&radius=100&_type=json", "mapX")
-                if !bad.isEmpty { try await expectRefused(server, Self.tour + "locationBasedList2?mapX=127&mapY=37.5&radius=\(bad)&_type=json", "radius") }
+                try await expectRefused(
+                    server, Self.tour + "locationBasedList2?mapX=\(bad)&mapY=37.5&radius=100&_type=json", "mapX")
+                if !bad.isEmpty {
+                    try await expectRefused(
+                        server, Self.tour + "locationBasedList2?mapX=127&mapY=37.5&radius=\(bad)&_type=json", "radius")
+                }
             }
             try await expectRefused(server, "/v1/places?lat=37.5&lon=127&radius=0x7d0", "radius")
             try await expectRefused(server, "/v1/places?lat=37.5&lon=127&radius=2000%00", "radius")
@@ -103,18 +123,23 @@ import Testing
 
     @Test func daysMustExist() async throws {
         try await withServer { server in
-            for (name, value) in [("date", "2025-02-30"), ("date", "20250229"), ("date", "19000229"), ("date", "2025-04-31"),
-                                  ("from", "20250431"), ("to", "2025-06-31"), ("during", "20250101,20250230"),
-                                  ("created-since", "20250230"), ("created-until", "2025-02-29"),
-                                  ("modified-since", "20250230120000"), ("modified-until", "20251131000000")] {
+            for (name, value) in [
+                ("date", "2025-02-30"), ("date", "20250229"), ("date", "19000229"), ("date", "2025-04-31"),
+                ("from", "20250431"), ("to", "2025-06-31"), ("during", "20250101,20250230"),
+                ("created-since", "20250230"), ("created-until", "2025-02-29"),
+                ("modified-since", "20250230120000"), ("modified-until", "20251131000000"),
+            ] {
                 try await expectRefused(server, "/v1/places?\(name)=\(value)", name)
             }
             for good in ["2024-02-29", "20000229", "20251231", "2025-01-31"] {
                 #expect(try await server.get("/v1/places?date=\(good)").status == 200, "\(good)")
             }
             #expect(try await server.get("/v1/places?created-since=20240229235959").status == 200)
-            try await expectRefused(server, Self.tour + "searchFestival2?eventStartDate=20250230&_type=json", "eventStartDate")
-            try await expectRefused(server, Self.tour + "searchFestival2?eventStartDate=20250101&eventEndDate=20250230&_type=json", "eventEndDate")
+            try await expectRefused(
+                server, Self.tour + "searchFestival2?eventStartDate=20250230&_type=json", "eventStartDate")
+            try await expectRefused(
+                server, Self.tour + "searchFestival2?eventStartDate=20250101&eventEndDate=20250230&_type=json",
+                "eventEndDate")
         }
     }
 
@@ -122,15 +147,18 @@ import Testing
         try await withServer { server in
             try await expectRefused(server, "/v1/places?limit=9223372036854775807", "limit")
             try await expectRefused(server, "/v1/places?limit=9223372036854775808", "limit")
-            try await expectRefused(server, Self.tour + "areaBasedList2?numOfRows=9223372036854775807&_type=json", "numOfRows")
+            try await expectRefused(
+                server, Self.tour + "areaBasedList2?numOfRows=9223372036854775807&_type=json", "numOfRows")
             try await expectRefused(server, "/v1/places?limit=100&page=9223372036854775807", "page")
         }
     }
 
     @Test func anEmptyTypeIsAsIfNotGiven() async throws {
         try await withServer { server in
-            for operation in ["areaBasedList2", "searchKeyword2?keyword=%EA%B0%80", "searchFestival2?eventStartDate=20250101",
-                              "locationBasedList2?mapX=126.95&mapY=37.55&radius=1000", "detailCommon2?contentId=1"] {
+            for operation in [
+                "areaBasedList2", "searchKeyword2?keyword=%EA%B0%80", "searchFestival2?eventStartDate=20250101",
+                "locationBasedList2?mapX=126.95&mapY=37.55&radius=1000", "detailCommon2?contentId=1",
+            ] {
                 let target = Self.tour + operation + (operation.contains("?") ? "&" : "?") + "_type="
                 let r = try await server.get(target)
                 #expect(r.status == 200, "\(target): \(r.text.prefix(300))")
@@ -153,21 +181,25 @@ import Testing
             try await expectRefused(server, "/v1/places/%EA%B0%80%20%EB%82%99", "id", status: 404)
             let detail = try await server.get(Self.tour + "detailCommon2?contentId=%EA%B0%80%20%EB%82%98&_type=json")
             #expect(tourHeader(detail)["resultCode"] as? String == "0000")
-            #expect(((detail.json["response"] as? [String: Any])?["body"] as? [String: Any])?["totalCount"] as? Int == 1)
+            #expect(
+                ((detail.json["response"] as? [String: Any])?["body"] as? [String: Any])?["totalCount"] as? Int == 1)
         }
     }
 
     @Test func codesAndListsWithoutHolesOrGarbage() async throws {
         try await withServer { server in
-            try await expectRefused(server, Self.tour + "areaBasedList2?areaCode=1&sigunguCode=abc&_type=json", "sigunguCode")
+            try await expectRefused(
+                server, Self.tour + "areaBasedList2?areaCode=1&sigunguCode=abc&_type=json", "sigunguCode")
             try await expectRefused(server, "/v1/places?sigungucode=abc", "sigungucode")
             for bad in ["ZZZ", "FD", "FD66", "F6D", "6FD", "FD%00"] {
                 try await expectRefused(server, "/v1/places?kakao-category=\(bad)", "kakao-category")
             }
             #expect(try await server.get("/v1/places?kakao-category=FD6,ce7").status == 200)
-            for (name, value) in [("category", "12,,39"), ("category", "12,"), ("category", ",12"), ("areacode", "1,,2"),
-                                  ("cat", "A01,,A02"), ("accessible", "wheelchair,,restroom"), ("sigungucode", "1,,2"),
-                                  ("kakao-category", "FD6,,CE7"), ("sort", "title,,id")] {
+            for (name, value) in [
+                ("category", "12,,39"), ("category", "12,"), ("category", ",12"), ("areacode", "1,,2"),
+                ("cat", "A01,,A02"), ("accessible", "wheelchair,,restroom"), ("sigungucode", "1,,2"),
+                ("kakao-category", "FD6,,CE7"), ("sort", "title,,id"),
+            ] {
                 try await expectRefused(server, "/v1/places?\(name)=\(value)", name)
             }
             try await expectRefused(server, "/v1/places?fields=id,,id", "fields")
@@ -182,9 +214,11 @@ import Testing
     @Test func protocolRejectsHaveBodies() async throws {
         try await withServer { server in
             let host = "Host: 127.0.0.1\r\nConnection: close\r\n"
-            let longHeaders = (0..<40).map { "X-Filler-\($0): " + String(repeating: "a", count: 3_300) + "\r\n" }.joined()
+            let longHeaders = (0..<40).map { "X-Filler-\($0): " + String(repeating: "a", count: 3_300) + "\r\n" }
+                .joined()
             let manyHeaders = (0..<1_001).map { "X-H\($0): 1\r\n" }.joined()
-            let longURL = String(repeating: "a", count: 81_920), longerURL = String(repeating: "a", count: 200_000)
+            let longURL = String(repeating: "a", count: 81_920)
+            let longerURL = String(repeating: "a", count: 200_000)
             let cases: [(String, String, Int)] = [
                 ("lowercase method", "get /healthz HTTP/1.1\r\n\(host)\r\n", 400),
                 ("unknown method", "FETCH /healthz HTTP/1.1\r\n\(host)\r\n", 400),
@@ -192,8 +226,11 @@ import Testing
                 ("headers of 132 KB", "GET /healthz HTTP/1.1\r\n\(host)\(longHeaders)\r\n", 431),
                 ("1,001 headers", "GET /healthz HTTP/1.1\r\n\(host)\(manyHeaders)\r\n", 431),
                 ("raw UTF-8 in the URL", "GET /v1/places?keyword=가 HTTP/1.1\r\n\(host)\r\n", 400),
-                ("Content-Length with Transfer-Encoding",
-                 "GET /healthz HTTP/1.1\r\n\(host)Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400),
+                (
+                    "Content-Length with Transfer-Encoding",
+                    "GET /healthz HTTP/1.1\r\n\(host)Content-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+                    400
+                ),
                 ("URL of 81,920 bytes", "GET /v1/places?keyword=\(longURL) HTTP/1.1\r\n\(host)\r\n", 414),
                 ("URL of 200,000 bytes", "GET /v1/places?keyword=\(longerURL) HTTP/1.1\r\n\(host)\r\n", 414),
             ]
@@ -204,12 +241,18 @@ import Testing
                 #expect(r.json["status"] as? Int == status, "\(label): \(r.text.prefix(300))")
                 #expect(!(r.json["error"] as? String ?? "").isEmpty, "\(label): \(r.text.prefix(300))")
             }
-            let tourLong = try await server.raw(Array("GET \(Self.tour)areaBasedList2?keyword=\(String(repeating: "a", count: 90_000)) HTTP/1.1\r\n\(host)\r\n".utf8))
+            let tourLong = try await server.raw(
+                Array(
+                    "GET \(Self.tour)areaBasedList2?keyword=\(String(repeating: "a", count: 90_000)) HTTP/1.1\r\n\(host)\r\n"
+                        .utf8))
             #expect(tourLong.status == 414)
             #expect(tourHeader(tourLong)["resultCode"] as? String == "04", "\(tourLong.text.prefix(300))")
-            let tourBad = try await server.raw(Array("GET \(Self.tour)areaBasedList2?keyword=가 HTTP/1.1\r\n\(host)\r\n".utf8))
+            let tourBad = try await server.raw(
+                Array("GET \(Self.tour)areaBasedList2?keyword=가 HTTP/1.1\r\n\(host)\r\n".utf8))
             #expect(tourBad.status == 400)
-            #expect(tourHeader(tourBad)["resultCode"] as? String == "99" || tourHeader(tourBad)["resultCode"] as? String == "10", "\(tourBad.text.prefix(300))")
+            #expect(
+                tourHeader(tourBad)["resultCode"] as? String == "99"
+                    || tourHeader(tourBad)["resultCode"] as? String == "10", "\(tourBad.text.prefix(300))")
             #expect(try await server.get("/healthz").status == 200)
         }
     }

@@ -20,13 +20,20 @@ extension RealServer {
 
         deinit { server.stop() }
 
-        func body(_ r: LoopbackHTTP.Response) -> [String: Any] { (r.json["response"] as? [String: Any])?["body"] as? [String: Any] ?? [:] }
-        func header(_ r: LoopbackHTTP.Response) -> [String: Any] { (r.json["response"] as? [String: Any])?["header"] as? [String: Any] ?? [:] }
-        func items(_ r: LoopbackHTTP.Response) -> [[String: Any]] { ((body(r)["items"] as? [String: Any])?["item"] as? [[String: Any]]) ?? [] }
+        func body(_ r: LoopbackHTTP.Response) -> [String: Any] {
+            (r.json["response"] as? [String: Any])?["body"] as? [String: Any] ?? [:]
+        }
+        func header(_ r: LoopbackHTTP.Response) -> [String: Any] {
+            (r.json["response"] as? [String: Any])?["header"] as? [String: Any] ?? [:]
+        }
+        func items(_ r: LoopbackHTTP.Response) -> [[String: Any]] {
+            ((body(r)["items"] as? [String: Any])?["item"] as? [[String: Any]]) ?? []
+        }
 
         @Test func testLocationBasedListAsAnAppSendsIt() throws {
             // The request line a TourAPI app sends (serviceKey already URL-encoded, as data.go.kr hands it out).
-            let request = "GET /B551011/KorService2/locationBasedList2?serviceKey=abc%2Bdef%2F123%3D%3D&numOfRows=10&pageNo=1"
+            let request =
+                "GET /B551011/KorService2/locationBasedList2?serviceKey=abc%2Bdef%2F123%3D%3D&numOfRows=10&pageNo=1"
                 + "&MobileOS=AND&MobileApp=TestApp&_type=json&arrange=E&mapX=126.978&mapY=37.5665&radius=1000 HTTP/1.1\r\n"
                 + "Host: apis.data.go.kr\r\nUser-Agent: okhttp/4.12.0\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n"
             let r = try server.http.raw(Array(request.utf8))
@@ -50,33 +57,54 @@ extension RealServer {
                 #expect(item["modifiedtime"] as? String == place.modified)
             }
             // Page 2 continues where page 1 stopped.
-            let two = try server.http.get("/B551011/KorService2/locationBasedList2?mapX=126.978&mapY=37.5665&radius=1000&numOfRows=10&pageNo=2&_type=json")
+            let two = try server.http.get(
+                "/B551011/KorService2/locationBasedList2?mapX=126.978&mapY=37.5665&radius=1000&numOfRows=10&pageNo=2&_type=json"
+            )
             #expect(items(two).map { $0["contentid"] as? String } == expected.dropFirst(10).prefix(10).map(\.id))
         }
 
         @Test func testOtherOperations() throws {
-            let area = try server.http.get("/B551011/KorService2/areaBasedList2?areaCode=1&sigunguCode=3&contentTypeId=15&numOfRows=5&_type=json&MobileOS=IOS&MobileApp=x")
+            let area = try server.http.get(
+                "/B551011/KorService2/areaBasedList2?areaCode=1&sigunguCode=3&contentTypeId=15&numOfRows=5&_type=json&MobileOS=IOS&MobileApp=x"
+            )
             #expect(header(area)["resultCode"] as? String == "0000", "\(area.text)")
-            #expect(body(area)["totalCount"] as? Int == places.filter { $0.sigungucode == "3" && $0.category == 15 }.count)
+            #expect(
+                body(area)["totalCount"] as? Int == places.filter { $0.sigungucode == "3" && $0.category == 15 }.count)
             #expect(items(area).first?["dist"] == nil, "no dist outside location lists")
 
-            let keyword = try server.http.get("/B551011/KorService2/searchKeyword2?keyword=%EA%B2%BD%EB%B3%B5%EA%B6%81&_type=json")
+            let keyword = try server.http.get(
+                "/B551011/KorService2/searchKeyword2?keyword=%EA%B2%BD%EB%B3%B5%EA%B6%81&_type=json")
             #expect(items(keyword).map { $0["title"] as? String } == ["경복궁"])
 
-            let festival = try server.http.get("/B551011/KorService2/searchFestival2?eventStartDate=20250515&_type=json&numOfRows=100")
+            let festival = try server.http.get(
+                "/B551011/KorService2/searchFestival2?eventStartDate=20250515&_type=json&numOfRows=100")
             let running = places.filter { $0.category == 15 && ($0.eventEnd ?? "") >= "20250515" }
             #expect(body(festival)["totalCount"] as? Int == running.count, "\(festival.text.prefix(300))")
-            #expect(items(festival).allSatisfy { $0["contenttypeid"] as? String == "15" && ($0["eventenddate"] as? String ?? "") >= "20250515" })
+            #expect(
+                items(festival).allSatisfy {
+                    $0["contenttypeid"] as? String == "15" && ($0["eventenddate"] as? String ?? "") >= "20250515"
+                })
 
-            let detail = try server.http.get("/B551011/KorService2/detailCommon2?contentId=2&_type=json&MobileOS=ETC&MobileApp=x")
+            let detail = try server.http.get(
+                "/B551011/KorService2/detailCommon2?contentId=2&_type=json&MobileOS=ETC&MobileApp=x")
             #expect(items(detail).first?["title"] as? String == "덕수궁")
 
             // KorService2's classification and legal-dong filters (every harness place is cat1 A01, none has lDong codes).
             let all = body(try server.http.get("/B551011/KorService2/areaBasedList2?_type=json"))["totalCount"] as? Int
-            #expect(body(try server.http.get("/B551011/KorService2/areaBasedList2?cat1=A01&_type=json"))["totalCount"] as? Int == all)
-            #expect(body(try server.http.get("/B551011/KorService2/areaBasedList2?cat1=A01&cat2=A0102&_type=json"))["totalCount"] as? Int == 0)
-            #expect(body(try server.http.get("/B551011/KorService2/areaBasedList2?lclsSystm1=AC&_type=json"))["totalCount"] as? Int == 0)
-            #expect(body(try server.http.get("/B551011/KorService2/areaBasedList2?lDongRegnCd=11&lDongSignguCd=110&_type=json"))["totalCount"] as? Int == 0)
+            #expect(
+                body(try server.http.get("/B551011/KorService2/areaBasedList2?cat1=A01&_type=json"))["totalCount"]
+                    as? Int == all)
+            #expect(
+                body(try server.http.get("/B551011/KorService2/areaBasedList2?cat1=A01&cat2=A0102&_type=json"))[
+                    "totalCount"] as? Int == 0)
+            #expect(
+                body(try server.http.get("/B551011/KorService2/areaBasedList2?lclsSystm1=AC&_type=json"))["totalCount"]
+                    as? Int == 0)
+            #expect(
+                body(
+                    try server.http.get(
+                        "/B551011/KorService2/areaBasedList2?lDongRegnCd=11&lDongSignguCd=110&_type=json"))[
+                        "totalCount"] as? Int == 0)
 
             // An empty page is `"items": ""`, as TourAPI writes it.
             let empty = try server.http.get("/B551011/KorService2/searchKeyword2?keyword=%EC%97%86%EC%9D%8C&_type=json")
@@ -104,13 +132,18 @@ extension RealServer {
                 let r = try server.http.get(TourAPIPath.prefix + target)
                 #expect(r.status == status, "\(target): \(r.text)")
                 #expect(header(r)["resultCode"] as? String == code, "\(target): \(r.text)")
-                #expect(parameter.isEmpty || (header(r)["resultMsg"] as? String ?? "").contains(parameter), "\(target): \(r.text)")
+                #expect(
+                    parameter.isEmpty || (header(r)["resultMsg"] as? String ?? "").contains(parameter),
+                    "\(target): \(r.text)")
             }
-            #expect(header(try server.http.send(method: "POST", target: TourAPIPath.prefix + "areaBasedList2"))["resultCode"] as? String == "04")
+            #expect(
+                header(try server.http.send(method: "POST", target: TourAPIPath.prefix + "areaBasedList2"))[
+                    "resultCode"] as? String == "04")
         }
 
         @Test func testServiceKeyWhenRequired() throws {
-            let keyed = try RunningServer(path: folder.file("places.sqlite"), options: RunningServer.options { $0.serviceKey = "k+y/1==" })
+            let keyed = try RunningServer(
+                path: folder.file("places.sqlite"), options: RunningServer.options { $0.serviceKey = "k+y/1==" })
             defer { keyed.stop() }
             let path = TourAPIPath.prefix + "areaBasedList2?_type=json&serviceKey="
             #expect(header(try keyed.http.get(path + "k%2By%2F1%3D%3D"))["resultCode"] as? String == "0000")

@@ -2,6 +2,7 @@ import Foundation
 import NearbyCore
 import NearbyTestSupport
 import Testing
+
 @testable import NearbyStore
 
 /// Hardening: opening caches under races and odd paths.
@@ -35,7 +36,10 @@ import Testing
     @Test func folderIsNotACache() throws {
         let dir = try TempFolder()
         for readOnly in [false, true] {
-            #expect(throws: PlaceCacheError.cannotOpen(path: dir.path, reason: "it is a folder; name a file, e.g. \(dir.path)/places.sqlite")) {
+            #expect(
+                throws: PlaceCacheError.cannotOpen(
+                    path: dir.path, reason: "it is a folder; name a file, e.g. \(dir.path)/places.sqlite")
+            ) {
                 try PlaceCache(path: dir.path, readOnly: readOnly)
             }
         }
@@ -45,6 +49,14 @@ import Testing
 final class LockedMessages: @unchecked Sendable {
     private let lock = NSLock()
     private var messages: [String] = []
-    func append(_ m: String) { lock.lock(); messages.append(m); lock.unlock() }
-    var all: [String] { lock.lock(); defer { lock.unlock() }; return messages }
+    func append(_ m: String) {
+        lock.lock()
+        messages.append(m)
+        lock.unlock()
+    }
+    var all: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return messages
+    }
 }

@@ -1,7 +1,8 @@
 import Foundation
-import NearbyTestSupport
 import NearbyCore
+import NearbyTestSupport
 import Testing
+
 @testable import NearbyStore
 
 /// The snapshot engine on real cache files: the same answers as the memory and SQLite engines, and
@@ -29,16 +30,19 @@ import Testing
         let (mapped, notes) = try Self.engine(cache)
         #expect(notes.isEmpty && (mapped as? SnapshotEngine)?.current is MemoryEngine)
         let other = try PlaceCache(path: cache.path, readOnly: true)
-        let memory = MemoryEngine(places: try other.allPlaces(), generation: try other.generation(), cursorKey: try other.cursorKey())
+        let memory = MemoryEngine(
+            places: try other.allPlaces(), generation: try other.generation(), cursorKey: try other.cursorKey())
         let sqlite = SQLiteEngine(cache: other, cursorKey: try other.cursorKey())
         for n in 0..<60 {
             let q = g.query(model: model)
-            let a = try mapped.run(q), m = try memory.run(q)
+            let a = try mapped.run(q)
+            let m = try memory.run(q)
             #expect(a == m, "query \(n): \(q)")
             #expect(a == (try sqlite.run(q)), "query \(n): \(q)")
             if a != m { return }
             if let next = a.nextCursor {  // cursors are interchangeable between engines
-                var resumed = q; resumed.cursor = next
+                var resumed = q
+                resumed.cursor = next
                 #expect(try mapped.run(resumed) == memory.run(resumed))
             }
         }
@@ -55,11 +59,14 @@ import Testing
         let cache = try Self.cache(g.places(1500), in: dir)
         let (mapped, notes) = try Self.engine(cache)
         #expect(notes.isEmpty && (mapped as? SnapshotEngine)?.current is MemoryEngine)
-        let memory = MemoryEngine(places: try cache.allPlaces(), generation: try cache.generation(), cursorKey: try cache.cursorKey())
+        let memory = MemoryEngine(
+            places: try cache.allPlaces(), generation: try cache.generation(), cursorKey: try cache.cursorKey())
         let sqlite = SQLiteEngine(cache: cache, cursorKey: try cache.cursorKey())
         let f = FilterExamples.filter(c)
-        for q in [PlaceQuery(filter: f, order: PlaceOrder([SortKey(.title)]), limit: 0),
-                  PlaceQuery(center: Coordinate(lat: 37.57, lon: 126.98), shape: .radius(20_000), filter: f, limit: 30)] {
+        for q in [
+            PlaceQuery(filter: f, order: PlaceOrder([SortKey(.title)]), limit: 0),
+            PlaceQuery(center: Coordinate(lat: 37.57, lon: 126.98), shape: .radius(20_000), filter: f, limit: 30),
+        ] {
             let m = try memory.run(q)
             #expect(m.total! > 0, "\(c): no match")
             #expect(try mapped.run(q) == m, "snapshot engine, \(c)")
@@ -77,7 +84,9 @@ import Testing
         try writable.write { w in for p in places.prefix(40) { try w.delete(id: p.id) } }
         let cache = try PlaceCache(path: dir.file("cache.sqlite"), readOnly: true)
         let (engine, notes) = try Self.engine(cache)
-        #expect(notes.count == 1 && notes[0].contains("made at cache generation 1, the cache is at 2; rebuilding it"), "\(notes)")
+        #expect(
+            notes.count == 1 && notes[0].contains("made at cache generation 1, the cache is at 2; rebuilding it"),
+            "\(notes)")
         let q = PlaceQuery()
         #expect(try engine.run(q).total == 260)
         #expect(try engine.run(q) == SQLiteEngine(cache: writable).run(q))
@@ -97,9 +106,11 @@ import Testing
         let expected = try SQLiteEngine(cache: cache, cursorKey: try cache.cursorKey()).run(q)
         var older = good
         older[8] = 2  // a snapshot of format 2 (rows in id order), written by an older nearby
-        for (bytes, reason) in [(flipped, "damaged (checksum of BSUM)"), (good.prefix(good.count - 9), "truncated"),
-                                (older, "format version 2, this nearby reads \(IndexSnapshot.formatVersion)"),
-                                (Data("hello".utf8), "not a Nearby index snapshot"), (Data(), "truncated")] {
+        for (bytes, reason) in [
+            (flipped, "damaged (checksum of BSUM)"), (good.prefix(good.count - 9), "truncated"),
+            (older, "format version 2, this nearby reads \(IndexSnapshot.formatVersion)"),
+            (Data("hello".utf8), "not a Nearby index snapshot"), (Data(), "truncated"),
+        ] {
             try bytes.write(to: URL(fileURLWithPath: path))
             let (engine, notes) = try Self.engine(try PlaceCache(path: cache.path, readOnly: true))
             #expect(notes == ["index snapshot \(path): \(reason); rebuilding it"])
@@ -114,7 +125,9 @@ import Testing
         _ = try Self.cache(g.places(100), in: dir)
         let old = FileManager.default.contents(atPath: CacheSnapshot.path(ofCache: dir.file("cache.sqlite")))!
         // The cache deleted and made again from other places: same generation (1), another identity.
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: dir.file("cache.sqlite" + suffix)) }
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: dir.file("cache.sqlite" + suffix))
+        }
         let cache = try Self.cache(g.places(100), in: dir)
         try old.write(to: URL(fileURLWithPath: CacheSnapshot.path(ofCache: cache.path)))
         #expect(try cache.generation() == 1)
@@ -146,7 +159,8 @@ import Testing
         var g = QuerySampler(seed: 11)
         let places = g.places(400)
         let dir = try TempFolder()
-        func fedCache(_ name: String, _ records: [Place], deleting: [String] = []) throws -> (PlaceCache, SnapshotFeed) {
+        func fedCache(_ name: String, _ records: [Place], deleting: [String] = []) throws -> (PlaceCache, SnapshotFeed)
+        {
             let cache = try PlaceCache(path: dir.file(name))
             let feed = SnapshotFeed()
             try cache.write(feeding: feed) { w in
@@ -171,7 +185,8 @@ import Testing
         #expect(left == ["fed.sqlite.nearby-index"], "\(left)")
         // A repeated id and a delete drop the feed; the snapshot still holds exactly the cache's rows.
         var changed = places
-        changed[3].title = "바뀐 이름"; changed[3].modified = "20990101000000"
+        changed[3].title = "바뀐 이름"
+        changed[3].modified = "20990101000000"
         let (other, otherFeed) = try fedCache("changed.sqlite", places + [changed[3]], deleting: [places[5].id])
         #expect(!otherFeed.isFilled)
         CacheSnapshot.update(other, feed: otherFeed) { Issue.record("update: \($0)") }

@@ -2,6 +2,7 @@ import Foundation
 import NearbyCore
 import NearbyTestSupport
 import Testing
+
 @testable import NearbyStore
 
 /// Hardening: a damaged cache is reported, never read as silently wrong places.
@@ -11,7 +12,10 @@ import Testing
         let cache = try PlaceCache(path: dir.file("c.sqlite"))
         try cache.write { w in
             for i in 1...3 {
-                try w.upsert(Place(id: "\(i)", title: "place \(i)", lat: 37.5, lon: 127, category: 12, image: "http://example.org/\(i).jpg"))
+                try w.upsert(
+                    Place(
+                        id: "\(i)", title: "place \(i)", lat: 37.5, lon: 127, category: 12,
+                        image: "http://example.org/\(i).jpg"))
             }
         }
         return (cache, dir)
@@ -24,8 +28,14 @@ import Testing
         ("UPDATE places SET lat = 91 WHERE id = '2'", #"id "2": lat: 91.0 is outside [-90, 90]"#),
         ("UPDATE places SET category = 1.5 WHERE id = '2'", #"id "2": category: a number where an integer belongs"#),
         ("UPDATE places SET title = X'41' WHERE id = '2'", #"id "2": title: a blob where text belongs"#),
-        ("UPDATE places SET title = 'place 9' WHERE id = '2'", #"id "2": checksum: the stored values differ from those written (a changed byte)"#),
-        ("UPDATE places SET checksum = NULL WHERE id = '2'", #"id "2": checksum: NULL where the row's checksum belongs"#),
+        (
+            "UPDATE places SET title = 'place 9' WHERE id = '2'",
+            #"id "2": checksum: the stored values differ from those written (a changed byte)"#
+        ),
+        (
+            "UPDATE places SET checksum = NULL WHERE id = '2'",
+            #"id "2": checksum: NULL where the row's checksum belongs"#
+        ),
     ])
     func damagedRowsAreReported(damage: String, problem: String) throws {
         let (cache, dir) = try Self.cache()
@@ -36,7 +46,10 @@ import Testing
         #expect(report.problems.first == problem)  // then, for a moved point, its R*Tree box
         #expect(throws: PlaceCacheError.self) { try cache.allPlaces() }
         do { _ = try cache.allPlaces() } catch {
-            #expect("\(error)" == "\(cache.path): the cache is damaged: \(problem); run nearby check, then rebuild the cache from its sources")
+            #expect(
+                "\(error)"
+                    == "\(cache.path): the cache is damaged: \(problem); run nearby check, then rebuild the cache from its sources"
+            )
         }
         #expect(throws: PlaceCacheError.self) { try cache.forEachPlaceByID { _ in } }
     }
@@ -57,7 +70,8 @@ import Testing
         _ = consume cache  // closes the connection: the WAL is checkpointed into the file
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let marker = Array("http://example.org/2".utf8)
-        let at = try #require((0...(bytes.count - marker.count)).first { bytes[$0..<$0 + marker.count].elementsEqual(marker) })
+        let at = try #require(
+            (0...(bytes.count - marker.count)).first { bytes[$0..<$0 + marker.count].elementsEqual(marker) })
         bytes[at + 2] = 0xFF
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let reopened = try PlaceCache(path: path, readOnly: true)
@@ -82,8 +96,10 @@ import Testing
             let cache = try PlaceCache(path: path)
             try cache.write { w in
                 for i in 1...3 {
-                    try w.upsert(Place(id: "\(i)", title: "place \(i)", lat: 37.5, lon: i == 2 ? 127.0827814 : 127,
-                                       category: i == 2 ? 0x5A3C_7E19 : 12, image: "http://example.org/\(i).jpg"))
+                    try w.upsert(
+                        Place(
+                            id: "\(i)", title: "place \(i)", lat: 37.5, lon: i == 2 ? 127.0827814 : 127,
+                            category: i == 2 ? 0x5A3C_7E19 : 12, image: "http://example.org/\(i).jpg"))
                 }
             }
             CacheSnapshot.update(cache)
@@ -95,7 +111,8 @@ import Testing
         try Data(bytes).write(to: URL(fileURLWithPath: path))
 
         let cache = try PlaceCache(path: path, readOnly: true)
-        let refusal = "\(path): the cache is damaged: id \"2\": checksum: the stored values differ from those written (a changed byte); run nearby check, then rebuild the cache from its sources"
+        let refusal =
+            "\(path): the cache is damaged: id \"2\": checksum: the stored values differ from those written (a changed byte); run nearby check, then rebuild the cache from its sources"
         func refuses(_ what: String, _ body: () throws -> Void) {
             #expect(throws: PlaceCacheError.self, "\(kind): \(what)") { try body() }
             do { try body() } catch { #expect("\(error)" == refusal, "\(kind): \(what)") }
@@ -109,8 +126,13 @@ import Testing
             _ = try CacheSnapshot.engine(for: PlaceCache(path: path, readOnly: true), report: { _ in }).run(near)
         }
         try FileManager.default.removeItem(atPath: CacheSnapshot.path(ofCache: path))
-        refuses("snapshot build") { _ = try CacheSnapshot.engine(for: PlaceCache(path: path, readOnly: true), report: { _ in }) }
-        #expect(try cache.check().problems == [#"id "2": checksum: the stored values differ from those written (a changed byte)"#])
+        refuses("snapshot build") {
+            _ = try CacheSnapshot.engine(for: PlaceCache(path: path, readOnly: true), report: { _ in })
+        }
+        #expect(
+            try cache.check().problems == [
+                #"id "2": checksum: the stored values differ from those written (a changed byte)"#
+            ])
         #expect(try cache.place(id: "1")?.title == "place 1")
     }
 
@@ -134,7 +156,9 @@ import Testing
         let cache = try PlaceCache(path: path)
         #expect(try cache.check() == CacheCheckReport(rows: 20))
         try cache.connection.execute("UPDATE places SET lat = lat + 1e-9 WHERE id = 'p3'")
-        #expect(try cache.check().problems.first == #"id "p3": checksum: the stored values differ from those written (a changed byte)"#)
+        #expect(
+            try cache.check().problems.first
+                == #"id "p3": checksum: the stored values differ from those written (a changed byte)"#)
     }
 
     /// The fill runs in the schema step that adds the checksum, before later steps add their columns

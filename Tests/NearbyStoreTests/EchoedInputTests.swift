@@ -1,13 +1,16 @@
 import Foundation
 import NearbyCore
 import Testing
+
 @testable import NearbyStore
 
 /// Hardening: input echoed in messages is quoted, cut and escaped; one message per line.
 @Suite struct EchoedInputTests {
     @Test func echoedValuesAreQuotedCutAndEscaped() throws {
         #expect(MessageText.quoted("abc") == #""abc""#)
-        #expect(MessageText.quoted("a\nb\u{1B}[31m\"\\\u{0}\u{7F}\u{85}\u{2028}\u{202E}") == #""a\nb\u001b[31m\"\\\u0000\u007f\u0085\u2028\u202e""#)
+        #expect(
+            MessageText.quoted("a\nb\u{1B}[31m\"\\\u{0}\u{7F}\u{85}\u{2028}\u{202E}")
+                == #""a\nb\u001b[31m\"\\\u0000\u007f\u0085\u2028\u202e""#)
         let long = MessageText.quoted(String(repeating: "가", count: 500))
         #expect(long == "\"" + String(repeating: "가", count: 80) + "\"…")
         // A grapheme of thousands of combining marks is cut too (by scalars, not Characters).
@@ -34,7 +37,10 @@ import Testing
     @Test func csvNewlineInsideQuotesStaysOnOneMessageLine() throws {
         let csv = "id,title,lat,lon,category,created\n1,A,37.5,127,12,\"2024\nfake.csv:1: id: injected\"\n"
         let parsed = try parseFile(csv, name: "n.csv")
-        #expect(parsed.messages == [#"n.csv:2: created: "2024\nfake.csv:1: id: injected" is not a yyyyMMddHHmmss date-time"#])
+        #expect(
+            parsed.messages == [
+                #"n.csv:2: created: "2024\nfake.csv:1: id: injected" is not a yyyyMMddHHmmss date-time"#
+            ])
     }
 
     @Test func hugeHeaderGivesAShortRefusal() throws {
@@ -42,7 +48,8 @@ import Testing
         let message = try #require(refusal(header, name: "big.csv"))
         #expect(message.count < 2000)
         #expect(!message.unicodeScalars.contains { $0.value < 0x20 })
-        let keys = try #require(refusal(#"{"\u001b[2J":1,"\#(String(repeating: "k", count: 10_000))":2}"#, name: "k.json"))
+        let keys = try #require(
+            refusal(#"{"\u001b[2J":1,"\#(String(repeating: "k", count: 10_000))":2}"#, name: "k.json"))
         #expect(keys.count < 400)
         #expect(!keys.unicodeScalars.contains { $0.value < 0x20 })
     }

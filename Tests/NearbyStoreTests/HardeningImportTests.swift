@@ -1,6 +1,7 @@
 import Foundation
 import NearbyCore
 import Testing
+
 @testable import NearbyStore
 
 /// Hostile inputs to the importers: cases a reader that trusts line endings or the first line gets wrong.
@@ -20,7 +21,9 @@ import Testing
     }
 
     @Test func crOnlyJSONLines() throws {
-        let jsonl = #"{"id":"1","title":"A","lat":1,"lon":2,"category":3}"# + "\r" + #"{"id":"2","title":"B","lat":1,"lon":2,"category":3}"# + "\r"
+        let jsonl =
+            #"{"id":"1","title":"A","lat":1,"lon":2,"category":3}"# + "\r"
+            + #"{"id":"2","title":"B","lat":1,"lon":2,"category":3}"# + "\r"
         let parsed = try parseFile(jsonl, name: "mac.jsonl")
         #expect(parsed.places.map(\.id) == ["1", "2"])
         #expect(parsed.lines == [1, 2])

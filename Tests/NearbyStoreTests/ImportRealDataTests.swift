@@ -2,6 +2,7 @@ import Foundation
 import NearbyCore
 import NearbyTestSupport
 import Testing
+
 @testable import NearbyStore
 
 /// TourAPI and Kakao Local data as people save it (the fixtures in `Fixtures/RealData`, provenance in
@@ -10,7 +11,9 @@ import Testing
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/RealData")
 
-    static func fixture(_ name: String, format: ImportFormat? = nil, encoding: TextEncoding? = nil) throws -> ParsedInput {
+    static func fixture(_ name: String, format: ImportFormat? = nil, encoding: TextEncoding? = nil) throws
+        -> ParsedInput
+    {
         let bytes = try Data(contentsOf: folder.appendingPathComponent(name))
         return try PlaceParser.parse(Array(bytes), file: name, format: format, encoding: encoding)
     }
@@ -37,7 +40,8 @@ import Testing
         #expect(parsed.places.map(\.id) == ["2750143", "2750144"])
         #expect(parsed.places.allSatisfy { $0.created == nil && $0.modified == nil })
         #expect(parsed.places[0].cat3 == "A05020900")
-        #expect(parsed.messages == ["collector.json:4: mapx: 0 is TourAPI's placeholder for a place without coordinates"])
+        #expect(
+            parsed.messages == ["collector.json:4: mapx: 0 is TourAPI's placeholder for a place without coordinates"])
     }
 
     @Test func captureWrapperAroundAResponse() throws {
@@ -49,7 +53,11 @@ import Testing
     }
 
     @Test func captureOfAnErrorEnvelopeIsRefusedWithItsMessage() {
-        #expect(throws: UnsupportedInputError(file: "capture-error.json", message: "TourAPI error envelope: resultCode 22: LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR")) {
+        #expect(
+            throws: UnsupportedInputError(
+                file: "capture-error.json",
+                message: "TourAPI error envelope: resultCode 22: LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR")
+        ) {
             try Self.fixture("capture-error.json")
         }
     }
@@ -59,10 +67,11 @@ import Testing
         #expect(parsed.format == .tourapi)
         #expect(parsed.places.map(\.id) == ["125466", "125467"])
         #expect(parsed.places[1].created == nil)
-        #expect(parsed.messages == [
-            "items.jsonl:3: mapx: missing",
-            "items.jsonl:4: mapx: 0 is TourAPI's placeholder for a place without coordinates",
-        ])
+        #expect(
+            parsed.messages == [
+                "items.jsonl:3: mapx: missing",
+                "items.jsonl:4: mapx: 0 is TourAPI's placeholder for a place without coordinates",
+            ])
     }
 
     @Test func oldKorServiceNumbersAsNumbers() throws {
@@ -92,20 +101,32 @@ import Testing
         #expect(tour.format == .tourapi && tour.errors.isEmpty && tour.lines == [2, 9])
         let details = tour.records.compactMap { if case .detail(let d) = $0.record { d } else { nil } }
         #expect(details.map(\.id) == ["126508", "9999901"] && details.allSatisfy { $0.kind == .barrierFree })
-        #expect(details[0].fields.map(\.name) == ["parking", "route", "wheelchair", "elevator", "restroom", "helpdog",
-                                                  "audioguide", "stroller", "infantsfamilyetc"])
+        #expect(
+            details[0].fields.map(\.name) == [
+                "parking", "route", "wheelchair", "elevator", "restroom", "helpdog",
+                "audioguide", "stroller", "infantsfamilyetc",
+            ])
         #expect(details[1].tags == ["hearing", "sign-language", "video-guide"])  // stroller 불가: no tag
         let pet = try Self.fixture("detailPetTour2.jsonl")
         #expect(pet.errors.isEmpty && pet.lines == [1, 2])
-        let levels = pet.records.compactMap { if case .detail(let d) = $0.record { d.kind == .pet ? d.id : nil } else { nil } }
+        let levels = pet.records.compactMap {
+            if case .detail(let d) = $0.record { d.kind == .pet ? d.id : nil } else { nil }
+        }
         #expect(levels == ["2733968", "126511"])
 
-        let numbers = try parseFile(#"[{"contentid": 126508, "wheelchair": "있음"}, {"contentid": "", "helpdog": "가능"}]"#, name: "d.json")
-        #expect(numbers.records.map(\.record) == [.detail(PlaceDetail(id: "126508", kind: .barrierFree, fields: [.init(name: "wheelchair", text: "있음")]))])
+        let numbers = try parseFile(
+            #"[{"contentid": 126508, "wheelchair": "있음"}, {"contentid": "", "helpdog": "가능"}]"#, name: "d.json")
+        #expect(
+            numbers.records.map(\.record) == [
+                .detail(PlaceDetail(id: "126508", kind: .barrierFree, fields: [.init(name: "wheelchair", text: "있음")]))
+            ])
         #expect(numbers.messages == ["d.json:1: [1].contentid: missing"])
-        #expect(PetFriendliness.level("전구역 동반가능") == "all" && PetFriendliness.level("일부 구역 동반 가능") == "some"
+        #expect(
+            PetFriendliness.level("전구역 동반가능") == "all" && PetFriendliness.level("일부 구역 동반 가능") == "some"
                 && PetFriendliness.level("동반 불가") == "no" && PetFriendliness.level("문의") == nil)
-        #expect(!BarrierFreeDetail.isAvailable(" 없음 ") && !BarrierFreeDetail.isAvailable("N") && BarrierFreeDetail.isAvailable("있음(2대)"))
+        #expect(
+            !BarrierFreeDetail.isAvailable(" 없음 ") && !BarrierFreeDetail.isAvailable("N")
+                && BarrierFreeDetail.isAvailable("있음(2대)"))
     }
 
     @Test func detailCommon2() throws {
@@ -137,29 +158,42 @@ import Testing
     }
 
     @Test func kakaoContentTypeTable() {
-        #expect(KakaoLocalReader.contentTypes == ["AT4": 12, "CT1": 14, "AD5": 32, "FD6": 39, "CE7": 39, "MT1": 38, "CS2": 38])
+        #expect(
+            KakaoLocalReader.contentTypes == [
+                "AT4": 12, "CT1": 14, "AD5": 32, "FD6": 39, "CE7": 39, "MT1": 38, "CS2": 38,
+            ])
     }
 
     @Test func nothingThatIsAPlaceIsOneClearError() {
-        #expect(refusal(String(decoding: (try? Data(contentsOf: Self.folder.appendingPathComponent("no-places.json"))) ?? Data(), as: UTF8.self), name: "no-places.json")
-            == "no-places.json: \(PlaceParser.noPlace) (its keys: collectedAt, items)")
+        #expect(
+            refusal(
+                String(
+                    decoding: (try? Data(contentsOf: Self.folder.appendingPathComponent("no-places.json"))) ?? Data(),
+                    as: UTF8.self), name: "no-places.json")
+                == "no-places.json: \(PlaceParser.noPlace) (its keys: collectedAt, items)")
     }
 
     @Test func itemsSharingALineAreNamedByTheirPath() throws {
-        let json = #"[{"contentid":"1","contenttypeid":"12","title":"a","mapx":"127","mapy":"37"},{"contentid":"2","contenttypeid":"12","title":"b","mapx":"127","mapy":"97"}]"#
+        let json =
+            #"[{"contentid":"1","contenttypeid":"12","title":"a","mapx":"127","mapy":"37"},{"contentid":"2","contenttypeid":"12","title":"b","mapx":"127","mapy":"97"}]"#
         let parsed = try parseFile(json, name: "one.json")
         #expect(parsed.places.map(\.id) == ["1"])
         #expect(parsed.messages == ["one.json:1: [1].mapy: 97.0 is outside [-90, 90]"])
-        let wrapped = #"{"items":[{"contentid":"1","title":"a","mapx":"127","mapy":"37"},{"contentid":"2","contenttypeid":"12","title":"b","mapx":"127","mapy":"37"}]}"#
+        let wrapped =
+            #"{"items":[{"contentid":"1","title":"a","mapx":"127","mapy":"37"},{"contentid":"2","contenttypeid":"12","title":"b","mapx":"127","mapy":"37"}]}"#
         #expect(try parseFile(wrapped, name: "w.json").messages == ["w.json:1: items[0].contenttypeid: missing"])
     }
 
     @Test func nestedValuesUnderCollectorKeysAreIgnored() throws {
-        let line = #"{"contentid":"1","contenttypeid":12,"title":"a","mapx":127.1,"mapy":37.2,"images":[{"url":"x"}],"meta":{"k":1}}"#
+        let line =
+            #"{"contentid":"1","contenttypeid":12,"title":"a","mapx":127.1,"mapy":37.2,"images":[{"url":"x"}],"meta":{"k":1}}"#
         let parsed = try parseFile(line, name: "n.jsonl")
         #expect(parsed.errors.isEmpty && parsed.places.map(\.lon) == [127.1])
-        #expect(try parseFile(#"{"contentid":"1","contenttypeid":12,"title":{"ko":"a"},"mapx":127.1,"mapy":37.2}"#, name: "t.jsonl").messages
-            == ["t.jsonl:1: title: expected a string"])
+        #expect(
+            try parseFile(
+                #"{"contentid":"1","contenttypeid":12,"title":{"ko":"a"},"mapx":127.1,"mapy":37.2}"#, name: "t.jsonl"
+            ).messages
+                == ["t.jsonl:1: title: expected a string"])
     }
 
     @Test func tourAPIColumnsInACSVWithBOMCRLFQuotesAndSpreadsheetDamage() throws {
@@ -193,22 +227,35 @@ import Testing
         // Forced: the same bytes read as UTF-8 are never garbled text, they are errors.
         let forced = try Self.fixture("tourapi-export-cp949.csv", encoding: .utf8)
         #expect(forced.places.isEmpty)
-        #expect(forced.messages == ["tourapi-export-cp949.csv:2: title: invalid UTF-8", "tourapi-export-cp949.csv:3: title: invalid UTF-8"])
+        #expect(
+            forced.messages == [
+                "tourapi-export-cp949.csv:2: title: invalid UTF-8", "tourapi-export-cp949.csv:3: title: invalid UTF-8",
+            ])
     }
 
     @Test func utf8IsNotMistakenForCP949AndEUCKRNamesWork() throws {
         #expect(try Self.fixture("tourapi-export.csv", encoding: .utf8).places.count == 3)
-        #expect(TextEncoding(name: "EUC-KR") == .cp949 && TextEncoding(name: "utf8") == .utf8 && TextEncoding(name: "latin1") == nil)
+        #expect(
+            TextEncoding(name: "EUC-KR") == .cp949 && TextEncoding(name: "utf8") == .utf8
+                && TextEncoding(name: "latin1") == nil)
     }
 
     @Test func utf16IsRefused() {
-        #expect(throws: UnsupportedInputError(file: "utf16-export.txt", message: "UTF-16 text (a spreadsheet's \"Unicode text\"); save it as UTF-8 (or CP949) CSV")) {
+        #expect(
+            throws: UnsupportedInputError(
+                file: "utf16-export.txt",
+                message: "UTF-16 text (a spreadsheet's \"Unicode text\"); save it as UTF-8 (or CP949) CSV")
+        ) {
             try Self.fixture("utf16-export.txt")
         }
     }
 
     @Test func spreadsheetRepairOnlyTouchesRoundedTimes() {
-        func repaired(_ s: String?) -> String? { var v = s; SpreadsheetRepair.dateTime(&v); return v }
+        func repaired(_ s: String?) -> String? {
+            var v = s
+            SpreadsheetRepair.dateTime(&v)
+            return v
+        }
         #expect(repaired("2.02501E+13") == "20250101000000")
         #expect(repaired("20251200000000") == "20251201000000")
         #expect(repaired("20250115143012") == "20250115143012")

@@ -1,12 +1,16 @@
 import Foundation
-import NearbyTestSupport
 import NearbyCore
+import NearbyTestSupport
+
 @testable import NearbyStore
 
 /// Writes `bytes` to a real file in a fresh temporary folder, reads it back and parses it, named `name`.
-func parseFile(_ bytes: [UInt8], name: String, format: ImportFormat? = nil, strict: Bool = false) throws -> ParsedInput {
+func parseFile(_ bytes: [UInt8], name: String, format: ImportFormat? = nil, strict: Bool = false) throws -> ParsedInput
+{
     let dir = try TempFolder()
-    let read = try withExtendedLifetime(dir) { try Data(contentsOf: URL(fileURLWithPath: dir.write(name, Data(bytes)))) }
+    let read = try withExtendedLifetime(dir) {
+        try Data(contentsOf: URL(fileURLWithPath: dir.write(name, Data(bytes))))
+    }
     return try PlaceParser.parse(Array(read), file: name, format: format, strict: strict)
 }
 
@@ -22,7 +26,10 @@ extension ParsedInput {
 
 /// The message of the one error a refused input throws.
 func refusal(_ text: String, name: String, format: ImportFormat? = nil) -> String? {
-    do { _ = try parseFile(text, name: name, format: format); return nil } catch let e as UnsupportedInputError {
+    do {
+        _ = try parseFile(text, name: name, format: format)
+        return nil
+    } catch let e as UnsupportedInputError {
         return e.description
     } catch { return "unexpected \(error)" }
 }

@@ -1,8 +1,9 @@
 import Foundation
-import NearbyTestSupport
 import NearbyCore
-@testable import NearbyStore
+import NearbyTestSupport
 import Testing
+
+@testable import NearbyStore
 
 /// A place with every field set, including an empty (not nil) string and an unknown accessibility tag.
 func fullPlace(id: String = "full-1") -> Place {
@@ -24,9 +25,10 @@ func rtreeCheck(_ cache: PlaceCache) throws -> String? {
 func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
     var rng = SplitMix64(seed: seed)
     return (0..<n).map { i in
-        Place(id: "p\(i)", title: "장소 \(i)", lat: .random(in: -90...90, using: &rng),
-              lon: .random(in: -180...180, using: &rng), category: [12, 14, 39][i % 3],
-              modified: "2024010\(i % 9 + 1)000000")
+        Place(
+            id: "p\(i)", title: "장소 \(i)", lat: .random(in: -90...90, using: &rng),
+            lon: .random(in: -180...180, using: &rng), category: [12, 14, 39][i % 3],
+            modified: "2024010\(i % 9 + 1)000000")
     }
 }
 
@@ -119,14 +121,17 @@ func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
         defer { chmod(path, 0o644) }
         guard getuid() != 0 else { return }  // root writes anyway
         #expect { try PlaceCache(path: path, readOnly: true) } throws: { error in
-            "\(error)".contains("schema version 1 must be upgraded to \(PlaceCache.schemaVersion), which needs write access")
+            "\(error)".contains(
+                "schema version 1 must be upgraded to \(PlaceCache.schemaVersion), which needs write access")
         }
     }
 
     /// What a schema-1 file lacks: schema 2's Kakao columns, schema 3's details and schema 4's checksums.
-    static let downToVersion1 = "ALTER TABLE places DROP COLUMN kakaoCategory; ALTER TABLE places DROP COLUMN lDongSource; "
+    static let downToVersion1 =
+        "ALTER TABLE places DROP COLUMN kakaoCategory; ALTER TABLE places DROP COLUMN lDongSource; "
         + downToVersion2.replacingOccurrences(of: "PRAGMA user_version=2", with: "PRAGMA user_version=1")
-    static let downToVersion2 = "ALTER TABLE places DROP COLUMN pet; ALTER TABLE places DROP COLUMN barrierFree; "
+    static let downToVersion2 =
+        "ALTER TABLE places DROP COLUMN pet; ALTER TABLE places DROP COLUMN barrierFree; "
         + "ALTER TABLE places DROP COLUMN petInfo; DROP TABLE pending_details; ALTER TABLE places DROP COLUMN checksum; "
         + "PRAGMA user_version=2"
 
@@ -146,7 +151,10 @@ func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
         #expect(try cache.allPlaces() == [place])
         #expect(try v2.integer("SELECT accessMask FROM places") == Int64(Accessibility.mask(["guide-dog", "visual"])!))
         let waiting = PlaceDetail(id: "2", kind: .pet, fields: [.init(name: "acmpyTypeCd", text: "전구역 동반가능")])
-        let counts = try cache.write { w in try w.detail(waiting); return w.counts }
+        let counts = try cache.write { w in
+            try w.detail(waiting)
+            return w.counts
+        }
         #expect(counts.pending == 1)
     }
 
@@ -202,8 +210,10 @@ func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
         let cache = try PlaceCache(path: dir.file("c.sqlite"))
         var places = randomPlaces(3000, seed: 42)
         // Boundary points: poles, antimeridian, duplicates, values that are not Floats.
-        let edges: [(Double, Double)] = [(90, 180), (-90, -180), (0, 0), (37.5665, 126.978), (37.5665, 126.978),
-                                         (1e-300, -1e-300), (45.000000001, 179.99999999)]
+        let edges: [(Double, Double)] = [
+            (90, 180), (-90, -180), (0, 0), (37.5665, 126.978), (37.5665, 126.978),
+            (1e-300, -1e-300), (45.000000001, 179.99999999),
+        ]
         for (i, (lat, lon)) in edges.enumerated() {
             places.append(Place(id: "edge\(i)", title: "", lat: lat, lon: lon, category: 12))
         }
@@ -214,8 +224,9 @@ func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
         try cache.write { w in
             for p in places.suffix(40) { try w.upsert(p) }
             for i in 0..<40 {
-                let moved = Place(id: "p\(i)", title: "moved", lat: -Double(i), lon: Double(i) * 4, category: 1,
-                                  modified: "20250101000000")
+                let moved = Place(
+                    id: "p\(i)", title: "moved", lat: -Double(i), lon: Double(i) * 4, category: 1,
+                    modified: "20250101000000")
                 places[i] = moved
                 try w.upsert(moved)
             }
@@ -223,10 +234,14 @@ func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
         #expect(try rtreeCheck(cache) == "ok")
         #expect(try cache.connection.integer("SELECT count(*) FROM places_rtree") == places.count)
         var rng = SplitMix64(seed: 9)
-        var boxes: [(Double, Double, Double, Double)] = places.suffix(edges.count).map { ($0.lon, $0.lat, $0.lon, $0.lat) }
+        var boxes: [(Double, Double, Double, Double)] = places.suffix(edges.count).map {
+            ($0.lon, $0.lat, $0.lon, $0.lat)
+        }
         for _ in 0..<60 {
-            let lon = Double.random(in: -180...180, using: &rng), lat = Double.random(in: -90...90, using: &rng)
-            let w = Double.random(in: 0...40, using: &rng), h = Double.random(in: 0...20, using: &rng)
+            let lon = Double.random(in: -180...180, using: &rng)
+            let lat = Double.random(in: -90...90, using: &rng)
+            let w = Double.random(in: 0...40, using: &rng)
+            let h = Double.random(in: 0...20, using: &rng)
             boxes.append((lon, lat, min(lon + w, 180), min(lat + h, 90)))
         }
         for (minLon, minLat, maxLon, maxLat) in boxes {
@@ -235,9 +250,10 @@ func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
             #expect(Set(inside.map(\.id)).isSubset(of: found.map(\.id)))
             // Extra candidates are only Float rounding away from the box.
             let slack = 1e-4
-            #expect(found.allSatisfy {
-                (minLon - slack)...(maxLon + slack) ~= $0.lon && (minLat - slack)...(maxLat + slack) ~= $0.lat
-            })
+            #expect(
+                found.allSatisfy {
+                    (minLon - slack)...(maxLon + slack) ~= $0.lon && (minLat - slack)...(maxLat + slack) ~= $0.lat
+                })
         }
     }
 

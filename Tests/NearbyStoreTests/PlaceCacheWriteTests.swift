@@ -1,8 +1,9 @@
 import Foundation
-import NearbyTestSupport
 import NearbyCore
-@testable import NearbyStore
+import NearbyTestSupport
 import Testing
+
+@testable import NearbyStore
 
 @Suite struct PlaceCacheWriteTests {
     func place(_ id: String, modified: String?, title: String = "t", lat: Double = 37, lon: Double = 127) -> Place {
@@ -17,12 +18,14 @@ import Testing
 
     @Test func upsertFollowsModified() throws {
         let dir = try TempFolder()
-        let cache = try cache(in: dir, with: [
-            place("newer", modified: "20240101000000"), place("equal", modified: "20240101000000"),
-            place("older", modified: "20240101000000"), place("same", modified: "20240101000000"),
-            place("nilIn", modified: "20240101000000"), place("nilCached", modified: nil),
-            place("nilBoth", modified: nil),
-        ])
+        let cache = try cache(
+            in: dir,
+            with: [
+                place("newer", modified: "20240101000000"), place("equal", modified: "20240101000000"),
+                place("older", modified: "20240101000000"), place("same", modified: "20240101000000"),
+                place("nilIn", modified: "20240101000000"), place("nilCached", modified: nil),
+                place("nilBoth", modified: nil),
+            ])
         let counts = try cache.write { w in
             try w.upsert(place("newer", modified: "20240102000000", title: "new"))
             try w.upsert(place("equal", modified: "20240101000000", title: "new"))
@@ -35,9 +38,14 @@ import Testing
             return w.counts
         }
         var expected = WriteCounts()
-        expected.inserted = 1; expected.updated = 4; expected.unchanged = 1; expected.older = 2
+        expected.inserted = 1
+        expected.updated = 4
+        expected.unchanged = 1
+        expected.older = 2
         #expect(counts == expected)
-        for id in ["newer", "equal", "nilCached", "nilBoth", "fresh"] { #expect(try cache.place(id: id)?.title == "new") }
+        for id in ["newer", "equal", "nilCached", "nilBoth", "fresh"] {
+            #expect(try cache.place(id: id)?.title == "new")
+        }
         for id in ["older", "same", "nilIn"] { #expect(try cache.place(id: id)?.title == "t") }
         #expect(try cache.count() == 8)
     }
@@ -55,7 +63,10 @@ import Testing
             return w.counts
         }
         var expected = WriteCounts()
-        expected.inserted = 2; expected.updated = 1; expected.older = 1; expected.unchanged = 1
+        expected.inserted = 2
+        expected.updated = 1
+        expected.older = 1
+        expected.unchanged = 1
         #expect(counts == expected)
         #expect(try cache.place(id: "a") == place("a", modified: "20240102000000", title: "newer", lat: 5, lon: 6))
         #expect(try cache.candidates(minLon: 6, minLat: 5, maxLon: 6, maxLat: 5).map(\.id) == ["a"])
@@ -75,7 +86,8 @@ import Testing
         let dir = try TempFolder()
         let cache = try cache(in: dir, with: [place("a", modified: nil), place("b", modified: nil)])
         let counts = try cache.write { w in
-            try w.delete(id: "a"); try w.delete(id: "missing")
+            try w.delete(id: "a")
+            try w.delete(id: "missing")
             return w.counts
         }
         #expect(counts.deleted == 1 && counts.unchanged == 1)
@@ -119,7 +131,9 @@ import Testing
         let cache = try cache(in: dir, with: before)
         #expect(throws: Stop.self) {
             try cache.write { w in
-                for p in randomPlaces(300, seed: 4) { try w.upsert(Place(id: p.id, title: "changed", lat: 1, lon: 1, category: 1)) }
+                for p in randomPlaces(300, seed: 4) {
+                    try w.upsert(Place(id: p.id, title: "changed", lat: 1, lon: 1, category: 1))
+                }
                 try w.delete(id: "p5")
                 throw Stop()
             }
@@ -153,7 +167,9 @@ import Testing
         let cache = try cache(in: dir, with: randomPlaces(50, seed: 1))
         let reader = try PlaceCache(path: dir.file("c.sqlite"), readOnly: true)
         try cache.write { w in
-            for p in randomPlaces(500, seed: 2) { try w.upsert(Place(id: "new-" + p.id, title: "", lat: 0, lon: 0, category: 1)) }
+            for p in randomPlaces(500, seed: 2) {
+                try w.upsert(Place(id: "new-" + p.id, title: "", lat: 0, lon: 0, category: 1))
+            }
             try w.delete(id: "p1")
             // Both an open reader and one opened mid-write read the committed state, without waiting.
             let lateReader = try PlaceCache(path: dir.file("c.sqlite"), readOnly: true)

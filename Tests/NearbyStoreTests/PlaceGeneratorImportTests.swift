@@ -1,6 +1,7 @@
-import Testing
 import NearbyCore
 import NearbyTestSupport
+import Testing
+
 @testable import NearbyStore
 
 /// `nearby generate`'s output is what `nearby import` reads: both formats parse and validate without
@@ -27,7 +28,10 @@ import NearbyTestSupport
 
     @Test func jsonLinesImportExactly() throws {
         var bytes: [UInt8] = []
-        for p in Self.places { PlaceJSON.append(p, to: &bytes); bytes.append(0x0A) }
+        for p in Self.places {
+            PlaceJSON.append(p, to: &bytes)
+            bytes.append(0x0A)
+        }
         #expect(try imported(bytes, .jsonl) == Self.places)
     }
 }

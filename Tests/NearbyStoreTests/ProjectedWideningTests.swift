@@ -2,6 +2,7 @@ import Foundation
 import NearbyCore
 import NearbyTestSupport
 import Testing
+
 @testable import NearbyStore
 
 /// Projected distances under CRSs whose scale is far from 1: the SQLite engine's
@@ -13,8 +14,9 @@ import Testing
     {
         var g = QuerySampler(seed: seed)
         let places = (0..<count).map { i in
-            Place(id: String(i + 1), title: "p\(i)", lat: centre.0 + g.double(-0.4...0.4),
-                  lon: centre.1 + g.double(-0.4...0.4) / max(0.05, cos(centre.0 * .pi / 180)), category: 12)
+            Place(
+                id: String(i + 1), title: "p\(i)", lat: centre.0 + g.double(-0.4...0.4),
+                lon: centre.1 + g.double(-0.4...0.4) / max(0.05, cos(centre.0 * .pi / 180)), category: 12)
         }
         let dir = try TempFolder()
         let cache = try PlaceCache(path: dir.file("cache.sqlite"))
@@ -22,7 +24,9 @@ import Testing
         let key = try cache.cursorKey()
         let memory = MemoryEngine(places: try cache.allPlaces(), generation: try cache.generation(), cursorKey: key)
         let snapshot = try CacheSnapshot.engine(for: cache) { _ in }
-        return ([("memory", memory), ("sqlite", SQLiteEngine(cache: cache, cursorKey: key)), ("snapshot", snapshot)], dir)
+        return (
+            [("memory", memory), ("sqlite", SQLiteEngine(cache: cache, cursorKey: key)), ("snapshot", snapshot)], dir
+        )
     }
 
     /// (centre, CRS): Seoul under every kind of CRS (3035 is Europe's equal-area projection, its
@@ -41,11 +45,14 @@ import Testing
         let (engines, dir) = try Self.engines(around: centre, seed: UInt64(scene + 1))
         defer { withExtendedLifetime(dir) {} }
         var g = QuerySampler(seed: 1000 + UInt64(scene))
-        var compared = 0, nonEmpty = 0
+        var compared = 0
+        var nonEmpty = 0
         for n in 0..<40 {
-            let c = Coordinate(lat: max(-90, min(90, centre.0 + g.double(-0.2...0.2))),
-                               lon: centre.1 + g.double(-0.2...0.2))
-            let shape: QueryShape = n % 3 == 2
+            let c = Coordinate(
+                lat: max(-90, min(90, centre.0 + g.double(-0.2...0.2))),
+                lon: centre.1 + g.double(-0.2...0.2))
+            let shape: QueryShape =
+                n % 3 == 2
                 ? .knn(k: g.int(1...80), maxDistance: g.chance(0.5) ? g.double(1000...40_000) : nil)
                 : .radius(n == 0 ? 5000 : g.double(0...40_000))
             let q = PlaceQuery(center: c, shape: shape, limit: 0, distance: .projected(crs))

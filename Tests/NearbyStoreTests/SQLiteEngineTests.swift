@@ -1,7 +1,8 @@
 import Foundation
-import NearbyTestSupport
 import NearbyCore
+import NearbyTestSupport
 import Testing
+
 @testable import NearbyStore
 
 /// The SQLite engine answers exactly what the in-memory engine answers, on a real cache file.
@@ -25,12 +26,14 @@ import Testing
         let sqlite = SQLiteEngine(cache: cache, cursorKey: key)
         for n in 0..<60 {
             let q = g.query(model: model)
-            let m = try memory.run(q), s = try sqlite.run(q)
+            let m = try memory.run(q)
+            let s = try sqlite.run(q)
             #expect(m == s, "query \(n): \(q)")
             if m != s { return }
             // Cursors are interchangeable: same query, same cache generation.
             if let next = m.nextCursor {
-                var resumed = q; resumed.cursor = next
+                var resumed = q
+                resumed.cursor = next
                 #expect(try memory.run(resumed) == sqlite.run(resumed))
             }
         }
@@ -38,7 +41,9 @@ import Testing
 
     @Test func edgesOfTheSearchBox() throws {
         let places = [(89.9, 0.0), (89.9, 180.0), (-89.9, -90.0), (0.0, 179.99), (0.0, -179.99), (0.0, 0.0), (45, 90)]
-            .enumerated().map { Place(id: String($0.offset + 1), title: "p", lat: $0.element.0, lon: $0.element.1, category: 12) }
+            .enumerated().map {
+                Place(id: String($0.offset + 1), title: "p", lat: $0.element.0, lon: $0.element.1, category: 12)
+            }
         let (cache, dir) = try Self.cache(places)
         defer { withExtendedLifetime(dir) {} }
         let memory = MemoryEngine(places: places, generation: try cache.generation())
@@ -60,8 +65,9 @@ import Testing
     @Test func searchBoxesHoldTheCircle() {
         let boxes = SQLiteEngine.searchBoxes(around: Coordinate(lat: 0, lon: 179.9), radius: 50_000)
         #expect(boxes.count == 2 && boxes.allSatisfy { $0.minLon <= $0.maxLon })
-        #expect(SQLiteEngine.searchBoxes(around: Coordinate(lat: 89.9, lon: 0), radius: 50_000)
-            .first.map { $0.minLon == -180 && $0.maxLon == 180 && $0.maxLat == 90 } == true)
+        #expect(
+            SQLiteEngine.searchBoxes(around: Coordinate(lat: 89.9, lon: 0), radius: 50_000)
+                .first.map { $0.minLon == -180 && $0.maxLon == 180 && $0.maxLat == 90 } == true)
         #expect(SQLiteEngine.searchBoxes(around: Coordinate(lat: 37, lon: 127), radius: 30_000_000).count == 1)
     }
 }

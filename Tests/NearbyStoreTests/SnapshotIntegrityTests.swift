@@ -1,7 +1,8 @@
 import Foundation
-import NearbyTestSupport
 import NearbyCore
+import NearbyTestSupport
 import Testing
+
 @testable import NearbyStore
 
 /// Damage anywhere in an index snapshot never changes an answer: a query either answers exactly as
@@ -21,7 +22,9 @@ import Testing
 
     /// The row of `id` in snapshot `bytes` (from its `IDOF` and `IDBY` sections).
     static func row(of id: String, in bytes: [UInt8]) -> Int {
-        let s = sections(bytes), offsets = s["IDOF"]!, ids = s["IDBY"]!
+        let s = sections(bytes)
+        let offsets = s["IDOF"]!
+        let ids = s["IDBY"]!
         func offset(_ i: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[offsets.offset + 4 * i + $1]) << (8 * $1) } }
         return (0..<offsets.count - 1).first {
             Array(bytes[ids.offset + offset($0)..<ids.offset + offset($0 + 1)]) == Array(id.utf8)
@@ -46,15 +49,21 @@ import Testing
         let good = [UInt8](FileManager.default.contents(atPath: path)!)
         let byId = Dictionary(uniqueKeysWithValues: try cache.allPlaces().map { ($0.id, $0) })
         let stamp = IndexSnapshot.Stamp(identity: try cache.identity(), generation: try cache.generation())
-        func open() throws -> MemoryEngine { try IndexSnapshot.engine(path, wanted: stamp) { $0.compactMap { byId[$0] } } }
+        func open() throws -> MemoryEngine {
+            try IndexSnapshot.engine(path, wanted: stamp) { $0.compactMap { byId[$0] } }
+        }
         let queries = Self.queries(seed: 78)
         let expected = try queries.map { try open().run($0) }
         // What `nearby query` answers (records fetched from the cache as they are stored).
-        let mapped = try CacheSnapshot.engine(for: try PlaceCache(path: cache.path, readOnly: true)) { Issue.record("\($0)") }
+        let mapped = try CacheSnapshot.engine(for: try PlaceCache(path: cache.path, readOnly: true)) {
+            Issue.record("\($0)")
+        }
         let expectedRecords = try queries.map { try mapped.run($0) }
         // `check` reports the snapshot's damage (the sampler's places are not normalised as an
         // import's, which `check` also reports: those lines are left aside).
-        func snapshotProblems() throws -> [String] { try cache.check(limit: 1_000_000).problems.filter { $0.contains("index snapshot") } }
+        func snapshotProblems() throws -> [String] {
+            try cache.check(limit: 1_000_000).problems.filter { $0.contains("index snapshot") }
+        }
         #expect(try snapshotProblems().isEmpty)
         var refused = 0
         for trial in 0..<300 {
@@ -80,10 +89,16 @@ import Testing
             // snapshot that was refused is rebuilt.
             guard trial % 25 == 0 else { continue }
             var notes: [String] = []
-            let engine = try CacheSnapshot.engine(for: try PlaceCache(path: cache.path, readOnly: true)) { notes.append($0) }
-            for (q, e) in zip(queries, expectedRecords) { #expect(try engine.run(q) == e, "trial \(trial), byte \(pos): \(q)") }
+            let engine = try CacheSnapshot.engine(for: try PlaceCache(path: cache.path, readOnly: true)) {
+                notes.append($0)
+            }
+            for (q, e) in zip(queries, expectedRecords) {
+                #expect(try engine.run(q) == e, "trial \(trial), byte \(pos): \(q)")
+            }
             #expect(notes.allSatisfy { $0.hasSuffix("; rebuilding it") }, "\(notes)")
-            if !notes.isEmpty { #expect([UInt8](FileManager.default.contents(atPath: path)!) == good, "rebuilt byte for byte") }
+            if !notes.isEmpty {
+                #expect([UInt8](FileManager.default.contents(atPath: path)!) == good, "rebuilt byte for byte")
+            }
         }
         #expect(refused > 0)
     }
@@ -105,9 +120,14 @@ import Testing
         let before = try cache.check(limit: 1_000_000).problems.filter { $0.contains("index snapshot") }
         #expect(before.count == 1 && before[0].contains("section \(section)"), "\(before)")
         var notes: [String] = []
-        let engine = try CacheSnapshot.engine(for: try PlaceCache(path: cache.path, readOnly: true)) { notes.append($0) }
-        #expect(try engine.run(q).rows.ids == SQLiteEngine(cache: cache, cursorKey: try cache.cursorKey()).run(q).rows.ids)
-        #expect(notes.count == 1 && notes[0].contains("damaged (checksum of block") && notes[0].contains("section \(section)")
+        let engine = try CacheSnapshot.engine(for: try PlaceCache(path: cache.path, readOnly: true)) {
+            notes.append($0)
+        }
+        #expect(
+            try engine.run(q).rows.ids == SQLiteEngine(cache: cache, cursorKey: try cache.cursorKey()).run(q).rows.ids)
+        #expect(
+            notes.count == 1 && notes[0].contains("damaged (checksum of block")
+                && notes[0].contains("section \(section)")
                 && notes[0].hasSuffix("; rebuilding it"), "\(notes)")
         #expect([UInt8](FileManager.default.contents(atPath: path)!) == good, "rebuilt byte for byte")
         #expect(try cache.check(limit: 1_000_000).problems.allSatisfy { !$0.contains("index snapshot") })
@@ -132,7 +152,8 @@ import Testing
         let q = PlaceQuery(center: Coordinate(lat: 37.5701, lon: 126.9894), shape: .radius(100))
         let first = try SQLiteEngine(cache: cache, cursorKey: try cache.cursorKey()).run(q).places[0].id
         var bad = good
-        let s = Self.sections(good), row = Self.row(of: first, in: good)
+        let s = Self.sections(good)
+        let row = Self.row(of: first, in: good)
         let start = (0..<4).reduce(0) { $0 | Int(good[s["IDOF"]!.offset + 4 * row + $1]) << (8 * $1) }
         bad[s["IDBY"]!.offset + start] = 0x45
         try Self.expectRebuilt(bad, q, section: "IDBY")

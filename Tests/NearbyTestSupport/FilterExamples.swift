@@ -28,9 +28,9 @@ public enum FilterExamples {
         case .areacodes: f.areacodes = ["1", "3"]
         case .sigungucodes: f.sigungucodes = ["7"]
         case .keyword: f.keyword = "ㄱㅂ"
-        case .created: f.created = 20180101000000...20211231235959
-        case .modified: f.modified = 20230101000000...20251231235959
-        case .eventPeriod: f.eventPeriod = 20250301...20250630
+        case .created: f.created = 20_180_101_000_000...20_211_231_235_959
+        case .modified: f.modified = 20_230_101_000_000...20_251_231_235_959
+        case .eventPeriod: f.eventPeriod = 20_250_301...20_250_630
         case .withImage: f.withImage = true
         case .accessibility: f.accessibility = [Accessibility.tags[0]]
         case .bbox: f.bbox = GeoBox(minLon: 126.9, minLat: 37.5, maxLon: 127.05, maxLat: 37.6)

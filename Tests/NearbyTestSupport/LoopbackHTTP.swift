@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A plain HTTP/1.1 client over a loopback TCP socket, for tests that talk to a real server: the request
@@ -61,7 +62,10 @@ public struct LoopbackHTTP {
             var sent = 0
             while sent < request.count {
                 let n = request.withUnsafeBytes { write(fd, $0.baseAddress! + sent, request.count - sent) }
-                guard n > 0 else { close(fd); throw Failure(description: "write failed: errno \(errno)") }
+                guard n > 0 else {
+                    close(fd)
+                    throw Failure(description: "write failed: errno \(errno)")
+                }
                 sent += n
             }
         }
@@ -106,10 +110,16 @@ public struct LoopbackHTTP {
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         addr.sin_port = 0
-        let bound = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         guard bound == 0 else { throw Failure(description: "bind failed") }
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        _ = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
         return Int(UInt16(bigEndian: addr.sin_port))
     }
 
@@ -123,9 +133,14 @@ public struct LoopbackHTTP {
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         addr.sin_port = UInt16(port).bigEndian
         let ok = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
-        guard ok == 0 else { close(fd); throw Failure(description: "cannot connect to 127.0.0.1:\(port): errno \(errno)") }
+        guard ok == 0 else {
+            close(fd)
+            throw Failure(description: "cannot connect to 127.0.0.1:\(port): errno \(errno)")
+        }
         return fd
     }
 
@@ -136,11 +151,14 @@ public struct LoopbackHTTP {
         }
         let head = String(decoding: data[0..<end], as: UTF8.self).components(separatedBy: "\r\n")
         let statusParts = head[0].split(separator: " ")
-        guard statusParts.count >= 2, let status = Int(statusParts[1]) else { throw Failure(description: "bad status line \(head[0])") }
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
+            throw Failure(description: "bad status line \(head[0])")
+        }
         var headers: [String: String] = [:]
         for line in head.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         var body = Array(data[(end + 4)...])
         let chunked = headers["transfer-encoding"]?.lowercased() == "chunked"
@@ -149,7 +167,8 @@ public struct LoopbackHTTP {
             var i = 0
             while true {
                 guard let lineEnd = (i..<max(i, body.count - 1)).first(where: { body[$0] == 13 && body[$0 + 1] == 10 }),
-                      let size = Int(String(decoding: body[i..<lineEnd], as: UTF8.self).split(separator: ";")[0], radix: 16)
+                    let size = Int(
+                        String(decoding: body[i..<lineEnd], as: UTF8.self).split(separator: ";")[0], radix: 16)
                 else { throw Failure(description: "bad chunk at byte \(i)") }
                 if size == 0 { break }
                 let start = lineEnd + 2

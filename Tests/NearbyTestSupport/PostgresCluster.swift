@@ -20,7 +20,8 @@ public final class PostgresCluster: @unchecked Sendable {
 
     /// The process's cluster, started on first call.
     public static func shared() throws -> PostgresCluster {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if started == nil {
             started = Result { try PostgresCluster() }
             if case .success = started { atexit { PostgresCluster.stopShared() } }
@@ -47,7 +48,8 @@ public final class PostgresCluster: @unchecked Sendable {
     /// Runs SQL through psql on the maintenance database (or `url`); throws with psql's stderr.
     @discardableResult
     public func psql(_ sql: String, url: String? = nil) throws -> String {
-        try Self.run(Self.binary("psql"), ["-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", url ?? self.url(), "-c", sql])
+        try Self.run(
+            Self.binary("psql"), ["-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", url ?? self.url(), "-c", sql])
     }
 
     private init() throws {
@@ -57,7 +59,9 @@ public final class PostgresCluster: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         if isRoot {
             guard getpwnam("postgres") != nil else {
-                throw ClusterError("running as root, and there is no postgres user to run PostgreSQL as (scripts/install-deps.sh installs PostgreSQL)")
+                throw ClusterError(
+                    "running as root, and there is no postgres user to run PostgreSQL as (scripts/install-deps.sh installs PostgreSQL)"
+                )
             }
             try Self.run("/bin/chown", ["postgres:", folder])
         }
@@ -65,13 +69,16 @@ public final class PostgresCluster: @unchecked Sendable {
             let path = try Self.binary(tool)
             return isRoot ? ("/sbin/runuser", ["-u", "postgres", "--", path] + arguments) : (path, arguments)
         }
-        let initdb = try asServerUser("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8"])
+        let initdb = try asServerUser(
+            "initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8"])
         try Self.run(initdb.0, initdb.1)
         port = try Self.freePort()
-        let server = try asServerUser("postgres", [
-            "-D", data, "-p", "\(port)", "-k", folder, "-c", "listen_addresses=127.0.0.1",
-            "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=off",
-        ])
+        let server = try asServerUser(
+            "postgres",
+            [
+                "-D", data, "-p", "\(port)", "-k", folder, "-c", "listen_addresses=127.0.0.1",
+                "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=off",
+            ])
         let process = Process()
         process.executableURL = URL(fileURLWithPath: server.0)
         process.arguments = server.1
@@ -86,8 +93,9 @@ public final class PostgresCluster: @unchecked Sendable {
         var pid: pid_t?
         for _ in 0..<300 {
             if let text = try? String(contentsOfFile: data + "/postmaster.pid", encoding: .utf8),
-               let first = text.split(separator: "\n").first, let p = pid_t(first),
-               (try? Self.run(ready, ["-q", "-h", "127.0.0.1", "-p", "\(port)"])) != nil {
+                let first = text.split(separator: "\n").first, let p = pid_t(first),
+                (try? Self.run(ready, ["-q", "-h", "127.0.0.1", "-p", "\(port)"])) != nil
+            {
                 pid = p
                 break
             }
@@ -112,10 +120,13 @@ public final class PostgresCluster: @unchecked Sendable {
     static func binary(_ name: String) throws -> String {
         var folders: [String] = []
         if let env = ProcessInfo.processInfo.environment["NEARBY_PG_BIN"] { folders.append(env) }
-        if let bin = try? run("/usr/bin/env", ["pg_config", "--bindir"]) { folders.append(bin.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        if let bin = try? run("/usr/bin/env", ["pg_config", "--bindir"]) {
+            folders.append(bin.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
         folders.append("/usr/lib/postgresql/15/bin")
         for f in folders where FileManager.default.isExecutableFile(atPath: f + "/" + name) { return f + "/" + name }
-        throw ClusterError("no \(name) in \(folders.joined(separator: ", ")); run scripts/install-deps.sh (PostgreSQL 15 + PostGIS 3)")
+        throw ClusterError(
+            "no \(name) in \(folders.joined(separator: ", ")); run scripts/install-deps.sh (PostgreSQL 15 + PostGIS 3)")
     }
 
     /// Runs a program to the end; its stdout, or an error with its stderr.
@@ -124,7 +135,8 @@ public final class PostgresCluster: @unchecked Sendable {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: path)
         p.arguments = arguments
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         p.standardOutput = out
         p.standardError = err
         try p.run()
@@ -132,7 +144,9 @@ public final class PostgresCluster: @unchecked Sendable {
         let errors = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         guard p.terminationStatus == 0 else {
-            throw ClusterError("\(path) \(arguments.joined(separator: " ")): exit \(p.terminationStatus): \(String(decoding: errors, as: UTF8.self))")
+            throw ClusterError(
+                "\(path) \(arguments.joined(separator: " ")): exit \(p.terminationStatus): \(String(decoding: errors, as: UTF8.self))"
+            )
         }
         return String(decoding: output, as: UTF8.self)
     }

@@ -34,7 +34,9 @@ public struct QuerySampler: Sendable {
     }
 
     public mutating func date() -> String {
-        String(format: "%04d%02d%02d%02d%02d%02d", int(2015...2025), int(1...12), int(1...28), int(0...23), int(0...59), int(0...59))
+        String(
+            format: "%04d%02d%02d%02d%02d%02d", int(2015...2025), int(1...12), int(1...28), int(0...23), int(0...59),
+            int(0...59))
     }
 
     /// `n` places clustered around a few Korean cities, with some duplicates of one coordinate and
@@ -42,14 +44,17 @@ public struct QuerySampler: Sendable {
     public mutating func places(_ n: Int) -> [Place] {
         (0..<n).map { i in
             let c = pick(Self.centres)
-            var lat = c.0 + double(-0.15...0.15), lon = c.1 + double(-0.15...0.15)
+            var lat = c.0 + double(-0.15...0.15)
+            var lon = c.1 + double(-0.15...0.15)
             if i % 17 == 0 { (lat, lon) = (37.5665, 126.9780) }  // many places at one point
             let category = chance(0.05) ? 99 : pick(Self.categories)
             let created = chance(0.9) ? date() : nil
-            var start: String?, end: String?
+            var start: String?
+            var end: String?
             if category == 15 || chance(0.05) {
                 let s = int(2024...2025) * 10000 + int(1...12) * 100 + int(1...20)
-                start = String(s); end = chance(0.8) ? String(s + int(0...8)) : nil
+                start = String(s)
+                end = chance(0.8) ? String(s + int(0...8)) : nil
             }
             let tags = Accessibility.tags.prefix(5).filter { _ in chance(0.3) }
             var p = Place(
@@ -87,8 +92,13 @@ public struct QuerySampler: Sendable {
         if chance(0.1) { p.accessibility = Array(Set(p.accessibility + [pick(Accessibility.categories)])).sorted() }
     }
 
-    static let cats = [("A01", "A0101", "A01010100"), ("A05", "A0502", "A05020900"), ("A05", "A0502", "A05020100"), ("A02", "A0201", "A02010600")]
-    static let lclss = [("FD", "FD05", "FD050100"), ("FD", "FD01", "FD010100"), ("HS", "HS01", "HS010100"), ("NA", "NA01", "NA010100")]
+    static let cats = [
+        ("A01", "A0101", "A01010100"), ("A05", "A0502", "A05020900"), ("A05", "A0502", "A05020100"),
+        ("A02", "A0201", "A02010600"),
+    ]
+    static let lclss = [
+        ("FD", "FD05", "FD050100"), ("FD", "FD01", "FD010100"), ("HS", "HS01", "HS010100"), ("NA", "NA01", "NA010100"),
+    ]
 
     /// A random filter: each condition set with some probability.
     public mutating func filter() -> PlaceFilter {
@@ -97,14 +107,25 @@ public struct QuerySampler: Sendable {
         if chance(0.15) { f.areacodes = Set([String(int(1...8)), String(int(1...8))]) }
         if chance(0.1) { f.sigungucodes = [String(int(1...20))] }
         if chance(0.15) { f.keyword = pick(["경", "공원", "cafe", "서울", "ㄱㅂㄱ", "Seoul"]) }
-        if chance(0.15) { let a = Int64(int(2016...2024)) * 10_000_000_000 + 0101_000000; f.created = a...(a + 20_000_000_000) }
-        if chance(0.1) { let a = Int64(int(2016...2024)) * 10_000_000_000 + 0101_000000; f.modified = a...Int64(20251231235959) }
-        if chance(0.15) { let d = Int32(int(2024...2025) * 10000 + int(1...12) * 100 + int(1...25)); f.eventPeriod = d...(d + Int32(int(0...3))) }
+        if chance(0.15) {
+            let a = Int64(int(2016...2024)) * 10_000_000_000 + 0101_000000
+            f.created = a...(a + 20_000_000_000)
+        }
+        if chance(0.1) {
+            let a = Int64(int(2016...2024)) * 10_000_000_000 + 0101_000000
+            f.modified = a...Int64(20_251_231_235_959)
+        }
+        if chance(0.15) {
+            let d = Int32(int(2024...2025) * 10000 + int(1...12) * 100 + int(1...25))
+            f.eventPeriod = d...(d + Int32(int(0...3)))
+        }
         if chance(0.2) { f.withImage = true }
         if chance(0.15) { f.accessibility = Array(Accessibility.tags.prefix(4).filter { _ in chance(0.4) }) }
         if chance(0.1) { f.accessibility.append(pick(Accessibility.categories)) }
         if chance(0.1) { f.pet = Set((0..<int(1...2)).map { _ in pick(PetFriendliness.levels) }) }
-        if chance(0.1) { f.cat = Set((0..<int(1...2)).map { _ in pick(["A05", "A0502", "A05020900", "A01", "A01010100", "A0"]) }) }
+        if chance(0.1) {
+            f.cat = Set((0..<int(1...2)).map { _ in pick(["A05", "A0502", "A05020900", "A01", "A01010100", "A0"]) })
+        }
         if chance(0.1) { f.lcls = Set((0..<int(1...2)).map { _ in pick(["FD", "FD05", "HS01", "NA010100"]) }) }
         if chance(0.1) { f.ldong = Set((0..<int(1...2)).map { _ in pick(["11", "11110", "26", "51", "42140"]) }) }
         if chance(0.1) { f.kakaoCategories = Set((0..<int(1...2)).map { _ in pick(["CE7", "FD6", "AT4"]) }) }

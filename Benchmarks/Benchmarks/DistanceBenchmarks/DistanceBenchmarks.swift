@@ -42,7 +42,8 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("distance: projected EPSG:5179, two transforms + planar") { benchmark in
         for i in benchmark.scaledIterations {
             let p = pairs[i & 1023]
-            let a = projection.forward(lat: p.lat1, lon: p.lon1), b = projection.forward(lat: p.lat2, lon: p.lon2)
+            let a = projection.forward(lat: p.lat1, lon: p.lon1)
+            let b = projection.forward(lat: p.lat2, lon: p.lon2)
             blackHole(((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y)).squareRoot())
         }
     }

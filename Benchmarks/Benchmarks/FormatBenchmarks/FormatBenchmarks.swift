@@ -50,14 +50,23 @@ enum FormatInputs {
         }
         switch format {
         case .jsonl:
-            for p in places { PlaceJSON.append(p, to: &out); out.append(10) }
+            for p in places {
+                PlaceJSON.append(p, to: &out)
+                out.append(10)
+            }
         case .tsv, .csv:
             let sep = format == .tsv ? "\t" : ","
-            text(["id", "lat", "lon", "category", "title", "created", "modified", "areacode", "sigungucode"].joined(separator: sep) + "\n")
+            text(
+                ["id", "lat", "lon", "category", "title", "created", "modified", "areacode", "sigungucode"].joined(
+                    separator: sep) + "\n")
             for p in places {
-                let title = format == .csv ? "\"" + p.title.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : p.title
-                text([p.id, "\(p.lat)", "\(p.lon)", "\(p.category)", title, p.created ?? "", p.modified ?? "",
-                      p.areacode ?? "", p.sigungucode ?? ""].joined(separator: sep) + "\n")
+                let title =
+                    format == .csv ? "\"" + p.title.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : p.title
+                text(
+                    [
+                        p.id, "\(p.lat)", "\(p.lon)", "\(p.category)", title, p.created ?? "", p.modified ?? "",
+                        p.areacode ?? "", p.sigungucode ?? "",
+                    ].joined(separator: sep) + "\n")
             }
         case .geojson:
             var writer = GeoJSONWriter()
@@ -68,9 +77,13 @@ enum FormatInputs {
             text(#"{"response":{"header":{"resultCode":"0000","resultMsg":"OK"},"body":{"items":{"item":["#)
             for (i, p) in places.enumerated() {
                 if i > 0 { text(",") }
-                text(#"{"contentid":\#(jsonString(p.id)),"contenttypeid":"\#(p.category)","title":\#(jsonString(p.title)),"#)
+                text(
+                    #"{"contentid":\#(jsonString(p.id)),"contenttypeid":"\#(p.category)","title":\#(jsonString(p.title)),"#
+                )
                 text(#""mapx":"\#(p.lon)","mapy":"\#(p.lat)","createdtime":\#(jsonString(p.created)),"#)
-                text(#""modifiedtime":\#(jsonString(p.modified)),"areacode":\#(jsonString(p.areacode)),"sigungucode":\#(jsonString(p.sigungucode))}"#)
+                text(
+                    #""modifiedtime":\#(jsonString(p.modified)),"areacode":\#(jsonString(p.areacode)),"sigungucode":\#(jsonString(p.sigungucode))}"#
+                )
             }
             text(#"]},"numOfRows":\#(places.count),"pageNo":1,"totalCount":\#(places.count)}}}"#)
         }

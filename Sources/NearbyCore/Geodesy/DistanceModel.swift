@@ -64,9 +64,14 @@ extension Projection {
     /// Planar distance in metres between two WGS84 points after projecting both.
     /// Throws `DistanceModelError.outsideProjection` when PROJ cannot project one of them.
     public func distance(lat1: Double, lon1: Double, lat2: Double, lon2: Double) throws -> Double {
-        let p = forward(lat: lat1, lon: lon1), q = forward(lat: lat2, lon: lon2)
-        guard p.x.isFinite, p.y.isFinite else { throw DistanceModelError.outsideProjection(lat: lat1, lon: lon1, crs: epsg) }
-        guard q.x.isFinite, q.y.isFinite else { throw DistanceModelError.outsideProjection(lat: lat2, lon: lon2, crs: epsg) }
+        let p = forward(lat: lat1, lon: lon1)
+        let q = forward(lat: lat2, lon: lon2)
+        guard p.x.isFinite, p.y.isFinite else {
+            throw DistanceModelError.outsideProjection(lat: lat1, lon: lon1, crs: epsg)
+        }
+        guard q.x.isFinite, q.y.isFinite else {
+            throw DistanceModelError.outsideProjection(lat: lat2, lon: lon2, crs: epsg)
+        }
         return PlanarMetric.distance(x1: p.x, y1: p.y, x2: q.x, y2: q.y)
     }
 }

@@ -12,10 +12,11 @@ public struct Geodesic: @unchecked Sendable {
     // @unchecked: a plain C struct of doubles that `geod_inverse` only reads.
     private let g: geod_geodesic
     /// PROJ's `geod_inverse`, kept here so the hot loop calls it without a lookup.
-    private let inverseFunction: @convention(c) (
-        UnsafePointer<geod_geodesic>?, Double, Double, Double, Double,
-        UnsafeMutablePointer<Double>?, UnsafeMutablePointer<Double>?, UnsafeMutablePointer<Double>?
-    ) -> Void
+    private let inverseFunction:
+        @convention(c) (
+            UnsafePointer<geod_geodesic>?, Double, Double, Double, Double,
+            UnsafeMutablePointer<Double>?, UnsafeMutablePointer<Double>?, UnsafeMutablePointer<Double>?
+        ) -> Void
 
     /// Equatorial radius `a` in metres and flattening `f`.
     public init(a: Double, f: Double) {
@@ -37,7 +38,9 @@ public struct Geodesic: @unchecked Sendable {
     public func inverse(lat1: Double, lon1: Double, lat2: Double, lon2: Double)
         -> (distance: Double, azimuth1: Double, azimuth2: Double)
     {
-        var s12 = 0.0, azi1 = 0.0, azi2 = 0.0
+        var s12 = 0.0
+        var azi1 = 0.0
+        var azi2 = 0.0
         withUnsafePointer(to: g) { inverseFunction($0, lat1, lon1, lat2, lon2, &s12, &azi1, &azi2) }
         return (s12, azi1, azi2)
     }

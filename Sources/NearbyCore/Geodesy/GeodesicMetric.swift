@@ -26,13 +26,17 @@ public struct GeodesicMetric: SpatialMetric, Sendable {
 
     /// M(0)/R = a(1−e²)/R: the smallest ratio of WGS84 geodesic to haversine distance (0.9944169795).
     public static let lowerFactor: Double = {
-        let a = 6_378_137.0, f = 1 / 298.257223563, e2 = f * (2 - f)
+        let a = 6_378_137.0
+        let f = 1 / 298.257223563
+        let e2 = f * (2 - f)
         return a * (1 - e2) / Haversine.earthRadius
     }()
 
     /// N(90°)/R = a/(√(1−e²)·R): the largest ratio of WGS84 geodesic to haversine distance (1.0044867032).
     public static let upperFactor: Double = {
-        let a = 6_378_137.0, f = 1 / 298.257223563, e2 = f * (2 - f)
+        let a = 6_378_137.0
+        let f = 1 / 298.257223563
+        let e2 = f * (2 - f)
         return a / (1 - e2).squareRoot() / Haversine.earthRadius
     }()
 

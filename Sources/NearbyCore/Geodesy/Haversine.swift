@@ -34,11 +34,14 @@ public enum Haversine {
     /// index that stores its points' cosines (`PackedRTree`) measures each point with two sines and an
     /// arc tangent.
     @inlinable
-    public static func hav(lat1: Double, lon1: Double, cosLat1: Double, lat2: Double, lon2: Double, cosLat2: Double) -> Double {
+    public static func hav(lat1: Double, lon1: Double, cosLat1: Double, lat2: Double, lon2: Double, cosLat2: Double)
+        -> Double
+    {
         let rad = Double.pi / 180
         let dLat = (lat2 - lat1) * rad
         let dLon = (lon2 - lon1) * rad
-        let s1 = sin(dLat * 0.5), s2 = sin(dLon * 0.5)
+        let s1 = sin(dLat * 0.5)
+        let s2 = sin(dLon * 0.5)
         // Rounding can push a past 1 for (nearly) antipodal points, which would make √(1−a) NaN.
         return min(1, s1 * s1 + cosLat1 * cosLat2 * s2 * s2)
     }

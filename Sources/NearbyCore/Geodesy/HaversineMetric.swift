@@ -62,7 +62,9 @@ public struct HaversineMetric: SpatialMetric, Sendable {
 
     /// Box tests in haversine space against thresholds made once per query (`HaversineCircle`).
     @inlinable
-    public func circle(radius: Double, searchBox: (minX: Double, minY: Double, maxX: Double, maxY: Double)?) -> HaversineCircle {
+    public func circle(radius: Double, searchBox: (minX: Double, minY: Double, maxX: Double, maxY: Double)?)
+        -> HaversineCircle
+    {
         HaversineCircle(self, radius: radius, searchBox: searchBox)
     }
 
@@ -102,8 +104,10 @@ public struct HaversineMetric: SpatialMetric, Sendable {
     public func searchBox(radius: Double) -> (minX: Double, minY: Double, maxX: Double, maxY: Double)? {
         let delta = radius / Haversine.earthRadius * (1 + 1e-9)
         guard delta < .pi / 2 else { return nil }
-        let deg = 180 / Double.pi, slack = 1e-9
-        let minLat = lat - delta * deg - slack, maxLat = lat + delta * deg + slack
+        let deg = 180 / Double.pi
+        let slack = 1e-9
+        let minLat = lat - delta * deg - slack
+        let maxLat = lat + delta * deg + slack
         guard minLat > -90 && maxLat < 90 else { return (-180, max(-90, minLat), 180, min(90, maxLat)) }
         let dLon = asinAbove(delta) * deg * (1 + 1e-9) + slack
         guard lon - dLon > -180 && lon + dLon < 180 else { return (-180, minLat, 180, maxLat) }
@@ -125,7 +129,8 @@ public struct HaversineMetric: SpatialMetric, Sendable {
     @inlinable
     static func longitudeGap(_ lon: Double, minLon: Double, maxLon: Double) -> Double {
         if lon >= minLon && lon <= maxLon { return 0 }
-        var east = minLon - lon, west = lon - maxLon
+        var east = minLon - lon
+        var west = lon - maxLon
         if east < 0 { east += 360 }
         if west < 0 { west += 360 }
         return min(east, west)
@@ -152,9 +157,11 @@ public struct HaversineMetric: SpatialMetric, Sendable {
         phi: Double, cosPhi: Double, tanPhi: Double, gap: Double, minLat: Double, maxLat: Double
     ) -> Double {
         let rad = Double.pi / 180
-        let lo = minLat * rad, hi = maxLat * rad
+        let lo = minLat * rad
+        let hi = maxLat * rad
         if gap == 0 { return phi < lo ? hav(lo - phi) : phi > hi ? hav(phi - hi) : 0 }
-        let sinGap = sin(gap * rad), cosGap = cos(gap * rad)
+        let sinGap = sin(gap * rad)
+        let cosGap = cos(gap * rad)
         // hav(gap) without cancellation on either side of 90°.
         let havGap = cosGap > 0 ? sinGap * sinGap / (2 * (1 + cosGap)) : (1 - cosGap) / 2
         func at(_ psi: Double) -> Double { hav(psi - phi) + cosPhi * cos(psi) * havGap }
@@ -221,7 +228,9 @@ public struct HaversineCircle: CircleTest {
     @usableFromInline let flatA: Double, flatB: Double, flatOutside: Double
 
     @inlinable
-    init(_ metric: HaversineMetric, radius: Double, searchBox: (minX: Double, minY: Double, maxX: Double, maxY: Double)?) {
+    init(
+        _ metric: HaversineMetric, radius: Double, searchBox: (minX: Double, minY: Double, maxX: Double, maxY: Double)?
+    ) {
         self.metric = metric
         self.radius = radius
         let theta = radius / Haversine.earthRadius
@@ -229,7 +238,8 @@ public struct HaversineCircle: CircleTest {
         if theta < 0.01 {
             // x²/4 · (1 − x²/12) ≤ hav x ≤ x²/4: the outside threshold a little higher and the inside one a
             // little lower than hav itself (relatively θ²/12 < 1e-5), so both stay sound, without a sine.
-            let far = theta * (1 + 1e-9), near = theta * (1 - 1e-9)
+            let far = theta * (1 + 1e-9)
+            let near = theta * (1 - 1e-9)
             outsideHav = far * far * 0.25
             insideHav = Self.havBelow(near)
         } else {
@@ -245,11 +255,13 @@ public struct HaversineCircle: CircleTest {
             let quarter = rad * rad * 0.25
             isFlat = true
             flatA = quarter * (1 - xPhi * xPhi * (1.0 / 12))
-            flatB = quarter * metric.cosPhi * Self.cosBelow(xPhi, cosPhi: metric.cosPhi, sinPhi: sinPhi)
+            flatB =
+                quarter * metric.cosPhi * Self.cosBelow(xPhi, cosPhi: metric.cosPhi, sinPhi: sinPhi)
                 * (1 - xLambda * xLambda * (1.0 / 12))
         } else {
             isFlat = false
-            flatA = 0; flatB = 0
+            flatA = 0
+            flatB = 0
         }
     }
 
@@ -272,12 +284,15 @@ public struct HaversineCircle: CircleTest {
     public func isOutside(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Bool {
         if isFlat {
             let m = metric
-            let dy = max(max(0, minY - m.lat), m.lat - maxY), dx = max(max(0, minX - m.lon), m.lon - maxX)
+            let dy = max(max(0, minY - m.lat), m.lat - maxY)
+            let dx = max(max(0, minX - m.lon), m.lon - maxX)
             return flatA * dy * dy + flatB * dx * dx > flatOutside
         }
         guard inHavSpace else { return metric.lowerBound(minX: minX, minY: minY, maxX: maxX, maxY: maxY) > radius }
-        let rad = Double.pi / 180, phi = metric.phi
-        let lo = minY * rad, hi = maxY * rad
+        let rad = Double.pi / 180
+        let phi = metric.phi
+        let lo = minY * rad
+        let hi = maxY * rad
         let latGap = phi < lo ? lo - phi : phi > hi ? phi - hi : 0
         var h = Self.havBelow(latGap)
         if h - HaversineMetric.hSlack > outsideHav { return true }
@@ -290,7 +305,8 @@ public struct HaversineCircle: CircleTest {
     @inlinable
     public func isInside(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Bool {
         guard inHavSpace else { return metric.upperBound(minX: minX, minY: minY, maxX: maxX, maxY: maxY) <= radius }
-        let rad = Double.pi / 180, phi = metric.phi
+        let rad = Double.pi / 180
+        let phi = metric.phi
         let latGap = max(abs(minY * rad - phi), abs(maxY * rad - phi))
         var h = latGap * latGap * 0.25
         if h + HaversineMetric.hSlack > insideHav { return false }
@@ -316,7 +332,8 @@ public struct HaversineCircle: CircleTest {
     func measure(x: Double, y: Double, cosY: () -> Double) -> Double {
         let m = metric
         if isFlat {
-            let dy = y - m.lat, dx = x - m.lon
+            let dy = y - m.lat
+            let dx = x - m.lon
             if flatA * dy * dy + flatB * dx * dx > flatOutside { return .infinity }
         } else if inHavSpace {
             let rad = Double.pi / 180
@@ -334,7 +351,8 @@ public struct HaversineCircle: CircleTest {
     /// the span holds the antipode's meridian (either of ±180 for a centre on 0), else the farther edge.
     @inlinable
     static func farthestLongitudeGap(_ lon: Double, minLon: Double, maxLon: Double) -> Double {
-        let west = lon - 180, east = lon + 180
+        let west = lon - 180
+        let east = lon + 180
         if (west >= minLon && west <= maxLon) || (east >= minLon && east <= maxLon) { return 180 }
         func gap(_ x: Double) -> Double {
             let d = abs(x - lon)

@@ -16,7 +16,8 @@ public struct PlanarMetric: SpatialMetric, Sendable {
     /// Euclidean distance between two projected points.
     @inlinable
     public static func distance(x1: Double, y1: Double, x2: Double, y2: Double) -> Double {
-        let dx = x2 - x1, dy = y2 - y1
+        let dx = x2 - x1
+        let dy = y2 - y1
         return (dx * dx + dy * dy).squareRoot()
     }
 
@@ -32,7 +33,8 @@ public struct PlanarMetric: SpatialMetric, Sendable {
 
     @inlinable
     public func upperBound(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Double {
-        Self.distance(x1: x, y1: y,
-                      x2: x - minX > maxX - x ? minX : maxX, y2: y - minY > maxY - y ? minY : maxY)
+        Self.distance(
+            x1: x, y1: y,
+            x2: x - minX > maxX - x ? minX : maxX, y2: y - minY > maxY - y ? minY : maxY)
     }
 }

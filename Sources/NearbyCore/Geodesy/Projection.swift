@@ -133,7 +133,8 @@ public final class Projection: @unchecked Sendable {
     /// `lats` and `lons` must have the same length.
     public func forward(lats: [Double], lons: [Double]) -> (xs: [Double], ys: [Double]) {
         precondition(lats.count == lons.count, "lats and lons differ in length")
-        var xs = lons, ys = lats
+        var xs = lons
+        var ys = lats
         let n = xs.count
         guard n > 0 else { return ([], []) }
         let stride = MemoryLayout<Double>.stride
@@ -146,7 +147,10 @@ public final class Projection: @unchecked Sendable {
             }
         }
         if metresPerUnit != 1 {
-            for i in 0..<n { xs[i] *= metresPerUnit; ys[i] *= metresPerUnit }
+            for i in 0..<n {
+                xs[i] *= metresPerUnit
+                ys[i] *= metresPerUnit
+            }
         }
         return (xs, ys)
     }

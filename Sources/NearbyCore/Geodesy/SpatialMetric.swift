@@ -47,7 +47,10 @@ public struct BoundsCircle<M: SpatialMetric>: CircleTest {
     @usableFromInline let metric: M
     @usableFromInline let radius: Double
 
-    @inlinable public init(metric: M, radius: Double) { self.metric = metric; self.radius = radius }
+    @inlinable public init(metric: M, radius: Double) {
+        self.metric = metric
+        self.radius = radius
+    }
 
     @inlinable public func isOutside(minX: Double, minY: Double, maxX: Double, maxY: Double) -> Bool {
         metric.lowerBound(minX: minX, minY: minY, maxX: maxX, maxY: maxY) > radius
@@ -58,11 +61,15 @@ public struct BoundsCircle<M: SpatialMetric>: CircleTest {
     }
 
     @inlinable public func distance(x: Double, y: Double) -> Double { metric.distance(x: x, y: y) }
-    @inlinable public func distance(x: Double, y: Double, cosY: Double) -> Double { metric.distance(x: x, y: y, cosY: cosY) }
+    @inlinable public func distance(x: Double, y: Double, cosY: Double) -> Double {
+        metric.distance(x: x, y: y, cosY: cosY)
+    }
 }
 
 extension SpatialMetric where Circle == BoundsCircle<Self> {
-    @inlinable public func circle(radius: Double, searchBox: (minX: Double, minY: Double, maxX: Double, maxY: Double)?) -> BoundsCircle<Self> {
+    @inlinable public func circle(radius: Double, searchBox: (minX: Double, minY: Double, maxX: Double, maxY: Double)?)
+        -> BoundsCircle<Self>
+    {
         BoundsCircle(metric: self, radius: radius)
     }
 }

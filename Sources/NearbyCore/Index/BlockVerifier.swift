@@ -29,10 +29,16 @@ public final class BlockVerifier: @unchecked Sendable {
     private let lock = NSLock()
     private var firstFailure: String?
 
-    init(start: UnsafeRawPointer, blockShift: Int, bodyStart: Int, end: Int, sums: UnsafeRawPointer,
-         sectionAt: @escaping (Int) -> String) {
-        self.start = start; shift = blockShift; self.bodyStart = bodyStart; self.end = end
-        self.sums = sums; self.sectionAt = sectionAt
+    init(
+        start: UnsafeRawPointer, blockShift: Int, bodyStart: Int, end: Int, sums: UnsafeRawPointer,
+        sectionAt: @escaping (Int) -> String
+    ) {
+        self.start = start
+        shift = blockShift
+        self.bodyStart = bodyStart
+        self.end = end
+        self.sums = sums
+        self.sectionAt = sectionAt
         blocks = (end + (1 << blockShift) - 1) >> blockShift
         states = .allocate(capacity: max(1, blocks))
         states.initialize(repeating: 0, count: max(1, blocks))
@@ -40,7 +46,10 @@ public final class BlockVerifier: @unchecked Sendable {
         zeros.initializeMemory(as: UInt8.self, repeating: 0, count: 64)
     }
 
-    deinit { states.deallocate(); zeros.deallocate() }
+    deinit {
+        states.deallocate()
+        zeros.deallocate()
+    }
 
     /// Whether the `count` bytes at `p` (inside the checked part of the mapping) lie in good blocks,
     /// verifying the blocks not verified yet.
@@ -65,7 +74,8 @@ public final class BlockVerifier: @unchecked Sendable {
     /// Verifies blocks `first ... last` not verified yet; false when any is damaged (or outside the file).
     @usableFromInline func verify(_ first: Int, through last: Int) -> Bool {
         guard first >= 0, last < blocks else { return fail("a read outside the checked part of the file") }
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         var ok = true
         for b in first...last {
             switch states[b] {
@@ -86,14 +96,16 @@ public final class BlockVerifier: @unchecked Sendable {
     }
 
     private func fail(_ why: String) -> Bool {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if firstFailure == nil { firstFailure = why }
         return false
     }
 
     /// The first damage found, if any.
     public var failure: String? {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return firstFailure
     }
 
@@ -108,9 +120,12 @@ public final class BlockVerifier: @unchecked Sendable {
 
     /// Whether block `b` (file bytes `b·size ..< (b + 1)·size` within `bodyStart ..< end`) matches its
     /// stored checksum: `SnapshotHash` seeded with the block's first offset.
-    static func blockIntact(_ b: Int, shift: Int, bodyStart: Int, end: Int, sums: UnsafeRawPointer,
-                            bytes: UnsafeRawPointer) -> Bool {
-        let lo = max(bodyStart, b << shift), hi = min(end, (b + 1) << shift)
+    static func blockIntact(
+        _ b: Int, shift: Int, bodyStart: Int, end: Int, sums: UnsafeRawPointer,
+        bytes: UnsafeRawPointer
+    ) -> Bool {
+        let lo = max(bodyStart, b << shift)
+        let hi = min(end, (b + 1) << shift)
         return blockSum(UnsafeRawBufferPointer(start: bytes + lo, count: max(0, hi - lo)), at: lo)
             == UInt64(littleEndian: sums.loadUnaligned(fromByteOffset: 8 * b, as: UInt64.self))
     }

@@ -22,7 +22,10 @@ final class CategoryTrees: @unchecked Sendable {
     /// when the table's id order cannot be trusted (`PlaceTable.idOrderIsSound`).
     func tree(of category: Int32, in table: PlaceTable) -> PackedRTree? {
         lock.lock()
-        if let t = trees[category] { lock.unlock(); return t }
+        if let t = trees[category] {
+            lock.unlock()
+            return t
+        }
         asked[category, default: 0] += 1
         let wanted = asked[category]! >= 2
         lock.unlock()
@@ -33,16 +36,19 @@ final class CategoryTrees: @unchecked Sendable {
             if table.category[row] == category { rows.append(Int32(row)) }
         }
         // `rows` is in id order, so a row's rank is its position there.
-        let t = PackedRTree(xs: rows.map { table.lon(Int($0)) }, ys: rows.map { table.lat(Int($0)) },
-                            ranks: Array(0..<UInt32(rows.count)), items: rows, cosines: true)
-        lock.lock(); defer { lock.unlock() }
+        let t = PackedRTree(
+            xs: rows.map { table.lon(Int($0)) }, ys: rows.map { table.lat(Int($0)) },
+            ranks: Array(0..<UInt32(rows.count)), items: rows, cosines: true)
+        lock.lock()
+        defer { lock.unlock() }
         trees[category] = t
         return t
     }
 
     /// Bytes of the trees built so far.
     var byteCount: Int {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return trees.values.reduce(0) { $0 + $1.byteCount }
     }
 }

@@ -56,15 +56,25 @@ public struct Column<Element: BitwiseCopyable>: RandomAccessCollection, @uncheck
 
     /// Values `range` as a buffer, their blocks verified first (zeros instead when one is damaged).
     @inlinable
-    public func withUnsafeBufferPointer<R>(in range: Range<Int>, _ body: (UnsafeBufferPointer<Element>) throws -> R) rethrows -> R {
+    public func withUnsafeBufferPointer<R>(in range: Range<Int>, _ body: (UnsafeBufferPointer<Element>) throws -> R)
+        rethrows -> R
+    {
         precondition(range.lowerBound >= 0 && range.upperBound <= count, "rows out of range")
-        if let verifier, !range.isEmpty, !verifier.covers(base + range.lowerBound, range.count * MemoryLayout<Element>.stride) {
-            let zeros = UnsafeMutableRawBufferPointer.allocate(byteCount: range.count * MemoryLayout<Element>.stride, alignment: 16)
+        if let verifier, !range.isEmpty,
+            !verifier.covers(base + range.lowerBound, range.count * MemoryLayout<Element>.stride)
+        {
+            let zeros = UnsafeMutableRawBufferPointer.allocate(
+                byteCount: range.count * MemoryLayout<Element>.stride, alignment: 16)
             defer { zeros.deallocate() }
             zeros.initializeMemory(as: UInt8.self, repeating: 0)
-            return try body(UnsafeBufferPointer(start: UnsafeRawPointer(zeros.baseAddress!).assumingMemoryBound(to: Element.self), count: range.count))
+            return try body(
+                UnsafeBufferPointer(
+                    start: UnsafeRawPointer(zeros.baseAddress!).assumingMemoryBound(to: Element.self),
+                    count: range.count))
         }
-        return try withExtendedLifetime(owner) { try body(UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)) }
+        return try withExtendedLifetime(owner) {
+            try body(UnsafeBufferPointer(start: base + range.lowerBound, count: range.count))
+        }
     }
 
     /// The values as a buffer without verification: for reads whose blocks a caller verified already
@@ -95,12 +105,14 @@ struct StringColumn: Sendable {
 
     init(offsets: Column<UInt32>, bytes: Column<UInt8>) {
         precondition(offsets.count >= 1, "a string column has count + 1 offsets")
-        self.offsets = offsets; self.bytes = bytes
+        self.offsets = offsets
+        self.bytes = bytes
     }
 
     /// Builds the column of `values`.
     init(_ values: some Sequence<String>) {
-        var offsets: [UInt32] = [0], bytes: [UInt8] = []
+        var offsets: [UInt32] = [0]
+        var bytes: [UInt8] = []
         for v in values {
             bytes.append(contentsOf: v.utf8)
             offsets.append(UInt32(bytes.count))
@@ -112,7 +124,8 @@ struct StringColumn: Sendable {
 
     /// Value i; empty when a damaged snapshot has offsets out of order or out of range.
     subscript(i: Int) -> String {
-        let start = Int(offsets[i]), end = Int(offsets[i + 1])
+        let start = Int(offsets[i])
+        let end = Int(offsets[i + 1])
         guard start <= end, end <= bytes.count else { return "" }
         return bytes.withUnsafeBufferPointer(in: start..<end) { String(decoding: $0, as: UTF8.self) }
     }
@@ -120,7 +133,8 @@ struct StringColumn: Sendable {
     /// Reads value i's offsets and bytes through their verifier, so that later unverified reads of
     /// it (`PlaceRows.forEachID`) read verified blocks.
     func verify(_ i: Int) {
-        let start = Int(offsets[i]), end = Int(offsets[i + 1])
+        let start = Int(offsets[i])
+        let end = Int(offsets[i + 1])
         if start < end, end <= bytes.count, let verifier = bytes.verifier {
             _ = verifier.covers(bytes.base + start, end - start)
         }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#else
-import Darwin
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#else
+    import Darwin
+#endif
 
 /// The index snapshot: everything a query reads, as flat arrays in one file that an engine maps and
 /// uses in place (no parsing, no copying), so a one-shot `nearby query` answers in milliseconds
@@ -112,7 +113,10 @@ public enum IndexSnapshot {
     public struct Stamp: Equatable, Sendable {
         public var identity: Int64
         public var generation: Int64
-        public init(identity: Int64, generation: Int64) { self.identity = identity; self.generation = generation }
+        public init(identity: Int64, generation: Int64) {
+            self.identity = identity
+            self.generation = generation
+        }
     }
 
     /// Why a snapshot cannot be used. Every case means "rebuild it" (or answer without it).
@@ -133,7 +137,7 @@ public enum IndexSnapshot {
             case .version(let v): "format version \(v), this nearby reads \(IndexSnapshot.formatVersion)"
             case .truncated: "truncated"
             case .damaged(let what): "damaged (\(what))"
-            case let .stale(found, wanted):
+            case .stale(let found, let wanted):
                 found.identity != wanted.identity
                     ? "made from another cache file"
                     : "made at cache generation \(found.generation), the cache is at \(wanted.generation)"
@@ -180,18 +184,26 @@ public enum IndexSnapshot {
             throw Problem.unreadable("\(path): \(String(cString: strerror(errno)))")
         }
         renamed = true
-        let folder = openFile((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent, O_RDONLY | O_CLOEXEC)
-        if folder >= 0 { fsync(folder); close(folder) }
+        let folder = openFile(
+            (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent,
+            O_RDONLY | O_CLOEXEC)
+        if folder >= 0 {
+            fsync(folder)
+            close(folder)
+        }
     }
 
     /// Removes `path.tmp-PID` files whose process is gone (killed mid-write).
     private static func removeAbandonedTemporaries(of path: String) {
         let folder = (path as NSString).deletingLastPathComponent
         let prefix = (path as NSString).lastPathComponent + ".tmp-"
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder) else { return }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder) else {
+            return
+        }
         for name in names where name.hasPrefix(prefix) {
             guard let pid = Int32(name.dropFirst(prefix.count)), pid != getpid(),
-                  kill(pid, 0) != 0 && errno == ESRCH else { continue }
+                kill(pid, 0) != 0 && errno == ESRCH
+            else { continue }
             unlink(folder.isEmpty ? name : folder + "/" + name)
         }
     }
@@ -209,7 +221,8 @@ public enum IndexSnapshot {
         let blocks = (end + (1 << shift) - 1) >> shift
         var sums = [UInt64](repeating: 0, count: blocks)
         for b in 0..<blocks {
-            let lo = max(bodyStart, b << shift), hi = min(end, (b + 1) << shift)
+            let lo = max(bodyStart, b << shift)
+            let hi = min(end, (b + 1) << shift)
             var sum: UInt64 = 0
             guard read(lo, max(0, hi - lo), { sum = BlockVerifier.blockSum($0, at: lo) }) else { return nil }
             sums[b] = sum.littleEndian
@@ -221,11 +234,17 @@ public enum IndexSnapshot {
     /// a change: what a test makes to show damage that the checksums cannot see.
     static func reseal(_ bytes: inout [UInt8]) {
         func integer(_ at: Int, _ size: Int) -> Int { (0..<size).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
-        func put(_ value: UInt64, at: Int) { withUnsafeBytes(of: value.littleEndian) { for (n, b) in $0.enumerated() { bytes[at + n] = b } } }
-        let k = integer(12, 4), tableEnd = headerSize + entrySize * k
-        let entry = (0..<k).map { headerSize + entrySize * $0 }.first { Array(bytes[$0..<$0 + 4]) == Array(sumsTag.utf8) }!
+        func put(_ value: UInt64, at: Int) {
+            withUnsafeBytes(of: value.littleEndian) { for (n, b) in $0.enumerated() { bytes[at + n] = b } }
+        }
+        let k = integer(12, 4)
+        let tableEnd = headerSize + entrySize * k
+        let entry = (0..<k).map { headerSize + entrySize * $0 }.first {
+            Array(bytes[$0..<$0 + 4]) == Array(sumsTag.utf8)
+        }!
         let sumsOffset = integer(entry + 8, 8)
-        let sums = blockSums(bodyStart: tableEnd + 8, end: sumsOffset, shift: integer(52, 4).trailingZeroBitCount) { lo, n, add in
+        let sums = blockSums(bodyStart: tableEnd + 8, end: sumsOffset, shift: integer(52, 4).trailingZeroBitCount) {
+            lo, n, add in
             bytes.withUnsafeBytes { add(UnsafeRawBufferPointer(rebasing: $0[lo..<lo + n])) }
             return true
         }!
@@ -247,7 +266,8 @@ public enum IndexSnapshot {
     /// check described on the type; `wanted` is the cache state it must have been made from. Answer
     /// rows are fetched with `fetch` (ids → the places in that order).
     public static func engine(
-        _ path: String, wanted: Stamp, cursorKey: PageCursor.Key = .unkeyed, fetch: @escaping ([String]) throws -> [Place]
+        _ path: String, wanted: Stamp, cursorKey: PageCursor.Key = .unkeyed,
+        fetch: @escaping ([String]) throws -> [Place]
     ) throws(Problem) -> MemoryEngine {
         let file = try mapFile(path)
         let h = try header(of: file)
@@ -258,7 +278,7 @@ public enum IndexSnapshot {
         func column<T: BitwiseCopyable>(_ tag: String, _: T.Type, count: Int? = nil) throws(Problem) -> Column<T> {
             guard let s = h.sections[tag] else { throw Problem.damaged("no section \(tag)") }
             guard s.elementSize == MemoryLayout<T>.stride, count.map({ $0 == s.count }) ?? true,
-                  h.inBody(s.offset, s.count * s.elementSize), let c = file.column(T.self, at: s.offset, count: s.count)
+                h.inBody(s.offset, s.count * s.elementSize), let c = file.column(T.self, at: s.offset, count: s.count)
             else { throw Problem.damaged("section \(tag)") }
             return c
         }
@@ -283,9 +303,13 @@ public enum IndexSnapshot {
             return orders
         }
         func storedStatistics() throws(Problem) -> TableStatistics? {
-            guard h.sections[TableStatistics.categoryTag] != nil, h.sections[TableStatistics.areaTag] != nil else { return nil }
-            guard let s = TableStatistics(categories: try column(TableStatistics.categoryTag, Int64.self),
-                                          areas: try column(TableStatistics.areaTag, Int64.self))
+            guard h.sections[TableStatistics.categoryTag] != nil, h.sections[TableStatistics.areaTag] != nil else {
+                return nil
+            }
+            guard
+                let s = TableStatistics(
+                    categories: try column(TableStatistics.categoryTag, Int64.self),
+                    areas: try column(TableStatistics.areaTag, Int64.self))
             else { throw Problem.damaged("section \(TableStatistics.categoryTag)") }
             return s
         }
@@ -297,17 +321,21 @@ public enum IndexSnapshot {
         /// A `PackedColumn` section: its base, then `n` codes of the entry's element size and the padding.
         func packed<T>(_ tag: String) throws(Problem) -> PackedColumn<T> {
             guard let s = h.sections[tag], (1...8).contains(s.elementSize), s.count == n,
-                  h.inBody(s.offset, 8 + n * s.elementSize + PackedColumn<T>.padding),
-                  let region = file.bytes(at: s.offset, count: 8 + n * s.elementSize + PackedColumn<T>.padding),
-                  verifier.covers(region.baseAddress!, 8)
+                h.inBody(s.offset, 8 + n * s.elementSize + PackedColumn<T>.padding),
+                let region = file.bytes(at: s.offset, count: 8 + n * s.elementSize + PackedColumn<T>.padding),
+                verifier.covers(region.baseAddress!, 8)
             else { throw Problem.damaged("section \(tag)") }
-            return PackedColumn(codes: region.baseAddress! + 8, count: n, width: s.elementSize,
-                                base: Int64(littleEndian: region.loadUnaligned(as: Int64.self)), owner: file, verifier: verifier)
+            return PackedColumn(
+                codes: region.baseAddress! + 8, count: n, width: s.elementSize,
+                base: Int64(littleEndian: region.loadUnaligned(as: Int64.self)), owner: file, verifier: verifier)
         }
-        let points = try column("TPTS", Double.self, count: 2 * n), idRanks = try column("IDRK", UInt32.self, count: n)
-        guard let tree = PackedRTree(
-            count: n, nodeSize: h.nodeSize, points: points, cosines: try column("TCOS", Double.self, count: n), ranks: idRanks,
-            boxes: try column("TBOX", Double.self), levels: try column("TLVL", Int.self))
+        let points = try column("TPTS", Double.self, count: 2 * n)
+        let idRanks = try column("IDRK", UInt32.self, count: n)
+        guard
+            let tree = PackedRTree(
+                count: n, nodeSize: h.nodeSize, points: points, cosines: try column("TCOS", Double.self, count: n),
+                ranks: idRanks,
+                boxes: try column("TBOX", Double.self), levels: try column("TLVL", Int.self))
         else { throw Problem.damaged("tree structure") }
         let table = PlaceTable(
             count: n, points: points, idRanks: idRanks, rowsByIdRank: try column("IDRW", UInt32.self, count: n),
@@ -316,7 +344,8 @@ public enum IndexSnapshot {
             modified: try packed("MODF"), eventStart: try packed("EVST"),
             eventEnd: try packed("EVEN"), flags: try column("FLAG", UInt32.self, count: n),
             ranks: try column("RANK", UInt32.self, count: n),
-            folded: FoldedTitles(units: try column("FTUN", UInt16.self), ends: try column("FTEN", UInt32.self, count: n)),
+            folded: FoldedTitles(
+                units: try column("FTUN", UInt16.self), ends: try column("FTEN", UInt32.self, count: n)),
             ids: try strings("IDOF", "IDBY", count: n), codeColumns: codeColumns,
             orders: try storedOrders(), statistics: try storedStatistics(), verifier: verifier, fetch: fetch)
         try table.checkIntact()
@@ -326,8 +355,8 @@ public enum IndexSnapshot {
     /// The verifier of `file`'s blocks, after checking its `BSUM` section against the header.
     private static func blockVerifier(_ file: MappedFile, _ h: Header) throws(Problem) -> BlockVerifier {
         guard let s = h.sections[sumsTag], s.elementSize == 8, s.offset >= h.bodyStart, s.offset % 8 == 0,
-              s.count == (s.offset + h.blockSize - 1) / h.blockSize, s.offset + 8 * s.count == file.size,
-              let sums = file.bytes(at: s.offset, count: 8 * s.count)
+            s.count == (s.offset + h.blockSize - 1) / h.blockSize, s.offset + 8 * s.count == file.size,
+            let sums = file.bytes(at: s.offset, count: 8 * s.count)
         else { throw Problem.damaged("section \(sumsTag)") }
         guard SnapshotHash.of(sums) == h.bodyChecksum else { throw Problem.damaged("checksum of \(sumsTag)") }
         let sections = h.sections.filter { $0.key != sumsTag && $0.value.elementSize * $0.value.count > 0 }
@@ -345,8 +374,11 @@ public enum IndexSnapshot {
             let file = try mapFile(path)
             let h = try header(of: file)
             let damaged = try blockVerifier(file, h).verifyAll()
-            return damaged.isEmpty ? nil : .damaged(damaged.prefix(10).joined(separator: ", ")
-                + (damaged.count > 10 ? " and \(damaged.count - 10) more blocks" : ""))
+            return damaged.isEmpty
+                ? nil
+                : .damaged(
+                    damaged.prefix(10).joined(separator: ", ")
+                        + (damaged.count > 10 ? " and \(damaged.count - 10) more blocks" : ""))
         } catch {
             return error
         }
@@ -354,12 +386,12 @@ public enum IndexSnapshot {
 
     private static func mapFile(_ path: String) throws(Problem) -> MappedFile {
         #if _endian(big)
-        throw Problem.unreadable("snapshots are little-endian; this machine is big-endian")
+            throw Problem.unreadable("snapshots are little-endian; this machine is big-endian")
         #else
-        do { return try MappedFile(path: path) } catch {
-            if let f = error as? MappedFile.Failure, f.errno == ENOENT { throw Problem.missing }
-            throw Problem.unreadable("\(error)")
-        }
+            do { return try MappedFile(path: path) } catch {
+                if let f = error as? MappedFile.Failure, f.errno == ENOENT { throw Problem.missing }
+                throw Problem.unreadable("\(error)")
+            }
         #endif
     }
 
@@ -386,27 +418,33 @@ public enum IndexSnapshot {
         }
         guard start.elementsEqual(magic) else { throw Problem.foreign }
         guard let version = file.load(UInt32.self, at: 8), let k = file.load(UInt32.self, at: 12),
-              let identity = file.load(Int64.self, at: 16), let generation = file.load(Int64.self, at: 24),
-              let count = file.load(UInt64.self, at: 32), let length = file.load(UInt64.self, at: 40),
-              let nodeSize = file.load(UInt32.self, at: 48), let blockSize = file.load(UInt32.self, at: 52),
-              let body = file.load(UInt64.self, at: 56)
+            let identity = file.load(Int64.self, at: 16), let generation = file.load(Int64.self, at: 24),
+            let count = file.load(UInt64.self, at: 32), let length = file.load(UInt64.self, at: 40),
+            let nodeSize = file.load(UInt32.self, at: 48), let blockSize = file.load(UInt32.self, at: 52),
+            let body = file.load(UInt64.self, at: 56)
         else { throw Problem.truncated }
         guard version == formatVersion else { throw Problem.version(version) }
-        guard length == UInt64(file.size) else { throw length > UInt64(file.size) ? Problem.truncated : Problem.damaged("file length") }
+        guard length == UInt64(file.size) else {
+            throw length > UInt64(file.size) ? Problem.truncated : Problem.damaged("file length")
+        }
         let tableEnd = headerSize + entrySize * Int(k)
         guard k < 4096, let headerBytes = file.bytes(at: 0, count: tableEnd),
-              let checksum = file.load(UInt64.self, at: tableEnd)
+            let checksum = file.load(UInt64.self, at: tableEnd)
         else { throw Problem.truncated }
         guard SnapshotHash.of(headerBytes) == checksum else { throw Problem.damaged("header checksum") }
         guard count < UInt64(Int32.max) else { throw Problem.damaged("place count") }
-        guard blockSize.nonzeroBitCount == 1, (4096...(1 << 20)).contains(blockSize) else { throw Problem.damaged("block size") }
-        var h = Header(stamp: Stamp(identity: identity, generation: generation), count: Int(count),
-                       nodeSize: Int(nodeSize), bodyChecksum: body, bodyStart: tableEnd + 8, blockSize: Int(blockSize))
+        guard blockSize.nonzeroBitCount == 1, (4096...(1 << 20)).contains(blockSize) else {
+            throw Problem.damaged("block size")
+        }
+        var h = Header(
+            stamp: Stamp(identity: identity, generation: generation), count: Int(count),
+            nodeSize: Int(nodeSize), bodyChecksum: body, bodyStart: tableEnd + 8, blockSize: Int(blockSize))
         for i in 0..<Int(k) {
             let e = headerSize + entrySize * i
             let tag = String(decoding: file.bytes(at: e, count: 4)!, as: UTF8.self)
-            let size = file.load(UInt32.self, at: e + 4)!, offset = file.load(UInt64.self, at: e + 8)!,
-                n = file.load(UInt64.self, at: e + 16)!
+            let size = file.load(UInt32.self, at: e + 4)!
+            let offset = file.load(UInt64.self, at: e + 8)!
+            let n = file.load(UInt64.self, at: e + 16)!
             guard offset < UInt64(Int.max), n < UInt64(Int32.max) * 8 else { throw Problem.damaged("section \(tag)") }
             h.sections[tag] = (Int(size), Int(offset), Int(n))
         }
@@ -479,8 +517,10 @@ struct SnapshotHash {
 
     var value: UInt64 {
         var h = acc
-        h ^= h >> 33; h = h &* Self.p2
-        h ^= h >> 29; h = h &* Self.p3
+        h ^= h >> 33
+        h = h &* Self.p2
+        h ^= h >> 29
+        h = h &* Self.p3
         h ^= h >> 32
         return h
     }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #else
-import Darwin
+    import Darwin
 #endif
 
 /// A whole file mapped read-only into memory (`mmap`, `MAP_SHARED`): processes that map the same
@@ -25,11 +25,20 @@ public final class MappedFile: @unchecked Sendable {
         fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(errno: errno) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { close(fd); throw Failure(errno: errno) }
+        guard fstat(fd, &st) == 0 else {
+            close(fd)
+            throw Failure(errno: errno)
+        }
         size = Int(st.st_size)
-        if size == 0 { base = nil; return }
+        if size == 0 {
+            base = nil
+            return
+        }
         let p = mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0)
-        guard let p, p != MAP_FAILED else { close(fd); throw Failure(errno: errno) }
+        guard let p, p != MAP_FAILED else {
+            close(fd)
+            throw Failure(errno: errno)
+        }
         // Queries touch scattered pages: map only the pages touched, not their neighbours (keeps a
         // one-shot query on a 1M-place snapshot near 40 MB of resident memory instead of 60–140 MB).
         madvise(p, size, MADV_RANDOM)

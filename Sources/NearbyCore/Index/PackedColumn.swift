@@ -39,7 +39,14 @@ public struct PackedColumn<Value: FixedWidthInteger & SignedInteger>: RandomAcce
         public mutating func add(_ value: Value) {
             let v = Int64(value)
             guard v != 0 else { return }
-            if empty { base = v; top = v; empty = false } else { base = Swift.min(base, v); top = Swift.max(top, v) }
+            if empty {
+                base = v
+                top = v
+                empty = false
+            } else {
+                base = Swift.min(base, v)
+                top = Swift.max(top, v)
+            }
         }
 
         /// Bytes per code: the fewest that hold the largest, top − base + 1 (1 when every value is 0).
@@ -74,15 +81,20 @@ public struct PackedColumn<Value: FixedWidthInteger & SignedInteger>: RandomAcce
     public init(_ values: [Value]) {
         let frame = Frame(values)
         let storage = OwnedStorage(copying: frame.encode(values))
-        self.init(codes: UnsafeRawPointer(storage.pointer), count: values.count, width: frame.width, base: frame.base, owner: storage)
+        self.init(
+            codes: UnsafeRawPointer(storage.pointer), count: values.count, width: frame.width, base: frame.base,
+            owner: storage)
     }
 
     /// A column over `count` codes of `width` bytes (1…8) at `codes`, followed by `padding` readable
     /// bytes, in memory that `owner` keeps alive. Only `init(_:)` and `IndexSnapshot` call this, after
     /// checking that the range lies inside the owner's memory.
-    init(codes: UnsafeRawPointer, count: Int, width: Int, base: Int64, owner: AnyObject, verifier: BlockVerifier? = nil) {
+    init(codes: UnsafeRawPointer, count: Int, width: Int, base: Int64, owner: AnyObject, verifier: BlockVerifier? = nil)
+    {
         precondition(count >= 0 && (1...8).contains(width))
-        self.codes = codes; self.count = count; self.width = width
+        self.codes = codes
+        self.count = count
+        self.width = width
         mask = width == 8 ? .max : (1 << (8 * UInt64(width))) - 1
         offset = base &- 1
         self.owner = owner

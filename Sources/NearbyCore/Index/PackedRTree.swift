@@ -60,10 +60,13 @@ public final class PackedRTree: Sendable {
     /// Cost: O(n) (a radix sort of the Hilbert keys); BENCHMARKS.md has the build times by workload
     /// size.
     public convenience init(
-        xs: [Double], ys: [Double], nodeSize: Int = 16, ranks: [UInt32]? = nil, items: [Int32]? = nil, cosines: Bool = false
+        xs: [Double], ys: [Double], nodeSize: Int = 16, ranks: [UInt32]? = nil, items: [Int32]? = nil,
+        cosines: Bool = false
     ) {
-        precondition(xs.count == ys.count && ranks.map { $0.count == xs.count } ?? true && items.map { $0.count == xs.count } ?? true,
-                     "xs, ys, ranks and items must have the same length")
+        precondition(
+            xs.count == ys.count && ranks.map { $0.count == xs.count } ?? true
+                && items.map { $0.count == xs.count } ?? true,
+            "xs, ys, ranks and items must have the same length")
         precondition(xs.count < Int(Int32.max), "at most Int32.max - 1 points")
         let order = Self.hilbertOrder(xs: xs, ys: ys)
         var points = [Double](repeating: 0, count: 2 * xs.count)
@@ -71,8 +74,9 @@ public final class PackedRTree: Sendable {
             points[2 * pos] = xs[Int(i)]
             points[2 * pos + 1] = ys[Int(i)]
         }
-        self.init(orderedPoints: points, items: items.map { t in order.map { t[Int($0)] } } ?? order,
-                  ranks: ranks.map { r in order.map { r[Int($0)] } }, nodeSize: nodeSize, cosines: cosines)
+        self.init(
+            orderedPoints: points, items: items.map { t in order.map { t[Int($0)] } } ?? order,
+            ranks: ranks.map { r in order.map { r[Int($0)] } }, nodeSize: nodeSize, cosines: cosines)
     }
 
     /// The tree over `points` (x, y interleaved) already in curve order (`hilbertOrder`), whose
@@ -85,15 +89,18 @@ public final class PackedRTree: Sendable {
         // Level 0 is the points themselves; each level above packs nodeSize entries of the one below.
         var levels = [0, n, 1]
         var boxes: [Double] = []
-        var nodes = 0, entries = n
+        var nodes = 0
+        var entries = n
         while entries > 1 || (n > 0 && nodes == 0) {
             entries = (entries + nodeSize - 1) / nodeSize
             nodes += entries
         }
         boxes.reserveCapacity(4 * nodes)
-        var lower = points, span = 1
+        var lower = points
+        var span = 1
         while n > 0 && (levels.count == 3 || lower.count > 4) {
-            let level = levels.count == 3
+            let level =
+                levels.count == 3
                 ? Self.parents(of: lower, stride: 2, far: 0, nodeSize: nodeSize)
                 : Self.parents(of: lower, stride: 4, far: 2, nodeSize: nodeSize)
             span *= nodeSize
@@ -114,14 +121,22 @@ public final class PackedRTree: Sendable {
     /// are checked, so queries on a damaged snapshot cannot read outside its arrays.
     /// Items are the positions (`items` nil); `ranks` only orders ties, so any value is safe; `cosines`
     /// enter distances as the points do, and the snapshot's checksums guard both alike.
-    init?(count: Int, nodeSize: Int, points: Column<Double>, cosines: Column<Double>?, ranks: Column<UInt32>?,
-          boxes: Column<Double>, levels: Column<Int>) {
+    init?(
+        count: Int, nodeSize: Int, points: Column<Double>, cosines: Column<Double>?, ranks: Column<UInt32>?,
+        boxes: Column<Double>, levels: Column<Int>
+    ) {
         guard count >= 0, count < Int(Int32.max), (2...65536).contains(nodeSize), points.count == 2 * count,
-              cosines.map({ $0.count == count }) ?? true, ranks.map({ $0.count == count }) ?? true else { return nil }
+            cosines.map({ $0.count == count }) ?? true, ranks.map({ $0.count == count }) ?? true
+        else { return nil }
         let (expected, boxCount) = Self.shape(count: count, nodeSize: nodeSize)
         guard expected.count < 3 * 255, levels.elementsEqual(expected), boxes.count == boxCount else { return nil }
-        self.count = count; self.nodeSize = nodeSize
-        self.points = points; self.cosines = cosines; self.items = nil; self.ranks = ranks; self.boxes = boxes
+        self.count = count
+        self.nodeSize = nodeSize
+        self.points = points
+        self.cosines = cosines
+        self.items = nil
+        self.ranks = ranks
+        self.boxes = boxes
         self.levels = levels
     }
 
@@ -129,7 +144,9 @@ public final class PackedRTree: Sendable {
     /// is built (a snapshot's layout is laid out first).
     static func shape(count: Int, nodeSize: Int) -> (levels: [Int], boxCount: Int) {
         var levels = [0, count, 1]
-        var entries = count, span = 1, first = 0
+        var entries = count
+        var span = 1
+        var first = 0
         if count > 0 {
             repeat {
                 entries = (entries + nodeSize - 1) / nodeSize
@@ -154,13 +171,20 @@ public final class PackedRTree: Sendable {
         var boxes: [Double] = []
         boxes.reserveCapacity(4 * ((entries + nodeSize - 1) / nodeSize))
         for first in Swift.stride(from: 0, to: entries, by: nodeSize) {
-            var minX = Double.infinity, minY = Double.infinity
-            var maxX = -Double.infinity, maxY = -Double.infinity
+            var minX = Double.infinity
+            var minY = Double.infinity
+            var maxX = -Double.infinity
+            var maxY = -Double.infinity
             for b in Swift.stride(from: first * stride, to: min(first + nodeSize, entries) * stride, by: stride) {
-                minX = min(minX, src[b]); minY = min(minY, src[b + 1])
-                maxX = max(maxX, src[b + far]); maxY = max(maxY, src[b + far + 1])
+                minX = min(minX, src[b])
+                minY = min(minY, src[b + 1])
+                maxX = max(maxX, src[b + far])
+                maxY = max(maxY, src[b + far + 1])
             }
-            boxes.append(minX); boxes.append(minY); boxes.append(maxX); boxes.append(maxY)
+            boxes.append(minX)
+            boxes.append(minY)
+            boxes.append(maxX)
+            boxes.append(maxY)
         }
         return boxes
     }
@@ -171,11 +195,14 @@ public final class PackedRTree: Sendable {
     static func hilbertOrder(xs: [Double], ys: [Double]) -> [Int32] {
         let n = xs.count
         guard n > 0 else { return [] }
-        let minX = xs.min()!, maxX = xs.max()!, minY = ys.min()!, maxY = ys.max()!
+        let minX = xs.min()!
+        let maxX = xs.max()!
+        let minY = ys.min()!
+        let maxY = ys.max()!
         let sx = 65535 / (maxX > minX ? maxX - minX : 1)
         let sy = 65535 / (maxY > minY ? maxY - minY : 1)
         var keys = [UInt64](unsafeUninitializedCapacity: n) { buf, initialized in
-            for i in 0 ..< n {
+            for i in 0..<n {
                 let hx = UInt32(min(65535, sx * (xs[i] - minX)))
                 let hy = UInt32(min(65535, sy * (ys[i] - minY)))
                 buf[i] = UInt64(hilbertIndex(x: hx, y: hy)) << 32 | UInt64(i)
@@ -214,9 +241,16 @@ extension PackedRTree {
             ranks: UnsafePointer<UInt32>?, boxes: UnsafePointer<Double>, levels: UnsafePointer<Int>,
             verifier: Unmanaged<BlockVerifier>?, count: Int, nodeSize: Int, top: Int
         ) {
-            self.points = points; self.cosines = cosines; self.items = items; self.ranks = ranks; self.boxes = boxes; self.levels = levels
+            self.points = points
+            self.cosines = cosines
+            self.items = items
+            self.ranks = ranks
+            self.boxes = boxes
+            self.levels = levels
             self.verifier = verifier
-            self.count = count; self.nodeSize = nodeSize; self.top = top
+            self.count = count
+            self.nodeSize = nodeSize
+            self.top = top
         }
 
         @inlinable func x(_ pos: Int) -> Double { value(points + 2 &* pos) }
@@ -251,13 +285,14 @@ extension PackedRTree {
         /// Children (entries of level − 1) of node `j` of `level` ≥ 1.
         @inlinable func children(_ level: Int, _ j: Int) -> Range<Int> {
             let first = j &* nodeSize
-            return first ..< min(first &+ nodeSize, levels[3 &* level &- 2])
+            return first..<min(first &+ nodeSize, levels[3 &* level &- 2])
         }
 
         /// Points (positions in curve order) under entry `j` of `level` (level 0: the point itself).
         @inlinable func pointRange(_ level: Int, _ j: Int) -> Range<Int> {
-            let span = levels[3 &* level &+ 2], first = j &* span
-            return first ..< min(first &+ span, count)
+            let span = levels[3 &* level &+ 2]
+            let first = j &* span
+            return first..<min(first &+ span, count)
         }
 
         /// Asks the CPU to start loading what opening node `j` of `level` ≥ 1 reads first: its children's
@@ -279,7 +314,9 @@ extension PackedRTree {
         /// Calls `body(minX, minY, maxX, maxY)` on the box of node `j` of `level` ≥ 1.
         @inlinable func withBox<R>(_ level: Int, _ j: Int, _ body: (Double, Double, Double, Double) -> R) -> R {
             let b = 4 &* (levels[3 &* level] &+ j)
-            if let verifier, !verifier._withUnsafeGuaranteedRef({ $0.covers(boxes + b, 32) }) { return body(0, 0, 0, 0) }
+            if let verifier, !verifier._withUnsafeGuaranteedRef({ $0.covers(boxes + b, 32) }) {
+                return body(0, 0, 0, 0)
+            }
             return body(boxes[b], boxes[b &+ 1], boxes[b &+ 2], boxes[b &+ 3])
         }
     }
@@ -287,10 +324,12 @@ extension PackedRTree {
     @inlinable
     func withView<R>(_ body: (View) -> R) -> R {
         withExtendedLifetime(self) {
-            body(View(
-                points: points.base, cosines: cosines?.base, items: items?.base, ranks: ranks?.base, boxes: boxes.base,
-                levels: levels.base, verifier: points.verifier.map { Unmanaged.passUnretained($0) },
-                count: count, nodeSize: nodeSize, top: levels.count / 3 - 1))
+            body(
+                View(
+                    points: points.base, cosines: cosines?.base, items: items?.base, ranks: ranks?.base,
+                    boxes: boxes.base,
+                    levels: levels.base, verifier: points.verifier.map { Unmanaged.passUnretained($0) },
+                    count: count, nodeSize: nodeSize, top: levels.count / 3 - 1))
         }
     }
 
@@ -311,7 +350,7 @@ extension PackedRTree {
         guard v.count > 0 else { return }
         switch v.withBox(v.top, 0, classify) {
         case .outside: return
-        case .inside: return inside(0 ..< v.count)
+        case .inside: return inside(0..<v.count)
         case .partial: break
         }
         // Pending nodes packed as level | j << 8; at most nodeSize − 1 more per level descended.
@@ -320,7 +359,8 @@ extension PackedRTree {
             var depth = 1
             while depth > 0 {
                 depth &-= 1
-                let level = stack[depth] & 0xFF, j = stack[depth] &>> 8
+                let level = stack[depth] & 0xFF
+                let j = stack[depth] &>> 8
                 if level == 1 {
                     partial(v.pointRange(1, j))
                     continue
@@ -347,17 +387,22 @@ extension PackedRTree {
     @inlinable
     public func search(minX: Double, minY: Double, maxX: Double, maxY: Double, _ visit: (Int32) -> Void) {
         withView { v in
-            walk(v, classify: { x0, y0, x1, y1 in
-                if x0 > maxX || y0 > maxY || x1 < minX || y1 < minY { return .outside }
-                return x0 >= minX && y0 >= minY && x1 <= maxX && y1 <= maxY ? .inside : .partial
-            }, inside: { run in
-                for pos in run { visit(v.item(pos)) }
-            }, partial: { run in
-                for pos in run {
-                    let x = v.x(pos), y = v.y(pos)
-                    if x >= minX && x <= maxX && y >= minY && y <= maxY { visit(v.item(pos)) }
-                }
-            })
+            walk(
+                v,
+                classify: { x0, y0, x1, y1 in
+                    if x0 > maxX || y0 > maxY || x1 < minX || y1 < minY { return .outside }
+                    return x0 >= minX && y0 >= minY && x1 <= maxX && y1 <= maxY ? .inside : .partial
+                },
+                inside: { run in
+                    for pos in run { visit(v.item(pos)) }
+                },
+                partial: { run in
+                    for pos in run {
+                        let x = v.x(pos)
+                        let y = v.y(pos)
+                        if x >= minX && x <= maxX && y >= minY && y <= maxY { visit(v.item(pos)) }
+                    }
+                })
         }
     }
 
@@ -386,17 +431,20 @@ extension PackedRTree {
     ) {
         withView { v in
             let box = m.searchBox(radius: radius)
-            let window = Window(box), circle = m.circle(radius: radius, searchBox: box)
+            let window = Window(box)
+            let circle = m.circle(radius: radius, searchBox: box)
             let refine = { (run: Range<Int>) in
                 for pos in run where window.contains(v.x(pos), v.y(pos)) && include(v.item(pos)) {
                     let d = v.distance(circle, pos)
                     if d <= radius { visit(v.item(pos), d) }
                 }
             }
-            walk(v, classify: { x0, y0, x1, y1 in
-                !window.intersects(x0, y0, x1, y1) || circle.isOutside(minX: x0, minY: y0, maxX: x1, maxY: y1)
-                    ? .outside : .partial
-            }, inside: refine, partial: refine)
+            walk(
+                v,
+                classify: { x0, y0, x1, y1 in
+                    !window.intersects(x0, y0, x1, y1) || circle.isOutside(minX: x0, minY: y0, maxX: x1, maxY: y1)
+                        ? .outside : .partial
+                }, inside: refine, partial: refine)
         }
     }
 
@@ -419,23 +467,31 @@ extension PackedRTree {
         withView { v in
             var total = 0
             let box = m.searchBox(radius: radius)
-            let window = Window(box), circle = m.circle(radius: radius, searchBox: box)
-            walk(v, classify: { x0, y0, x1, y1 in
-                if !window.intersects(x0, y0, x1, y1) { return .outside }
-                if circle.isOutside(minX: x0, minY: y0, maxX: x1, maxY: y1) { return .outside }
-                // A box inside the circle is inside its search box: four comparisons spare most boxes
-                // (those larger than the circle, on the way down) the inside test.
-                return window.contains(x0, y0, x1, y1) && circle.isInside(minX: x0, minY: y0, maxX: x1, maxY: y1)
-                    ? .inside : .partial
-            }, inside: { run in
-                total += run.count
-                contained(run)
-            }, partial: { run in
-                for pos in run where window.contains(v.x(pos), v.y(pos)) {
-                    let d = v.distance(circle, pos)
-                    if d <= radius { total += 1; found(v.item(pos), d) }
-                }
-            })
+            let window = Window(box)
+            let circle = m.circle(radius: radius, searchBox: box)
+            walk(
+                v,
+                classify: { x0, y0, x1, y1 in
+                    if !window.intersects(x0, y0, x1, y1) { return .outside }
+                    if circle.isOutside(minX: x0, minY: y0, maxX: x1, maxY: y1) { return .outside }
+                    // A box inside the circle is inside its search box: four comparisons spare most boxes
+                    // (those larger than the circle, on the way down) the inside test.
+                    return window.contains(x0, y0, x1, y1) && circle.isInside(minX: x0, minY: y0, maxX: x1, maxY: y1)
+                        ? .inside : .partial
+                },
+                inside: { run in
+                    total += run.count
+                    contained(run)
+                },
+                partial: { run in
+                    for pos in run where window.contains(v.x(pos), v.y(pos)) {
+                        let d = v.distance(circle, pos)
+                        if d <= radius {
+                            total += 1
+                            found(v.item(pos), d)
+                        }
+                    }
+                })
             return total
         }
     }
@@ -457,20 +513,24 @@ extension PackedRTree {
     ) -> (total: Int, complete: Bool) {
         withView { v in
             withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: 64) { runs in
-                var kept = 0, seen = 0
-                let total = count(m, radius: radius, found: { item, d in
-                    // Past the budget the answer is incomplete whatever follows: no more to hand over.
-                    seen += 1
-                    if seen <= budget { found(item, d) }
-                }, contained: { run in
-                    seen += run.count
-                    if kept < runs.count {
-                        runs[kept] = run
-                        kept += 1
-                    } else if seen <= budget {
-                        for pos in run { found(v.item(pos), v.distance(metric: m, pos)) }
-                    }
-                })
+                var kept = 0
+                var seen = 0
+                let total = count(
+                    m, radius: radius,
+                    found: { item, d in
+                        // Past the budget the answer is incomplete whatever follows: no more to hand over.
+                        seen += 1
+                        if seen <= budget { found(item, d) }
+                    },
+                    contained: { run in
+                        seen += run.count
+                        if kept < runs.count {
+                            runs[kept] = run
+                            kept += 1
+                        } else if seen <= budget {
+                            for pos in run { found(v.item(pos), v.distance(metric: m, pos)) }
+                        }
+                    })
                 guard total <= budget else { return (total, false) }
                 for run in runs[..<kept] {
                     for pos in run { found(v.item(pos), v.distance(metric: m, pos)) }
@@ -533,7 +593,10 @@ struct Window {
 
     @inlinable init(_ box: (minX: Double, minY: Double, maxX: Double, maxY: Double)?) {
         let b = box ?? (-.infinity, -.infinity, .infinity, .infinity)
-        minX = b.minX; minY = b.minY; maxX = b.maxX; maxY = b.maxY
+        minX = b.minX
+        minY = b.minY
+        maxX = b.maxX
+        maxY = b.maxY
     }
 
     @inlinable func contains(_ x: Double, _ y: Double) -> Bool {
@@ -617,11 +680,12 @@ enum RadixSort {
         let n = keys.count
         var scratch = [UInt64](repeating: 0, count: n)
         for shift in stride(from: UInt64(bits.lowerBound), to: UInt64(bits.upperBound), by: 8) {
-            let mask: UInt64 = bits.upperBound - Int(shift) >= 8 ? 0xFF : (1 << UInt64(bits.upperBound - Int(shift))) - 1
+            let mask: UInt64 =
+                bits.upperBound - Int(shift) >= 8 ? 0xFF : (1 << UInt64(bits.upperBound - Int(shift))) - 1
             var offsets = [Int](repeating: 0, count: 257)
             for k in keys { offsets[Int((k >> shift) & mask) + 1] += 1 }
             if offsets.contains(n) { continue }  // every key has the same digit: already in order
-            for d in 1 ... 256 { offsets[d] += offsets[d - 1] }
+            for d in 1...256 { offsets[d] += offsets[d - 1] }
             for k in keys {
                 let d = Int((k >> shift) & mask)
                 scratch[offsets[d]] = k

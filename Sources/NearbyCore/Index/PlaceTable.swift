@@ -75,11 +75,20 @@ public final class PlaceTable: @unchecked Sendable {
         count = n
         // One pass, reading fields in place: `for p in places` or key-path maps would copy every
         // record (a retain per text field), which would be most of the build time on a million rows.
-        var category = [Int32](), created = [Int64](), modified = [Int64](),
-            eventStart = [Int32](), eventEnd = [Int32](), flags = [UInt32]()
-        category.reserveCapacity(n); created.reserveCapacity(n); modified.reserveCapacity(n)
-        eventStart.reserveCapacity(n); eventEnd.reserveCapacity(n); flags.reserveCapacity(n)
-        var areacode = CodeColumn.Builder(capacity: n), sigungucode = CodeColumn.Builder(capacity: n)
+        var category = [Int32]()
+        var created = [Int64]()
+        var modified = [Int64]()
+        var eventStart = [Int32]()
+        var eventEnd = [Int32]()
+        var flags = [UInt32]()
+        category.reserveCapacity(n)
+        created.reserveCapacity(n)
+        modified.reserveCapacity(n)
+        eventStart.reserveCapacity(n)
+        eventEnd.reserveCapacity(n)
+        flags.reserveCapacity(n)
+        var areacode = CodeColumn.Builder(capacity: n)
+        var sigungucode = CodeColumn.Builder(capacity: n)
         var codeColumns = CodeFamily.allCases.map { _ in CodeColumn.Builder(capacity: n) }
         for i in 0..<n {
             category.append(Int32(truncatingIfNeeded: places[i].category))
@@ -93,30 +102,58 @@ public final class PlaceTable: @unchecked Sendable {
             sigungucode.append(places[i].sigungucode)
             for family in CodeFamily.allCases { codeColumns[family.rawValue].append(family.key(of: places[i])) }
         }
-        points = nil; idRanks = nil; rowsByIdRank = nil
-        self.category = PackedColumn(category); self.created = PackedColumn(created); self.modified = PackedColumn(modified)
-        self.eventStart = PackedColumn(eventStart); self.eventEnd = PackedColumn(eventEnd); self.flags = Column(flags)
-        self.areacode = areacode.column; self.sigungucode = sigungucode.column
+        points = nil
+        idRanks = nil
+        rowsByIdRank = nil
+        self.category = PackedColumn(category)
+        self.created = PackedColumn(created)
+        self.modified = PackedColumn(modified)
+        self.eventStart = PackedColumn(eventStart)
+        self.eventEnd = PackedColumn(eventEnd)
+        self.flags = Column(flags)
+        self.areacode = areacode.column
+        self.sigungucode = sigungucode.column
         self.codeColumns = codeColumns.map(\.column)
-        ids = nil; fetch = nil; verifier = nil
-        orders = [:]; buildsOrders = true
+        ids = nil
+        fetch = nil
+        verifier = nil
+        orders = [:]
+        buildsOrders = true
     }
 
     /// A table over columns mapped from an index snapshot (`IndexSnapshot`), rows in tree order:
     /// `points` are the tree's, `idRanks` each row's id rank and `rowsByIdRank` its inverse.
-    init(count: Int, points: Column<Double>, idRanks: Column<UInt32>, rowsByIdRank: Column<UInt32>, category: PackedColumn<Int32>, areacode: CodeColumn,
-         sigungucode: CodeColumn, created: PackedColumn<Int64>, modified: PackedColumn<Int64>, eventStart: PackedColumn<Int32>,
-         eventEnd: PackedColumn<Int32>, flags: Column<UInt32>, ranks: Column<UInt32>, folded: FoldedTitles,
-         ids: StringColumn, codeColumns: [CodeColumn], orders: [SortField: Column<UInt32>] = [:],
-         statistics: TableStatistics? = nil, verifier: BlockVerifier? = nil, fetch: @escaping ([String]) throws -> [Place]) {
+    init(
+        count: Int, points: Column<Double>, idRanks: Column<UInt32>, rowsByIdRank: Column<UInt32>,
+        category: PackedColumn<Int32>, areacode: CodeColumn,
+        sigungucode: CodeColumn, created: PackedColumn<Int64>, modified: PackedColumn<Int64>,
+        eventStart: PackedColumn<Int32>,
+        eventEnd: PackedColumn<Int32>, flags: Column<UInt32>, ranks: Column<UInt32>, folded: FoldedTitles,
+        ids: StringColumn, codeColumns: [CodeColumn], orders: [SortField: Column<UInt32>] = [:],
+        statistics: TableStatistics? = nil, verifier: BlockVerifier? = nil,
+        fetch: @escaping ([String]) throws -> [Place]
+    ) {
         places = []
         self.count = count
-        self.points = points; self.idRanks = idRanks; self.rowsByIdRank = rowsByIdRank; self.category = category; self.areacode = areacode
-        self.sigungucode = sigungucode; self.created = created; self.modified = modified
-        self.eventStart = eventStart; self.eventEnd = eventEnd; self.flags = flags
-        self.ranks = ranks; self.folded = folded; self.ids = ids; self.fetch = fetch
+        self.points = points
+        self.idRanks = idRanks
+        self.rowsByIdRank = rowsByIdRank
+        self.category = category
+        self.areacode = areacode
+        self.sigungucode = sigungucode
+        self.created = created
+        self.modified = modified
+        self.eventStart = eventStart
+        self.eventEnd = eventEnd
+        self.flags = flags
+        self.ranks = ranks
+        self.folded = folded
+        self.ids = ids
+        self.fetch = fetch
         self.codeColumns = codeColumns
-        self.orders = orders; buildsOrders = false; self.statistics = statistics
+        self.orders = orders
+        buildsOrders = false
+        self.statistics = statistics
         self.verifier = verifier
     }
 
@@ -157,7 +194,8 @@ public final class PlaceTable: @unchecked Sendable {
 
     /// Whether `row(atIdRank:)` names only rows of this table (checked once, `holdsOnlyRows`).
     var idOrderIsSound: Bool {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if let checked = idOrderChecked { return checked }
         let sound = rowsByIdRank.map(holdsOnlyRows) ?? true
         idOrderChecked = sound
@@ -177,7 +215,10 @@ public final class PlaceTable: @unchecked Sendable {
         if let o = orders[field] {
             defer { lock.unlock() }
             if buildsOrders || checkedOrders.contains(field) { return o }
-            guard holdsOnlyRows(o) else { orders[field] = nil; return nil }
+            guard holdsOnlyRows(o) else {
+                orders[field] = nil
+                return nil
+            }
             checkedOrders.insert(field)
             return o
         }
@@ -185,13 +226,16 @@ public final class PlaceTable: @unchecked Sendable {
         guard buildsOrders else { return nil }
         let key: (Int) -> Int64
         switch field {
-        case .title: let r = titleRanks(); key = { Int64(r[$0]) }
+        case .title:
+            let r = titleRanks()
+            key = { Int64(r[$0]) }
         case .modified: key = { self.modified[$0] }
         case .created: key = { self.created[$0] }
         default: key = { Int64(self.category[$0]) }
         }
         let o = Column(SortOrders.rows(count: count, key: key, idRank: idRank))
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         orders[field] = o
         return o
     }
@@ -201,20 +245,25 @@ public final class PlaceTable: @unchecked Sendable {
     /// dictionary overflowed.
     func areaOrder(_ field: SortField) -> AreaOrder? {
         lock.lock()
-        if let o = areaOrders[field] { lock.unlock(); return o }
+        if let o = areaOrders[field] {
+            lock.unlock()
+            return o
+        }
         areaOrdersAsked[field, default: 0] += 1
         let wanted = areaOrdersAsked[field]! >= 2
         lock.unlock()
         guard wanted, areacode.dictionary.count < Int(UInt16.max) - 1, let order = sortOrder(field) else { return nil }
         let o = AreaOrder(order: order, codes: areacode.codes, values: areacode.dictionary.count)
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         areaOrders[field] = o
         return o
     }
 
     /// Rows per category and area (`TableStatistics`): the snapshot's, else counted on first use.
     func tableStatistics() -> TableStatistics {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if let statistics { return statistics }
         let s = TableStatistics(category: category, areaCodes: areacode.codes, areaValues: areacode.dictionary.count)
         statistics = s
@@ -225,9 +274,11 @@ public final class PlaceTable: @unchecked Sendable {
     /// read from `places` would miss the cache once per row, the records lying some 400 bytes apart.
     func idStrings() -> StringColumn {
         if let ids { return ids }
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if let idColumn { return idColumn }
-        var offsets: [UInt32] = [0], bytes: [UInt8] = []
+        var offsets: [UInt32] = [0]
+        var bytes: [UInt8] = []
         offsets.reserveCapacity(count + 1)
         places.withUnsafeBufferPointer { rows in
             for i in 0..<rows.count {
@@ -262,14 +313,16 @@ public final class PlaceTable: @unchecked Sendable {
         try checkIntact()
         let found = try fetch(ids)
         guard found.count == ids.count, zip(found, ids).allSatisfy({ $0.id == $1 }) else {
-            throw RequestError(parameter: nil, reason: "the cache changed while answering; run the query again", isStale: true)
+            throw RequestError(
+                parameter: nil, reason: "the cache changed while answering; run the query again", isStale: true)
         }
         return PlaceRows(places: found, rows: rows)
     }
 
     /// Korean-collation rank of each row's title (equal titles share a rank), built on first use.
     func titleRanks() -> Column<UInt32> {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if let ranks { return ranks }
         let r = Column(KoreanCollation.ranks(of: places.map(\.title)))
         ranks = r
@@ -279,7 +332,8 @@ public final class PlaceTable: @unchecked Sendable {
     /// Bytes of the columns (not of the `Place` records), title ranks, folded titles and ids once built.
     /// A mapped table's id ranks are counted by its tree, which shares them.
     public var byteCount: Int {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return category.byteCount + areacode.codes.byteCount
             + sigungucode.codes.byteCount + created.byteCount + modified.byteCount + eventStart.byteCount
             + eventEnd.byteCount + flags.byteCount + (ranks?.byteCount ?? 0) + (folded?.byteCount ?? 0)
@@ -290,7 +344,8 @@ public final class PlaceTable: @unchecked Sendable {
 
     /// Every row's title folded for keyword search (`KeywordMatcher.fold`), built on the first keyword query.
     func foldedTitles() -> FoldedTitles {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if let folded { return folded }
         let f = FoldedTitles(places.lazy.map { $0.title })
         folded = f
@@ -305,7 +360,8 @@ public final class PlaceTable: @unchecked Sendable {
             let r = Int(rowsByIdRank[k])
             return r < count ? r : nil
         }
-        var lo = 0, hi = count
+        var lo = 0
+        var hi = count
         while lo < hi {
             let mid = (lo + hi) / 2
             guard let r = row(ofRank: mid) else { return nil }
@@ -317,10 +373,12 @@ public final class PlaceTable: @unchecked Sendable {
 
     /// The id order described on the type.
     public static func idPrecedes(_ a: String, _ b: String) -> Bool {
-        let da = isDigits(a), db = isDigits(b)
+        let da = isDigits(a)
+        let db = isDigits(b)
         if da != db { return da }
         if da {
-            let ta = a.utf8.drop { $0 == 48 }, tb = b.utf8.drop { $0 == 48 }
+            let ta = a.utf8.drop { $0 == 48 }
+            let tb = b.utf8.drop { $0 == 48 }
             if ta.count != tb.count { return ta.count < tb.count }
             if !ta.elementsEqual(tb) { return ta.lexicographicallyPrecedes(tb) }
         }
@@ -340,7 +398,8 @@ public final class PlaceTable: @unchecked Sendable {
             if id.utf8.count <= 18 && id.utf8.first != 48 && isDigits(id) { keys[i] = Int64(id)! }
         }
         func precedes(_ i: Int, _ j: Int) -> Bool {
-            let a = keys[i], b = keys[j]
+            let a = keys[i]
+            let b = keys[j]
             return a >= 0 && b >= 0 ? a < b : idPrecedes(places[i].id, places[j].id)
         }
         if places.indices.dropFirst().allSatisfy({ !precedes($0, $0 - 1) }) { return places }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#else
-import Darwin
-#endif
 import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#else
+    import Darwin
+#endif
 
 /// Writes an index snapshot (format: `IndexSnapshot`) from places fed one at a time, holding only
 /// a small buffer per column: the columns are appended to a `SpillFile` (page cache, not the heap) and
@@ -59,7 +60,8 @@ public struct SnapshotWriter {
     ) {
         let number = Self.number(id)
         if inIdOrder, let last = lastId {
-            let ordered = last.number >= 0 && number >= 0
+            let ordered =
+                last.number >= 0 && number >= 0
                 ? last.number < number
                 : PlaceTable.idPrecedes(last.text, id) || last.text == id
             if !ordered { inIdOrder = false }
@@ -74,14 +76,21 @@ public struct SnapshotWriter {
         keyBuilder.key.removeAll(keepingCapacity: true)
         foldedUnits.append(contentsOf: KeywordMatcher.fold(title), to: spill)
         foldedEnds.append(UInt32(truncatingIfNeeded: foldedUnits.count), to: spill)
-        lats.append(lat, to: spill); lons.append(lon, to: spill)
+        lats.append(lat, to: spill)
+        lons.append(lon, to: spill)
         self.category.append(Int32(truncatingIfNeeded: category), to: spill)
-        let created = PlaceTable.timestamp(created), modified = PlaceTable.timestamp(modified)
-        let start = PlaceTable.day(eventStart), end = PlaceTable.day(eventEnd ?? eventStart)
-        self.created.append(created, to: spill); createdFrame.add(created)
-        self.modified.append(modified, to: spill); modifiedFrame.add(modified)
-        self.eventStart.append(start, to: spill); eventStartFrame.add(start)
-        self.eventEnd.append(end, to: spill); eventEndFrame.add(end)
+        let created = PlaceTable.timestamp(created)
+        let modified = PlaceTable.timestamp(modified)
+        let start = PlaceTable.day(eventStart)
+        let end = PlaceTable.day(eventEnd ?? eventStart)
+        self.created.append(created, to: spill)
+        createdFrame.add(created)
+        self.modified.append(modified, to: spill)
+        modifiedFrame.add(modified)
+        self.eventStart.append(start, to: spill)
+        eventStartFrame.add(start)
+        self.eventEnd.append(end, to: spill)
+        eventEndFrame.add(end)
         flags.append(accessibility | (hasImage ? PlaceTable.imageBit : 0), to: spill)
         appendCode(0, areacode)
         appendCode(1, sigungucode)
@@ -94,22 +103,36 @@ public struct SnapshotWriter {
 
     /// Adds one place record.
     public mutating func append(_ p: Place) {
-        append(id: p.id, title: p.title, lat: p.lat, lon: p.lon, category: p.category, created: p.created,
-               modified: p.modified, areacode: p.areacode, sigungucode: p.sigungucode,
-               hasImage: !(p.image?.isEmpty ?? true), eventStart: p.eventStart, eventEnd: p.eventEnd,
-               accessibility: Accessibility.placeMask(p.accessibility),
-               codeKeys: CodeFamily.allCases.map { $0.key(of: p) })
+        append(
+            id: p.id, title: p.title, lat: p.lat, lon: p.lon, category: p.category, created: p.created,
+            modified: p.modified, areacode: p.areacode, sigungucode: p.sigungucode,
+            hasImage: !(p.image?.isEmpty ?? true), eventStart: p.eventStart, eventEnd: p.eventEnd,
+            accessibility: Accessibility.placeMask(p.accessibility),
+            codeKeys: CodeFamily.allCases.map { $0.key(of: p) })
     }
 
     /// Writes the snapshot of the appended places for the cache state `stamp` to `path`, atomically
     /// (`IndexSnapshot.writeAtomically`). Call it once.
     public mutating func write(stamp: IndexSnapshot.Stamp, to path: String) throws {
-        idBytes.flush(to: spill); idEnds.flush(to: spill); idNumbers.flush(to: spill)
-        titleKeys.flush(to: spill); titleKeyEnds.flush(to: spill); foldedUnits.flush(to: spill); foldedEnds.flush(to: spill)
-        lats.flush(to: spill); lons.flush(to: spill); category.flush(to: spill); created.flush(to: spill)
-        modified.flush(to: spill); eventStart.flush(to: spill); eventEnd.flush(to: spill); flags.flush(to: spill)
+        idBytes.flush(to: spill)
+        idEnds.flush(to: spill)
+        idNumbers.flush(to: spill)
+        titleKeys.flush(to: spill)
+        titleKeyEnds.flush(to: spill)
+        foldedUnits.flush(to: spill)
+        foldedEnds.flush(to: spill)
+        lats.flush(to: spill)
+        lons.flush(to: spill)
+        category.flush(to: spill)
+        created.flush(to: spill)
+        modified.flush(to: spill)
+        eventStart.flush(to: spill)
+        eventEnd.flush(to: spill)
+        flags.flush(to: spill)
         for i in codes.indices { codes[i].flush(to: spill) }
-        if let failure = spill.failure { throw IndexSnapshot.Problem.unreadable("spill file beside \(path): \(failure)") }
+        if let failure = spill.failure {
+            throw IndexSnapshot.Problem.unreadable("spill file beside \(path): \(failure)")
+        }
         guard idBytes.count < Int(UInt32.max), foldedUnits.count < Int(UInt32.max) else {
             throw IndexSnapshot.Problem.damaged("more than 4 GiB of ids or titles")
         }
@@ -120,10 +143,17 @@ public struct SnapshotWriter {
         var points = [Double](repeating: 0, count: 2 * n)
         let order: [Int32]
         do {
-            var xs = try lons.values(in: spill), ys = try lats.values(in: spill)
-            if let byId { xs = byId.map { xs[Int($0)] }; ys = byId.map { ys[Int($0)] } }
+            var xs = try lons.values(in: spill)
+            var ys = try lats.values(in: spill)
+            if let byId {
+                xs = byId.map { xs[Int($0)] }
+                ys = byId.map { ys[Int($0)] }
+            }
             order = PackedRTree.hilbertOrder(xs: xs, ys: ys)
-            for row in 0..<n { points[2 * row] = xs[Int(order[row])]; points[2 * row + 1] = ys[Int(order[row])] }
+            for row in 0..<n {
+                points[2 * row] = xs[Int(order[row])]
+                points[2 * row + 1] = ys[Int(order[row])]
+            }
         }
         let (treeLevels, treeBoxes) = PackedRTree.shape(count: n, nodeSize: Self.nodeSize)
         // Row r holds the place appended at `source[r]`; `order[r]` is its id rank.
@@ -132,11 +162,13 @@ public struct SnapshotWriter {
         let dictionaryStrings = dictionaries.map { Self.strings(Self.dictionaryValues($0)) }
         var categories = try category.values(in: spill)
         let categoryFrame = PackedColumn<Int32>.Frame(categories)
-        let statistics = TableStatistics(category: categories, areaCodes: try codes[0].values(in: spill).lazy.map { renumbered[0][Int($0)] },
-                                         areaValues: dictionaries[0].count)
+        let statistics = TableStatistics(
+            category: categories, areaCodes: try codes[0].values(in: spill).lazy.map { renumbered[0][Int($0)] },
+            areaValues: dictionaries[0].count)
 
         // The layout first (every section's length is known), then each section into place.
-        let codeTags = [("AREA", "ARDO", "ARDB"), ("SIGU", "SGDO", "SGDB")]
+        let codeTags =
+            [("AREA", "ARDO", "ARDB"), ("SIGU", "SGDO", "SGDB")]
             + IndexSnapshot.codeTags.map { ($0 + "C", $0 + "O", $0 + "B") }
         var tags: [(String, Int, Int)] = [
             ("TPTS", 8, 2 * n), ("TCOS", 8, n), ("TBOX", 8, treeBoxes), ("TLVL", 8, treeLevels.count),
@@ -157,9 +189,12 @@ public struct SnapshotWriter {
         var end = IndexSnapshot.align(tableEnd + 8)
         for (tag, size, count) in tags.dropLast() {
             offsets[tag] = end
-            end = IndexSnapshot.align(end + size * count + (IndexSnapshot.packedTags.contains(tag) ? IndexSnapshot.packedExtra : 0))
+            end = IndexSnapshot.align(
+                end + size * count + (IndexSnapshot.packedTags.contains(tag) ? IndexSnapshot.packedExtra : 0))
         }
-        let shift = IndexSnapshot.blockShift, sumsOffset = end, blocks = (sumsOffset + (1 << shift) - 1) >> shift
+        let shift = IndexSnapshot.blockShift
+        let sumsOffset = end
+        let blocks = (sumsOffset + (1 << shift) - 1) >> shift
         offsets[IndexSnapshot.sumsTag] = sumsOffset
         tags[tags.count - 1].2 = blocks
         let fileLength = sumsOffset + 8 * blocks
@@ -173,17 +208,22 @@ public struct SnapshotWriter {
                 guard values.withUnsafeBytes({ writeAll(fd, $0, at: offsets[tag]!) }) else { throw failed() }
             }
             func put<T: BitwiseCopyable>(_ tag: String, _ values: Column<T>) throws {
-                guard values.withUnsafeBufferPointer({ writeAll(fd, UnsafeRawBufferPointer($0), at: offsets[tag]!) }) else { throw failed() }
+                guard values.withUnsafeBufferPointer({ writeAll(fd, UnsafeRawBufferPointer($0), at: offsets[tag]!) })
+                else { throw failed() }
             }
             func inRowOrder<T>(_ values: [T]) -> [T] { source.map { values[Int($0)] } }
             /// A `PackedColumn`: its base, then its codes and padding.
             func putPacked<T>(_ tag: String, _ frame: PackedColumn<T>.Frame, _ values: [T]) throws {
                 try put(tag, [frame.base.littleEndian])
-                guard frame.encode(values).withUnsafeBytes({ writeAll(fd, $0, at: offsets[tag]! + 8) }) else { throw failed() }
+                guard frame.encode(values).withUnsafeBytes({ writeAll(fd, $0, at: offsets[tag]! + 8) }) else {
+                    throw failed()
+                }
             }
             /// The stored order of a sort key's column (`SortOrders`), ties by id rank.
             func putOrder<T: BinaryInteger>(_ field: SortField, _ values: [T]) throws {
-                try put(SortOrders.tag(of: field), SortOrders.rows(count: n, key: { Int64(values[$0]) }, idRank: { UInt32(order[$0]) }))
+                try put(
+                    SortOrders.tag(of: field),
+                    SortOrders.rows(count: n, key: { Int64(values[$0]) }, idRank: { UInt32(order[$0]) }))
             }
             /// A sort key's packed column, then its stored order.
             func putSorted<T>(_ tag: String, _ field: SortField, _ frame: PackedColumn<T>.Frame, _ values: [T]) throws {
@@ -197,19 +237,26 @@ public struct SnapshotWriter {
             }
             do {
                 let tree = PackedRTree(orderedPoints: points, items: nil, ranks: nil, nodeSize: Self.nodeSize)
-                precondition(tree.boxes.count == treeBoxes && tree.levels.elementsEqual(treeLevels), "PackedRTree.shape disagrees with the tree")
+                precondition(
+                    tree.boxes.count == treeBoxes && tree.levels.elementsEqual(treeLevels),
+                    "PackedRTree.shape disagrees with the tree")
                 try put("TPTS", points)
-                try put("TCOS", (0..<n).map { Haversine.cosLat(points[2 * $0 + 1]) }); points = []
-                try put("TBOX", tree.boxes); try put("TLVL", tree.levels)
+                try put("TCOS", (0..<n).map { Haversine.cosLat(points[2 * $0 + 1]) })
+                points = []
+                try put("TBOX", tree.boxes)
+                try put("TLVL", tree.levels)
             }
             try put("IDRK", order.map { UInt32($0) })
             var rowsByIdRank = [UInt32](repeating: 0, count: n)
             for (row, k) in order.enumerated() { rowsByIdRank[Int(k)] = UInt32(row) }
-            try put("IDRW", rowsByIdRank); rowsByIdRank = []
-            try putSorted("CATG", .category, categoryFrame, inRowOrder(categories)); categories = []
+            try put("IDRW", rowsByIdRank)
+            rowsByIdRank = []
+            try putSorted("CATG", .category, categoryFrame, inRowOrder(categories))
+            categories = []
             for (i, (c, o, b)) in codeTags.enumerated() {
                 try put(c, inRowOrder(try codes[i].values(in: spill)).map { renumbered[i][Int($0)] })
-                try put(o, dictionaryStrings[i].offsets); try put(b, dictionaryStrings[i].bytes)
+                try put(o, dictionaryStrings[i].offsets)
+                try put(b, dictionaryStrings[i].bytes)
             }
             try putSorted("CRTD", .created, createdFrame, inRowOrder(try created.values(in: spill)))
             try putSorted("MODF", .modified, modifiedFrame, inRowOrder(try modified.values(in: spill)))
@@ -218,8 +265,12 @@ public struct SnapshotWriter {
             try put("FLAG", inRowOrder(try flags.values(in: spill)))
             /// A text column (value i is `units[ends[i − 1] ..< ends[i]]`, from 0 for i = 0) in row order:
             /// the units go out through a small buffer, so only the column read back is held.
-            func putText<T: BitwiseCopyable>(_ unitsTag: String, _ endsTag: String, _ units: [T], _ ends: [UInt32], leadingZero: Bool) throws {
-                var outEnds = [UInt32](), total = 0, offset = offsets[unitsTag]!
+            func putText<T: BitwiseCopyable>(
+                _ unitsTag: String, _ endsTag: String, _ units: [T], _ ends: [UInt32], leadingZero: Bool
+            ) throws {
+                var outEnds = [UInt32]()
+                var total = 0
+                var offset = offsets[unitsTag]!
                 outEnds.reserveCapacity(n + 1)
                 if leadingZero { outEnds.append(0) }
                 var buffer = [T]()
@@ -239,7 +290,8 @@ public struct SnapshotWriter {
                 try flush()
                 try put(endsTag, outEnds)
             }
-            try putText("FTUN", "FTEN", try foldedUnits.values(in: spill), try foldedEnds.values(in: spill), leadingZero: false)
+            try putText(
+                "FTUN", "FTEN", try foldedUnits.values(in: spill), try foldedEnds.values(in: spill), leadingZero: false)
             try putText("IDBY", "IDOF", try idBytes.values(in: spill), try idEnds.values(in: spill), leadingZero: true)
             try put(TableStatistics.categoryTag, statistics.categorySection)
             try put(TableStatistics.areaTag, statistics.areaSection)
@@ -251,7 +303,8 @@ public struct SnapshotWriter {
 
             // The block checksums read the body back (from the page cache), as a reader checks it.
             var buffer = [UInt8](repeating: 0, count: 1 << shift)
-            let sums = IndexSnapshot.blockSums(bodyStart: tableEnd + 8, end: sumsOffset, shift: shift) { start, count, add in
+            let sums = IndexSnapshot.blockSums(bodyStart: tableEnd + 8, end: sumsOffset, shift: shift) {
+                start, count, add in
                 buffer.withUnsafeMutableBytes { raw in
                     let part = UnsafeMutableRawBufferPointer(rebasing: raw[0..<count])
                     guard count == 0 || readAll(fd, part, at: start) else { return false }
@@ -267,17 +320,25 @@ public struct SnapshotWriter {
                 withUnsafeBytes(of: v.littleEndian) { for (k, b) in $0.enumerated() { header[o + k] = b } }
             }
             header.replaceSubrange(0..<8, with: IndexSnapshot.magic)
-            set(IndexSnapshot.formatVersion, at: 8); set(UInt32(tags.count), at: 12)
-            set(stamp.identity, at: 16); set(stamp.generation, at: 24)
-            set(UInt64(n), at: 32); set(UInt64(fileLength), at: 40); set(UInt32(Self.nodeSize), at: 48)
+            set(IndexSnapshot.formatVersion, at: 8)
+            set(UInt32(tags.count), at: 12)
+            set(stamp.identity, at: 16)
+            set(stamp.generation, at: 24)
+            set(UInt64(n), at: 32)
+            set(UInt64(fileLength), at: 40)
+            set(UInt32(Self.nodeSize), at: 48)
             set(UInt32(1 << shift), at: 52)
             set(body, at: 56)
             for (i, (tag, size, count)) in tags.enumerated() {
                 let e = IndexSnapshot.headerSize + IndexSnapshot.entrySize * i
                 header.replaceSubrange(e..<e + 4, with: Array(tag.utf8))
-                set(UInt32(size), at: e + 4); set(UInt64(offsets[tag]!), at: e + 8); set(UInt64(count), at: e + 16)
+                set(UInt32(size), at: e + 4)
+                set(UInt64(offsets[tag]!), at: e + 8)
+                set(UInt64(count), at: e + 16)
             }
-            set(header.withUnsafeBytes { SnapshotHash.of(UnsafeRawBufferPointer(rebasing: $0[0..<tableEnd])) }, at: tableEnd)
+            set(
+                header.withUnsafeBytes { SnapshotHash.of(UnsafeRawBufferPointer(rebasing: $0[0..<tableEnd])) },
+                at: tableEnd)
             guard header.withUnsafeBytes({ writeAll(fd, $0, at: 0) }) else { throw failed() }
         }
     }
@@ -292,12 +353,15 @@ public struct SnapshotWriter {
 
     /// Append positions in id order (`PlaceTable.idPrecedes`).
     private func idOrder() throws(IndexSnapshot.Problem) -> [Int32] {
-        let numbers = try idNumbers.values(in: spill), bytes = try idBytes.values(in: spill), ends = try idEnds.values(in: spill)
+        let numbers = try idNumbers.values(in: spill)
+        let bytes = try idBytes.values(in: spill)
+        let ends = try idEnds.values(in: spill)
         func id(_ i: Int) -> String {
             String(decoding: bytes[(i == 0 ? 0 : Int(ends[i - 1]))..<Int(ends[i])], as: UTF8.self)
         }
         return (0..<Int32(count)).sorted { i, j in
-            let a = numbers[Int(i)], b = numbers[Int(j)]
+            let a = numbers[Int(i)]
+            let b = numbers[Int(j)]
             return a >= 0 && b >= 0 ? a < b : PlaceTable.idPrecedes(id(Int(i)), id(Int(j)))
         }
     }
@@ -319,7 +383,8 @@ public struct SnapshotWriter {
     }
 
     private static func strings(_ values: [String]) -> (offsets: [UInt32], bytes: [UInt8]) {
-        var offsets: [UInt32] = [0], bytes: [UInt8] = []
+        var offsets: [UInt32] = [0]
+        var bytes: [UInt8] = []
         for v in values {
             bytes.append(contentsOf: v.utf8)
             offsets.append(UInt32(bytes.count))

@@ -30,8 +30,13 @@ enum SortOrders {
     /// Rows ascending by `key`, ties by `idRank`.
     static func rows(count n: Int, key: (Int) -> Int64, idRank: (Int) -> UInt32) -> [UInt32] {
         guard n > 0 else { return [] }
-        var low = Int64.max, high = Int64.min
-        for row in 0..<n { let k = key(row); low = min(low, k); high = max(high, k) }
+        var low = Int64.max
+        var high = Int64.min
+        for row in 0..<n {
+            let k = key(row)
+            low = min(low, k)
+            high = max(high, k)
+        }
         // Usually (key − lowest, id rank) fits one UInt64: a sort of plain integers, no comparator.
         let rankBits = UInt64(64 - (UInt64(n).leadingZeroBitCount))
         let (spread, overflow) = high.subtractingReportingOverflow(low)
@@ -100,7 +105,8 @@ struct TableStatistics: Sendable {
         for c in category { categories[c, default: 0] += 1 }
         var areas = [Int](repeating: 0, count: areaValues + 1)
         for c in areaCodes where Int(c) < areas.count { areas[Int(c)] += 1 }
-        categoryCounts = categories; areaCounts = areas
+        categoryCounts = categories
+        areaCounts = areas
     }
 
     /// Statistics read from a snapshot: `categories` as (value, count) pairs flattened.
@@ -115,7 +121,9 @@ struct TableStatistics: Sendable {
     }
 
     /// The sections as snapshot values.
-    var categorySection: [Int64] { categoryCounts.sorted { $0.key < $1.key }.flatMap { [Int64($0.key), Int64($0.value)] } }
+    var categorySection: [Int64] {
+        categoryCounts.sorted { $0.key < $1.key }.flatMap { [Int64($0.key), Int64($0.value)] }
+    }
     var areaSection: [Int64] { areaCounts.map(Int64.init) }
 
     /// Rows whose category is one of `categories`.

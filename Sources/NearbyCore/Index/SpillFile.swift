@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #else
-import Darwin
+    import Darwin
 #endif
 
 /// An unnamed temporary file that `SnapshotWriter` appends its columns to while places come in, so
@@ -86,7 +86,8 @@ struct SpillColumn<T: BitwiseCopyable> {
             var start = 0
             for (offset, n) in chunks where complete {
                 let size = MemoryLayout<T>.stride
-                complete = file.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[start * size ..< (start + n) * size]), at: offset)
+                complete = file.read(
+                    into: UnsafeMutableRawBufferPointer(rebasing: raw[start * size..<(start + n) * size]), at: offset)
                 start += n
             }
             initialized = complete ? count : 0

@@ -16,12 +16,15 @@ public enum JSONNumber {
         var i = 0
         let n = s.count
         var negative = false
-        if i < n, s[i] == UInt8(ascii: "-") || s[i] == UInt8(ascii: "+") { negative = s[i] == UInt8(ascii: "-"); i += 1 }
+        if i < n, s[i] == UInt8(ascii: "-") || s[i] == UInt8(ascii: "+") {
+            negative = s[i] == UInt8(ascii: "-")
+            i += 1
+        }
         var mantissa: UInt64 = 0
-        var digits = 0          // significant digits accumulated in `mantissa`
-        var exponent = 0        // decimal exponent to apply to `mantissa`
+        var digits = 0  // significant digits accumulated in `mantissa`
+        var exponent = 0  // decimal exponent to apply to `mantissa`
         var sawDigit = false
-        var exact = true        // false when digits were dropped from the mantissa
+        var exact = true  // false when digits were dropped from the mantissa
         while i < n, s[i] &- 0x30 < 10 {
             sawDigit = true
             accumulate(s[i] &- 0x30, &mantissa, &digits, &exponent, &exact, fraction: false)
@@ -39,10 +42,17 @@ public enum JSONNumber {
         if i < n, s[i] | 0x20 == UInt8(ascii: "e") {
             i += 1
             var expNegative = false
-            if i < n, s[i] == UInt8(ascii: "-") || s[i] == UInt8(ascii: "+") { expNegative = s[i] == UInt8(ascii: "-"); i += 1 }
+            if i < n, s[i] == UInt8(ascii: "-") || s[i] == UInt8(ascii: "+") {
+                expNegative = s[i] == UInt8(ascii: "-")
+                i += 1
+            }
             var e = 0
             var expDigits = 0
-            while i < n, s[i] &- 0x30 < 10 { e = min(e * 10 + Int(s[i] &- 0x30), 100_000); i += 1; expDigits += 1 }
+            while i < n, s[i] &- 0x30 < 10 {
+                e = min(e * 10 + Int(s[i] &- 0x30), 100_000)
+                i += 1
+                expDigits += 1
+            }
             guard expDigits > 0 else { return nil }
             exponent += expNegative ? -e : e
         }
@@ -60,8 +70,10 @@ public enum JSONNumber {
     }
 
     @inline(__always)
-    private static func accumulate(_ d: UInt8, _ m: inout UInt64, _ digits: inout Int, _ exponent: inout Int,
-                                   _ exact: inout Bool, fraction: Bool) {
+    private static func accumulate(
+        _ d: UInt8, _ m: inout UInt64, _ digits: inout Int, _ exponent: inout Int,
+        _ exact: inout Bool, fraction: Bool
+    ) {
         if digits < 19 {
             m = m * 10 + UInt64(d)
             if m != 0 { digits += 1 }
@@ -76,7 +88,10 @@ public enum JSONNumber {
     public static func parseInt(_ s: UnsafeRawBufferPointer) -> Int? {
         var i = 0
         var negative = false
-        if i < s.count, s[i] == UInt8(ascii: "-") || s[i] == UInt8(ascii: "+") { negative = s[i] == UInt8(ascii: "-"); i += 1 }
+        if i < s.count, s[i] == UInt8(ascii: "-") || s[i] == UInt8(ascii: "+") {
+            negative = s[i] == UInt8(ascii: "-")
+            i += 1
+        }
         guard i < s.count else { return nil }
         var v = 0
         while i < s.count {
@@ -121,9 +136,15 @@ public enum JSONNumber {
     public static func append(_ value: Int, to out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
         var m = value.magnitude
-        guard m >= 10 else { out.append(0x30 + UInt8(m)); return }
+        guard m >= 10 else {
+            out.append(0x30 + UInt8(m))
+            return
+        }
         let start = out.count
-        while m > 0 { out.append(0x30 + UInt8(m % 10)); m /= 10 }
+        while m > 0 {
+            out.append(0x30 + UInt8(m % 10))
+            m /= 10
+        }
         out[start...].reverse()
     }
 }

@@ -3,7 +3,10 @@ public struct JSONError: NearbyError, Equatable {
     /// Byte offset into the scanned buffer where the problem was found.
     public var offset: Int
     public var reason: String
-    public init(offset: Int, reason: String) { self.offset = offset; self.reason = reason }
+    public init(offset: Int, reason: String) {
+        self.offset = offset
+        self.reason = reason
+    }
     public var description: String { "\(reason) at byte \(offset)" }
     public var kind: ErrorKind { .usage }
 }
@@ -31,7 +34,10 @@ public struct JSONScanner {
     }
 
     /// True when only whitespace is left.
-    public mutating func atEnd() -> Bool { skipWhitespace(); return offset >= bytes.count }
+    public mutating func atEnd() -> Bool {
+        skipWhitespace()
+        return offset >= bytes.count
+    }
 
     @inline(__always) public mutating func skipWhitespace() {
         while offset < bytes.count {
@@ -99,7 +105,8 @@ public struct JSONScanner {
     public mutating func consumeNull() -> Bool {
         skipWhitespace()
         guard offset + 4 <= bytes.count, bytes[offset] == UInt8(ascii: "n"), bytes[offset + 1] == UInt8(ascii: "u"),
-              bytes[offset + 2] == UInt8(ascii: "l"), bytes[offset + 3] == UInt8(ascii: "l") else { return false }
+            bytes[offset + 2] == UInt8(ascii: "l"), bytes[offset + 3] == UInt8(ascii: "l")
+        else { return false }
         offset += 4
         return true
     }
@@ -118,7 +125,11 @@ public struct JSONScanner {
                 offset += 1
                 return RawString(start: start, end: offset - 1, hasEscapes: escaped)
             }
-            if b == 0x5C { escaped = true; offset += 2; continue }
+            if b == 0x5C {
+                escaped = true
+                offset += 2
+                continue
+            }
             if b < 0x20 { throw error("control character in a string") }
             offset += 1
         }
@@ -130,7 +141,6 @@ public struct JSONScanner {
     public mutating func readString() throws(JSONError) -> String {
         try string(readRawString())
     }
-
 
     /// Decodes a raw string: resolves escapes (including UTF-16 surrogate pairs) and validates UTF-8.
     public func string(_ raw: RawString) throws(JSONError) -> String {
@@ -146,7 +156,11 @@ public struct JSONScanner {
         var i = 0
         while i < slice.count {
             let b = slice[i]
-            guard b == 0x5C else { out.append(b); i += 1; continue }
+            guard b == 0x5C else {
+                out.append(b)
+                i += 1
+                continue
+            }
             let at = raw.start + i
             guard i + 1 < slice.count else { throw JSONError(offset: at, reason: "bad escape") }
             i += 2
@@ -164,7 +178,8 @@ public struct JSONScanner {
                 i += 4
                 if (0xD800..<0xDC00).contains(unit) {
                     guard i + 6 <= slice.count, slice[i] == 0x5C, slice[i + 1] == UInt8(ascii: "u"),
-                          let low = Self.hex4(slice, i + 2), (0xDC00..<0xE000).contains(low) else {
+                        let low = Self.hex4(slice, i + 2), (0xDC00..<0xE000).contains(low)
+                    else {
                         throw JSONError(offset: at, reason: "unpaired UTF-16 surrogate")
                     }
                     unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
@@ -209,7 +224,10 @@ public struct JSONScanner {
         if offset < bytes.count, bytes[offset] == UInt8(ascii: "-") { offset += 1 }
         let intStart = offset
         let intDigits = skipDigits()
-        guard intDigits > 0 else { offset = start; throw error("expected a number") }
+        guard intDigits > 0 else {
+            offset = start
+            throw error("expected a number")
+        }
         if intDigits > 1, bytes[intStart] == UInt8(ascii: "0") { throw error("leading zero in a number") }
         if offset < bytes.count, bytes[offset] == UInt8(ascii: ".") {
             offset += 1
@@ -270,7 +288,10 @@ public struct JSONScanner {
         switch peek() {
         case UInt8(ascii: "{"):
             guard try beginObject() else { return }
-            repeat { _ = try readKey(); try skipValue(depth: depth + 1) } while try nextMember()
+            repeat {
+                _ = try readKey()
+                try skipValue(depth: depth + 1)
+            } while try nextMember()
         case UInt8(ascii: "["):
             guard try beginArray() else { return }
             repeat { try skipValue(depth: depth + 1) } while try nextElement()

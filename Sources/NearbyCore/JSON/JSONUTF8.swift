@@ -18,17 +18,29 @@ public enum JSONUTF8 {
                 continue
             }
             let b0 = s[i]
-            if b0 < 0x80 { i += 1; continue }
+            if b0 < 0x80 {
+                i += 1
+                continue
+            }
             let len: Int
-            var lo: UInt8 = 0x80, hi: UInt8 = 0xBF  // allowed range of the second byte
+            var lo: UInt8 = 0x80
+            var hi: UInt8 = 0xBF  // allowed range of the second byte
             switch b0 {
             case 0xC2...0xDF: len = 2
-            case 0xE0: len = 3; lo = 0xA0
+            case 0xE0:
+                len = 3
+                lo = 0xA0
             case 0xE1...0xEC, 0xEE...0xEF: len = 3
-            case 0xED: len = 3; hi = 0x9F
-            case 0xF0: len = 4; lo = 0x90
+            case 0xED:
+                len = 3
+                hi = 0x9F
+            case 0xF0:
+                len = 4
+                lo = 0x90
             case 0xF1...0xF3: len = 4
-            case 0xF4: len = 4; hi = 0x8F
+            case 0xF4:
+                len = 4
+                hi = 0x8F
             default: return false
             }
             guard i + len <= n, (lo...hi).contains(s[i + 1]) else { return false }

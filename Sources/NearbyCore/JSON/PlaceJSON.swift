@@ -8,10 +8,12 @@ public enum PlaceField: Int, CaseIterable, Sendable {
     case pet, barrierFree, petInfo
 
     public var name: String { Self.names[rawValue] }
-    private static let names = ["id", "title", "lat", "lon", "category", "created", "modified", "areacode",
+    private static let names = [
+        "id", "title", "lat", "lon", "category", "created", "modified", "areacode",
         "sigungucode", "addr", "tel", "image", "cat1", "cat2", "cat3", "eventStart", "eventEnd", "accessibility",
         "lDongRegnCd", "lDongSignguCd", "lclsSystm1", "lclsSystm2", "lclsSystm3", "kakaoCategory", "lDongSource",
-        "pet", "barrierFree", "petInfo"]
+        "pet", "barrierFree", "petInfo",
+    ]
     /// Field names by length, as UTF-8: `byLength[n]` holds the (raw value, name) pairs of length n.
     private static let byLength: [[(Int, [UInt8])]] = (0...16).map { n in
         names.enumerated().filter { $0.element.utf8.count == n }.map { ($0.offset, Array($0.element.utf8)) }
@@ -33,7 +35,8 @@ public enum PlaceField: Int, CaseIterable, Sendable {
     /// Matches a field name given as raw UTF-8 bytes, without allocating.
     public init?(utf8 key: UnsafeRawBufferPointer) {
         guard key.count < Self.byLength.count else { return nil }
-        for (i, name) in Self.byLength[key.count] where name.withUnsafeBytes({ memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0 }) {
+        for (i, name) in Self.byLength[key.count]
+        where name.withUnsafeBytes({ memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0 }) {
             self.init(rawValue: i)
             return
         }
@@ -133,19 +136,28 @@ public enum PlaceJSON {
             guard !names.isEmpty else {
                 throw UnknownFieldError(name: "", valid: extraKeys + PlaceField.allCases.map(\.name) + ["distance"])
             }
-            fields = 0; distance = false
+            fields = 0
+            distance = false
             var extras: [String] = []
             for name in names {
-                if let f = PlaceField(name: name) { fields |= 1 << UInt32(f.rawValue) }
-                else if name == "distance" { distance = true }
-                else if extraKeys.contains(name) { extras.append(name) }
-                else { throw UnknownFieldError(name: name, valid: extraKeys + PlaceField.allCases.map(\.name) + ["distance"]) }
+                if let f = PlaceField(name: name) {
+                    fields |= 1 << UInt32(f.rawValue)
+                } else if name == "distance" {
+                    distance = true
+                } else if extraKeys.contains(name) {
+                    extras.append(name)
+                } else {
+                    throw UnknownFieldError(
+                        name: name, valid: extraKeys + PlaceField.allCases.map(\.name) + ["distance"])
+                }
             }
             self.extras = extras
         }
 
         init(fields: UInt32, distance: Bool, extras: [String]?) {
-            self.fields = fields; self.distance = distance; self.extras = extras
+            self.fields = fields
+            self.distance = distance
+            self.extras = extras
         }
 
         /// This selection without `field` (e.g. GeoJSON properties leave out lat and lon).
@@ -169,7 +181,8 @@ public enum PlaceJSON {
         public var valid: [String]
         public var kind: ErrorKind { .usage }
         public var description: String {
-            (name.isEmpty ? "no field named" : "unknown field '\(name)'") + "; valid fields: \(valid.joined(separator: ","))"
+            (name.isEmpty ? "no field named" : "unknown field '\(name)'")
+                + "; valid fields: \(valid.joined(separator: ","))"
         }
     }
 
@@ -177,7 +190,10 @@ public enum PlaceJSON {
     public struct DecodeError: NearbyError, Equatable {
         public var field: String
         public var reason: String
-        public init(field: String, reason: String) { self.field = field; self.reason = reason }
+        public init(field: String, reason: String) {
+            self.field = field
+            self.reason = reason
+        }
         public var description: String { "\(field): \(reason)" }
         public var kind: ErrorKind { .usage }
     }
@@ -215,9 +231,15 @@ public enum PlaceJSON {
         }
         for f in PlaceField.allCases where fields.has(f) {
             switch f {
-            case .lat: key(f); JSONNumber.append(place.pointee.lat, to: &out)
-            case .lon: key(f); JSONNumber.append(place.pointee.lon, to: &out)
-            case .category: key(f); JSONNumber.append(place.pointee.category, to: &out)
+            case .lat:
+                key(f)
+                JSONNumber.append(place.pointee.lat, to: &out)
+            case .lon:
+                key(f)
+                JSONNumber.append(place.pointee.lon, to: &out)
+            case .category:
+                key(f)
+                JSONNumber.append(place.pointee.category, to: &out)
             case .accessibility:
                 guard !place.pointee.accessibility.isEmpty else { continue }
                 key(f)
@@ -244,7 +266,9 @@ public enum PlaceJSON {
     /// `append(at:)` of a place known by its id alone (UTF-8), for a selection that `writesOnlyID`:
     /// the same bytes, from an id column read in place rather than from the place's record.
     /// Static text is appended from its UTF-8 in place: no array to retain per row.
-    public static func append(id: UnsafeBufferPointer<UInt8>, distance: Double?, fields: Selection, to out: inout [UInt8]) {
+    public static func append(
+        id: UnsafeBufferPointer<UInt8>, distance: Double?, fields: Selection, to out: inout [UInt8]
+    ) {
         let withID = fields.has(.id)
         if withID {
             ("{\"id\":" as StaticString).withUTF8Buffer { out.append(contentsOf: $0) }
@@ -274,7 +298,8 @@ public enum PlaceJSON {
                 repeat {
                     let raw = try s.readKey()
                     guard !raw.hasEscapes,
-                          let f = PlaceField(utf8: UnsafeRawBufferPointer(rebasing: bytes[raw.start..<raw.end])) else {
+                        let f = PlaceField(utf8: UnsafeRawBufferPointer(rebasing: bytes[raw.start..<raw.end]))
+                    else {
                         try s.skipValue()
                         continue
                     }
@@ -321,7 +346,9 @@ public enum PlaceJSON {
     public static func decode(_ bytes: some Collection<UInt8>) throws(DecodeError) -> Place {
         if let r = bytes.withContiguousStorageIfAvailable({ buf in
             Result { () throws(DecodeError) in try decode(UnsafeRawBufferPointer(buf)) }
-        }) { return try r.get() }
+        }) {
+            return try r.get()
+        }
         return try Array(bytes).withUnsafeBytes { buf in
             Result { () throws(DecodeError) in try decode(buf) }
         }.get()

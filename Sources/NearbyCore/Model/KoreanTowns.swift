@@ -39,7 +39,10 @@ public enum KoreanTowns {
         public var description: String
         /// `.damaged` for a towns file that fails its checks, `.io` for one that cannot be read.
         public var kind: ErrorKind
-        public init(description: String, kind: ErrorKind = .damaged) { self.description = description; self.kind = kind }
+        public init(description: String, kind: ErrorKind = .damaged) {
+            self.description = description
+            self.kind = kind
+        }
     }
 
     /// Parses towns from the file's bytes; `source` names the file in errors.
@@ -68,14 +71,23 @@ public enum KoreanTowns {
             guard f[0].utf8.count >= 5, f[0].utf8.allSatisfy({ $0 &- 0x30 < 10 }) else {
                 throw fail("code", "'\(f[0])' is not an administrative code of at least 5 digits")
             }
-            guard let level = KoreanTown.Level(rawValue: f[1]) else { throw fail("level", "'\(f[1])' is not emd or ri") }
-            guard let lat = Double(f[6]), (-90...90).contains(lat) else { throw fail("lat", "'\(f[6])' is not a latitude") }
-            guard let lon = Double(f[7]), (-180...180).contains(lon) else { throw fail("lon", "'\(f[7])' is not a longitude") }
-            guard let area = Double(f[8]), area >= 0, area.isFinite else { throw fail("area_km2", "'\(f[8])' is not an area") }
+            guard let level = KoreanTown.Level(rawValue: f[1]) else {
+                throw fail("level", "'\(f[1])' is not emd or ri")
+            }
+            guard let lat = Double(f[6]), (-90...90).contains(lat) else {
+                throw fail("lat", "'\(f[6])' is not a latitude")
+            }
+            guard let lon = Double(f[7]), (-180...180).contains(lon) else {
+                throw fail("lon", "'\(f[7])' is not a longitude")
+            }
+            guard let area = Double(f[8]), area >= 0, area.isFinite else {
+                throw fail("area_km2", "'\(f[8])' is not an area")
+            }
             guard !f[2].isEmpty else { throw fail("sido", "empty province name") }
-            towns.append(KoreanTown(
-                code: f[0], level: level, sido: f[2], sigungu: f[3], emd: f[4], ri: f[5],
-                lat: lat, lon: lon, areaKm2: area))
+            towns.append(
+                KoreanTown(
+                    code: f[0], level: level, sido: f[2], sigungu: f[3], emd: f[4], ri: f[5],
+                    lat: lat, lon: lon, areaKm2: area))
         }
         guard !towns.isEmpty else { throw FormatError(description: "\(source): no towns") }
         return towns

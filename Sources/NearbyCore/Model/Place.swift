@@ -62,15 +62,34 @@ public struct Place: Sendable, Hashable {
         kakaoCategory: String? = nil, lDongSource: String? = nil,
         pet: String? = nil, barrierFree: String? = nil, petInfo: String? = nil
     ) {
-        self.id = id; self.title = title; self.lat = lat; self.lon = lon; self.category = category
-        self.created = created; self.modified = modified
-        self.areacode = areacode; self.sigungucode = sigungucode; self.addr = addr; self.tel = tel
-        self.image = image; self.cat1 = cat1; self.cat2 = cat2; self.cat3 = cat3
-        self.eventStart = eventStart; self.eventEnd = eventEnd; self.accessibility = accessibility
-        self.lDongRegnCd = lDongRegnCd; self.lDongSignguCd = lDongSignguCd
-        self.lclsSystm1 = lclsSystm1; self.lclsSystm2 = lclsSystm2; self.lclsSystm3 = lclsSystm3
-        self.kakaoCategory = kakaoCategory; self.lDongSource = lDongSource
-        self.pet = pet; self.barrierFree = barrierFree; self.petInfo = petInfo
+        self.id = id
+        self.title = title
+        self.lat = lat
+        self.lon = lon
+        self.category = category
+        self.created = created
+        self.modified = modified
+        self.areacode = areacode
+        self.sigungucode = sigungucode
+        self.addr = addr
+        self.tel = tel
+        self.image = image
+        self.cat1 = cat1
+        self.cat2 = cat2
+        self.cat3 = cat3
+        self.eventStart = eventStart
+        self.eventEnd = eventEnd
+        self.accessibility = accessibility
+        self.lDongRegnCd = lDongRegnCd
+        self.lDongSignguCd = lDongSignguCd
+        self.lclsSystm1 = lclsSystm1
+        self.lclsSystm2 = lclsSystm2
+        self.lclsSystm3 = lclsSystm3
+        self.kakaoCategory = kakaoCategory
+        self.lDongSource = lDongSource
+        self.pet = pet
+        self.barrierFree = barrierFree
+        self.petInfo = petInfo
     }
 }
 
@@ -102,8 +121,10 @@ public enum Accessibility {
     /// The facility tags of each group. A tag may serve several (elderly visitors: step-free access,
     /// lifts, toilets, parking and transport, as for wheelchair users).
     public static let members: [String: [String]] = [
-        "physical": ["wheelchair", "elevator", "restroom", "parking", "accessible-exit", "public-transport",
-                     "ticket-office", "access-route", "accessible-seating", "accessible-room"],
+        "physical": [
+            "wheelchair", "elevator", "restroom", "parking", "accessible-exit", "public-transport",
+            "ticket-office", "access-route", "accessible-seating", "accessible-room",
+        ],
         "visual": ["braille-block", "audio-guide", "guide-dog", "big-print", "guide-staff", "braille-promotion"],
         "hearing": ["sign-language", "video-guide", "hearing-room"],
         "infants": ["stroller-rental", "lactation-room", "baby-chair"],
@@ -116,7 +137,10 @@ public enum Accessibility {
     /// Bitmask of a tag list; nil when any tag is unknown.
     public static func mask(_ list: [String]) -> UInt32? {
         var m: UInt32 = 0
-        for t in list { guard let b = bit(t) else { return nil }; m |= b }
+        for t in list {
+            guard let b = bit(t) else { return nil }
+            m |= b
+        }
         return m
     }
     /// The mask every engine gives a place with these tags: their bits, and the bit of each group one

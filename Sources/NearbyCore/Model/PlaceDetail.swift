@@ -11,7 +11,10 @@ public struct PlaceDetail: Sendable, Hashable {
     public struct Field: Sendable, Hashable {
         public var name: String
         public var text: String
-        public init(name: String, text: String) { self.name = name; self.text = text }
+        public init(name: String, text: String) {
+            self.name = name
+            self.text = text
+        }
     }
 
     public var id: String
@@ -20,7 +23,9 @@ public struct PlaceDetail: Sendable, Hashable {
     public var fields: [Field]
 
     public init(id: String, kind: Kind, fields: [Field]) {
-        self.id = id; self.kind = kind; self.fields = fields
+        self.id = id
+        self.kind = kind
+        self.fields = fields
     }
 
     /// The kind of detail a TourAPI object with these keys is, when it names one of the kind's fields
@@ -159,7 +164,8 @@ extension Place {
             accessibility = Array(Set(accessibility).union(cached.accessibility)).sorted()
         }
         if pet == nil && petInfo == nil {
-            pet = cached.pet; petInfo = cached.petInfo
+            pet = cached.pet
+            petInfo = cached.petInfo
         }
     }
 }

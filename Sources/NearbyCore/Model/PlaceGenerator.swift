@@ -49,12 +49,17 @@ public struct PlaceGenerator: Sendable {
         self.towns = towns
         self.seed = seed
         var sum = 0.0
-        cumulativeWeight = towns.map { sum += 1 / ($0.areaKm2 + 0.3); return sum }
+        cumulativeWeight = towns.map {
+            sum += 1 / ($0.areaKm2 + 0.3)
+            return sum
+        }
         lonDegreesPerKm = towns.map { 1 / (Self.kmPerDegree * Self.cosine(degrees: $0.lat)) }
         townText = towns.map { t in
-            let sido = String(t.code.prefix(2)), sigungu = String(t.code.prefix(5))
-            return TownText(name: t.name, address: t.address + " ", areacode: TourAreaCode.areaCode(legalDong: sido),
-                            lDongRegnCd: sido, lDongSignguCd: String(sigungu.suffix(3)), phonePrefix: Self.phonePrefix[sido])
+            let sido = String(t.code.prefix(2))
+            let sigungu = String(t.code.prefix(5))
+            return TownText(
+                name: t.name, address: t.address + " ", areacode: TourAreaCode.areaCode(legalDong: sido),
+                lDongRegnCd: sido, lDongSignguCd: String(sigungu.suffix(3)), phonePrefix: Self.phonePrefix[sido])
         }
     }
 
@@ -67,10 +72,15 @@ public struct PlaceGenerator: Sendable {
     public func place(_ id: Int) -> Place {
         var rng = SplitMix64(seed: Self.mix(seed ^ Self.mix(UInt64(id))))
         let t = pickTown(&rng)
-        let town = towns[t], text = townText[t]
+        let town = towns[t]
+        let text = townText[t]
         let r = (town.areaKm2 / Double.pi).squareRoot()
-        var x = 0.0, y = 0.0
-        repeat { x = 2 * rng.unit() - 1; y = 2 * rng.unit() - 1 } while x * x + y * y > 1
+        var x = 0.0
+        var y = 0.0
+        repeat {
+            x = 2 * rng.unit() - 1
+            y = 2 * rng.unit() - 1
+        } while x * x + y * y > 1
         let lat = Self.round7(town.lat + r * y / Self.kmPerDegree)
         let lon = Self.round7(town.lon + r * x * lonDegreesPerKm[t])
 
@@ -95,7 +105,8 @@ public struct PlaceGenerator: Sendable {
             place.eventEnd = CivilDate.date(day: start + length)
         }
         if rng.below(10) < 6 {
-            place.image = "http://tong.visitkorea.or.kr/cms/resource/\(10 + rng.below(90))/"
+            place.image =
+                "http://tong.visitkorea.or.kr/cms/resource/\(10 + rng.below(90))/"
                 + "\(1_000_000 + rng.below(3_000_000))_image2_1.jpg"
         }
         if rng.below(10) < 3 {
@@ -115,7 +126,8 @@ public struct PlaceGenerator: Sendable {
 
     func pickTown(_ rng: inout SplitMix64) -> Int {
         let u = rng.unit() * cumulativeWeight[cumulativeWeight.count - 1]
-        var lo = 0, hi = cumulativeWeight.count - 1
+        var lo = 0
+        var hi = cumulativeWeight.count - 1
         while lo < hi {
             let mid = (lo + hi) / 2
             if cumulativeWeight[mid] > u { hi = mid } else { lo = mid + 1 }
@@ -163,7 +175,8 @@ public struct PlaceGenerator: Sendable {
     /// so the same bits on every platform (libm's cos may differ in the last bit). Error < 5e-13 for
     /// |angle| ≤ 45°, where Korea lies.
     static func cosine(degrees: Double) -> Double {
-        let x = degrees * (Double.pi / 180), x2 = x * x
+        let x = degrees * (Double.pi / 180)
+        let x2 = x * x
         return 1 - x2 / 2 * (1 - x2 / 12 * (1 - x2 / 30 * (1 - x2 / 56 * (1 - x2 / 90 * (1 - x2 / 132)))))
     }
 
@@ -178,54 +191,96 @@ public struct PlaceGenerator: Sendable {
     static let categoryTable: [Int] = [(39, 30), (12, 20), (38, 12), (32, 10), (14, 10), (28, 8), (15, 6), (25, 4)]
         .flatMap { Array(repeating: $0.0, count: $0.1) }
 
-    struct Word: Sendable { var name: String; var cat2: String; var cat3: String }
-    struct Kind: Sendable { var cat1: String; var words: [Word] }
+    struct Word: Sendable {
+        var name: String
+        var cat2: String
+        var cat3: String
+    }
+    struct Kind: Sendable {
+        var cat1: String
+        var words: [Word]
+    }
 
     /// Category words with TourAPI-like service categories (cat1 large, cat2 middle, cat3 small).
     static let kinds: [Int: Kind] = [
-        12: Kind(cat1: "A01", words: [
-            Word(name: "전망대", cat2: "A0101", cat3: "A01010100"), Word(name: "공원", cat2: "A0101", cat3: "A01010500"),
-            Word(name: "계곡", cat2: "A0101", cat3: "A01010900"), Word(name: "해수욕장", cat2: "A0101", cat3: "A01011200"),
-            Word(name: "폭포", cat2: "A0101", cat3: "A01010800"), Word(name: "수목원", cat2: "A0101", cat3: "A01010700"),
-            Word(name: "둘레길", cat2: "A0101", cat3: "A01010400"), Word(name: "관광지", cat2: "A0101", cat3: "A01010100"),
-        ]),
-        14: Kind(cat1: "A02", words: [
-            Word(name: "박물관", cat2: "A0206", cat3: "A02060100"), Word(name: "미술관", cat2: "A0206", cat3: "A02060500"),
-            Word(name: "도서관", cat2: "A0206", cat3: "A02060900"), Word(name: "문화센터", cat2: "A0206", cat3: "A02061100"),
-            Word(name: "기념관", cat2: "A0206", cat3: "A02060200"), Word(name: "공연장", cat2: "A0206", cat3: "A02060600"),
-        ]),
-        15: Kind(cat1: "A02", words: [
-            Word(name: "축제", cat2: "A0207", cat3: "A02070200"), Word(name: "문화제", cat2: "A0207", cat3: "A02070100"),
-            Word(name: "페스티벌", cat2: "A0207", cat3: "A02070200"), Word(name: "한마당", cat2: "A0207", cat3: "A02070200"),
-            Word(name: "불빛축제", cat2: "A0207", cat3: "A02070200"), Word(name: "Festival", cat2: "A0207", cat3: "A02070200"),
-        ]),
-        25: Kind(cat1: "C01", words: [
-            Word(name: "여행코스", cat2: "C0112", cat3: "C01120001"), Word(name: "도보여행", cat2: "C0115", cat3: "C01150001"),
-            Word(name: "자전거길", cat2: "C0114", cat3: "C01140001"), Word(name: "힐링코스", cat2: "C0113", cat3: "C01130001"),
-        ]),
-        28: Kind(cat1: "A03", words: [
-            Word(name: "캠핑장", cat2: "A0302", cat3: "A03021700"), Word(name: "수영장", cat2: "A0302", cat3: "A03020700"),
-            Word(name: "골프장", cat2: "A0302", cat3: "A03020700"), Word(name: "승마장", cat2: "A0302", cat3: "A03021000"),
-            Word(name: "카약체험장", cat2: "A0303", cat3: "A03030500"), Word(name: "짚라인", cat2: "A0302", cat3: "A03022700"),
-        ]),
-        32: Kind(cat1: "B02", words: [
-            Word(name: "펜션", cat2: "B0201", cat3: "B02010700"), Word(name: "호텔", cat2: "B0201", cat3: "B02010100"),
-            Word(name: "게스트하우스", cat2: "B0201", cat3: "B02011100"), Word(name: "민박", cat2: "B0201", cat3: "B02010900"),
-            Word(name: "리조트", cat2: "B0201", cat3: "B02010500"), Word(name: "한옥스테이", cat2: "B0201", cat3: "B02011600"),
-        ]),
-        38: Kind(cat1: "A04", words: [
-            Word(name: "전통시장", cat2: "A0401", cat3: "A04010200"), Word(name: "상점가", cat2: "A0401", cat3: "A04010300"),
-            Word(name: "아울렛", cat2: "A0401", cat3: "A04010400"), Word(name: "기념품점", cat2: "A0401", cat3: "A04010600"),
-            Word(name: "오일장", cat2: "A0401", cat3: "A04010100"),
-        ]),
-        39: Kind(cat1: "A05", words: [
-            Word(name: "식당", cat2: "A0502", cat3: "A05020100"), Word(name: "국밥", cat2: "A0502", cat3: "A05020100"),
-            Word(name: "칼국수", cat2: "A0502", cat3: "A05020100"), Word(name: "횟집", cat2: "A0502", cat3: "A05020100"),
-            Word(name: "갈비", cat2: "A0502", cat3: "A05020100"), Word(name: "카페", cat2: "A0502", cat3: "A05020900"),
-            Word(name: "cafe", cat2: "A0502", cat3: "A05020900"), Word(name: "Café", cat2: "A0502", cat3: "A05020900"),
-            Word(name: "분식", cat2: "A0502", cat3: "A05020100"), Word(name: "베이커리", cat2: "A0502", cat3: "A05020900"),
-            Word(name: "Pizza", cat2: "A0502", cat3: "A05020400"), Word(name: "음식점", cat2: "A0502", cat3: "A05020100"),
-        ]),
+        12: Kind(
+            cat1: "A01",
+            words: [
+                Word(name: "전망대", cat2: "A0101", cat3: "A01010100"), Word(name: "공원", cat2: "A0101", cat3: "A01010500"),
+                Word(name: "계곡", cat2: "A0101", cat3: "A01010900"),
+                Word(name: "해수욕장", cat2: "A0101", cat3: "A01011200"),
+                Word(name: "폭포", cat2: "A0101", cat3: "A01010800"), Word(name: "수목원", cat2: "A0101", cat3: "A01010700"),
+                Word(name: "둘레길", cat2: "A0101", cat3: "A01010400"),
+                Word(name: "관광지", cat2: "A0101", cat3: "A01010100"),
+            ]),
+        14: Kind(
+            cat1: "A02",
+            words: [
+                Word(name: "박물관", cat2: "A0206", cat3: "A02060100"),
+                Word(name: "미술관", cat2: "A0206", cat3: "A02060500"),
+                Word(name: "도서관", cat2: "A0206", cat3: "A02060900"),
+                Word(name: "문화센터", cat2: "A0206", cat3: "A02061100"),
+                Word(name: "기념관", cat2: "A0206", cat3: "A02060200"),
+                Word(name: "공연장", cat2: "A0206", cat3: "A02060600"),
+            ]),
+        15: Kind(
+            cat1: "A02",
+            words: [
+                Word(name: "축제", cat2: "A0207", cat3: "A02070200"), Word(name: "문화제", cat2: "A0207", cat3: "A02070100"),
+                Word(name: "페스티벌", cat2: "A0207", cat3: "A02070200"),
+                Word(name: "한마당", cat2: "A0207", cat3: "A02070200"),
+                Word(name: "불빛축제", cat2: "A0207", cat3: "A02070200"),
+                Word(name: "Festival", cat2: "A0207", cat3: "A02070200"),
+            ]),
+        25: Kind(
+            cat1: "C01",
+            words: [
+                Word(name: "여행코스", cat2: "C0112", cat3: "C01120001"),
+                Word(name: "도보여행", cat2: "C0115", cat3: "C01150001"),
+                Word(name: "자전거길", cat2: "C0114", cat3: "C01140001"),
+                Word(name: "힐링코스", cat2: "C0113", cat3: "C01130001"),
+            ]),
+        28: Kind(
+            cat1: "A03",
+            words: [
+                Word(name: "캠핑장", cat2: "A0302", cat3: "A03021700"),
+                Word(name: "수영장", cat2: "A0302", cat3: "A03020700"),
+                Word(name: "골프장", cat2: "A0302", cat3: "A03020700"),
+                Word(name: "승마장", cat2: "A0302", cat3: "A03021000"),
+                Word(name: "카약체험장", cat2: "A0303", cat3: "A03030500"),
+                Word(name: "짚라인", cat2: "A0302", cat3: "A03022700"),
+            ]),
+        32: Kind(
+            cat1: "B02",
+            words: [
+                Word(name: "펜션", cat2: "B0201", cat3: "B02010700"), Word(name: "호텔", cat2: "B0201", cat3: "B02010100"),
+                Word(name: "게스트하우스", cat2: "B0201", cat3: "B02011100"),
+                Word(name: "민박", cat2: "B0201", cat3: "B02010900"),
+                Word(name: "리조트", cat2: "B0201", cat3: "B02010500"),
+                Word(name: "한옥스테이", cat2: "B0201", cat3: "B02011600"),
+            ]),
+        38: Kind(
+            cat1: "A04",
+            words: [
+                Word(name: "전통시장", cat2: "A0401", cat3: "A04010200"),
+                Word(name: "상점가", cat2: "A0401", cat3: "A04010300"),
+                Word(name: "아울렛", cat2: "A0401", cat3: "A04010400"),
+                Word(name: "기념품점", cat2: "A0401", cat3: "A04010600"),
+                Word(name: "오일장", cat2: "A0401", cat3: "A04010100"),
+            ]),
+        39: Kind(
+            cat1: "A05",
+            words: [
+                Word(name: "식당", cat2: "A0502", cat3: "A05020100"), Word(name: "국밥", cat2: "A0502", cat3: "A05020100"),
+                Word(name: "칼국수", cat2: "A0502", cat3: "A05020100"), Word(name: "횟집", cat2: "A0502", cat3: "A05020100"),
+                Word(name: "갈비", cat2: "A0502", cat3: "A05020100"), Word(name: "카페", cat2: "A0502", cat3: "A05020900"),
+                Word(name: "cafe", cat2: "A0502", cat3: "A05020900"),
+                Word(name: "Café", cat2: "A0502", cat3: "A05020900"),
+                Word(name: "분식", cat2: "A0502", cat3: "A05020100"),
+                Word(name: "베이커리", cat2: "A0502", cat3: "A05020900"),
+                Word(name: "Pizza", cat2: "A0502", cat3: "A05020400"),
+                Word(name: "음식점", cat2: "A0502", cat3: "A05020100"),
+            ]),
     ]
 
     static let nameParts = [
@@ -298,7 +353,10 @@ enum CivilDate {
             for (v, width) in fields {
                 var v = v
                 end += width
-                for i in stride(from: end - 1, through: end - width, by: -1) { buf[i] = UInt8(48 + v % 10); v /= 10 }
+                for i in stride(from: end - 1, through: end - width, by: -1) {
+                    buf[i] = UInt8(48 + v % 10)
+                    v /= 10
+                }
             }
             return end
         }
@@ -317,20 +375,37 @@ extension PlaceGenerator {
     /// Appends one generated place as a TSV line (with its newline). Generated text never holds a tab
     /// or newline, so no quoting is needed.
     public static func appendTSV(_ p: Place, to out: inout [UInt8]) {
-        func text(_ s: String?) { out.append(0x09); if let s { out.append(contentsOf: s.utf8) } }
+        func text(_ s: String?) {
+            out.append(0x09)
+            if let s { out.append(contentsOf: s.utf8) }
+        }
         out.append(contentsOf: p.id.utf8)
-        out.append(0x09); JSONNumber.append(p.lat, to: &out)
-        out.append(0x09); JSONNumber.append(p.lon, to: &out)
-        out.append(0x09); JSONNumber.append(p.category, to: &out)
-        text(p.title); text(p.created); text(p.modified); text(p.areacode); text(p.sigungucode)
-        text(p.addr); text(p.tel); text(p.image); text(p.cat1); text(p.cat2); text(p.cat3)
-        text(p.eventStart); text(p.eventEnd)
+        out.append(0x09)
+        JSONNumber.append(p.lat, to: &out)
+        out.append(0x09)
+        JSONNumber.append(p.lon, to: &out)
+        out.append(0x09)
+        JSONNumber.append(p.category, to: &out)
+        text(p.title)
+        text(p.created)
+        text(p.modified)
+        text(p.areacode)
+        text(p.sigungucode)
+        text(p.addr)
+        text(p.tel)
+        text(p.image)
+        text(p.cat1)
+        text(p.cat2)
+        text(p.cat3)
+        text(p.eventStart)
+        text(p.eventEnd)
         out.append(0x09)
         for (i, tag) in p.accessibility.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ";")) }
             out.append(contentsOf: tag.utf8)
         }
-        text(p.lDongRegnCd); text(p.lDongSignguCd)
+        text(p.lDongRegnCd)
+        text(p.lDongSignguCd)
         out.append(0x0A)
     }
 }

@@ -33,13 +33,16 @@ public enum TourDate {
     /// February of a common year are not. What a filter may name (`DateBound`); import takes `isDay`.
     public static func isCalendarDay(_ v: Int64) -> Bool {
         guard isDay(v) else { return false }
-        let year = v / 10000, month = v / 100 % 100, day = v % 100
+        let year = v / 10000
+        let month = v / 100 % 100
+        let day = v % 100
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-        let days: Int64 = switch month {
-        case 2: leap ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
+        let days: Int64 =
+            switch month {
+            case 2: leap ? 29 : 28
+            case 4, 6, 9, 11: 30
+            default: 31
+            }
         return day <= days
     }
 

@@ -11,7 +11,9 @@ public struct AreaFilter: Sendable, Hashable {
     private let test: @Sendable (Double, Double) -> Bool
 
     public init(codes: [String], box: GeoBox, contains: @escaping @Sendable (_ lat: Double, _ lon: Double) -> Bool) {
-        self.codes = codes.sorted(); self.box = box; test = contains
+        self.codes = codes.sorted()
+        self.box = box
+        test = contains
     }
 
     @inline(__always) public func contains(lat: Double, lon: Double) -> Bool { test(lat, lon) }

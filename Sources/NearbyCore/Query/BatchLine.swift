@@ -13,11 +13,16 @@ public enum BatchLine {
         var seen: Set<String> = []
         return try cells(line).enumerated().map { (i, cell) throws(RequestError) -> String in
             let name = TextNormalization.trimmingSpaces(try text(cell, "header", column: i))
-            let canonical = name == "qid" ? "qid" : name == "radius_m" ? "radius" : QueryParameters.parameter(named: name)?.name
+            let canonical =
+                name == "qid" ? "qid" : name == "radius_m" ? "radius" : QueryParameters.parameter(named: name)?.name
             guard let canonical else {
-                throw RequestError(parameter: "header", reason: "\(MessageText.quoted(name)) is not qid or a query parameter (see nearby query --help)")
+                throw RequestError(
+                    parameter: "header",
+                    reason: "\(MessageText.quoted(name)) is not qid or a query parameter (see nearby query --help)")
             }
-            guard seen.insert(canonical).inserted else { throw RequestError(parameter: "header", reason: "\(MessageText.quoted(name)) is given twice") }
+            guard seen.insert(canonical).inserted else {
+                throw RequestError(parameter: "header", reason: "\(MessageText.quoted(name)) is given twice")
+            }
             return canonical
         }
     }
@@ -26,7 +31,11 @@ public enum BatchLine {
     public static func tsv(_ line: [UInt8], header: [String]) throws(RequestError) -> Parameters {
         let cols = cells(line)
         guard cols.count == header.count else {
-            throw RequestError(parameter: nil, reason: "expected \(header.count) tab-separated columns (\(header.joined(separator: " "))), found \(cols.count)")
+            throw RequestError(
+                parameter: nil,
+                reason:
+                    "expected \(header.count) tab-separated columns (\(header.joined(separator: " "))), found \(cols.count)"
+            )
         }
         var qid: JSONScalar?
         var pairs: [(name: String, value: String)] = []
@@ -43,7 +52,8 @@ public enum BatchLine {
 
     /// A cell's text, which must be UTF-8: invalid bytes are refused, never replaced (a replaced byte
     /// would silently query for other text).
-    private static func text(_ cell: ArraySlice<UInt8>, _ parameter: String, column: Int) throws(RequestError) -> String {
+    private static func text(_ cell: ArraySlice<UInt8>, _ parameter: String, column: Int) throws(RequestError) -> String
+    {
         guard let text = String(validating: cell, as: UTF8.self) else {
             throw RequestError(parameter: parameter, reason: "column \(column + 1) is not valid UTF-8")
         }
@@ -75,11 +85,14 @@ public enum BatchLine {
             case .array(let items):
                 var texts: [String] = []
                 for item in items {
-                    guard let t = item.text else { throw RequestError(parameter: member.key, reason: "a list holds strings and numbers only") }
+                    guard let t = item.text else {
+                        throw RequestError(parameter: member.key, reason: "a list holds strings and numbers only")
+                    }
                     texts.append(t)
                 }
                 pairs.append((member.key, texts.joined(separator: ",")))
-            case .null, .object: throw RequestError(parameter: member.key, reason: "expected a string, a number, true/false or a list")
+            case .null, .object:
+                throw RequestError(parameter: member.key, reason: "expected a string, a number, true/false or a list")
             }
         }
         return (qid, pairs)

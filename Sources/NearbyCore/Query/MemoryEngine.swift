@@ -58,7 +58,8 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
     /// output reads): the lon/lat tree, the filter and sort columns, and whatever lazy parts (title
     /// ranks, planar trees) queries have built so far.
     public var byteCount: Int {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         let planarBytes = planar.values.reduce(0) { sum, p in
             sum + (p.tree?.byteCount ?? 0) + (p.xs.capacity + p.ys.capacity) * 8 + (p.treeRows?.capacity ?? 0) * 4
         }
@@ -80,8 +81,12 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
     /// `run` with the plan of a query over every place chosen by `plan` (tests force each one). A mapped
     /// table that met a damaged block while answering throws `IndexSnapshot.Problem.damaged` instead,
     /// whatever the answer or error was (`PlaceTable.checkIntact`).
-    func run(_ q: PlaceQuery, searchRadius: Double = .infinity, plan: PlanChoice, records: Bool = true) throws -> QueryAnswer {
-        guard table.verifier != nil else { return try answer(q, searchRadius: searchRadius, plan: plan, records: records) }
+    func run(_ q: PlaceQuery, searchRadius: Double = .infinity, plan: PlanChoice, records: Bool = true) throws
+        -> QueryAnswer
+    {
+        guard table.verifier != nil else {
+            return try answer(q, searchRadius: searchRadius, plan: plan, records: records)
+        }
         do {
             let a = try answer(q, searchRadius: searchRadius, plan: plan, records: records)
             try table.checkIntact()
@@ -95,26 +100,32 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
     private func answer(_ q: PlaceQuery, searchRadius: Double, plan: PlanChoice, records: Bool) throws -> QueryAnswer {
         if let problem = q.problem { throw problem }
         guard let c = q.center else {
-            return try execute(q, space: Space<HaversineMetric>?.none, searchRadius: searchRadius, plan: plan, records: records)
+            return try execute(
+                q, space: Space<HaversineMetric>?.none, searchRadius: searchRadius, plan: plan, records: records)
         }
         // Most queries: a circle with no filter, in plain distance order (`circlePage`).
         let plainCircle = tree != nil && q.cursor == nil && !q.explain && q.isByDistanceOnly && q.filter.isEmpty
         switch q.distance {
         case .haversine:
             let metric = HaversineMetric(lat: c.lat, lon: c.lon)
-            if plainCircle, case .radius(let r) = q.shape { return try circlePage(q, metric, radius: r, records: records) }
+            if plainCircle, case .radius(let r) = q.shape {
+                return try circlePage(q, metric, radius: r, records: records)
+            }
             let space = Space(metric: metric, tree: tree, xy: nil)
             return try execute(q, space: space, searchRadius: searchRadius, plan: plan, records: records)
         case .geodesic:
             let metric = GeodesicMetric(lat: c.lat, lon: c.lon)
-            if plainCircle, case .radius(let r) = q.shape { return try circlePage(q, metric, radius: r, records: records) }
+            if plainCircle, case .radius(let r) = q.shape {
+                return try circlePage(q, metric, radius: r, records: records)
+            }
             let space = Space(metric: metric, tree: tree, xy: nil)
             return try execute(q, space: space, searchRadius: searchRadius, plan: plan, records: records)
         case .projected(let crs):
             let p = try planarSpace(crs.epsgCode(lat: c.lat, lon: c.lon))
             let centre = p.projection.forward(lat: c.lat, lon: c.lon)
             guard centre.x.isFinite && centre.y.isFinite else {
-                throw RequestError(parameter: "distance", reason: "cannot project the centre (\(c.lat), \(c.lon)) into \(crs)")
+                throw RequestError(
+                    parameter: "distance", reason: "cannot project the centre (\(c.lat), \(c.lon)) into \(crs)")
             }
             let metric = PlanarMetric(x: centre.x, y: centre.y)
             let space = Space(metric: metric, tree: p.tree, treeRows: p.treeRows, xy: (p.xs, p.ys))
@@ -123,11 +134,13 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
     }
 
     private func planarSpace(_ epsg: Int) throws -> PlanarSpace {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if let p = planar[epsg] { return p }
         let projection = try Projection(epsg: epsg)
         let (xs, ys) = projection.forward(lats: table.lats(), lons: table.lons())
-        var treeRows: [Int32]?, tree: PackedRTree?
+        var treeRows: [Int32]?
+        var tree: PackedRTree?
         if self.tree != nil {
             let finite = xs.indices.filter { xs[$0].isFinite && ys[$0].isFinite }
             let ranks = table.idRankList
@@ -135,7 +148,9 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
                 tree = PackedRTree(xs: xs, ys: ys, ranks: ranks)
             } else {
                 treeRows = finite.map { Int32($0) }
-                tree = PackedRTree(xs: finite.map { xs[$0] }, ys: finite.map { ys[$0] }, ranks: ranks.map { r in finite.map { r[$0] } })
+                tree = PackedRTree(
+                    xs: finite.map { xs[$0] }, ys: finite.map { ys[$0] }, ranks: ranks.map { r in finite.map { r[$0] } }
+                )
             }
         }
         let p = PlanarSpace(projection: projection, xs: xs, ys: ys, tree: tree, treeRows: treeRows)
@@ -192,13 +207,17 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         }
     }
 
-    private func execute<M: SpatialMetric>(_ q: PlaceQuery, space: Space<M>?, searchRadius: Double, plan: PlanChoice,
-                                           records: Bool) throws -> QueryAnswer {
+    private func execute<M: SpatialMetric>(
+        _ q: PlaceQuery, space: Space<M>?, searchRadius: Double, plan: PlanChoice,
+        records: Bool
+    ) throws -> QueryAnswer {
         let order = RowOrder(q.effectiveOrder, table: table)
         // Compiled only by the plans that test rows one by one: a page from the category trees needs
         // none, and its sets and arrays would be a microsecond of such a request.
         lazy var filter = RowFilter(q.filter, table: table)
-        let after = try q.cursor.map { try resume(from: $0, fingerprint: PageCursor.fingerprint(of: q, generation: generation)) }
+        let after = try q.cursor.map {
+            try resume(from: $0, fingerprint: PageCursor.fingerprint(of: q, generation: generation))
+        }
         // Best-first search gives rows in (distance, id rank) order: usable as is for a first page run.
         let bestFirst = after == nil && q.limit > 0 && order.isDistanceOnly && q.filter.isEmpty
         var total = 0
@@ -210,10 +229,14 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
 
         switch q.shape {
         case .knn(let k, let maxDistance):
-            rows = nearest(space!, k: k, maxDistance: min(maxDistance ?? .infinity, searchRadius), filter: filter, order: order)
+            rows = nearest(
+                space!, k: k, maxDistance: min(maxDistance ?? .infinity, searchRadius), filter: filter, order: order)
             total = rows.count
             sorted = true
-            if q.explain { explanation = QueryExplanation(plan: "spatial index first: \(k) nearest, best-first", rowsTouched: rows.count) }
+            if q.explain {
+                explanation = QueryExplanation(
+                    plan: "spatial index first: \(k) nearest, best-first", rowsTouched: rows.count)
+            }
         case .radius(let r):
             if bestFirst, let s = space, s.tree != nil {
                 (total, sorted) = firstPage(s, radius: r, q, into: &rows)
@@ -224,15 +247,25 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
                     total += count
                     if bestFirstPage { sorted = parts.count == 1 }
                 }
-                if q.explain { explanation = Self.firstPageExplanation("the trees of categories \(q.filter.categories!.sorted())", rows.count) }
+                if q.explain {
+                    explanation = Self.firstPageExplanation(
+                        "the trees of categories \(q.filter.categories!.sorted())", rows.count)
+                }
             } else {
                 var touched = 0
-                space!.within(r, table, where: { touched += 1; return filter($0) }) { i, d in
+                space!.within(
+                    r, table,
+                    where: {
+                        touched += 1
+                        return filter($0)
+                    }
+                ) { i, d in
                     if rows.capacity == 0 { rows.reserveCapacity(32) }  // one allocation for a small answer
                     rows.append(Row(item: i, dist: d))
                 }
                 total = rows.count
-                explanation = QueryExplanation(plan: "spatial index first: every point of the circle, filtered", rowsTouched: touched)
+                explanation = QueryExplanation(
+                    plan: "spatial index first: every point of the circle, filtered", rowsTouched: touched)
             }
         case .all:
             if bestFirst, let space, let tree = space.tree {
@@ -240,7 +273,9 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
                 rows = space.nearest(q.page * q.limit, maxDistance: .infinity, table) { _ in true }
                 sorted = true
                 explanation = QueryExplanation(plan: "spatial index first: best-first nearest", rowsTouched: rows.count)
-            } else if after == nil, space?.xy == nil, let walked = QueryPlanner(table: table, query: q, filter: filter, order: order).walk(plan) {
+            } else if after == nil, space?.xy == nil,
+                let walked = QueryPlanner(table: table, query: q, filter: filter, order: order).walk(plan)
+            {
                 rows = walked.rows
                 total = walked.total
                 sorted = true
@@ -256,11 +291,16 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
                 }
                 if let box = q.filter.bbox ?? q.filter.region?.box, let tree {
                     var touched = 0
-                    tree.searchLonLat(minLon: box.minLon, minLat: box.minLat, maxLon: box.maxLon, maxLat: box.maxLat) { touched += 1; add(Int($0)) }
-                    explanation = QueryExplanation(plan: "spatial index first: box search, filtered, sorted", rowsTouched: touched)
+                    tree.searchLonLat(minLon: box.minLon, minLat: box.minLat, maxLon: box.maxLon, maxLat: box.maxLat) {
+                        touched += 1
+                        add(Int($0))
+                    }
+                    explanation = QueryExplanation(
+                        plan: "spatial index first: box search, filtered, sorted", rowsTouched: touched)
                 } else {
                     for i in 0..<table.count { add(i) }
-                    explanation = QueryExplanation(plan: "column scan: every row filtered, matches sorted", rowsTouched: table.count)
+                    explanation = QueryExplanation(
+                        plan: "column scan: every row filtered, matches sorted", rowsTouched: table.count)
                 }
                 total = rows.count
             }
@@ -289,35 +329,46 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
 
         var next: QueryAnswer.NextPage?
         if q.limit > 0, let last = rows.last, remaining > offset + rows.count {
-            next = QueryAnswer.NextPage(query: q, generation: generation, key: cursorKey, page: page,
-                                        distance: last.dist, id: table.id(last.item))
+            next = QueryAnswer.NextPage(
+                query: q, generation: generation, key: cursorKey, page: page,
+                distance: last.dist, id: table.id(last.item))
         }
         // The total is left out when not asked for, whichever plan ran, so the answer does not depend on the plan.
         let answerRows = try table.answerRows(Self.pageBuffer(rows), records: records)
-        return QueryAnswer(total: q.countsTotal ? total : nil, rows: answerRows, measured: space != nil,
-                           page: page, next: next, explanation: q.explain ? explanation : nil)
+        return QueryAnswer(
+            total: q.countsTotal ? total : nil, rows: answerRows, measured: space != nil,
+            page: page, next: next, explanation: q.explain ? explanation : nil)
     }
 
     /// A page of a circle on the lon/lat tree with no filter, no cursor, in plain distance order: the plan
     /// `execute` takes for it (first page from the counting walk when the matches are few, else
     /// best-first; every match when there is no limit), without the general set-up of an order, a
     /// filter, a space and a plan, which would be most of a small query's time. Same answer as `execute`.
-    private func circlePage<M: SpatialMetric>(_ q: PlaceQuery, _ metric: M, radius r: Double, records: Bool) throws -> QueryAnswer {
+    private func circlePage<M: SpatialMetric>(_ q: PlaceQuery, _ metric: M, radius r: Double, records: Bool) throws
+        -> QueryAnswer
+    {
         let tree = tree!
-        let limit = q.limit, offset = (q.page - 1) * q.limit
+        let limit = q.limit
+        let offset = (q.page - 1) * q.limit
         var rows: [Row] = []
         // The first matches go to the stack: a small answer (most) is sorted there and its page copied
         // out in one allocation of its size, with no growth or uniqueness check per match. More spill
         // into `rows` and are selected from there.
-        let (total, complete, pageReady) = withUnsafeTemporaryAllocation(of: Row.self, capacity: Self.stackRows) { stack in
+        let (total, complete, pageReady) = withUnsafeTemporaryAllocation(of: Row.self, capacity: Self.stackRows) {
+            stack in
             var n = 0
-            let (total, complete) = tree.firstMatches(metric, radius: r, budget: limit == 0 ? .max : 4 * q.page * limit + 64) { item, d in
+            let (total, complete) = tree.firstMatches(
+                metric, radius: r, budget: limit == 0 ? .max : 4 * q.page * limit + 64
+            ) { item, d in
                 let row = Row(item: Int(item), dist: d)
                 if n < stack.count {
                     stack[n] = row
                     n += 1
                 } else {
-                    if rows.isEmpty { rows.reserveCapacity(4 * stack.count); rows += stack }
+                    if rows.isEmpty {
+                        rows.reserveCapacity(4 * stack.count)
+                        rows += stack
+                    }
                     rows.append(row)
                 }
             }
@@ -337,18 +388,22 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
                 let end = limit == 0 ? rows.count : min(rows.count, offset + limit)
                 RowOrder.selectTopByDistance(end, in: &rows, table: table)
             } else {
-                rows = tree.nearest(metric, k: offset + limit, maxDistance: r).map { Row(item: Int($0.item), dist: $0.distance) }
+                rows = tree.nearest(metric, k: offset + limit, maxDistance: r).map {
+                    Row(item: Int($0.item), dist: $0.distance)
+                }
             }
             // The page is the matches' buffer cut to it: its rows and distances are the answer's.
             if offset > 0 { rows.removeSubrange(..<min(offset, rows.count)) }
         }
         var next: QueryAnswer.NextPage?
         if limit > 0, let last = rows.last, total > offset + rows.count {
-            next = QueryAnswer.NextPage(query: q, generation: generation, key: cursorKey, page: q.page,
-                                        distance: last.dist, id: table.id(last.item))
+            next = QueryAnswer.NextPage(
+                query: q, generation: generation, key: cursorKey, page: q.page,
+                distance: last.dist, id: table.id(last.item))
         }
         let answerRows = try table.answerRows(Self.pageBuffer(rows), records: records)
-        return QueryAnswer(total: q.countsTotal ? total : nil, rows: answerRows, measured: true, page: q.page, next: next)
+        return QueryAnswer(
+            total: q.countsTotal ? total : nil, rows: answerRows, measured: true, page: q.page, next: next)
     }
 
     /// Matches a circle's page collects on the stack before any allocation: 1 KiB, the most the standard
@@ -369,10 +424,13 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
     /// Adds to `rows` the matches of `part` within `r` when they are few (the counting walk measured
     /// them), else the first `page × limit` of them best-first (`bestFirst` true, in order). The rows
     /// are reserved at the first match: one allocation for a small answer, not one per doubling.
-    private func firstPage<M: SpatialMetric>(_ part: Space<M>, radius r: Double, _ q: PlaceQuery,
-                                             into rows: inout [Row]) -> (total: Int, bestFirst: Bool) {
+    private func firstPage<M: SpatialMetric>(
+        _ part: Space<M>, radius r: Double, _ q: PlaceQuery,
+        into rows: inout [Row]
+    ) -> (total: Int, bestFirst: Bool) {
         let mark = rows.count
-        let (total, complete) = part.tree!.firstMatches(part.metric, radius: r, budget: 4 * q.page * q.limit + 64) { item, d in
+        let (total, complete) = part.tree!.firstMatches(part.metric, radius: r, budget: 4 * q.page * q.limit + 64) {
+            item, d in
             if rows.capacity == 0 { rows.reserveCapacity(32) }
             rows.append(Row(item: part.row(item), dist: d))
         }
@@ -383,7 +441,9 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
     }
 
     private static func firstPageExplanation(_ trees: String, _ rows: Int) -> QueryExplanation {
-        QueryExplanation(plan: "spatial index first: \(trees), circle counted from subtree sizes, page best-first", rowsTouched: rows)
+        QueryExplanation(
+            plan: "spatial index first: \(trees), circle counted from subtree sizes, page best-first", rowsTouched: rows
+        )
     }
 
     /// The category trees whose matches within a circle are exactly the answer's, for a first page in
@@ -397,7 +457,8 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         guard rest.isEmpty, s.xy == nil, q.cursor == nil, order.isDistanceOnly else { return nil }
         let statistics = table.tableStatistics()
         var spaces: [Space<M>] = []
-        for c in Set(categories.map { Int32(truncatingIfNeeded: $0) }).sorted() where statistics.categoryCounts[c, default: 0] > 0 {
+        for c in Set(categories.map { Int32(truncatingIfNeeded: $0) }).sorted()
+        where statistics.categoryCounts[c, default: 0] > 0 {
             guard let t = categoryTrees.tree(of: c, in: table) else { return nil }
             spaces.append(Space(metric: s.metric, tree: t, xy: nil))
         }
@@ -405,8 +466,10 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
     }
 
     /// The k nearest rows passing the filter, in (distance, id) order, then in the query's order.
-    private func nearest<M: SpatialMetric>(_ space: Space<M>, k: Int, maxDistance: Double,
-                                           filter: RowFilter, order: RowOrder) -> [Row] {
+    private func nearest<M: SpatialMetric>(
+        _ space: Space<M>, k: Int, maxDistance: Double,
+        filter: RowFilter, order: RowOrder
+    ) -> [Row] {
         let found = space.nearest(k, maxDistance: maxDistance, table) { filter($0) }
         return order.isDistanceOnly ? found : found.sorted(by: order.less)
     }

@@ -17,7 +17,10 @@ public struct PageCursor: Sendable, Hashable {
     /// The secret a cache keeps (`PlaceCache.cursorKey`) to sign its cursors.
     public struct Key: Sendable, Hashable {
         public var k0: UInt64, k1: UInt64
-        public init(k0: UInt64, k1: UInt64) { self.k0 = k0; self.k1 = k1 }
+        public init(k0: UInt64, k1: UInt64) {
+            self.k0 = k0
+            self.k1 = k1
+        }
         /// For engines with no cache behind them (benchmarks, tests): cursors are still checked for
         /// corruption, but anyone can forge one.
         public static let unkeyed = Key(k0: 0, k1: 0)
@@ -40,7 +43,10 @@ public struct PageCursor: Sendable, Hashable {
     public var id: String
 
     public init(fingerprint: UInt64, page: Int, distance: Double, id: String) {
-        self.fingerprint = fingerprint; self.page = page; self.distance = distance; self.id = id
+        self.fingerprint = fingerprint
+        self.page = page
+        self.distance = distance
+        self.id = id
     }
 
     public func encoded(key: Key) -> String {
@@ -55,19 +61,29 @@ public struct PageCursor: Sendable, Hashable {
         String(unsafeUninitializedCapacity: (bytes.count * 4 + 2) / 3) { out in
             let digits = base64urlDigits
             func digit(_ v: UInt32) -> UInt8 { digits[Int(v & 63)] }
-            var o = 0, i = 0
+            var o = 0
+            var i = 0
             while i + 3 <= bytes.count {
                 let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-                out[o] = digit(v >> 18); out[o + 1] = digit(v >> 12); out[o + 2] = digit(v >> 6); out[o + 3] = digit(v)
-                o += 4; i += 3
+                out[o] = digit(v >> 18)
+                out[o + 1] = digit(v >> 12)
+                out[o + 2] = digit(v >> 6)
+                out[o + 3] = digit(v)
+                o += 4
+                i += 3
             }
             switch bytes.count - i {
             case 1:
                 let v = UInt32(bytes[i]) << 16
-                out[o] = digit(v >> 18); out[o + 1] = digit(v >> 12); o += 2
+                out[o] = digit(v >> 18)
+                out[o + 1] = digit(v >> 12)
+                o += 2
             case 2:
                 let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
-                out[o] = digit(v >> 18); out[o + 1] = digit(v >> 12); out[o + 2] = digit(v >> 6); o += 3
+                out[o] = digit(v >> 18)
+                out[o + 1] = digit(v >> 12)
+                out[o + 2] = digit(v >> 6)
+                o += 3
             default: break
             }
             return o
@@ -81,11 +97,13 @@ public struct PageCursor: Sendable, Hashable {
         guard text.utf8.count <= 4096, text.utf8.allSatisfy({ Self.base64urlSet.contains($0) }) else { return nil }
         var b64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         b64 += String(repeating: "=", count: (4 - b64.count % 4) % 4)
-        guard let data = Data(base64Encoded: b64), let s = String(validating: Array(data), as: UTF8.self) else { return nil }
+        guard let data = Data(base64Encoded: b64), let s = String(validating: Array(data), as: UTF8.self) else {
+            return nil
+        }
         let parts = s.split(separator: "|", maxSplits: 5, omittingEmptySubsequences: false)
         guard parts.count == 6, parts[0] == "2", let fp = UInt64(parts[1], radix: 16),
-              let page = Int(parts[2]), (1...Self.maxPage).contains(page),
-              let bits = UInt64(parts[3], radix: 16), UInt64(parts[4], radix: 16) != nil, !parts[5].isEmpty
+            let page = Int(parts[2]), (1...Self.maxPage).contains(page),
+            let bits = UInt64(parts[3], radix: 16), UInt64(parts[4], radix: 16) != nil, !parts[5].isEmpty
         else { return nil }
         let distance = Double(bitPattern: bits)
         guard distance.isFinite, distance >= 0 else { return nil }
@@ -102,8 +120,10 @@ public struct PageCursor: Sendable, Hashable {
     public static func fingerprint(of q: PlaceQuery, generation: Int64) -> UInt64 {
         var h = FNV()
         h.add(UInt64(bitPattern: generation))
-        for (name, value) in QueryParameters.render(q) where name != "page" && name != "cursor" && name != "explain" && name != "total" {
-            h.add(name); h.add(value)
+        for (name, value) in QueryParameters.render(q)
+        where name != "page" && name != "cursor" && name != "explain" && name != "total" {
+            h.add(name)
+            h.add(value)
         }
         return h.value
     }
@@ -111,7 +131,9 @@ public struct PageCursor: Sendable, Hashable {
     private struct FNV {
         var value: UInt64 = 0xcbf2_9ce4_8422_2325
         mutating func add(_ v: UInt64) {
-            for shift in stride(from: 0, to: 64, by: 8) { value = (value ^ (v >> UInt64(shift) & 0xFF)) &* 0x100_0000_01b3 }
+            for shift in stride(from: 0, to: 64, by: 8) {
+                value = (value ^ (v >> UInt64(shift) & 0xFF)) &* 0x100_0000_01b3
+            }
         }
         mutating func add(_ s: String) {
             for byte in s.utf8 { value = (value ^ UInt64(byte)) &* 0x100_0000_01b3 }
@@ -126,5 +148,7 @@ extension RequestError {
         parameter: "cursor", reason: "malformed cursor (not one this cache issued, or changed since)")
     /// A cursor of another query, or from before the cache changed: every engine refuses it alike.
     public static let staleCursor = RequestError(
-        parameter: "cursor", reason: "the cursor belongs to another query or the cache changed since; start again from page 1", isStale: true)
+        parameter: "cursor",
+        reason: "the cursor belongs to another query or the cache changed since; start again from page 1", isStale: true
+    )
 }

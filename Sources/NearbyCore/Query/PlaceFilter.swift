@@ -45,10 +45,16 @@ public struct PlaceFilter: Sendable, Hashable {
         eventPeriod: ClosedRange<Int32>? = nil, withImage: Bool = false, accessibility: [String] = [],
         bbox: GeoBox? = nil
     ) {
-        self.categories = categories; self.areacodes = areacodes; self.sigungucodes = sigungucodes
-        self.keyword = keyword; self.created = created; self.modified = modified
-        self.eventPeriod = eventPeriod; self.withImage = withImage
-        self.accessibility = accessibility; self.bbox = bbox
+        self.categories = categories
+        self.areacodes = areacodes
+        self.sigungucodes = sigungucodes
+        self.keyword = keyword
+        self.created = created
+        self.modified = modified
+        self.eventPeriod = eventPeriod
+        self.withImage = withImage
+        self.accessibility = accessibility
+        self.bbox = bbox
     }
 
     /// True when no condition is set: every place matches (lets the engine count whole subtrees).
@@ -100,7 +106,10 @@ public struct GeoBox: Sendable, Hashable {
     public var minLon: Double, minLat: Double, maxLon: Double, maxLat: Double
 
     public init(minLon: Double, minLat: Double, maxLon: Double, maxLat: Double) {
-        self.minLon = minLon; self.minLat = minLat; self.maxLon = maxLon; self.maxLat = maxLat
+        self.minLon = minLon
+        self.minLat = minLat
+        self.maxLon = maxLon
+        self.maxLat = maxLat
     }
 
     public var crossesAntimeridian: Bool { minLon > maxLon }
@@ -116,9 +125,9 @@ public struct GeoBox: Sendable, Hashable {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
             .map { DecimalNumber.double($0) }
         guard parts.count == 4, let a = parts[0], let b = parts[1], let c = parts[2], let d = parts[3],
-              [a, b, c, d].allSatisfy(\.isFinite),
-              (-180...180).contains(a), (-180...180).contains(c),
-              (-90...90).contains(b), (-90...90).contains(d), b <= d
+            [a, b, c, d].allSatisfy(\.isFinite),
+            (-180...180).contains(a), (-180...180).contains(c),
+            (-90...90).contains(b), (-90...90).contains(d), b <= d
         else { return nil }
         self.init(minLon: a, minLat: b, maxLon: c, maxLat: d)
     }
@@ -142,12 +151,14 @@ public enum DateBound {
 
     /// `yyyyMMdd` or `yyyy-MM-dd` as a `yyyyMMdd` number; nil if malformed or not a day of the calendar.
     public static func day(_ text: String) -> Int32? {
-        let dashed = text.count == 10 && text.split(separator: "-", omittingEmptySubsequences: false)
-            .map(\.count) == [4, 2, 2]
+        let dashed =
+            text.count == 10
+            && text.split(separator: "-", omittingEmptySubsequences: false)
+                .map(\.count) == [4, 2, 2]
         guard dashed || (text.count == 8 && !text.contains("-")) else { return nil }
         let digits = text.filter { $0 != "-" }
         guard digits.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int64(digits),
-              TourDate.isCalendarDay(value)
+            TourDate.isCalendarDay(value)
         else { return nil }
         return Int32(value)
     }
@@ -176,15 +187,26 @@ struct RowFilter {
         passAll = f.isEmpty
         guard !passAll else {
             // No condition: nothing to compile (this is every plain query's path).
-            categories = nil; areacodes = nil; sigungucodes = nil; keyword = nil; created = nil; modified = nil
-            eventPeriod = nil; requiredFlags = 0; bbox = nil; region = nil; codeFilters = []
+            categories = nil
+            areacodes = nil
+            sigungucodes = nil
+            keyword = nil
+            created = nil
+            modified = nil
+            eventPeriod = nil
+            requiredFlags = 0
+            bbox = nil
+            region = nil
+            codeFilters = []
             return
         }
         categories = f.categories.map { Array(Set($0.map { Int32(truncatingIfNeeded: $0) })).sorted() }
         areacodes = f.areacodes.map { (table.areacode.codes(of: $0).sorted(), $0) }
         sigungucodes = f.sigungucodes.map { (table.sigungucode.codes(of: $0).sorted(), $0) }
         keyword = f.keyword.map { (KeywordMatcher($0), table.foldedTitles()) }
-        created = f.created; modified = f.modified; eventPeriod = f.eventPeriod
+        created = f.created
+        modified = f.modified
+        eventPeriod = f.eventPeriod
         requiredFlags = (Accessibility.mask(f.accessibility) ?? 0) | (f.withImage ? PlaceTable.imageBit : 0)
         bbox = f.bbox
         region = f.region
@@ -208,16 +230,25 @@ struct RowFilter {
             let start = t.eventStart[row]
             if start == 0 || start > eventPeriod.upperBound || t.eventEnd[row] < eventPeriod.lowerBound { return false }
         }
-        if let areacodes, !Self.has(t.areacode, row, areacodes, t.places.isEmpty ? nil : t.places[row].areacode) { return false }
-        if let sigungucodes, !Self.has(t.sigungucode, row, sigungucodes, t.places.isEmpty ? nil : t.places[row].sigungucode) { return false }
+        if let areacodes, !Self.has(t.areacode, row, areacodes, t.places.isEmpty ? nil : t.places[row].areacode) {
+            return false
+        }
+        if let sigungucodes,
+            !Self.has(t.sigungucode, row, sigungucodes, t.places.isEmpty ? nil : t.places[row].sigungucode)
+        {
+            return false
+        }
         if let bbox, !bbox.contains(lat: t.lat(row), lon: t.lon(row)) { return false }
         if let region, !region.contains(lat: t.lat(row), lon: t.lon(row)) { return false }
         for c in codeFilters {
             let code = c.column.codes[row]
             if code == UInt16.max {
                 guard !t.places.isEmpty, let key = c.family.key(of: t.places[row]),
-                      c.family.matches(key: key, wanted: c.wanted) else { return false }
-            } else if !c.codes.contains(code) { return false }
+                    c.family.matches(key: key, wanted: c.wanted)
+                else { return false }
+            } else if !c.codes.contains(code) {
+                return false
+            }
         }
         if let keyword, !keyword.titles.matches(keyword.matcher, at: row) { return false }
         return true
@@ -252,8 +283,10 @@ struct RowFilter {
         return c
     }
 
-    private static func has(_ column: CodeColumn, _ row: Int, _ wanted: (codes: [UInt16], text: Set<String>),
-                            _ text: @autoclosure () -> String?) -> Bool {
+    private static func has(
+        _ column: CodeColumn, _ row: Int, _ wanted: (codes: [UInt16], text: Set<String>),
+        _ text: @autoclosure () -> String?
+    ) -> Bool {
         let code = column.codes[row]
         if code == UInt16.max { return text().map(wanted.text.contains) ?? false }
         return wanted.codes.contains(code)

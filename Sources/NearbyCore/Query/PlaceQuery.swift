@@ -2,7 +2,10 @@
 public struct Coordinate: Sendable, Hashable {
     public var lat: Double
     public var lon: Double
-    public init(lat: Double, lon: Double) { self.lat = lat; self.lon = lon }
+    public init(lat: Double, lon: Double) {
+        self.lat = lat
+        self.lon = lon
+    }
 }
 
 /// Which places a query considers before filters: every place, a circle, or the k nearest.
@@ -44,8 +47,14 @@ public struct PlaceQuery: Sendable, Hashable {
         order: PlaceOrder = PlaceOrder([]), limit: Int = 0, page: Int = 1, cursor: String? = nil,
         distance: DistanceModel = .haversine
     ) {
-        self.center = center; self.shape = shape; self.filter = filter; self.order = order
-        self.limit = limit; self.page = page; self.cursor = cursor; self.distance = distance
+        self.center = center
+        self.shape = shape
+        self.filter = filter
+        self.order = order
+        self.limit = limit
+        self.page = page
+        self.cursor = cursor
+        self.distance = distance
     }
 
     /// The order actually applied (the default made explicit).
@@ -65,7 +74,9 @@ public struct PlaceQuery: Sendable, Hashable {
     /// What makes the query meaningless, naming the parameter (`QueryParameters`' names); nil when valid.
     /// The one place these rules live: the request parser and every engine ask it.
     public var problem: RequestError? {
-        func bad(_ parameter: String, _ reason: String) -> RequestError { RequestError(parameter: parameter, reason: reason) }
+        func bad(_ parameter: String, _ reason: String) -> RequestError {
+            RequestError(parameter: parameter, reason: reason)
+        }
         if let c = center {
             if !(c.lat.isFinite && (-90...90).contains(c.lat)) { return bad("lat", "\(c.lat) is outside -90…90") }
             if !(c.lon.isFinite && (-180...180).contains(c.lon)) { return bad("lon", "\(c.lon) is outside -180…180") }
@@ -77,10 +88,14 @@ public struct PlaceQuery: Sendable, Hashable {
             if center == nil { return bad("radius", "needs a centre (lat and lon)") }
         case .knn(let k, let maxDistance):
             if k < 1 { return bad("knn", "must be at least 1, got \(k)") }
-            if let m = maxDistance, !(m.isFinite && m >= 0) { return bad("radius", "must be a finite number of metres ≥ 0, got \(m)") }
+            if let m = maxDistance, !(m.isFinite && m >= 0) {
+                return bad("radius", "must be a finite number of metres ≥ 0, got \(m)")
+            }
             if center == nil { return bad("knn", "needs a centre (lat and lon)") }
         }
-        if center == nil && order.usesDistance { return bad("sort", "sorting by distance needs a centre (lat and lon)") }
+        if center == nil && order.usesDistance {
+            return bad("sort", "sorting by distance needs a centre (lat and lon)")
+        }
         if limit < 0 { return bad("limit", "must be 0 (every match) or more, got \(limit)") }
         if page < 1 { return bad("page", "must be 1 or more, got \(page)") }
         if page.multipliedReportingOverflow(by: limit).overflow || page * limit > Int(Int32.max) {
@@ -89,7 +104,9 @@ public struct PlaceQuery: Sendable, Hashable {
             return bad("page", "page × limit is too large; use the cursor for deep pages")
         }
         if let unknown = filter.accessibility.first(where: { Accessibility.bit($0) == nil }) {
-            return bad("accessible", "unknown tag \(RequestError.quoted(unknown)) (known: \(Accessibility.tags.joined(separator: ", ")))")
+            return bad(
+                "accessible",
+                "unknown tag \(RequestError.quoted(unknown)) (known: \(Accessibility.tags.joined(separator: ", ")))")
         }
         return nil
     }

@@ -43,16 +43,28 @@ public struct QueryAnswer: Sendable, Hashable {
     public var nextCursor: String? { next?.cursor }
 
     /// An answer whose distances are given one per row (all nil when the query has no centre).
-    public init(total: Int?, rows: PlaceRows, distances: [Double?], page: Int, next: NextPage?, explanation: QueryExplanation? = nil) {
+    public init(
+        total: Int?, rows: PlaceRows, distances: [Double?], page: Int, next: NextPage?,
+        explanation: QueryExplanation? = nil
+    ) {
         precondition(distances.count == rows.count, "one distance per row")
-        self.total = total; self.rows = rows; self.measured = .list(distances)
-        self.page = page; self.nextBox = next.map(NextPageBox.init); self.explanation = explanation
+        self.total = total
+        self.rows = rows
+        self.measured = .list(distances)
+        self.page = page
+        self.nextBox = next.map(NextPageBox.init)
+        self.explanation = explanation
     }
 
     /// An engine's answer: `measured`, the distances are the rows' own (`PlaceRows.distance(at:)`).
-    init(total: Int?, rows: PlaceRows, measured: Bool, page: Int, next: NextPage?, explanation: QueryExplanation? = nil) {
-        self.total = total; self.rows = rows; self.measured = measured ? .inRows : .none
-        self.page = page; self.nextBox = next.map(NextPageBox.init); self.explanation = explanation
+    init(total: Int?, rows: PlaceRows, measured: Bool, page: Int, next: NextPage?, explanation: QueryExplanation? = nil)
+    {
+        self.total = total
+        self.rows = rows
+        self.measured = measured ? .inRows : .none
+        self.page = page
+        self.nextBox = next.map(NextPageBox.init)
+        self.explanation = explanation
     }
 
     /// Answers are equal when their totals, rows, distances, pages, next pages and plans are.
@@ -61,8 +73,12 @@ public struct QueryAnswer: Sendable, Hashable {
             && a.next == b.next && a.explanation == b.explanation
     }
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(total); hasher.combine(rows); hasher.combine(distances); hasher.combine(page)
-        hasher.combine(next); hasher.combine(explanation)
+        hasher.combine(total)
+        hasher.combine(rows)
+        hasher.combine(distances)
+        hasher.combine(page)
+        hasher.combine(next)
+        hasher.combine(explanation)
     }
 
     /// An immutable box of a next page, compared and hashed by its value.
@@ -85,14 +101,21 @@ public struct QueryAnswer: Sendable, Hashable {
         public var distance: Double
         public var id: String
 
-        public init(query: PlaceQuery, generation: Int64, key: PageCursor.Key, page: Int, distance: Double, id: String) {
-            self.query = query; self.generation = generation; self.key = key; self.page = page
-            self.distance = distance; self.id = id
+        public init(query: PlaceQuery, generation: Int64, key: PageCursor.Key, page: Int, distance: Double, id: String)
+        {
+            self.query = query
+            self.generation = generation
+            self.key = key
+            self.page = page
+            self.distance = distance
+            self.id = id
         }
 
         public var cursor: String {
-            PageCursor(fingerprint: PageCursor.fingerprint(of: query, generation: generation), page: page,
-                       distance: distance, id: id).encoded(key: key)
+            PageCursor(
+                fingerprint: PageCursor.fingerprint(of: query, generation: generation), page: page,
+                distance: distance, id: id
+            ).encoded(key: key)
         }
     }
 }
@@ -123,12 +146,25 @@ public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
     public let hasRecords: Bool
 
     init(table: PlaceTable, rows: [Row], records: Bool = true) {
-        self.table = table; self.rows = rows; fetched = []; hasRecords = records
+        self.table = table
+        self.rows = rows
+        fetched = []
+        hasRecords = records
     }
     /// Places fetched for `rows`, in the same order (a mapped table's answer with records).
-    init(places: [Place], rows: [Row]) { table = nil; self.rows = rows; fetched = places; hasRecords = true }
+    init(places: [Place], rows: [Row]) {
+        table = nil
+        self.rows = rows
+        fetched = places
+        hasRecords = true
+    }
     /// Rows fetched elsewhere, in answer order (an engine that completes the rows of a page).
-    public init(places: [Place]) { table = nil; rows = []; fetched = places; hasRecords = true }
+    public init(places: [Place]) {
+        table = nil
+        rows = []
+        fetched = places
+        hasRecords = true
+    }
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { table == nil ? fetched.count : rows.count }
@@ -168,9 +204,14 @@ public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
                         if start < bytes.count { nearby_prefetch(base + start) }
                     }
                     let row = rows[i].item
-                    let start = Int(offsets[row]), end = Int(offsets[row + 1])
+                    let start = Int(offsets[row])
+                    let end = Int(offsets[row + 1])
                     // A damaged snapshot's offsets read as an empty id, as `StringColumn`'s subscript does.
-                    try body(i, start <= end && end <= bytes.count ? UnsafeBufferPointer(rebasing: bytes[start..<end]) : UnsafeBufferPointer(start: nil, count: 0))
+                    try body(
+                        i,
+                        start <= end && end <= bytes.count
+                            ? UnsafeBufferPointer(rebasing: bytes[start..<end])
+                            : UnsafeBufferPointer(start: nil, count: 0))
                 }
             }
         }

@@ -26,10 +26,16 @@ public enum QueryParameters {
         /// Its value may start with `-` (coordinates, a descending sort, a cursor).
         public let mayBeNegative: Bool
 
-        init(_ name: String, _ valueName: String, _ help: String, list: Bool = false, flag: Bool = false,
-             negative: Bool = false) {
-            self.name = name; self.valueName = valueName; self.help = help
-            isList = list; isFlag = flag; mayBeNegative = negative
+        init(
+            _ name: String, _ valueName: String, _ help: String, list: Bool = false, flag: Bool = false,
+            negative: Bool = false
+        ) {
+            self.name = name
+            self.valueName = valueName
+            self.help = help
+            isList = list
+            isFlag = flag
+            mayBeNegative = negative
         }
     }
 
@@ -40,14 +46,30 @@ public enum QueryParameters {
     public static let all: [Parameter] = [
         Parameter("lat", "degrees", "Latitude of the centre, WGS84 degrees (-90…90).", negative: true),
         Parameter("lon", "degrees", "Longitude of the centre, WGS84 degrees (-180…180).", negative: true),
-        Parameter("radius", "metres", "Places within this many metres of the centre (with knn: the maximum distance).", negative: true),
+        Parameter(
+            "radius", "metres", "Places within this many metres of the centre (with knn: the maximum distance).",
+            negative: true),
         Parameter("knn", "k", "The k nearest places that pass the filters (ties by id).", negative: true),
-        Parameter("bbox", "minLon,minLat,maxLon,maxLat", "Only places in this box; minLon > maxLon crosses the antimeridian.", negative: true),
-        Parameter("category", "ids", "Content type ids, e.g. 12,39 (12 tourist spot, 14 culture, 15 festival, 25 course, 28 leisure, 32 lodging, 38 shopping, 39 food); repeats add up.", list: true, negative: true),
-        Parameter("areacode", "codes", "TourAPI areaCode: 1 서울, 2 인천, 3 대전, 4 대구, 5 광주, 6 부산, 7 울산, 8 세종, 31 경기, 32 강원, 33 충북, 34 충남, 35 경북, 36 경남, 37 전북, 38 전남, 39 제주 (legal-dong codes such as 11 go to --ldong); repeats add up.", list: true),
+        Parameter(
+            "bbox", "minLon,minLat,maxLon,maxLat", "Only places in this box; minLon > maxLon crosses the antimeridian.",
+            negative: true),
+        Parameter(
+            "category", "ids",
+            "Content type ids, e.g. 12,39 (12 tourist spot, 14 culture, 15 festival, 25 course, 28 leisure, 32 lodging, 38 shopping, 39 food); repeats add up.",
+            list: true, negative: true),
+        Parameter(
+            "areacode", "codes",
+            "TourAPI areaCode: 1 서울, 2 인천, 3 대전, 4 대구, 5 광주, 6 부산, 7 울산, 8 세종, 31 경기, 32 강원, 33 충북, 34 충남, 35 경북, 36 경남, 37 전북, 38 전남, 39 제주 (legal-dong codes such as 11 go to --ldong); repeats add up.",
+            list: true),
         Parameter("sigungucode", "codes", "TourAPI sigungu codes, comma-separated; repeats add up.", list: true),
-        Parameter("region", "name|code", "Only places inside this administrative region, by its boundary: 종로구, '서울 종로구', 11110 (시군구), 11 (시도); old codes too. Repeats add up.", list: true),
-        Parameter("keyword", "text", "Text the title contains: case-insensitive, Unicode-normalised; initial consonants match syllables (ㄱㅂㄱ finds 경복궁).", negative: true),
+        Parameter(
+            "region", "name|code",
+            "Only places inside this administrative region, by its boundary: 종로구, '서울 종로구', 11110 (시군구), 11 (시도); old codes too. Repeats add up.",
+            list: true),
+        Parameter(
+            "keyword", "text",
+            "Text the title contains: case-insensitive, Unicode-normalised; initial consonants match syllables (ㄱㅂㄱ finds 경복궁).",
+            negative: true),
         Parameter("created-since", "date", "Created on or after (yyyyMMdd, yyyy-MM-dd or yyyyMMddHHmmss)."),
         Parameter("created-until", "date", "Created on or before (a day includes all of it)."),
         Parameter("modified-since", "date", "Modified on or after."),
@@ -57,20 +79,52 @@ public enum QueryParameters {
         Parameter("to", "date", "Festivals running on some day up to this one (with from)."),
         Parameter("during", "from,to", "Festivals overlapping this period: from and to in one."),
         Parameter("with-image", "", "Only places with an image.", flag: true),
-        Parameter("accessible", "tags", "Required accessibility tags, all of them: \(Accessibility.tags.joined(separator: ", ")).", list: true),
-        Parameter("sort", "keys", "Sort keys: distance, title, created, modified, category; - in front for descending, e.g. title,-modified. Ties: id. Default: distance with a centre, else id.", negative: true),
-        Parameter("arrange", "code", "TourAPI arrange code: A title, C modified (newest first), D created (newest first), E distance; O/Q/R/S = A/C/D/E with an image only."),
-        Parameter("limit", "n", "Rows per page (TourAPI numOfRows); default \(defaultLimit); 0 = every match.", negative: true),
+        Parameter(
+            "accessible", "tags",
+            "Required accessibility tags, all of them: \(Accessibility.tags.joined(separator: ", ")).", list: true),
+        Parameter(
+            "sort", "keys",
+            "Sort keys: distance, title, created, modified, category; - in front for descending, e.g. title,-modified. Ties: id. Default: distance with a centre, else id.",
+            negative: true),
+        Parameter(
+            "arrange", "code",
+            "TourAPI arrange code: A title, C modified (newest first), D created (newest first), E distance; O/Q/R/S = A/C/D/E with an image only."
+        ),
+        Parameter(
+            "limit", "n", "Rows per page (TourAPI numOfRows); default \(defaultLimit); 0 = every match.", negative: true
+        ),
         Parameter("page", "n", "Page number from 1 (TourAPI pageNo).", negative: true),
         Parameter("cursor", "cursor", "Resume after the last row of a previous page (its nextCursor).", negative: true),
-        Parameter("distance", "model", "haversine (default), geodesic, projected (EPSG:5179), projected:EPSG:nnnn or projected:utm."),
-        Parameter("cat", "codes", "TourAPI cat1/cat2/cat3 codes; a code finds its sub-codes (A05 food, A05020900 cafés). Repeats add up.", list: true),
-        Parameter("lcls", "codes", "KorService2 lclsSystm1/2/3 codes, as cat (FD food, FD05 cafés…). Repeats add up.", list: true),
-        Parameter("ldong", "codes", "Legal-dong codes: lDongRegnCd (11) or lDongRegnCd+lDongSignguCd (11110); old codes too. Repeats add up.", list: true),
-        Parameter("kakao-category", "codes", "Kakao category_group_code: FD6 food, CE7 café, AT4 sights, AD5 stay, CT1 culture…; repeats add up.", list: true),
-        Parameter("pet", "levels", "Pet-friendliness from TourAPI's detailPetTour2: all (everywhere), some (some areas), no; repeats add up.", list: true),
-        Parameter("total", "exact|none", "exact (default): the answer's total counts every match; none: no total (null), so a sorted page stops once it is full instead of counting the rest."),
-        Parameter("explain", "", "Report the plan (spatial index first, order walk, column scan, statistics) and the rows it read.", flag: true),
+        Parameter(
+            "distance", "model",
+            "haversine (default), geodesic, projected (EPSG:5179), projected:EPSG:nnnn or projected:utm."),
+        Parameter(
+            "cat", "codes",
+            "TourAPI cat1/cat2/cat3 codes; a code finds its sub-codes (A05 food, A05020900 cafés). Repeats add up.",
+            list: true),
+        Parameter(
+            "lcls", "codes", "KorService2 lclsSystm1/2/3 codes, as cat (FD food, FD05 cafés…). Repeats add up.",
+            list: true),
+        Parameter(
+            "ldong", "codes",
+            "Legal-dong codes: lDongRegnCd (11) or lDongRegnCd+lDongSignguCd (11110); old codes too. Repeats add up.",
+            list: true),
+        Parameter(
+            "kakao-category", "codes",
+            "Kakao category_group_code: FD6 food, CE7 café, AT4 sights, AD5 stay, CT1 culture…; repeats add up.",
+            list: true),
+        Parameter(
+            "pet", "levels",
+            "Pet-friendliness from TourAPI's detailPetTour2: all (everywhere), some (some areas), no; repeats add up.",
+            list: true),
+        Parameter(
+            "total", "exact|none",
+            "exact (default): the answer's total counts every match; none: no total (null), so a sorted page stops once it is full instead of counting the rest."
+        ),
+        Parameter(
+            "explain", "",
+            "Report the plan (spatial index first, order walk, column scan, statistics) and the rows it read.",
+            flag: true),
     ]
 
     private static let byName: [String: Parameter] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
@@ -88,13 +142,16 @@ public enum QueryParameters {
     /// Parses `(name, value)` pairs (names as in `all`, or camelCase). Lists add up; any other
     /// parameter given twice, an unknown name, or a bad value is a `RequestError` naming the parameter.
     /// `areas` resolves `region` (NearbyKit passes the region index's); without it `region` is refused.
-    public static func parse(_ pairs: [(name: String, value: String)], areas: (any AreaResolver)? = nil) throws(RequestError) -> PlaceQuery {
+    public static func parse(_ pairs: [(name: String, value: String)], areas: (any AreaResolver)? = nil)
+        throws(RequestError) -> PlaceQuery
+    {
         var values: [String: [String]] = [:]
         for (rawName, value) in pairs {
             guard let p = parameter(named: rawName) else {
                 // The name is untrusted (a batch line's key, a URL's): control characters made visible, cut.
-                throw RequestError(parameter: MessageText.oneLine(rawName, limit: MessageText.echoLimit),
-                                   reason: "unknown parameter (known: \(all.map(\.name).joined(separator: ", ")))")
+                throw RequestError(
+                    parameter: MessageText.oneLine(rawName, limit: MessageText.echoLimit),
+                    reason: "unknown parameter (known: \(all.map(\.name).joined(separator: ", ")))")
             }
             if !p.isList && values[p.name] != nil {
                 throw RequestError(parameter: p.name, reason: "given twice")
@@ -108,11 +165,16 @@ public enum QueryParameters {
     public static func render(_ q: PlaceQuery) -> [(name: String, value: String)] {
         var out: [(name: String, value: String)] = []
         func add(_ name: String, _ value: String) { out.append((name, value)) }
-        if let c = q.center { add("lat", number(c.lat)); add("lon", number(c.lon)) }
+        if let c = q.center {
+            add("lat", number(c.lat))
+            add("lon", number(c.lon))
+        }
         switch q.shape {
         case .all: break
         case .radius(let r): add("radius", number(r))
-        case .knn(let k, let m): add("knn", String(k)); if let m { add("radius", number(m)) }
+        case .knn(let k, let m):
+            add("knn", String(k))
+            if let m { add("radius", number(m)) }
         }
         let f = q.filter
         if let b = f.bbox { add("bbox", [b.minLon, b.minLat, b.maxLon, b.maxLat].map(number).joined(separator: ",")) }
@@ -213,7 +275,7 @@ public enum QueryParameters {
             var q = PlaceQuery()
             switch (try number("lat"), try number("lon")) {
             case (nil, nil): break
-            case let (la?, lo?): q.center = Coordinate(lat: la, lon: lo)
+            case (let la?, let lo?): q.center = Coordinate(lat: la, lon: lo)
             case (nil, _): throw RequestError(parameter: "lat", reason: "missing: lat and lon go together")
             case (_, nil): throw RequestError(parameter: "lon", reason: "missing: lat and lon go together")
             }
@@ -227,7 +289,11 @@ public enum QueryParameters {
             var f = PlaceFilter()
             if let bbox = one("bbox") {
                 guard let box = GeoBox(parsing: bbox) else {
-                    throw RequestError(parameter: "bbox", reason: "\(RequestError.quoted(bbox)) is not minLon,minLat,maxLon,maxLat with longitudes in -180…180, latitudes in -90…90 and minLat ≤ maxLat")
+                    throw RequestError(
+                        parameter: "bbox",
+                        reason:
+                            "\(RequestError.quoted(bbox)) is not minLon,minLat,maxLon,maxLat with longitudes in -180…180, latitudes in -90…90 and minLat ≤ maxLat"
+                    )
                 }
                 f.bbox = box
             }
@@ -235,7 +301,10 @@ public enum QueryParameters {
                 var ids = Set<Int>()
                 for item in items {
                     guard let id = DecimalNumber.integer(item) else {
-                        throw RequestError(parameter: "category", reason: "\(RequestError.quoted(item)) is not a content type id (an integer such as 12 or 39)")
+                        throw RequestError(
+                            parameter: "category",
+                            reason:
+                                "\(RequestError.quoted(item)) is not a content type id (an integer such as 12 or 39)")
                     }
                     ids.insert(id)
                 }
@@ -245,7 +314,9 @@ public enum QueryParameters {
             f.areacodes = try areaCodes()
             f.sigungucodes = try codes("sigungucode", digitsOnly: true)
             if let names = values["region"] {
-                guard let areas else { throw RequestError(parameter: "region", reason: "needs the region index (NearbyKit's RegionAreas)") }
+                guard let areas else {
+                    throw RequestError(parameter: "region", reason: "needs the region index (NearbyKit's RegionAreas)")
+                }
                 // A name may hold spaces (서울 종로구); commas separate several.
                 let items = try Self.items(names, "region")
                 guard !items.isEmpty else { throw RequestError(parameter: "region", reason: "empty") }
@@ -264,7 +335,11 @@ public enum QueryParameters {
             f.kakaoCategories = try kakaoCategories()
             if let levels = try codes("pet", digitsOnly: false) {
                 for level in levels where !PetFriendliness.levels.contains(level) {
-                    throw RequestError(parameter: "pet", reason: "\(RequestError.quoted(level)) is not one of \(PetFriendliness.levels.joined(separator: ", "))")
+                    throw RequestError(
+                        parameter: "pet",
+                        reason:
+                            "\(RequestError.quoted(level)) is not one of \(PetFriendliness.levels.joined(separator: ", "))"
+                    )
                 }
                 f.pet = levels
             }
@@ -272,7 +347,11 @@ public enum QueryParameters {
                 var all = Set<String>()
                 for code in ldong {
                     guard code.count == 2 || code.count == 5 else {
-                        throw RequestError(parameter: "ldong", reason: "\(RequestError.quoted(code)) is not a 2-digit lDongRegnCd or a 5-digit lDongRegnCd+lDongSignguCd")
+                        throw RequestError(
+                            parameter: "ldong",
+                            reason:
+                                "\(RequestError.quoted(code)) is not a 2-digit lDongRegnCd or a 5-digit lDongRegnCd+lDongSignguCd"
+                        )
                     }
                     all.formUnion(try areas?.legalDongCodes(code) ?? [code])
                 }
@@ -280,16 +359,24 @@ public enum QueryParameters {
             }
 
             if let arrange = one("arrange") {
-                guard one("sort") == nil else { throw RequestError(parameter: "arrange", reason: "arrange and sort both give the order; use one") }
+                guard one("sort") == nil else {
+                    throw RequestError(parameter: "arrange", reason: "arrange and sort both give the order; use one")
+                }
                 guard let a = Arrange(rawValue: arrange.uppercased()) else {
-                    throw RequestError(parameter: "arrange", reason: "\(RequestError.quoted(arrange)) is not one of A, C, D, E, O, Q, R, S")
+                    throw RequestError(
+                        parameter: "arrange",
+                        reason: "\(RequestError.quoted(arrange)) is not one of A, C, D, E, O, Q, R, S")
                 }
                 q.order = a.order
                 if a.requiresImage { f.withImage = true }
             }
             if let sort = one("sort") {
                 guard let o = PlaceOrder(parsing: sort) else {
-                    throw RequestError(parameter: "sort", reason: "\(RequestError.quoted(sort)) is not a list of distance, title, created, modified, category (each once, - for descending)")
+                    throw RequestError(
+                        parameter: "sort",
+                        reason:
+                            "\(RequestError.quoted(sort)) is not a list of distance, title, created, modified, category (each once, - for descending)"
+                    )
                 }
                 q.order = o
             }
@@ -297,8 +384,13 @@ public enum QueryParameters {
             q.limit = try integer("limit") ?? QueryParameters.defaultLimit
             q.page = try integer("page") ?? 1
             if let cursor = one("cursor") {
-                guard one("page") == nil else { throw RequestError(parameter: "cursor", reason: "cursor and page both say where to start; use one") }
-                guard q.limit > 0 else { throw RequestError(parameter: "cursor", reason: "a cursor pages through a limited answer; give a limit above 0") }
+                guard one("page") == nil else {
+                    throw RequestError(parameter: "cursor", reason: "cursor and page both say where to start; use one")
+                }
+                guard q.limit > 0 else {
+                    throw RequestError(
+                        parameter: "cursor", reason: "a cursor pages through a limited answer; give a limit above 0")
+                }
                 q.cursor = cursor
             }
             if let distance = one("distance") {
@@ -310,7 +402,8 @@ public enum QueryParameters {
             switch one("total") {
             case nil, "exact": break
             case "none": q.countsTotal = false
-            case let other?: throw RequestError(parameter: "total", reason: "\(MessageText.quoted(other)) is not exact or none")
+            case let other?:
+                throw RequestError(parameter: "total", reason: "\(MessageText.quoted(other)) is not exact or none")
             }
             if let problem = q.problem { throw problem }
             return q
@@ -321,10 +414,13 @@ public enum QueryParameters {
             guard let items = try list("areacode") else { return nil }
             guard !items.isEmpty else { throw RequestError(parameter: "areacode", reason: "empty list") }
             for item in items where !TourAreaCode.isAreaCode(item) {
-                let hint = TourAreaCode.areaCode(legalDong: item).map {
-                    "; \(item) is a legal-dong 시도 code (\(TourAreaCode.names[$0]!)): use --ldong \(item), or --areacode \($0)"
-                } ?? ""
-                throw RequestError(parameter: "areacode", reason: "\(RequestError.quoted(item)) is not a TourAPI areaCode (1–8, 31–39)\(hint)")
+                let hint =
+                    TourAreaCode.areaCode(legalDong: item).map {
+                        "; \(item) is a legal-dong 시도 code (\(TourAreaCode.names[$0]!)): use --ldong \(item), or --areacode \($0)"
+                    } ?? ""
+                throw RequestError(
+                    parameter: "areacode",
+                    reason: "\(RequestError.quoted(item)) is not a TourAPI areaCode (1–8, 31–39)\(hint)")
             }
             return Set(items)
         }
@@ -333,8 +429,15 @@ public enum QueryParameters {
         private func codes(_ name: String, digitsOnly: Bool) throws(RequestError) -> Set<String>? {
             guard let items = try list(name) else { return nil }
             guard !items.isEmpty else { throw RequestError(parameter: name, reason: "empty list") }
-            for item in items where !item.utf8.allSatisfy({ (48...57).contains($0) || (!digitsOnly && ((65...90).contains($0) || (97...122).contains($0))) }) {
-                throw RequestError(parameter: name, reason: "\(RequestError.quoted(item)) is not a code (\(digitsOnly ? "digits" : "ASCII letters and digits"))")
+            for item in items
+            where !item.utf8.allSatisfy({
+                (48...57).contains($0) || (!digitsOnly && ((65...90).contains($0) || (97...122).contains($0)))
+            }) {
+                throw RequestError(
+                    parameter: name,
+                    reason:
+                        "\(RequestError.quoted(item)) is not a code (\(digitsOnly ? "digits" : "ASCII letters and digits"))"
+                )
             }
             return Set(items)
         }
@@ -346,19 +449,28 @@ public enum QueryParameters {
                 let u = Array(item.utf8)
                 func letter(_ b: UInt8) -> Bool { (65...90).contains(b) || (97...122).contains(b) }
                 guard u.count == 3, letter(u[0]), letter(u[1]), (48...57).contains(u[2]) else {
-                    throw RequestError(parameter: "kakao-category", reason: "\(RequestError.quoted(item)) is not a Kakao category_group_code (two letters and a digit, such as FD6 or CE7)")
+                    throw RequestError(
+                        parameter: "kakao-category",
+                        reason:
+                            "\(RequestError.quoted(item)) is not a Kakao category_group_code (two letters and a digit, such as FD6 or CE7)"
+                    )
                 }
             }
             return Set(items.map { $0.uppercased() })
         }
 
         private func timestampRange(_ stem: String) throws(RequestError) -> ClosedRange<Int64>? {
-            let since = one(stem + "-since"), until = one(stem + "-until")
+            let since = one(stem + "-since")
+            let until = one(stem + "-until")
             guard since != nil || until != nil else { return nil }
             func stamp(_ s: String?, _ name: String, endOfDay: Bool) throws(RequestError) -> Int64? {
                 guard let s else { return nil }
                 guard let v = DateBound.timestamp(s, endOfDay: endOfDay) else {
-                    throw RequestError(parameter: name, reason: "\(RequestError.quoted(s)) is not a day (yyyyMMdd, yyyy-MM-dd) or a time (yyyyMMddHHmmss) of the calendar")
+                    throw RequestError(
+                        parameter: name,
+                        reason:
+                            "\(RequestError.quoted(s)) is not a day (yyyyMMdd, yyyy-MM-dd) or a time (yyyyMMddHHmmss) of the calendar"
+                    )
                 }
                 return v
             }
@@ -371,29 +483,43 @@ public enum QueryParameters {
         private func eventPeriod() throws(RequestError) -> ClosedRange<Int32>? {
             func day(_ s: String, _ name: String) throws(RequestError) -> Int32 {
                 guard let d = DateBound.day(s) else {
-                    throw RequestError(parameter: name, reason: "\(RequestError.quoted(s)) is not a day of the calendar as yyyyMMdd or yyyy-MM-dd")
+                    throw RequestError(
+                        parameter: name,
+                        reason: "\(RequestError.quoted(s)) is not a day of the calendar as yyyyMMdd or yyyy-MM-dd")
                 }
                 return d
             }
-            let date = one("date"), from = one("from"), to = one("to"), during = one("during")
-            var lo: Int32?, hi: Int32?
+            let date = one("date")
+            let from = one("from")
+            let to = one("to")
+            let during = one("during")
+            var lo: Int32?
+            var hi: Int32?
             if let date {
                 guard from == nil && to == nil && during == nil else {
                     throw RequestError(parameter: "date", reason: "one day; do not combine it with from, to or during")
                 }
-                lo = try day(date, "date"); hi = lo
+                lo = try day(date, "date")
+                hi = lo
             } else if let during {
-                guard from == nil && to == nil else { throw RequestError(parameter: "during", reason: "is from,to; use one form") }
+                guard from == nil && to == nil else {
+                    throw RequestError(parameter: "during", reason: "is from,to; use one form")
+                }
                 let parts = during.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-                guard parts.count == 2 else { throw RequestError(parameter: "during", reason: "\(RequestError.quoted(during)) is not from,to") }
-                lo = try day(parts[0], "during"); hi = try day(parts[1], "during")
+                guard parts.count == 2 else {
+                    throw RequestError(parameter: "during", reason: "\(RequestError.quoted(during)) is not from,to")
+                }
+                lo = try day(parts[0], "during")
+                hi = try day(parts[1], "during")
             } else {
                 if let from { lo = try day(from, "from") }
                 if let to { hi = try day(to, "to") }
             }
             guard lo != nil || hi != nil else { return nil }
             let period = (lo ?? 0, hi ?? Int32.max)
-            guard period.0 <= period.1 else { throw RequestError(parameter: "to", reason: "the festival period ends before it starts") }
+            guard period.0 <= period.1 else {
+                throw RequestError(parameter: "to", reason: "the festival period ends before it starts")
+            }
             return period.0...period.1
         }
     }
@@ -410,7 +536,9 @@ public struct RequestError: NearbyError, Equatable {
     public var isStale: Bool
 
     public init(parameter: String?, reason: String, isStale: Bool = false) {
-        self.parameter = parameter; self.reason = reason; self.isStale = isStale
+        self.parameter = parameter
+        self.reason = reason
+        self.isStale = isStale
     }
 
     /// `--radius: …` (with `prefix` "--"), or just the reason.

@@ -47,8 +47,9 @@ struct QueryPlanner {
     /// Walks an order for the query's page, or nil (scan instead): the first key has no stored order
     /// (or the order uses distance), the scan is cheaper (`cheapest`), or the walk passed its bound.
     func walk(_ choice: PlanChoice) -> Walked? {
-        guard choice != .scan, query.shape == .all, query.cursor == nil, query.filter.bbox == nil || choice == .orderWalk,
-              query.filter.region == nil || choice == .orderWalk
+        guard choice != .scan, query.shape == .all, query.cursor == nil,
+            query.filter.bbox == nil || choice == .orderWalk,
+            query.filter.region == nil || choice == .orderWalk
         else { return nil }
         let keys = query.effectiveOrder.keys
         let key = keys.first
@@ -62,8 +63,14 @@ struct QueryPlanner {
         // What the filter leaves once the range on the sort key is the walk's span.
         var rest = query.filter
         var range: ClosedRange<Int64>?
-        if key?.field == .created { range = rest.created; rest.created = nil }
-        if key?.field == .modified { range = rest.modified; rest.modified = nil }
+        if key?.field == .created {
+            range = rest.created
+            rest.created = nil
+        }
+        if key?.field == .modified {
+            range = rest.modified
+            rest.modified = nil
+        }
         var other = rest
         other.categories = nil
         var otherThanAreas = rest
@@ -71,12 +78,14 @@ struct QueryPlanner {
         let statistics = table.tableStatistics()
         let totalFromStatistics = rest.categories != nil && other.isEmpty
         // Area counts are exact unless the dictionary overflowed (rows then compared as text).
-        let totalFromAreas = rest.areacodes != nil && otherThanAreas.isEmpty && table.areacode.dictionary.count < Int(UInt16.max) - 1
+        let totalFromAreas =
+            rest.areacodes != nil && otherThanAreas.isEmpty && table.areacode.dictionary.count < Int(UInt16.max) - 1
         let totalFromSpan = rest.isEmpty
         // One area and the order split by area (`AreaOrder`): the walk reads that area's run only.
         var areaRun: (rows: [UInt32], range: Range<Int>, code: String)?
         if let key, let a = rest.areacodes, a.count == 1, let code = table.areacode.codes(of: a).first,
-           let split = table.areaOrder(key.field) {
+            let split = table.areaOrder(key.field)
+        {
             areaRun = (split.rows, split.run(of: code), a.first!)
         }
         let positions = areaRun?.range.count ?? n
@@ -89,7 +98,8 @@ struct QueryPlanner {
         }
         if rest.keyword != nil { selectivity *= 0.3 }
         var unknown = other
-        unknown.areacodes = nil; unknown.keyword = nil
+        unknown.areacodes = nil
+        unknown.keyword = nil
         if !unknown.isEmpty { selectivity *= 0.5 }
         let rangeShare = range == nil ? 1.0 : 0.5
         let span = Double(positions) * rangeShare
@@ -105,7 +115,8 @@ struct QueryPlanner {
         // The order as positions → rows: a stored order, or id order (no column needed).
         let rowAt: (Int) -> Int
         if let areaRun {
-            let rows = areaRun.rows, base = areaRun.range.lowerBound
+            let rows = areaRun.rows
+            let base = areaRun.range.lowerBound
             rowAt = { Int(rows[base + $0]) }
         } else if let key {
             guard let order = table.sortOrder(key.field) else { return nil }
@@ -115,7 +126,8 @@ struct QueryPlanner {
             rowAt = { [table] in table.row(atIdRank: $0) }
         }
         let keyOf = sortKey(key?.field)
-        var lo = 0, hi = positions
+        var lo = 0
+        var hi = positions
         if let range {
             // Rows without the date (0) never match a date range.
             lo = firstPosition(positions, rowAt, keyOf) { $0 >= max(range.lowerBound, 1) }
@@ -124,7 +136,9 @@ struct QueryPlanner {
         let bound = need == Int.max || choice == .orderWalk ? Int.max : max(4 * Int(expectedReads.rounded(.up)), 10_000)
 
         var rows: [Row] = []
-        var matched = 0, touched = 0, exceeded = false
+        var matched = 0
+        var touched = 0
+        var exceeded = false
         /// Takes one match in order; false when the page is full.
         func take(_ row: Int) -> Bool {
             if matched >= offset { rows.append(Row(item: row, dist: 0)) }
@@ -136,7 +150,10 @@ struct QueryPlanner {
             let row = rowAt(position)
             touched += 1
             if filter(row) && !take(row) { return false }
-            if touched >= bound { exceeded = true; return false }
+            if touched >= bound {
+                exceeded = true
+                return false
+            }
             return true
         }
         /// Reads the run of positions `s..<e` (one value of the first key): forwards when the first key
@@ -150,7 +167,10 @@ struct QueryPlanner {
             for p in s..<e where filter(rowAt(p)) { run.append(Row(item: rowAt(p), dist: 0)) }
             touched += e - s
             for r in run.sorted(by: order.less) where !take(r.item) { return false }
-            if touched >= bound { exceeded = true; return false }
+            if touched >= bound {
+                exceeded = true
+                return false
+            }
             return true
         }
         if key?.descending == true {
@@ -182,15 +202,20 @@ struct QueryPlanner {
         let total: Int
         let source: String
         if !query.countsTotal {
-            total = matched; source = "not counted (total=none)"
+            total = matched
+            source = "not counted (total=none)"
         } else if totalFromStatistics && range == nil {
-            total = statistics.rows(inCategories: rest.categories!); source = "category statistics"
+            total = statistics.rows(inCategories: rest.categories!)
+            source = "category statistics"
         } else if totalFromAreas && range == nil {
-            total = statistics.rows(inAreaCodes: table.areacode.codes(of: rest.areacodes!)); source = "area statistics"
+            total = statistics.rows(inAreaCodes: table.areacode.codes(of: rest.areacodes!))
+            source = "area statistics"
         } else if totalFromSpan {
-            total = hi - lo; source = range == nil ? "row count" : "key range length"
+            total = hi - lo
+            source = range == nil ? "row count" : "key range length"
         } else if readAll {
-            total = matched; source = "the walk"
+            total = matched
+            source = "the walk"
         } else {
             var c = 0
             if range != nil || areaRun != nil {
@@ -199,12 +224,15 @@ struct QueryPlanner {
                 c = filter.count(0..<n)
             }
             touched += hi - lo
-            total = c; source = "count of \(range == nil && areaRun == nil ? "every row" : "the key range")"
+            total = c
+            source = "count of \(range == nil && areaRun == nil ? "every row" : "the key range")"
         }
-        let name = (key.map { "\($0.field.rawValue) \($0.descending ? "descending" : "ascending")" } ?? "id")
+        let name =
+            (key.map { "\($0.field.rawValue) \($0.descending ? "descending" : "ascending")" } ?? "id")
             + (areaRun.map { " within areacode \($0.code)" } ?? "")
             + (keys.count > 1 ? ", runs sorted by \(query.effectiveOrder)" : "")
-        let plan = "order walk: \(name) order, positions \(lo)..<\(hi)\(range == nil ? "" : " by binary search"); total: \(source)"
+        let plan =
+            "order walk: \(name) order, positions \(lo)..<\(hi)\(range == nil ? "" : " by binary search"); total: \(source)"
         return Walked(rows: rows, total: total, explanation: QueryExplanation(plan: plan, rowsTouched: touched))
     }
 
@@ -212,7 +240,9 @@ struct QueryPlanner {
     private func sortKey(_ field: SortField?) -> (Int) -> Int64 {
         let t = table
         switch field {
-        case .title?: let r = t.titleRanks(); return { Int64(r[$0]) }
+        case .title?:
+            let r = t.titleRanks()
+            return { Int64(r[$0]) }
         case .modified?: return { t.modified[$0] }
         case .created?: return { t.created[$0] }
         case .category?: return { Int64(t.category[$0]) }
@@ -221,8 +251,11 @@ struct QueryPlanner {
     }
 
     /// First of `n` positions whose row's key satisfies `isAfter` (keys ascend along the order).
-    private func firstPosition(_ n: Int, _ rowAt: (Int) -> Int, _ key: (Int) -> Int64, _ isAfter: (Int64) -> Bool) -> Int {
-        var lo = 0, hi = n
+    private func firstPosition(_ n: Int, _ rowAt: (Int) -> Int, _ key: (Int) -> Int64, _ isAfter: (Int64) -> Bool)
+        -> Int
+    {
+        var lo = 0
+        var hi = n
         while lo < hi {
             let mid = (lo + hi) / 2
             if isAfter(key(rowAt(mid))) { hi = mid } else { lo = mid + 1 }

@@ -52,7 +52,9 @@ struct RowOrder {
     /// answer by buckets (`sortByDistance`), a page with the comparison inlined, not a loop over the keys.
     static func selectTopByDistance(_ m: Int, in rows: inout [Row], table: PlaceTable) {
         if m >= rows.count { return sortByDistance(&rows, table: table) }
-        selectTop(m, in: &rows) { $0.dist < $1.dist || ($0.dist == $1.dist && table.idRank($0.item) < table.idRank($1.item)) }
+        selectTop(m, in: &rows) {
+            $0.dist < $1.dist || ($0.dist == $1.dist && table.idRank($0.item) < table.idRank($1.item))
+        }
     }
 
     @inline(__always)
@@ -77,10 +79,13 @@ struct RowOrder {
     }
 
     @inline(__always)
-    private static func siftDown(_ heap: UnsafeMutableBufferPointer<Row>, _ n: Int, _ start: Int, _ less: (Row, Row) -> Bool) {
+    private static func siftDown(
+        _ heap: UnsafeMutableBufferPointer<Row>, _ n: Int, _ start: Int, _ less: (Row, Row) -> Bool
+    ) {
         var i = start
         while true {
-            let l = 2 * i + 1, r = l + 1
+            let l = 2 * i + 1
+            let r = l + 1
             var worst = i
             if l < n && less(heap[worst], heap[l]) { worst = l }
             if r < n && less(heap[worst], heap[r]) { worst = r }
@@ -101,7 +106,10 @@ extension RowOrder {
         for i in r.indices.dropFirst() {
             let row = r[i]
             var j = i
-            while j > 0 && (row.dist < r[j - 1].dist || (row.dist == r[j - 1].dist && table.idRank(row.item) < table.idRank(r[j - 1].item))) {
+            while j > 0
+                && (row.dist < r[j - 1].dist
+                    || (row.dist == r[j - 1].dist && table.idRank(row.item) < table.idRank(r[j - 1].item)))
+            {
                 r[j] = r[j - 1]
                 j -= 1
             }
@@ -123,13 +131,15 @@ extension RowOrder {
             a.dist < b.dist || (a.dist == b.dist && table.idRank(a.item) < table.idRank(b.item))
         }
         if n < 64 { return rows.withUnsafeMutableBufferPointer { insertionSortByDistance($0, table: table) } }
-        var greatest = 0.0, measurable = true
+        var greatest = 0.0
+        var measurable = true
         for r in rows {
             guard measurable else { break }
             measurable = r.dist >= 0 && r.dist.isFinite
             greatest = max(greatest, r.dist)
         }
-        let square = greatest * greatest, scale = Double(n) / square
+        let square = greatest * greatest
+        let scale = Double(n) / square
         guard measurable, square > 0, square.isFinite, scale.isFinite else { return rows.sort(by: less) }
         let last = Double(n - 1)
         @inline(__always) func bucket(_ d: Double) -> Int { Int(min(last, d * d * scale)) }
@@ -155,10 +165,13 @@ extension RowOrder {
                     bucketRows.sort(by: less)
                     continue
                 }
-                for i in start + 1 ..< end {
+                for i in start + 1..<end {
                     let row = out[i]
                     var j = i
-                    while j > start && less(row, out[j - 1]) { out[j] = out[j - 1]; j -= 1 }
+                    while j > start && less(row, out[j - 1]) {
+                        out[j] = out[j - 1]
+                        j -= 1
+                    }
                     out[j] = row
                 }
             }

@@ -20,7 +20,8 @@ public struct SortKey: Sendable, Hashable, CustomStringConvertible {
     public var descending: Bool
 
     public init(_ field: SortField, descending: Bool = false) {
-        self.field = field; self.descending = descending
+        self.field = field
+        self.descending = descending
     }
 
     public var description: String { descending ? "-\(field.rawValue)" : field.rawValue }
@@ -42,10 +43,14 @@ public struct PlaceOrder: Sendable, Hashable, CustomStringConvertible {
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             var name = Substring(TextNormalization.trimmingSpaces(part))
             var descending = false
-            if name.first == "-" { descending = true; name = name.dropFirst() }
-            else if name.first == "+" { name = name.dropFirst() }
+            if name.first == "-" {
+                descending = true
+                name = name.dropFirst()
+            } else if name.first == "+" {
+                name = name.dropFirst()
+            }
             guard let field = SortField(rawValue: name.lowercased()),
-                  !keys.contains(where: { $0.field == field })
+                !keys.contains(where: { $0.field == field })
             else { return nil }
             keys.append(SortKey(field, descending: descending))
         }

@@ -42,7 +42,8 @@ public struct KeywordMatcher: Sendable, Hashable {
                 var n = 0
                 let ok = TextNormalization.forEachStableScalar(utf8) { v in
                     guard let u = Self.foldCommon(v) else { return false }
-                    buf[n] = u; n += 1
+                    buf[n] = u
+                    n += 1
                     return true
                 }
                 return ok ? matches(folded: UnsafeBufferPointer(rebasing: buf[..<n])) : nil
@@ -58,7 +59,8 @@ public struct KeywordMatcher: Sendable, Hashable {
     /// True when the folded title contains the keyword; `title` must come from `fold`.
     public func matches(folded title: UnsafeBufferPointer<UInt16>) -> Bool {
         pattern.withUnsafeBufferPointer { p in
-            let m = p.count, n = title.count
+            let m = p.count
+            let n = title.count
             if m == 0 { return true }
             if m > n { return false }
             @inline(__always) func hit(_ e: UInt32, _ t: UInt16) -> Bool {
@@ -110,7 +112,8 @@ public struct FoldedTitles: Sendable {
     let ends: Column<UInt32>
 
     public init(_ titles: some Sequence<String>) {
-        var units: [UInt16] = [], ends: [UInt32] = []
+        var units: [UInt16] = []
+        var ends: [UInt32] = []
         for t in titles {
             units.append(contentsOf: KeywordMatcher.fold(t))
             ends.append(UInt32(units.count))
@@ -119,7 +122,10 @@ public struct FoldedTitles: Sendable {
     }
 
     /// Titles already folded, e.g. mapped from an index snapshot.
-    init(units: Column<UInt16>, ends: Column<UInt32>) { self.units = units; self.ends = ends }
+    init(units: Column<UInt16>, ends: Column<UInt32>) {
+        self.units = units
+        self.ends = ends
+    }
 
     public var count: Int { ends.count }
 
@@ -127,7 +133,8 @@ public struct FoldedTitles: Sendable {
     public var byteCount: Int { units.byteCount + ends.byteCount }
 
     public func matches(_ keyword: KeywordMatcher, at i: Int) -> Bool {
-        let start = i == 0 ? 0 : Int(ends[i - 1]), end = Int(ends[i])
+        let start = i == 0 ? 0 : Int(ends[i - 1])
+        let end = Int(ends[i])
         // A damaged snapshot could hold ends out of order: such a title matches nothing.
         guard start <= end, end <= units.count else { return false }
         return units.withUnsafeBufferPointer(in: start..<end) { keyword.matches(folded: $0) }

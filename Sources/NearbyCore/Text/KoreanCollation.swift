@@ -120,7 +120,11 @@ public enum KoreanCollation {
                     var ranks = [UInt32](repeating: 0, count: n)
                     var rank: UInt32 = 0
                     for j in 0..<n {
-                        if j > 0 && KoreanCollation.compare(key(Int(entries[j - 1].index)), key(Int(entries[j].index))) != 0 { rank += 1 }
+                        if j > 0
+                            && KoreanCollation.compare(key(Int(entries[j - 1].index)), key(Int(entries[j].index))) != 0
+                        {
+                            rank += 1
+                        }
                         ranks[Int(entries[j].index)] = rank
                     }
                     return ranks
@@ -147,7 +151,8 @@ public enum KoreanCollation {
     static let digit: UInt16 = 0x0400  // + value
     static let initial: UInt16 = 0x0500  // + L index; archaic initials from + 0x20
     static let vowel: UInt16 = 0x0600  // + V index; archaic vowels from + 0x20
-    static let final: UInt16 = 0x0700  // + T index (1…27); archaic finals from + 0x20, archaic compatibility jamo from + 0x80
+    /// + T index (1…27); archaic finals from + 0x20, archaic compatibility jamo from + 0x80.
+    static let final: UInt16 = 0x0700
     static let han: UInt16 = 0x0800  // then the rank in `HanOrder`
     static let latin: UInt16 = 0x0900  // + letter index
     static let otherLetter: UInt16 = 0x0A00  // then the code point
@@ -171,22 +176,31 @@ public enum KoreanCollation {
         var variants: [UInt8] = []
 
         @inline(__always) mutating func unit(_ w: UInt16) {
-            key.append(UInt8(truncatingIfNeeded: w >> 8)); key.append(UInt8(truncatingIfNeeded: w))
+            key.append(UInt8(truncatingIfNeeded: w >> 8))
+            key.append(UInt8(truncatingIfNeeded: w))
         }
         /// One character: its level-1 unit, no accent, and its variant bits.
         @inline(__always) mutating func char(_ w: UInt16, _ variant: UInt8 = 0) {
-            unit(w); accents.append(1); variants.append(variant)
+            unit(w)
+            accents.append(1)
+            variants.append(variant)
         }
         /// A character of a "by code point" group.
         mutating func codePoint(_ group: UInt16, _ v: UInt32, _ variant: UInt8 = 0) {
-            unit(group); unit(UInt16(v >> 16)); unit(UInt16(truncatingIfNeeded: v))
-            accents.append(1); variants.append(variant)
+            unit(group)
+            unit(UInt16(v >> 16))
+            unit(UInt16(truncatingIfNeeded: v))
+            accents.append(1)
+            variants.append(variant)
         }
         /// Ends the title: separator, level 2, separator, level 3; clears the scratch levels.
         mutating func finish() {
-            key.append(0); key.append(contentsOf: accents)
-            key.append(0); key.append(contentsOf: variants)
-            accents.removeAll(keepingCapacity: true); variants.removeAll(keepingCapacity: true)
+            key.append(0)
+            key.append(contentsOf: accents)
+            key.append(0)
+            key.append(contentsOf: variants)
+            accents.removeAll(keepingCapacity: true)
+            variants.removeAll(keepingCapacity: true)
         }
     }
 
@@ -202,11 +216,17 @@ public enum KoreanCollation {
     /// `appendSortKey` of a title given as valid UTF-8.
     static func appendSortKey(utf8: UnsafeBufferPointer<UInt8>, to b: inout Builder) {
         let mark = b.key.count
-        let done = TextNormalization.forEachStableScalar(utf8) { appendScalar(Unicode.Scalar($0)!, to: &b); return true }
+        let done = TextNormalization.forEachStableScalar(utf8) {
+            appendScalar(Unicode.Scalar($0)!, to: &b)
+            return true
+        }
         if !done {
             b.key.removeSubrange(mark...)
-            b.accents.removeAll(keepingCapacity: true); b.variants.removeAll(keepingCapacity: true)
-            for u in TextNormalization.nfc(String(decoding: utf8, as: UTF8.self)).unicodeScalars { appendScalar(u, to: &b) }
+            b.accents.removeAll(keepingCapacity: true)
+            b.variants.removeAll(keepingCapacity: true)
+            for u in TextNormalization.nfc(String(decoding: utf8, as: UTF8.self)).unicodeScalars {
+                appendScalar(u, to: &b)
+            }
         }
         b.finish()
     }
@@ -216,7 +236,8 @@ public enum KoreanCollation {
         var v = u.value
         var compat: UInt8 = 0
         if v &- 0xFF01 < 0x5E {  // fullwidth ASCII: weigh as ASCII, mark as a compatibility form
-            v -= 0xFEE0; compat = compatibilityBit
+            v -= 0xFEE0
+            compat = compatibilityBit
         }
         if Hangul.isSyllable(v) {
             appendSyllable(v, to: &b)
@@ -264,7 +285,8 @@ public enum KoreanCollation {
         case .spaceSeparator, .lineSeparator, .paragraphSeparator:
             b.char(whitespace, compatibilityBit)
         case .nonspacingMark, .spacingMark, .enclosingMark:
-            b.accents.append(accent(of: v)); b.variants.append(0)
+            b.accents.append(accent(of: v))
+            b.variants.append(0)
         case .decimalNumber:
             b.char(digit + UInt16(p.numericValue.map { Int($0) } ?? 0), compatibilityBit)
         case .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation,
@@ -274,7 +296,8 @@ public enum KoreanCollation {
         default:
             if (0xC0..<0x250).contains(v), let (base, mark) = latinBase(u) {
                 b.unit(latin + UInt16((base | 0x20) - 0x61))
-                b.accents.append(accent(of: mark)); b.variants.append(base < 0x61 ? upperBit : 0)
+                b.accents.append(accent(of: mark))
+                b.variants.append(base < 0x61 ? upperBit : 0)
             } else if let r = HanjaReadings.reading(of: v) {
                 appendHanja(syllable: r.syllable, rank: r.rank, to: &b)
             } else if v &- 0x3400 < 0x1A00 || v &- 0x4E00 < 0x5200 || v &- 0xF900 < 0x200
@@ -299,7 +322,8 @@ public enum KoreanCollation {
 
     /// A Hangul syllable as its jamo: initial, vowel and, when it has one, final.
     @inline(__always) private static func appendSyllable(_ v: UInt32, to b: inout Builder) {
-        let s = v - Hangul.syllableBase, t = s % 28
+        let s = v - Hangul.syllableBase
+        let t = s % 28
         b.char(initial + UInt16(s / Hangul.syllablesPerInitial))
         b.char(vowel + UInt16(s % Hangul.syllablesPerInitial / 28))
         if t > 0 { b.char(final + UInt16(t)) }

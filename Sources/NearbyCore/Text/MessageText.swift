@@ -52,7 +52,10 @@ public enum MessageText {
     }
 
     private static func append(_ u: Unicode.Scalar, to out: inout String) {
-        guard needsEscape(u) else { out.unicodeScalars.append(u); return }
+        guard needsEscape(u) else {
+            out.unicodeScalars.append(u)
+            return
+        }
         switch u {
         case "\n": out += "\\n"
         case "\r": out += "\\r"

@@ -12,7 +12,9 @@ public enum TextNormalization {
     /// fixed cost per call that outweighs the parsing of a small CSV or a batch line.
     public static func trimmingSpaces(_ s: some StringProtocol) -> String {
         let scalars = String(s).unicodeScalars
-        guard let first = scalars.firstIndex(where: { !isSpace($0) }), let last = scalars.lastIndex(where: { !isSpace($0) }) else {
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }),
+            let last = scalars.lastIndex(where: { !isSpace($0) })
+        else {
             return ""
         }
         return String(scalars[first...last])
@@ -31,7 +33,8 @@ public enum TextNormalization {
     /// canonical combining class 0 (UAX #15 §9): such a string is in NFC whatever follows what.
     /// False means "maybe not", never "not".
     public static func isKnownNFC(_ s: String) -> Bool {
-        if let known = s.utf8.withContiguousStorageIfAvailable({ isASCII($0) || forEachStableScalar($0) { _ in true } }) {
+        if let known = s.utf8.withContiguousStorageIfAvailable({ isASCII($0) || forEachStableScalar($0) { _ in true } })
+        {
             return known
         }
         for u in s.unicodeScalars where !isStableScalar(u.value) { return false }
@@ -47,14 +50,19 @@ public enum TextNormalization {
         var i = 0
         while i < utf8.count {
             let c = UInt32(utf8[i])
-            var v = c, len = 1
+            var v = c
+            var len = 1
             if c >= 0xF0 {
-                v = (c & 0x07) << 18 | (UInt32(utf8[i + 1]) & 0x3F) << 12 | (UInt32(utf8[i + 2]) & 0x3F) << 6
-                    | (UInt32(utf8[i + 3]) & 0x3F); len = 4
+                v =
+                    (c & 0x07) << 18 | (UInt32(utf8[i + 1]) & 0x3F) << 12 | (UInt32(utf8[i + 2]) & 0x3F) << 6
+                    | (UInt32(utf8[i + 3]) & 0x3F)
+                len = 4
             } else if c >= 0xE0 {
-                v = (c & 0x0F) << 12 | (UInt32(utf8[i + 1]) & 0x3F) << 6 | (UInt32(utf8[i + 2]) & 0x3F); len = 3
+                v = (c & 0x0F) << 12 | (UInt32(utf8[i + 1]) & 0x3F) << 6 | (UInt32(utf8[i + 2]) & 0x3F)
+                len = 3
             } else if c >= 0xC0 {
-                v = (c & 0x1F) << 6 | (UInt32(utf8[i + 1]) & 0x3F); len = 2
+                v = (c & 0x1F) << 6 | (UInt32(utf8[i + 1]) & 0x3F)
+                len = 2
             }
             guard isStableScalar(v), body(v) else { return false }
             i += len

@@ -8,7 +8,8 @@ public enum DefaultCache {
     /// Opens `path` when given (for writing it is created if missing; read-only it must exist), else
     /// the default cache at `CachePath.defaultPath()`, building it first when it does not exist yet.
     /// `willBuild` runs once, before building, with the path (the CLI says so on stderr).
-    public static func open(path: String?, readOnly: Bool, willBuild: (String) -> Void = { _ in }) throws -> PlaceCache {
+    public static func open(path: String?, readOnly: Bool, willBuild: (String) -> Void = { _ in }) throws -> PlaceCache
+    {
         if let path { return try PlaceCache(path: path, readOnly: readOnly) }
         let path = CachePath.defaultPath()
         return try openOrBuild(path: path, readOnly: readOnly, build: DefaultDataset.places) { willBuild(path) }

@@ -52,10 +52,12 @@ public enum DefaultDataset {
     /// private to another user, run through `setpriv` or `sudo -u`), and this is only a search path.
     static func executableFolder() -> URL? {
         #if os(Linux)
-        guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
-        return URL(fileURLWithPath: path).deletingLastPathComponent()
+            guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
+                return nil
+            }
+            return URL(fileURLWithPath: path).deletingLastPathComponent()
         #else
-        return Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent()
+            return Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent()
         #endif
     }
 

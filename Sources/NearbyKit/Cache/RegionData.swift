@@ -20,7 +20,9 @@ public enum RegionData {
     /// Path of the boundary file: the first candidate folder that holds it.
     public static func path() throws -> String {
         let dirs = DefaultDataset.candidateDirectories()
-        for dir in dirs where FileManager.default.fileExists(atPath: dir + "/" + fileName) { return dir + "/" + fileName }
+        for dir in dirs where FileManager.default.fileExists(atPath: dir + "/" + fileName) {
+            return dir + "/" + fileName
+        }
         throw NotFound(searched: dirs)
     }
 

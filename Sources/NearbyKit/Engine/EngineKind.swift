@@ -22,8 +22,11 @@ public enum EngineKind: String, CaseIterable, Sendable {
         case .snapshot: return try CacheSnapshot.engine(for: cache, report: report)
         case .sqlite: return SQLiteEngine(cache: cache, cursorKey: try cache.cursorKey())
         case .memory:
-            return MemoryEngine(places: try cache.allPlaces(), generation: try cache.generation(), cursorKey: try cache.cursorKey())
-        case .postgis: throw UsageError("--engine postgis reads a PostgreSQL database, not a cache: give --pg URL or set NEARBY_PG")
+            return MemoryEngine(
+                places: try cache.allPlaces(), generation: try cache.generation(), cursorKey: try cache.cursorKey())
+        case .postgis:
+            throw UsageError(
+                "--engine postgis reads a PostgreSQL database, not a cache: give --pg URL or set NEARBY_PG")
         }
     }
 }

@@ -36,7 +36,8 @@ public struct Importer {
     public var onCodeWarning: (RecordError) -> Void = { _ in }
 
     public init(format: ImportFormat? = nil, strict: Bool = false) {
-        self.format = format; self.strict = strict
+        self.format = format
+        self.strict = strict
     }
 
     /// Imports `paths` (`-` is standard input) into `cache` in one transaction and says what it did.
@@ -45,14 +46,17 @@ public struct Importer {
     public func importFiles(_ paths: [String], into cache: PlaceCache) throws -> ImportSummary {
         // Files are opened before the write begins, so a missing one changes nothing; standard input
         // is read in its turn (a producer may still be writing it while earlier inputs are imported).
-        let opened = try paths.map { path throws(UnreadableInputError) in path == "-" ? nil : try InputFile(path: path) }
+        let opened = try paths.map { path throws(UnreadableInputError) in path == "-" ? nil : try InputFile(path: path)
+        }
         // Loaded before the write lock is taken (so the lock is held no longer than the write) and
         // dropped once the records are written, before the commit's R*Tree load and the snapshot.
         var regions = loadRegions()
         let feed = SnapshotFeed()
         let summary = try cache.write(feeding: feed) { writer in
             var summary = ImportSummary()
-            for input in opened { summary.files.append(try importFile(try input ?? InputFile(path: "-"), into: writer, regions: regions)) }
+            for input in opened {
+                summary.files.append(try importFile(try input ?? InputFile(path: "-"), into: writer, regions: regions))
+            }
             regions = nil
             step("updating the spatial index and committing")
             summary.counts = writer.counts
@@ -71,14 +75,19 @@ public struct Importer {
     /// `write` runs its body with the database's writer inside its transaction; `apply` is called
     /// after the last record, before the counts are read.
     public func importFiles<Writer: PlaceSink>(
-        _ paths: [String], write: ((Writer) throws -> ImportSummary) throws -> ImportSummary, apply: (Writer) throws -> Void
+        _ paths: [String], write: ((Writer) throws -> ImportSummary) throws -> ImportSummary,
+        apply: (Writer) throws -> Void
     ) throws -> ImportSummary {
-        let opened = try paths.map { path throws(UnreadableInputError) in path == "-" ? nil : try InputFile(path: path) }
+        let opened = try paths.map { path throws(UnreadableInputError) in path == "-" ? nil : try InputFile(path: path)
+        }
         let regions = loadRegions()
         return try withoutActuallyEscaping(apply) { apply in
             try write { writer in
                 var summary = ImportSummary()
-                for input in opened { summary.files.append(try importFile(try input ?? InputFile(path: "-"), into: writer, regions: regions)) }
+                for input in opened {
+                    summary.files.append(
+                        try importFile(try input ?? InputFile(path: "-"), into: writer, regions: regions))
+                }
                 onProgress("applying the records and committing")
                 try apply(writer)
                 summary.counts = writer.counts
@@ -108,8 +117,11 @@ public struct Importer {
         }
     }
 
-    private func importFile(_ input: InputFile, into writer: some PlaceSink, regions: RegionIndex?) throws -> ImportSummary.File {
-        var records = 0, rejected = 0
+    private func importFile(_ input: InputFile, into writer: some PlaceSink, regions: RegionIndex?) throws
+        -> ImportSummary.File
+    {
+        var records = 0
+        var rejected = 0
         var batch: [LineRecord] = []
         batch.reserveCapacity(Self.batchSize)
         // Records go in batches: a batch's region lookups run on another thread (`RegionLookups`) while
@@ -142,7 +154,10 @@ public struct Importer {
                 records += 1
                 if records % 100_000 == 0 { onProgress("\(input.name): \(records) records") }
             },
-            reject: { error in rejected += 1; onRejected(error) },
+            reject: { error in
+                rejected += 1
+                onRejected(error)
+            },
             consumed: { input.consumed(upTo: $0) })
         try send()  // the last batch goes in flight, the one before it is written
         try send()  // and then the last
@@ -155,10 +170,14 @@ public struct Importer {
 
     private func apply(_ check: RegionCodeCheck, to place: inout Place, file: String, line: Int) {
         switch check {
-        case let .derived(regn, signgu):
-            place.lDongRegnCd = regn; place.lDongSignguCd = signgu; place.lDongSource = "coordinates"
+        case .derived(let regn, let signgu):
+            place.lDongRegnCd = regn
+            place.lDongSignguCd = signgu
+            place.lDongSource = "coordinates"
         case .disagrees(_, _, let message):
-            onCodeWarning(RecordError(file: file, line: line, field: "lDongRegnCd", reason: "warning: \(message); imported as given"))
+            onCodeWarning(
+                RecordError(
+                    file: file, line: line, field: "lDongRegnCd", reason: "warning: \(message); imported as given"))
         case .agrees, .unknownLocation: break
         }
     }
@@ -176,7 +195,8 @@ private final class RegionLookups: @unchecked Sendable {
         DispatchQueue.global().async(group: group) { [self] in
             checks = batch.map { item in
                 guard case .upsert(let p) = item.record else { return nil }
-                return regions.checkCodes(lat: p.lat, lon: p.lon, lDongRegnCd: p.lDongRegnCd, lDongSignguCd: p.lDongSignguCd)
+                return regions.checkCodes(
+                    lat: p.lat, lon: p.lon, lDongRegnCd: p.lDongRegnCd, lDongSignguCd: p.lDongSignguCd)
             }
         }
     }
@@ -203,16 +223,18 @@ public struct ImportSummary: Sendable {
     /// The one JSON line `nearby import` prints.
     public func json() -> String {
         let c = counts
-        var out = Array("""
+        var out = Array(
+            """
             {"inserted":\(c.inserted),"updated":\(c.updated),"unchanged":\(c.unchanged),"older":\(c.older),\
             "deleted":\(c.deleted),"rejected":\(c.rejected),"pending":\(c.pending),"files":[
             """.utf8)
         for (i, file) in files.enumerated() {
             out.append(contentsOf: (i == 0 ? "{\"file\":" : ",{\"file\":").utf8)
             JSONWriter.appendString(file.name, to: &out)
-            out.append(contentsOf: """
-                ,"format":"\(file.format.rawValue)","records":\(file.records),"rejected":\(file.rejected)}
-                """.utf8)
+            out.append(
+                contentsOf: """
+                    ,"format":"\(file.format.rawValue)","records":\(file.records),"rejected":\(file.rejected)}
+                    """.utf8)
         }
         out.append(contentsOf: "]}".utf8)
         return String(decoding: out, as: UTF8.self)

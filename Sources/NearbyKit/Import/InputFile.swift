@@ -13,7 +13,6 @@ final class InputFile {
     private let mapped: Bool
     private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
-
     init(path: String) throws(UnreadableInputError) {
         name = path == "-" ? "<stdin>" : path
         let fd = path == "-" ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC)
@@ -23,14 +22,16 @@ final class InputFile {
         guard fstat(fd, &info) == 0 else { throw UnreadableInputError(name: name, reason: Self.reason(errno)) }
         switch info.st_mode & S_IFMT {
         case S_IFDIR:
-            throw UnreadableInputError(name: name, reason: "is a folder, not a file; name the files in it (\(path)/*.json)")
+            throw UnreadableInputError(
+                name: name, reason: "is a folder, not a file; name the files in it (\(path)/*.json)")
         case S_IFREG where info.st_size > 0:
             count = Int(info.st_size)
             guard let p = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else {
                 throw UnreadableInputError(name: name, reason: Self.reason(errno))
             }
             _ = madvise(p, count, MADV_SEQUENTIAL)
-            base = p; mapped = true
+            base = p
+            mapped = true
         default:
             // Empty regular files, pipes, FIFOs, devices: read to the end.
             var bytes: [UInt8] = []
@@ -44,7 +45,9 @@ final class InputFile {
             }
             let copy = bytes.isEmpty ? nil : UnsafeMutableRawPointer.allocate(byteCount: bytes.count, alignment: 16)
             if let copy { bytes.withUnsafeBytes { copy.copyMemory(from: $0.baseAddress!, byteCount: $0.count) } }
-            count = bytes.count; base = copy; mapped = false
+            count = bytes.count
+            base = copy
+            mapped = false
         }
     }
 

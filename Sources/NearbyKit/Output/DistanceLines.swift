@@ -40,7 +40,8 @@ public struct DistanceLines {
                 + "\"azi2\":\(g.azimuth2),\"projected\":\(projected),\"crs\":\"\(crs)\"}"
     }
 
-    private mutating func measure(_ p: CoordinateLine, _ model: DistanceModel) throws(CoordinateLine.Invalid) -> Double {
+    private mutating func measure(_ p: CoordinateLine, _ model: DistanceModel) throws(CoordinateLine.Invalid) -> Double
+    {
         let (lat1, lon1, lat2, lon2) = (p.values[0], p.values[1], p.values[2], p.values[3])
         do {
             switch model {

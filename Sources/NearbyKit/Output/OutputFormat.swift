@@ -49,7 +49,8 @@ public enum OutputFormat: String, CaseIterable, Sendable {
     /// The format an `Accept` header asks for: the first format (in `allCases` order) whose media
     /// type, without parameters, it names; nil when it names none (then the caller's default).
     public init?(accept: String) {
-        let asked = Set(accept.split(separator: ",").map { $0.split(separator: ";")[0].trimmingCharacters(in: .whitespaces) })
+        let asked = Set(
+            accept.split(separator: ",").map { $0.split(separator: ";")[0].trimmingCharacters(in: .whitespaces) })
         guard let f = Self.allCases.first(where: { asked.contains($0.bareMediaType) }) else { return nil }
         self = f
     }

@@ -13,8 +13,14 @@ public struct PlaceWriter {
     private var geoJSON: GeoJSONWriter
     private var wroteHeader = false
 
-    public init(format: OutputFormat, fields: PlaceJSON.Selection = .all, meta: Bool = false, to out: StdoutBlocks = StdoutBlocks()) {
-        self.format = format; self.fields = fields; self.meta = meta; self.out = out
+    public init(
+        format: OutputFormat, fields: PlaceJSON.Selection = .all, meta: Bool = false,
+        to out: StdoutBlocks = StdoutBlocks()
+    ) {
+        self.format = format
+        self.fields = fields
+        self.meta = meta
+        self.out = out
         geoJSON = GeoJSONWriter(fields: fields)
         if format == .geojson { geoJSON.begin(to: &self.out.bytes) }
     }
@@ -34,7 +40,10 @@ public struct PlaceWriter {
         switch format {
         case .jsonl:
             if let e = a.explanation { appendExplanation(e, qid) }
-            if meta { appendMeta(a, query, qid, tookMs); out.bytes.append(0x0A) }
+            if meta {
+                appendMeta(a, query, qid, tookMs)
+                out.bytes.append(0x0A)
+            }
             if idsAlone {
                 try a.rows.forEachID { i, id in
                     PlaceJSON.append(id: id, distance: a.distance(at: i), fields: fields, to: &out.bytes)
@@ -43,13 +52,18 @@ public struct PlaceWriter {
                 }
             } else {
                 try a.rows.forEachRow { i, p in
-                    PlaceJSON.append(at: p, leading: leading, distance: a.distance(at: i), fields: fields, to: &out.bytes)
+                    PlaceJSON.append(
+                        at: p, leading: leading, distance: a.distance(at: i), fields: fields, to: &out.bytes)
                     out.bytes.append(0x0A)
                     try out.flushIfFull()
                 }
             }
         case .json:
-            if meta { appendMeta(a, query, qid, tookMs); out.bytes.removeLast(); out.bytes.append(contentsOf: ",\"places\":".utf8) }
+            if meta {
+                appendMeta(a, query, qid, tookMs)
+                out.bytes.removeLast()
+                out.bytes.append(contentsOf: ",\"places\":".utf8)
+            }
             out.bytes.append(UInt8(ascii: "["))
             if idsAlone {
                 try a.rows.forEachID { i, id in
@@ -68,7 +82,10 @@ public struct PlaceWriter {
             if meta { out.bytes.append(UInt8(ascii: "}")) }
             out.bytes.append(0x0A)
         case .geojson:
-            try a.rows.forEachRow { i, p in geoJSON.append(p.pointee, distance: a.distance(at: i), to: &out.bytes); try out.flushIfFull() }
+            try a.rows.forEachRow { i, p in
+                geoJSON.append(p.pointee, distance: a.distance(at: i), to: &out.bytes)
+                try out.flushIfFull()
+            }
         case .table:
             out.bytes.append(contentsOf: PlaceTableText.render(a, hasCentre: query.center != nil, tookMs: tookMs).utf8)
         case .tsv:
@@ -83,7 +100,10 @@ public struct PlaceWriter {
     public mutating func append(_ place: Place) throws {
         switch format {
         case .jsonl, .json:
-            if format == .json { out.bytes.append(contentsOf: (wroteHeader ? ",\n" : "[").utf8); wroteHeader = true }
+            if format == .json {
+                out.bytes.append(contentsOf: (wroteHeader ? ",\n" : "[").utf8)
+                wroteHeader = true
+            }
             PlaceJSON.append(place, fields: fields, to: &out.bytes)
             if format == .jsonl { out.bytes.append(0x0A) }
         case .geojson:
@@ -103,23 +123,38 @@ public struct PlaceWriter {
 
     private mutating func appendMeta(_ a: QueryAnswer, _ q: PlaceQuery, _ qid: JSONScalar?, _ tookMs: Double) {
         out.bytes.append(UInt8(ascii: "{"))
-        if let qid { out.bytes.append(contentsOf: "\"qid\":".utf8); qid.append(to: &out.bytes); out.bytes.append(UInt8(ascii: ",")) }
-        out.bytes.append(contentsOf: "\"total\":".utf8); JSONNumber.appendOrNull(a.total, to: &out.bytes)
-        out.bytes.append(contentsOf: ",\"page\":".utf8); JSONNumber.append(a.page, to: &out.bytes)
-        out.bytes.append(contentsOf: ",\"limit\":".utf8); JSONNumber.append(q.limit, to: &out.bytes)
-        out.bytes.append(contentsOf: ",\"returned\":".utf8); JSONNumber.append(a.rows.count, to: &out.bytes)
+        if let qid {
+            out.bytes.append(contentsOf: "\"qid\":".utf8)
+            qid.append(to: &out.bytes)
+            out.bytes.append(UInt8(ascii: ","))
+        }
+        out.bytes.append(contentsOf: "\"total\":".utf8)
+        JSONNumber.appendOrNull(a.total, to: &out.bytes)
+        out.bytes.append(contentsOf: ",\"page\":".utf8)
+        JSONNumber.append(a.page, to: &out.bytes)
+        out.bytes.append(contentsOf: ",\"limit\":".utf8)
+        JSONNumber.append(q.limit, to: &out.bytes)
+        out.bytes.append(contentsOf: ",\"returned\":".utf8)
+        JSONNumber.append(a.rows.count, to: &out.bytes)
         out.bytes.append(contentsOf: ",\"nextCursor\":".utf8)
         (a.nextCursor.map(JSONScalar.string) ?? .null).append(to: &out.bytes)
-        out.bytes.append(contentsOf: ",\"tookMs\":".utf8); JSONNumber.append((tookMs * 1000).rounded() / 1000, to: &out.bytes)
+        out.bytes.append(contentsOf: ",\"tookMs\":".utf8)
+        JSONNumber.append((tookMs * 1000).rounded() / 1000, to: &out.bytes)
         out.bytes.append(UInt8(ascii: "}"))
     }
 
     /// `{"qid","plan","rowsTouched"}` and a line break (`--explain`).
     private mutating func appendExplanation(_ e: QueryExplanation, _ qid: JSONScalar?) {
         out.bytes.append(UInt8(ascii: "{"))
-        if let qid { out.bytes.append(contentsOf: "\"qid\":".utf8); qid.append(to: &out.bytes); out.bytes.append(UInt8(ascii: ",")) }
-        out.bytes.append(contentsOf: "\"plan\":".utf8); JSONScalar.string(e.plan).append(to: &out.bytes)
-        out.bytes.append(contentsOf: ",\"rowsTouched\":".utf8); JSONNumber.append(e.rowsTouched, to: &out.bytes)
+        if let qid {
+            out.bytes.append(contentsOf: "\"qid\":".utf8)
+            qid.append(to: &out.bytes)
+            out.bytes.append(UInt8(ascii: ","))
+        }
+        out.bytes.append(contentsOf: "\"plan\":".utf8)
+        JSONScalar.string(e.plan).append(to: &out.bytes)
+        out.bytes.append(contentsOf: ",\"rowsTouched\":".utf8)
+        JSONNumber.append(e.rowsTouched, to: &out.bytes)
         out.bytes.append(contentsOf: "}\n".utf8)
     }
 
@@ -137,10 +172,16 @@ public struct PlaceWriter {
             out.bytes.append(0x0A)
         }
         var first = true
-        func separator() { if !first { out.bytes.append(0x09) }; first = false }
+        func separator() {
+            if !first { out.bytes.append(0x09) }
+            first = false
+        }
         if withQid, let qid {
             separator()
-            switch qid { case .string(let s): appendCell(s); default: qid.append(to: &out.bytes) }
+            switch qid {
+            case .string(let s): appendCell(s)
+            default: qid.append(to: &out.bytes)
+            }
         }
         for f in columns {
             separator()

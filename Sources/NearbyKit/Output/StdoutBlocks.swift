@@ -10,13 +10,15 @@ public struct StdoutBlocks {
     private let sink: (([UInt8]) throws -> Void)?
 
     public init() {
-        blockSize = 1 << 20; sink = nil
+        blockSize = 1 << 20
+        sink = nil
         bytes.reserveCapacity(blockSize + 4096)
     }
 
     /// Blocks of about `blockSize` bytes go to `sink` rather than stdout.
     public init(blockSize: Int, sink: @escaping ([UInt8]) throws -> Void) {
-        self.blockSize = blockSize; self.sink = sink
+        self.blockSize = blockSize
+        self.sink = sink
         bytes.reserveCapacity(blockSize + 4096)
     }
 

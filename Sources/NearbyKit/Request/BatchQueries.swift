@@ -11,15 +11,19 @@ public enum BatchQueries {
         /// Where the query came from (`file:line`), for errors found when it runs (a stale cursor).
         public var source: String?
         public init(qid: JSONScalar?, query: PlaceQuery, source: String? = nil) {
-            self.qid = qid; self.query = query; self.source = source
+            self.qid = qid
+            self.query = query
+            self.source = source
         }
     }
 
     /// Reads `bytes` (the whole file, named `file` in errors). `defaults` are the command line's
     /// parameters: each applies to every line that does not set it. Throws `UsageError` naming
     /// `file:line` at the first bad line.
-    public static func read(_ bytes: [UInt8], file: String, defaults: [(name: String, value: String)],
-                            areas: (any AreaResolver)? = RegionAreas.shared) throws(UsageError) -> [Job] {
+    public static func read(
+        _ bytes: [UInt8], file: String, defaults: [(name: String, value: String)],
+        areas: (any AreaResolver)? = RegionAreas.shared
+    ) throws(UsageError) -> [Job] {
         var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
         if lines.last?.isEmpty == true { lines.removeLast() }
         let firstContent = lines.first { $0.contains { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D } }
@@ -35,9 +39,11 @@ public enum BatchQueries {
                     header = try BatchLine.header(Array(line))
                     continue
                 }
-                let (qid, pairs) = try isJSON ? BatchLine.json(Array(line)) : BatchLine.tsv(Array(line), header: header!)
+                let (qid, pairs) =
+                    try isJSON ? BatchLine.json(Array(line)) : BatchLine.tsv(Array(line), header: header!)
                 let merged = pairs + defaults.filter { d in !pairs.contains { sameName($0.name, d.name) } }
-                jobs.append(Job(qid: qid, query: try QueryParameters.parse(merged, areas: areas), source: "\(file):\(n + 1)"))
+                jobs.append(
+                    Job(qid: qid, query: try QueryParameters.parse(merged, areas: areas), source: "\(file):\(n + 1)"))
             } catch {
                 throw UsageError("\(file):\(n + 1): \(error.message())")
             }

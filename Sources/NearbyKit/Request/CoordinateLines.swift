@@ -19,11 +19,14 @@ public struct CoordinateLine: Sendable {
     /// From separate fields (command-line arguments, or a split line).
     public init<S: StringProtocol>(fields: [S], names: [String]) throws(Invalid) {
         guard fields.count == names.count else {
-            throw Invalid("expected \(names.count) numbers (\(names.joined(separator: " "))), found \(fields.count) fields")
+            throw Invalid(
+                "expected \(names.count) numbers (\(names.joined(separator: " "))), found \(fields.count) fields")
         }
         var values: [Double] = []
         for (name, field) in zip(names, fields) {
-            guard let value = DecimalNumber.double(field) else { throw Invalid("\(name) \(MessageText.quoted(field)) is not a number") }
+            guard let value = DecimalNumber.double(field) else {
+                throw Invalid("\(name) \(MessageText.quoted(field)) is not a number")
+            }
             values.append(value)
         }
         try self.init(values: values, names: names)
@@ -55,7 +58,9 @@ public struct CoordinateLine: Sendable {
         var values: [Double] = []
         for name in names {
             guard let member = object[name] else { throw Invalid("field \"\(name)\" is missing") }
-            guard case .number(let n) = member, let v = DecimalNumber.double(n) else { throw Invalid("field \"\(name)\" is not a number") }
+            guard case .number(let n) = member, let v = DecimalNumber.double(n) else {
+                throw Invalid("field \"\(name)\" is not a number")
+            }
             values.append(v)
         }
         try self.init(values: values, names: names)

@@ -15,7 +15,8 @@ public final class RegionAreas: AreaResolver, @unchecked Sendable {
     public init(_ load: @escaping () throws -> RegionIndex) { self.load = load }
 
     public func index() throws -> RegionIndex {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if loaded == nil { loaded = Result { try load() } }
         return try loaded!.get()
     }
@@ -29,16 +30,23 @@ public final class RegionAreas: AreaResolver, @unchecked Sendable {
         case .found(let regions): return Self.area(regions, index)
         case .ambiguous(let regions):
             let list = regions.prefix(12).map(\.description).joined(separator: "; ")
-            throw RequestError(parameter: "region", reason: "\(MessageText.quoted(text)) is ambiguous: \(regions.count) regions, e.g. \(list); give the 시도 too (서울 중구) or a code")
+            throw RequestError(
+                parameter: "region",
+                reason:
+                    "\(MessageText.quoted(text)) is ambiguous: \(regions.count) regions, e.g. \(list); give the 시도 too (서울 중구) or a code"
+            )
         case .notFound:
-            throw RequestError(parameter: "region", reason: "\(MessageText.quoted(text)) is no region known here (a 시도, 시군구, 읍면동 or 리 name, or its code)")
+            throw RequestError(
+                parameter: "region",
+                reason: "\(MessageText.quoted(text)) is no region known here (a 시도, 시군구, 읍면동 or 리 name, or its code)")
         }
     }
 
     public func union(_ areas: [AreaFilter]) -> AreaFilter {
         let box = areas.map(\.box).reduce(areas[0].box) {
-            GeoBox(minLon: min($0.minLon, $1.minLon), minLat: min($0.minLat, $1.minLat),
-                   maxLon: max($0.maxLon, $1.maxLon), maxLat: max($0.maxLat, $1.maxLat))
+            GeoBox(
+                minLon: min($0.minLon, $1.minLon), minLat: min($0.minLat, $1.minLat),
+                maxLon: max($0.maxLon, $1.maxLon), maxLat: max($0.maxLat, $1.maxLat))
         }
         return AreaFilter(codes: Array(Set(areas.flatMap(\.codes))), box: box) { lat, lon in
             areas.contains { $0.contains(lat: lat, lon: lon) }
@@ -52,15 +60,22 @@ public final class RegionAreas: AreaResolver, @unchecked Sendable {
             throw RequestError(parameter: "ldong", reason: "the region index cannot be loaded: \(error)")
         }
         guard case .found(let regions) = index.resolve(code), regions.allSatisfy({ $0.level <= .sigungu }) else {
-            throw RequestError(parameter: "ldong", reason: "\(MessageText.quoted(code)) is no 시도 or 시군구 code known here (data/kr_regions.bin and data/region-code-changes.tsv)")
+            throw RequestError(
+                parameter: "ldong",
+                reason:
+                    "\(MessageText.quoted(code)) is no 시도 or 시군구 code known here (data/kr_regions.bin and data/region-code-changes.tsv)"
+            )
         }
         return Set([code] + regions.flatMap { [$0.code] + $0.formerCodes })
     }
 
     private static func area(_ regions: [Region], _ index: RegionIndex) -> AreaFilter {
         let boxes = regions.map { index.boundingBox($0) }
-        let box = GeoBox(minLon: boxes.map(\.minLon).min()!, minLat: boxes.map(\.minLat).min()!,
-                         maxLon: boxes.map(\.maxLon).max()!, maxLat: boxes.map(\.maxLat).max()!)
-        return AreaFilter(codes: regions.map(\.code), box: box) { lat, lon in index.contains(any: regions, lat: lat, lon: lon) }
+        let box = GeoBox(
+            minLon: boxes.map(\.minLon).min()!, minLat: boxes.map(\.minLat).min()!,
+            maxLon: boxes.map(\.maxLon).max()!, maxLat: boxes.map(\.maxLat).max()!)
+        return AreaFilter(codes: regions.map(\.code), box: box) { lat, lon in
+            index.contains(any: regions, lat: lat, lon: lon)
+        }
     }
 }

@@ -16,7 +16,8 @@ import NearbyCore
 /// parsed from bytes, and only the kept text fields become Strings (BENCHMARKS.md, "Import and export", has the
 /// times on the 1M-place workload TSV).
 enum DelimitedReader {
-    static let requiredColumns = "id, title, lat, lon, category (or TourAPI's contentid, title, mapy, mapx, contenttypeid)"
+    static let requiredColumns =
+        "id, title, lat, lon, category (or TourAPI's contentid, title, mapy, mapx, contenttypeid)"
 
     /// One record's fields as byte ranges, of the input (TSV) or of `scratch` (CSV, quotes resolved).
     struct Row {
@@ -24,12 +25,18 @@ enum DelimitedReader {
         var scratch: [UInt8] = []
     }
 
-    static func read(_ input: UnsafeRawBufferPointer, separator: UInt8, quoting: Bool, into sink: inout RecordSink) throws {
+    static func read(_ input: UnsafeRawBufferPointer, separator: UInt8, quoting: Bool, into sink: inout RecordSink)
+        throws
+    {
         var pos = 0
         var line = 1
         var row = Row()
         func next() throws(FieldError) {
-            if quoting { try splitCSV(input, &pos, &line, separator, &row) } else { splitTSV(input, &pos, &line, separator, &row) }
+            if quoting {
+                try splitCSV(input, &pos, &line, separator, &row)
+            } else {
+                splitTSV(input, &pos, &line, separator, &row)
+            }
         }
         do { try next() } catch {
             throw UnsupportedInputError(file: sink.file, message: "header row: \(error.reason)")
@@ -42,7 +49,9 @@ enum DelimitedReader {
             return names[i]
         }
         func bytes(of column: Int) -> [UInt8] {
-            quoting ? Array(row.scratch[row.ranges[column]]) : Array(UnsafeRawBufferPointer(rebasing: input[row.ranges[column]]))
+            quoting
+                ? Array(row.scratch[row.ranges[column]])
+                : Array(UnsafeRawBufferPointer(rebasing: input[row.ranges[column]]))
         }
         while pos < input.count {
             sink.advance(to: pos)
@@ -53,7 +62,8 @@ enum DelimitedReader {
             }
             if row.ranges.allSatisfy(\.isEmpty) { continue }  // blank line, or a row of empty cells
             guard row.ranges.count == columns.count else {
-                try sink.reject(line: start, field: "row", reason: "\(row.ranges.count) fields, the header has \(columns.count)")
+                try sink.reject(
+                    line: start, field: "row", reason: "\(row.ranges.count) fields, the header has \(columns.count)")
                 continue
             }
             var draft = PlaceDraft()
@@ -73,7 +83,10 @@ enum DelimitedReader {
                 try sink.reject(line: start, field: columnName(error.field), reason: error.reason)
                 continue
             }
-            if let a = addr2, let more = String(validating: bytes(of: a), as: UTF8.self).map(TextNormalization.trimmingSpaces), !more.isEmpty {
+            if let a = addr2,
+                let more = String(validating: bytes(of: a), as: UTF8.self).map(TextNormalization.trimmingSpaces),
+                !more.isEmpty
+            {
                 draft.place.addr = draft.place.addr.map { $0 + " " + more } ?? more
             }
             SpreadsheetRepair.dateTime(&draft.place.created)
@@ -83,7 +96,9 @@ enum DelimitedReader {
     }
 
     @inline(__always)
-    private static func fill(_ draft: inout PlaceDraft, _ columns: [PlaceField?], _ ranges: [Range<Int>], _ base: UnsafeRawBufferPointer) throws(FieldError) {
+    private static func fill(
+        _ draft: inout PlaceDraft, _ columns: [PlaceField?], _ ranges: [Range<Int>], _ base: UnsafeRawBufferPointer
+    ) throws(FieldError) {
         for i in 0..<columns.count {
             if let f = columns[i] { try draft.set(f, utf8: UnsafeRawBufferPointer(rebasing: base[ranges[i]])) }
         }
@@ -104,28 +119,40 @@ enum DelimitedReader {
         return map
     }()
 
-    private static func headerColumns(_ row: Row, base: UnsafeRawBufferPointer?, file: String) throws(UnsupportedInputError) -> ([PlaceField?], [String]) {
+    private static func headerColumns(_ row: Row, base: UnsafeRawBufferPointer?, file: String)
+        throws(UnsupportedInputError) -> ([PlaceField?], [String])
+    {
         let names = row.ranges.map { r in
-            let text = base.map { String(decoding: UnsafeRawBufferPointer(rebasing: $0[r]), as: UTF8.self) }
+            let text =
+                base.map { String(decoding: UnsafeRawBufferPointer(rebasing: $0[r]), as: UTF8.self) }
                 ?? String(decoding: row.scratch[r], as: UTF8.self)
             return TextNormalization.trimmingSpaces(text)
         }
         let columns = names.map(field(named:))
         for f in PlaceField.allCases where columns.filter({ $0 == f }).count > 1 {
             let both = names.indices.filter { columns[$0] == f }.map { names[$0] }
-            let shown = Set(both).count == 1 ? "column \(f.name) appears twice" : "columns \(both.joined(separator: " and ")) both give \(f.name)"
+            let shown =
+                Set(both).count == 1
+                ? "column \(f.name) appears twice" : "columns \(both.joined(separator: " and ")) both give \(f.name)"
             throw UnsupportedInputError(file: file, message: "header row: \(shown)")
         }
         let missing: [PlaceField] = [.id, .title, .lat, .lon, .category].filter { !columns.contains($0) }
         guard missing.isEmpty else {
-            let shown = names.prefix(12).map { MessageText.oneLine($0, limit: MessageText.echoLimit) }.joined(separator: ", ")
-            throw UnsupportedInputError(file: file, message: "not a supported format: the header row lacks \(missing.map(\.name).joined(separator: ", ")) (CSV/TSV need a header naming at least \(requiredColumns); found: \(shown))")
+            let shown = names.prefix(12).map { MessageText.oneLine($0, limit: MessageText.echoLimit) }.joined(
+                separator: ", ")
+            throw UnsupportedInputError(
+                file: file,
+                message:
+                    "not a supported format: the header row lacks \(missing.map(\.name).joined(separator: ", ")) (CSV/TSV need a header naming at least \(requiredColumns); found: \(shown))"
+            )
         }
         return (columns, names)
     }
 
     /// Splits the line at `pos` on `separator`; fields are ranges of `input`.
-    private static func splitTSV(_ input: UnsafeRawBufferPointer, _ pos: inout Int, _ line: inout Int, _ separator: UInt8, _ row: inout Row) {
+    private static func splitTSV(
+        _ input: UnsafeRawBufferPointer, _ pos: inout Int, _ line: inout Int, _ separator: UInt8, _ row: inout Row
+    ) {
         let end = Lines.memchrIndex(input, from: pos) ?? input.count
         var lineEnd = end
         if lineEnd > pos, input[lineEnd - 1] == 0x0D { lineEnd -= 1 }
@@ -142,7 +169,9 @@ enum DelimitedReader {
 
     /// Splits the RFC 4180 record at `pos` (quoted fields may hold separators, `""` and newlines); field
     /// bytes go to `row.scratch`. On a malformed record, skips to the end of its line and throws.
-    private static func splitCSV(_ input: UnsafeRawBufferPointer, _ pos: inout Int, _ line: inout Int, _ separator: UInt8, _ row: inout Row) throws(FieldError) {
+    private static func splitCSV(
+        _ input: UnsafeRawBufferPointer, _ pos: inout Int, _ line: inout Int, _ separator: UInt8, _ row: inout Row
+    ) throws(FieldError) {
         row.ranges.removeAll(keepingCapacity: true)
         row.scratch.removeAll(keepingCapacity: true)
         let quote = UInt8(ascii: "\"")
@@ -159,7 +188,12 @@ enum DelimitedReader {
                     let b = input[pos]
                     pos += 1
                     if b == quote {
-                        if pos < input.count, input[pos] == quote { row.scratch.append(quote); pos += 1 } else { break }
+                        if pos < input.count, input[pos] == quote {
+                            row.scratch.append(quote)
+                            pos += 1
+                        } else {
+                            break
+                        }
                     } else {
                         if b == 0x0A { line += 1 }
                         row.scratch.append(b)
@@ -180,12 +214,16 @@ enum DelimitedReader {
                     pos += 1
                 }
                 if pos <= input.count, row.scratch.count > fieldStart, row.scratch.last == 0x0D,
-                   pos == input.count || input[pos] == 0x0A {
+                    pos == input.count || input[pos] == 0x0A
+                {
                     row.scratch.removeLast()
                 }
             }
             row.ranges.append(fieldStart..<row.scratch.count)
-            if pos < input.count, input[pos] == separator { pos += 1; continue }
+            if pos < input.count, input[pos] == separator {
+                pos += 1
+                continue
+            }
             pos += 1  // past the newline (or the end)
             line += 1
             return

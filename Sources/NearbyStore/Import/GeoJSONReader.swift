@@ -11,10 +11,13 @@ enum GeoJSONReader {
     static func read(_ input: UnsafeRawBufferPointer, into sink: inout RecordSink) throws {
         let document: JSONValue
         do throws(JSONError) { document = try JSONValue.parse(input) } catch {
-            throw UnsupportedInputError(file: sink.file, message: "not valid GeoJSON: \(error.reason) at line \(Lines.lineNumber(input, at: error.offset))")
+            throw UnsupportedInputError(
+                file: sink.file,
+                message: "not valid GeoJSON: \(error.reason) at line \(Lines.lineNumber(input, at: error.offset))")
         }
         guard document["type"] == .string("FeatureCollection"), case .array(let features)? = document["features"] else {
-            throw UnsupportedInputError(file: sink.file, message: "GeoJSON must be a FeatureCollection with a features array")
+            throw UnsupportedInputError(
+                file: sink.file, message: "GeoJSON must be a FeatureCollection with a features array")
         }
         var lines = LineCounter(input)
         for (feature, (line, prefix)) in zip(features, lines.locate(features, name: "features")) {
@@ -30,10 +33,13 @@ enum GeoJSONReader {
         guard case .object(let f) = feature, f["type"] == .string("Feature") else {
             throw FieldError(field: "type", reason: "not a Feature")
         }
-        guard let geometry = f["geometry"], geometry != .null else { throw FieldError(field: "geometry", reason: "missing") }
+        guard let geometry = f["geometry"], geometry != .null else {
+            throw FieldError(field: "geometry", reason: "missing")
+        }
         guard geometry["type"] == .string("Point") else { throw FieldError(field: "geometry", reason: "not a Point") }
         guard case .array(let c)? = geometry["coordinates"], c.count >= 2,
-              case .number(let lon) = c[0], case .number(let lat) = c[1] else {
+            case .number(let lon) = c[0], case .number(let lat) = c[1]
+        else {
             throw FieldError(field: "coordinates", reason: "expected [lon, lat] numbers")
         }
         var draft = PlaceDraft()
@@ -46,8 +52,12 @@ enum GeoJSONReader {
                 case .null: continue
                 case .string(let s), .number(let s): try draft.set(field, text: s)
                 case .array(let list) where field == .accessibility:
-                    let tags = list.compactMap { v -> String? in if case .string(let s) = v { return s } else { return nil } }
-                    guard tags.count == list.count else { throw FieldError(field: m.key, reason: "expected an array of strings") }
+                    let tags = list.compactMap { v -> String? in
+                        if case .string(let s) = v { return s } else { return nil }
+                    }
+                    guard tags.count == list.count else {
+                        throw FieldError(field: m.key, reason: "expected an array of strings")
+                    }
                     draft.set(tags: tags)
                 default: throw FieldError(field: m.key, reason: "expected a string or number")
                 }

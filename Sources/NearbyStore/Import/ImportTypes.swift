@@ -28,7 +28,10 @@ public struct RecordError: NearbyError, Equatable {
     public var reason: String
 
     public init(file: String, line: Int, field: String, reason: String) {
-        self.file = file; self.line = line; self.field = field; self.reason = reason
+        self.file = file
+        self.line = line
+        self.field = field
+        self.reason = reason
     }
 
     /// One line whatever the parts hold (`MessageText.oneLine`): echoed values are quoted and cut where
@@ -50,7 +53,10 @@ public enum ImportRecord: Equatable, Sendable {
 public struct LineRecord: Equatable, Sendable {
     public var line: Int
     public var record: ImportRecord
-    public init(line: Int, record: ImportRecord) { self.line = line; self.record = record }
+    public init(line: Int, record: ImportRecord) {
+        self.line = line
+        self.record = record
+    }
 }
 
 /// Everything read from one input: good records in input order, and the bad ones that were skipped.
@@ -61,7 +67,10 @@ public struct ParsedInput: Sendable {
     public var errors: [RecordError]
 
     public init(file: String, format: ImportFormat, records: [LineRecord] = [], errors: [RecordError] = []) {
-        self.file = file; self.format = format; self.records = records; self.errors = errors
+        self.file = file
+        self.format = format
+        self.records = records
+        self.errors = errors
     }
 }
 
@@ -69,7 +78,10 @@ public struct ParsedInput: Sendable {
 public struct UnsupportedInputError: NearbyError, Equatable {
     public var file: String
     public var message: String
-    public init(file: String, message: String) { self.file = file; self.message = message }
+    public init(file: String, message: String) {
+        self.file = file
+        self.message = message
+    }
     public var description: String { MessageText.oneLine("\(file): \(message)") }
     public var kind: ErrorKind { .unsupported }
 }

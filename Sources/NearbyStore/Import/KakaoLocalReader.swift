@@ -24,13 +24,15 @@ enum KakaoLocalReader {
         "CE7": 39,  // 카페 café → restaurant (TourAPI files cafés under 39, cat3 A05020900)
         "MT1": 38,  // 대형마트 large mart → shopping
         "CS2": 38,  // 편의점 convenience store → shopping
-        // No TourAPI content type (0): PS3 kindergarten, SC4 school, AC5 academy, PK6 parking, OL7 fuel,
-        // SW8 subway station, BK9 bank, AG2 estate agent, PO3 public office, HP8 hospital, PM9 pharmacy.
+            // No TourAPI content type (0): PS3 kindergarten, SC4 school, AC5 academy, PK6 parking, OL7 fuel,
+            // SW8 subway station, BK9 bank, AG2 estate agent, PO3 public office, HP8 hospital, PM9 pharmacy.
     ]
 
     static func readDocument(_ doc: JSONObject, line: Int, prefix: String, into sink: inout RecordSink) throws {
         var draft = PlaceDraft()
-        var road = "", lot = "", group = ""
+        var road = ""
+        var lot = ""
+        var group = ""
         do throws(FieldError) {
             for m in doc.members {
                 guard let text = m.value.text else {
@@ -57,13 +59,18 @@ enum KakaoLocalReader {
             try draft.set(.category, text: String(contentTypes[group] ?? 0))
             if !group.isEmpty { try draft.set(.kakaoCategory, text: group) }
             if group == "CE7" {
-                try draft.set(.cat1, text: "A05"); try draft.set(.cat2, text: "A0502"); try draft.set(.cat3, text: "A05020900")
+                try draft.set(.cat1, text: "A05")
+                try draft.set(.cat2, text: "A0502")
+                try draft.set(.cat3, text: "A05020900")
             }
             let addr = road.isEmpty ? lot : road
-            do { try draft.set(.addr, text: addr) } catch { throw FieldError(field: road.isEmpty ? "address_name" : "road_address_name", reason: error.reason) }
+            do { try draft.set(.addr, text: addr) } catch {
+                throw FieldError(field: road.isEmpty ? "address_name" : "road_address_name", reason: error.reason)
+            }
             try draft.checkRequired()
         } catch {
-            return try sink.reject(line: line, field: prefix + (kakaoNames[error.field] ?? error.field), reason: error.reason)
+            return try sink.reject(
+                line: line, field: prefix + (kakaoNames[error.field] ?? error.field), reason: error.reason)
         }
         try sink.upsert(&draft.place, line: line) { prefix + (kakaoNames[$0] ?? $0) }
     }

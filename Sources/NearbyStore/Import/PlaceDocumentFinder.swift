@@ -22,7 +22,10 @@ enum PlaceDocumentFinder {
     }
 
     static func kind(of o: JSONObject) -> Kind? {
-        var contentid = false, map = false, placeName = false, xy = false
+        var contentid = false
+        var map = false
+        var placeName = false
+        var xy = false
         for m in o.members {
             switch m.key {
             case "contentid": contentid = true
@@ -65,7 +68,8 @@ enum PlaceDocumentFinder {
         case .object(let o):
             if let code = o["resultCode"]?.text, code != "0000", code != "00" {
                 let message = o["resultMsg"]?.text ?? "no resultMsg"
-                return "TourAPI error envelope: resultCode \(MessageText.oneLine(code, limit: MessageText.echoLimit)): \(MessageText.oneLine(message, limit: MessageText.echoLimit))"
+                return
+                    "TourAPI error envelope: resultCode \(MessageText.oneLine(code, limit: MessageText.echoLimit)): \(MessageText.oneLine(message, limit: MessageText.echoLimit))"
             }
             for m in o.members { if let e = errorHeader(in: m.value) { return e } }
         case .array(let list):

@@ -12,12 +12,16 @@ import NearbyCore
 public enum PlaceParser {
     /// Parses `bytes` (the whole file) into a list of records: `read` collecting what it streams, for
     /// tests and small inputs.
-    public static func parse(_ bytes: [UInt8], file: String, format: ImportFormat? = nil, encoding: TextEncoding? = nil,
-                             strict: Bool = false) throws -> ParsedInput {
-        var records: [LineRecord] = [], errors: [RecordError] = []
+    public static func parse(
+        _ bytes: [UInt8], file: String, format: ImportFormat? = nil, encoding: TextEncoding? = nil,
+        strict: Bool = false
+    ) throws -> ParsedInput {
+        var records: [LineRecord] = []
+        var errors: [RecordError] = []
         let format = try bytes.withUnsafeBytes { input in
-            try read(input, file: file, format: format, encoding: encoding, strict: strict,
-                     emit: { records.append($0) }, reject: { errors.append($0) })
+            try read(
+                input, file: file, format: format, encoding: encoding, strict: strict,
+                emit: { records.append($0) }, reject: { errors.append($0) })
         }
         return ParsedInput(file: file, format: format, records: records, errors: errors)
     }
@@ -47,7 +51,8 @@ public enum PlaceParser {
                 try read($0, file: file, format: format, encoding: .utf8, strict: strict, emit: emit, reject: reject)
             }
         case nil:
-            throw UnsupportedInputError(file: file, message: "UTF-16 text (a spreadsheet's \"Unicode text\"); save it as UTF-8 (or CP949) CSV")
+            throw UnsupportedInputError(
+                file: file, message: "UTF-16 text (a spreadsheet's \"Unicode text\"); save it as UTF-8 (or CP949) CSV")
         }
         // Lines ended by CR alone (old Mac and Excel exports) would otherwise read as one long line:
         // a file with no LF at all has them read as LFs, so no line of it is silently lost.
@@ -78,7 +83,9 @@ public enum PlaceParser {
     /// JSON lines whose first lines are broken (truncated, not JSON, or JSON objects that are not places)
     /// are still JSON lines when any line of the file is a place object: detection does not depend on where
     /// the first good line falls, and the reader then reports every bad line and keeps the rest.
-    public static func detect(_ input: UnsafeRawBufferPointer, file: String) throws(UnsupportedInputError) -> ImportFormat {
+    public static func detect(_ input: UnsafeRawBufferPointer, file: String) throws(UnsupportedInputError)
+        -> ImportFormat
+    {
         var scanner = JSONScanner(input)
         let refuse = { (message: String) in UnsupportedInputError(file: file, message: message) }
         switch scanner.peek() {
@@ -95,7 +102,8 @@ public enum PlaceParser {
             switch first {
             case .success(.object(let o)): return try classify(o, file: file)
             case .success: throw refuse("not a supported format")
-            case .failure(let e): throw refuse("not valid JSON: \(e.reason) at line \(Lines.lineNumber(input, at: e.offset))")
+            case .failure(let e):
+                throw refuse("not valid JSON: \(e.reason) at line \(Lines.lineNumber(input, at: e.offset))")
             }
         case UInt8(ascii: "["):
             switch Result(catching: { () throws(JSONError) in try scanner.readValue() }) {
@@ -107,14 +115,18 @@ public enum PlaceParser {
                 throw refuse("not valid JSON: \(e.reason) at line \(Lines.lineNumber(input, at: e.offset))")
             }
         case UInt8(ascii: "<"):
-            throw refuse(TourAPIReader.xmlErrorMessage(input)
-                ?? "XML is not a supported format; expected JSON lines, a TourAPI JSON response (_type=json), GeoJSON, CSV or TSV")
+            throw refuse(
+                TourAPIReader.xmlErrorMessage(input)
+                    ?? "XML is not a supported format; expected JSON lines, a TourAPI JSON response (_type=json), GeoJSON, CSV or TSV"
+            )
         default:
             if let format = placeLineFormat(input) { return format }
             let header = Lines.first(input)
             if header.contains(0x09) { return .tsv }
             if header.contains(UInt8(ascii: ",")) { return .csv }
-            throw refuse("not a supported format: expected JSON lines, a TourAPI response, GeoJSON, or CSV/TSV with a header row naming \(DelimitedReader.requiredColumns)")
+            throw refuse(
+                "not a supported format: expected JSON lines, a TourAPI response, GeoJSON, or CSV/TSV with a header row naming \(DelimitedReader.requiredColumns)"
+            )
         }
     }
 
@@ -125,11 +137,15 @@ public enum PlaceParser {
         var format: ImportFormat?
         _ = Lines.someLine(input) { line in
             guard let start = line.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }), line[start] == UInt8(ascii: "{"),
-                  case .object(let o)? = try? JSONValue.parse(line) else {
+                case .object(let o)? = try? JSONValue.parse(line)
+            else {
                 return false
             }
-            if let kind = PlaceDocumentFinder.firstKind(in: .object(o)) { format = Self.format(of: kind) }
-            else if isPlaceLike(o) { format = .jsonl }
+            if let kind = PlaceDocumentFinder.firstKind(in: .object(o)) {
+                format = Self.format(of: kind)
+            } else if isPlaceLike(o) {
+                format = .jsonl
+            }
             return format != nil
         }
         return format
@@ -151,12 +167,14 @@ public enum PlaceParser {
         if let envelope = PlaceDocumentFinder.errorHeader(in: .object(o)) {
             throw UnsupportedInputError(file: file, message: envelope)
         }
-        let keys = o.members.prefix(8).map { MessageText.oneLine($0.key, limit: MessageText.echoLimit) }.joined(separator: ", ")
+        let keys = o.members.prefix(8).map { MessageText.oneLine($0.key, limit: MessageText.echoLimit) }.joined(
+            separator: ", ")
         throw UnsupportedInputError(file: file, message: "\(noPlace) (its keys: \(keys))")
     }
 
     /// Why a JSON document with nothing to import is refused.
-    static let noPlace = "no place in this file: no TourAPI item (contentid with mapx/mapy, or a detailWithTour2/detailPetTour2 item), Kakao Local document (place_name with x/y) or place object (id, title, lat, lon, category) at any depth"
+    static let noPlace =
+        "no place in this file: no TourAPI item (contentid with mapx/mapy, or a detailWithTour2/detailPetTour2 item), Kakao Local document (place_name with x/y) or place object (id, title, lat, lon, category) at any depth"
 }
 
 /// Passes one input's records on as they are read: runs the shared validator and, in strict mode,
@@ -170,9 +188,15 @@ struct RecordSink {
     private let consumed: (Int) -> Void
     private var reported = 0
 
-    init(file: String, strict: Bool, emit: @escaping (LineRecord) throws -> Void,
-         reject: @escaping (RecordError) -> Void, consumed: @escaping (Int) -> Void) {
-        self.file = file; self.strict = strict; self.emit = emit; rejected = reject; self.consumed = consumed
+    init(
+        file: String, strict: Bool, emit: @escaping (LineRecord) throws -> Void,
+        reject: @escaping (RecordError) -> Void, consumed: @escaping (Int) -> Void
+    ) {
+        self.file = file
+        self.strict = strict
+        self.emit = emit
+        rejected = reject
+        self.consumed = consumed
     }
 
     /// Reports a bad record (or throws it, in strict mode).
@@ -205,7 +229,10 @@ struct RecordSink {
 
     /// The reader is past byte `offset`; said on to `consumed` every 4 MiB.
     mutating func advance(to offset: Int) {
-        if offset - reported >= 1 << 22 { consumed(offset); reported = offset }
+        if offset - reported >= 1 << 22 {
+            consumed(offset)
+            reported = offset
+        }
     }
 }
 
@@ -222,7 +249,9 @@ enum Lines {
     }
 
     /// Calls `body` with each line (terminator dropped), its 1-based number and the offset after it.
-    static func forEach<E: Error>(_ input: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer, Int, Int) throws(E) -> Void) throws(E) {
+    static func forEach<E: Error>(
+        _ input: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer, Int, Int) throws(E) -> Void
+    ) throws(E) {
         var start = 0
         var number = 1
         while start < input.count {
@@ -236,7 +265,8 @@ enum Lines {
     /// Index of the next `\n` at or after `from`.
     @inline(__always) static func memchrIndex(_ input: UnsafeRawBufferPointer, from: Int) -> Int? {
         guard from < input.count, let base = input.baseAddress,
-              let hit = memchr(base + from, 0x0A, input.count - from) else { return nil }
+            let hit = memchr(base + from, 0x0A, input.count - from)
+        else { return nil }
         return UnsafeRawPointer(hit) - base
     }
 
@@ -281,7 +311,10 @@ struct LineCounter {
     }
 
     mutating func line(at target: Int) -> Int {
-        if target < offset { offset = 0; line = 1 }
+        if target < offset {
+            offset = 0
+            line = 1
+        }
         let end = min(target, input.count)
         while offset < end {
             if input[offset] == 0x0A { line += 1 }

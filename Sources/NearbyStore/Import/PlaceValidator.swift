@@ -32,19 +32,37 @@ enum PlaceValidator {
         }
         if !place.accessibility.isEmpty {
             for tag in place.accessibility where Accessibility.bit(tag) == nil {
-                throw FieldError(field: "accessibility", reason: "unknown tag \(quoted(tag)) (known: \(Accessibility.tags.joined(separator: ", ")))")
+                throw FieldError(
+                    field: "accessibility",
+                    reason: "unknown tag \(quoted(tag)) (known: \(Accessibility.tags.joined(separator: ", ")))")
             }
             place.accessibility = Array(Set(place.accessibility)).sorted()
         }
         if let pet = place.pet, !PetFriendliness.levels.contains(pet) {
-            throw FieldError(field: "pet", reason: "\(quoted(pet)) is not one of \(PetFriendliness.levels.joined(separator: ", "))")
+            throw FieldError(
+                field: "pet", reason: "\(quoted(pet)) is not one of \(PetFriendliness.levels.joined(separator: ", "))")
         }
-        nfc(&place.id); nfc(&place.title); nfc(&place.created); nfc(&place.modified); nfc(&place.areacode)
-        nfc(&place.sigungucode); nfc(&place.addr); nfc(&place.tel); nfc(&place.image); nfc(&place.cat1)
-        nfc(&place.cat2); nfc(&place.cat3); nfc(&place.eventStart); nfc(&place.eventEnd)
-        nfc(&place.lDongRegnCd); nfc(&place.lDongSignguCd)
-        nfc(&place.lclsSystm1); nfc(&place.lclsSystm2); nfc(&place.lclsSystm3)
-        nfc(&place.barrierFree); nfc(&place.petInfo)
+        nfc(&place.id)
+        nfc(&place.title)
+        nfc(&place.created)
+        nfc(&place.modified)
+        nfc(&place.areacode)
+        nfc(&place.sigungucode)
+        nfc(&place.addr)
+        nfc(&place.tel)
+        nfc(&place.image)
+        nfc(&place.cat1)
+        nfc(&place.cat2)
+        nfc(&place.cat3)
+        nfc(&place.eventStart)
+        nfc(&place.eventEnd)
+        nfc(&place.lDongRegnCd)
+        nfc(&place.lDongSignguCd)
+        nfc(&place.lclsSystm1)
+        nfc(&place.lclsSystm2)
+        nfc(&place.lclsSystm3)
+        nfc(&place.barrierFree)
+        nfc(&place.petInfo)
     }
 
     private static func notDate(_ f: PlaceField, _ s: String, _ form: String) -> FieldError {
@@ -70,7 +88,9 @@ struct PlaceDraft {
     /// Spaces and tabs around the value are dropped (spreadsheets pad cells; TourAPI pads some times).
     mutating func set(_ field: PlaceField, utf8 untrimmed: UnsafeRawBufferPointer) throws(FieldError) {
         var bytes = untrimmed
-        if let first = bytes.first, let last = bytes.last, first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09 {
+        if let first = bytes.first, let last = bytes.last,
+            first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09
+        {
             let start = bytes.firstIndex { $0 != 0x20 && $0 != 0x09 } ?? bytes.count
             let end = (bytes.lastIndex { $0 != 0x20 && $0 != 0x09 } ?? start - 1) + 1
             bytes = UnsafeRawBufferPointer(rebasing: bytes[start..<max(start, end)])
@@ -132,7 +152,9 @@ struct PlaceDraft {
         var lower = Substring(text.lowercased())
         while let c = lower.first, c == "+" || c == "-" { lower.removeFirst() }
         while let c = lower.last, c == "+" || c == "-" { lower.removeLast() }
-        if ["nan", "inf", "infinity"].contains(lower) { return "\(PlaceValidator.quoted(text)) is not a finite number" }
+        if ["nan", "inf", "infinity"].contains(lower) {
+            return "\(PlaceValidator.quoted(text)) is not a finite number"
+        }
         return "\(PlaceValidator.quoted(text)) is not \(kind)"
     }
 }

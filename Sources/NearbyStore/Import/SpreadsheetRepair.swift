@@ -26,10 +26,14 @@ enum SpreadsheetRepair {
     private static func expandExponent(_ s: String) -> String? {
         let parts = s.uppercased().split(separator: "E", omittingEmptySubsequences: false)
         guard parts.count == 2, let exponent = Int(parts[1].hasPrefix("+") ? parts[1].dropFirst() : parts[1]),
-              (0...20).contains(exponent) else { return nil }
+            (0...20).contains(exponent)
+        else { return nil }
         let mantissa = parts[0].split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...2).contains(mantissa.count), mantissa.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }) else { return nil }
-        let whole = String(mantissa[0]), fraction = mantissa.count == 2 ? String(mantissa[1]) : ""
+        guard (1...2).contains(mantissa.count),
+            mantissa.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) })
+        else { return nil }
+        let whole = String(mantissa[0])
+        let fraction = mantissa.count == 2 ? String(mantissa[1]) : ""
         guard fraction.count <= exponent else { return nil }
         return whole + fraction + String(repeating: "0", count: exponent - fraction.count)
     }

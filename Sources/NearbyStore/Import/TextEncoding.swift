@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The text encodings an input may be in. JSON is UTF-8 by definition (RFC 8259); CSV/TSV saved by
@@ -30,7 +30,8 @@ public enum TextEncoding: String, CaseIterable, Sendable {
         if head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF]) { return nil }
         if isUTF8(head, cutAtEnd: head.count < input.count) { return .utf8 }
         if let utf8 = CP949.decode(head, cutAtEnd: head.count < input.count) {
-            var korean = 0, other = 0
+            var korean = 0
+            var other = 0
             for scalar in String(decoding: utf8, as: UTF8.self).unicodeScalars where !scalar.isASCII {
                 if (0xAC00...0xD7A3).contains(scalar.value) { korean += 1 } else { other += 1 }
             }
@@ -63,9 +64,11 @@ enum CP949 {
         // Each CP949 byte becomes at most 3 UTF-8 bytes (a 2-byte Hangul syllable becomes 3).
         var output = [UInt8](repeating: 0, count: input.count * 3 / 2 + 4)
         guard let base = input.baseAddress else { return [] }
-        var inLeft = input.count, outLeft = output.count
+        var inLeft = input.count
+        var outLeft = output.count
         let ok = output.withUnsafeMutableBytes { out -> Bool in
-            var inPtr: UnsafeMutablePointer<CChar>? = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: CChar.self))
+            var inPtr: UnsafeMutablePointer<CChar>? = UnsafeMutablePointer(
+                mutating: base.assumingMemoryBound(to: CChar.self))
             var outPtr: UnsafeMutablePointer<CChar>? = out.baseAddress!.assumingMemoryBound(to: CChar.self)
             let r = iconv(cd, &inPtr, &inLeft, &outPtr, &outLeft)
             return r != -1 || (cutAtEnd && errno == EINVAL)

@@ -21,15 +21,19 @@ enum TourAPIReader {
         "createdtime": .created, "modifiedtime": .modified, "areacode": .areacode, "sigungucode": .sigungucode,
         "tel": .tel, "firstimage": .image, "cat1": .cat1, "cat2": .cat2, "cat3": .cat3,
         "eventstartdate": .eventStart, "eventenddate": .eventEnd, "lDongRegnCd": .lDongRegnCd,
-        "lDongSignguCd": .lDongSignguCd, "lclsSystm1": .lclsSystm1, "lclsSystm2": .lclsSystm2, "lclsSystm3": .lclsSystm3,
+        "lDongSignguCd": .lDongSignguCd, "lclsSystm1": .lclsSystm1, "lclsSystm2": .lclsSystm2,
+        "lclsSystm3": .lclsSystm3,
     ]
     /// Place field name → TourAPI key, for error messages.
     private static let tourNames: [String: String] =
-        Dictionary(uniqueKeysWithValues: fields.map { ($0.value.name, $0.key) }).merging(["addr": "addr1"]) { a, _ in a }
+        Dictionary(uniqueKeysWithValues: fields.map { ($0.value.name, $0.key) }).merging(["addr": "addr1"]) { a, _ in a
+        }
 
     /// Reads every JSON value of `input` (one document, or several one after another): a response
     /// envelope as above, any other value searched for the places `accepting` names (`PlaceDocumentFinder`).
-    static func read(_ input: UnsafeRawBufferPointer, accepting kind: PlaceDocumentFinder.Kind, into sink: inout RecordSink) throws {
+    static func read(
+        _ input: UnsafeRawBufferPointer, accepting kind: PlaceDocumentFinder.Kind, into sink: inout RecordSink
+    ) throws {
         var scanner = JSONScanner(input)
         var lines = LineCounter(input)
         while !scanner.atEnd() {
@@ -42,7 +46,8 @@ enum TourAPIReader {
                 // starts; go on at the line after the error.
                 let line = lines.line(at: start)
                 let at = error.offset < input.count ? Lines.lineNumber(input, at: error.offset) : line
-                try sink.reject(line: line, field: "json", reason: error.reason + (at == line ? "" : " (at line \(at))"))
+                try sink.reject(
+                    line: line, field: "json", reason: error.reason + (at == line ? "" : " (at line \(at))"))
                 scanner.offset = (Lines.memchrIndex(input, from: max(error.offset, scanner.offset)) ?? input.count) + 1
                 continue
             }
@@ -51,14 +56,17 @@ enum TourAPIReader {
                 try readResponse(response, lines: &lines, into: &sink)
                 continue
             }
-            let found = PlaceDocumentFinder.find(in: response).filter { $0.kind == kind || (kind == .tourItem && $0.kind == .tourDetail) }
+            let found = PlaceDocumentFinder.find(in: response).filter {
+                $0.kind == kind || (kind == .tourItem && $0.kind == .tourDetail)
+            }
             let at = found.map { lines.line(at: $0.object.offset) }
             for (i, item) in found.enumerated() {
                 let shared = (i > 0 && at[i - 1] == at[i]) || (i + 1 < at.count && at[i + 1] == at[i])
                 let prefix = shared ? "\(item.path)." : ""
                 switch kind {
                 case .tourItem, .tourDetail: try readItem(item.object, line: at[i], prefix: prefix, into: &sink)
-                case .kakaoDocument: try KakaoLocalReader.readDocument(item.object, line: at[i], prefix: prefix, into: &sink)
+                case .kakaoDocument:
+                    try KakaoLocalReader.readDocument(item.object, line: at[i], prefix: prefix, into: &sink)
                 }
             }
         }
@@ -70,7 +78,8 @@ enum TourAPIReader {
         guard code == "0000" || (code == nil && value["response"] != nil) else {
             let message = MessageText.oneLine(header["resultMsg"]?.text ?? "no resultMsg", limit: MessageText.echoLimit)
             let shownCode = code.map { MessageText.oneLine($0, limit: MessageText.echoLimit) } ?? "missing"
-            throw UnsupportedInputError(file: sink.file, message: "TourAPI error envelope: resultCode \(shownCode): \(message)")
+            throw UnsupportedInputError(
+                file: sink.file, message: "TourAPI error envelope: resultCode \(shownCode): \(message)")
         }
         guard let body = value["response"]?["body"] else {
             throw UnsupportedInputError(file: sink.file, message: "TourAPI response without response.body")
@@ -91,9 +100,13 @@ enum TourAPIReader {
     }
 
     private static func readItem(_ item: JSONObject, line: Int, prefix: String, into sink: inout RecordSink) throws {
-        if PlaceDocumentFinder.kind(of: item) == .tourDetail { return try readDetail(item, line: line, prefix: prefix, into: &sink) }
+        if PlaceDocumentFinder.kind(of: item) == .tourDetail {
+            return try readDetail(item, line: line, prefix: prefix, into: &sink)
+        }
         var draft = PlaceDraft()
-        var addr1 = "", addr2 = "", showflag: String?
+        var addr1 = ""
+        var addr2 = ""
+        var showflag: String?
         do throws(FieldError) {
             for m in item.members {
                 let text: String
@@ -120,16 +133,20 @@ enum TourAPIReader {
             return try sink.reject(line: line, field: prefix + error.field, reason: error.reason)
         }
         if showflag == "0" {
-            guard !draft.place.id.isEmpty else { return try sink.reject(line: line, field: prefix + "contentid", reason: "missing") }
+            guard !draft.place.id.isEmpty else {
+                return try sink.reject(line: line, field: prefix + "contentid", reason: "missing")
+            }
             return try sink.delete(id: draft.place.id, line: line, idField: prefix + "contentid")
         }
         do throws(FieldError) { try draft.checkRequired() } catch {
-            return try sink.reject(line: line, field: prefix + (tourNames[error.field] ?? error.field), reason: error.reason)
+            return try sink.reject(
+                line: line, field: prefix + (tourNames[error.field] ?? error.field), reason: error.reason)
         }
         // TourAPI gives online events (and some withdrawn places) the coordinate 0: no position, not 0°.
         if draft.place.lon == 0 || draft.place.lat == 0 {
             let field = draft.place.lon == 0 ? "mapx" : "mapy"
-            return try sink.reject(line: line, field: prefix + field, reason: "0 is TourAPI's placeholder for a place without coordinates")
+            return try sink.reject(
+                line: line, field: prefix + field, reason: "0 is TourAPI's placeholder for a place without coordinates")
         }
         try sink.upsert(&draft.place, line: line) { prefix + (tourNames[$0] ?? $0) }
     }
@@ -139,17 +156,21 @@ enum TourAPIReader {
     /// ignored).
     private static func readDetail(_ item: JSONObject, line: Int, prefix: String, into sink: inout RecordSink) throws {
         guard let kind = PlaceDetail.kind(ofKeys: item.members.map(\.key)) else { return }
-        var id = "", fields: [PlaceDetail.Field] = []
+        var id = ""
+        var fields: [PlaceDetail.Field] = []
         for m in item.members {
             let text: String
             switch m.value {
-            case .string(let s), .number(let s): text = TextNormalization.nfc(s.trimmingCharacters(in: .whitespacesAndNewlines))
+            case .string(let s), .number(let s):
+                text = TextNormalization.nfc(s.trimmingCharacters(in: .whitespacesAndNewlines))
             case .null: continue
             default:
                 guard m.key == "contentid" || PlaceDetail.isField(m.key, of: kind) else { continue }
                 return try sink.reject(line: line, field: prefix + m.key, reason: "expected a string")
             }
-            if m.key == "contentid" { id = text } else if PlaceDetail.isField(m.key, of: kind), !text.isEmpty {
+            if m.key == "contentid" {
+                id = text
+            } else if PlaceDetail.isField(m.key, of: kind), !text.isEmpty {
                 fields.append(PlaceDetail.Field(name: m.key, text: text))
             }
         }
@@ -163,7 +184,9 @@ enum TourAPIReader {
         let text = String(decoding: input.prefix(4096), as: UTF8.self)
         guard text.contains("OpenAPI_ServiceResponse") || text.contains("cmmMsgHeader") else { return nil }
         func tag(_ name: String) -> String? {
-            guard let open = text.range(of: "<\(name)>"), let close = text.range(of: "</\(name)>", range: open.upperBound..<text.endIndex) else { return nil }
+            guard let open = text.range(of: "<\(name)>"),
+                let close = text.range(of: "</\(name)>", range: open.upperBound..<text.endIndex)
+            else { return nil }
             return MessageText.oneLine(String(text[open.upperBound..<close.lowerBound]), limit: MessageText.echoLimit)
         }
         let message = [tag("returnAuthMsg"), tag("errMsg"), tag("returnReasonCode").map { "returnReasonCode \($0)" }]

@@ -7,7 +7,7 @@ import PackageDescription
 //   NearbyCore ← NearbyStore ← NearbyPostGIS ← NearbyServer, nearby
 //   NearbyCore ← NearbyCarousel ← NearbyBench, nearby
 // PostgreSQL is opt-in: NearbyKit neither depends on NearbyPostGIS nor links libpq (NearbyCLITests's
-// PackageGraphTests holds it to that). Tests: NearbyCore ← NearbyTestSupport ← the test targets.
+// PackageGraphTests holds it to that). Tests: NearbyCore, NearbyStore ← NearbyTestSupport ← the test targets.
 // No target carries unsafe flags, so the products can be used with `.package(url:…, from:)`.
 let package = Package(
     name: "Nearby",
@@ -76,7 +76,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .target(name: "NearbyTestSupport", dependencies: ["NearbyCore"], path: "Tests/NearbyTestSupport"),
+        .target(
+            name: "NearbyTestSupport", dependencies: ["NearbyCore", "NearbyStore"], path: "Tests/NearbyTestSupport"),
         .testTarget(
             name: "NearbyCoreTests", dependencies: ["NearbyCore", "NearbyTestSupport"], exclude: ["Fixtures"],
             linkerSettings: [.linkedLibrary("_FoundationICU")]),  // ICU's ko collation, the reference for --sort title

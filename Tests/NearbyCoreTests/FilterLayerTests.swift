@@ -91,3 +91,51 @@ import Testing
         }
     }
 }
+
+/// What the compiler cannot see when a filter is added: the random queries draw it, the query page
+/// documents it, and a change of the snapshot's bytes comes with a new format version.
+@Suite struct FilterLayerCompletenessTests {
+    @Test func randomFiltersDrawEveryCondition() {
+        var g = QuerySampler(seed: 31)
+        var seen: Set<PlaceFilter.Condition> = []
+        for _ in 0..<3_000 { seen.formUnion(g.filter().conditions) }
+        // A region needs a resolver; FilterExamples and the region suites cover it.
+        #expect(seen == Set(PlaceFilter.Condition.allCases).subtracting([.region]))
+    }
+
+    @Test func theQueryPageDocumentsEveryParameter() throws {
+        let page = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/query.md")
+        let text = try String(contentsOf: page, encoding: .utf8)
+        let missing = QueryParameters.all.map(\.name).filter { !text.contains("--\($0)") }
+        #expect(missing.isEmpty, "docs/query.md does not mention \(missing.map { "--" + $0 })")
+    }
+
+    /// The bytes of a snapshot of fixed places, pinned per format version: a change of the layout or
+    /// of what a section means must come with a new `IndexSnapshot.formatVersion` (older files are then
+    /// rebuilt, not misread). When this fails, bump the version if the meaning changed, then pin the
+    /// new hash under it.
+    @Test func theSnapshotsBytesChangeOnlyWithItsVersion() throws {
+        var g = QuerySampler(seed: 404)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "nearby-golden-\(getpid()).nearby-index"
+        ).path
+        defer { unlink(path) }
+        try IndexSnapshot.write(g.places(500), stamp: IndexSnapshot.Stamp(identity: 1, generation: 1), to: path)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        var h = Hasher.Deterministic()
+        for b in bytes { h.add(b) }
+        let pinned: [UInt32: UInt64] = [7: 16_357_341_243_866_651_226]
+        #expect(
+            pinned[IndexSnapshot.formatVersion] == h.value,
+            "format \(IndexSnapshot.formatVersion): the snapshot's bytes hash to \(h.value)")
+    }
+}
+
+extension Hasher {
+    /// FNV-1a, 64 bits: the same value in every process (Swift's `Hasher` is seeded per process).
+    struct Deterministic {
+        private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+        mutating func add(_ byte: UInt8) { value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+    }
+}

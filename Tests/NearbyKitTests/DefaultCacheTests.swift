@@ -18,7 +18,7 @@ import Testing
     @Test func concurrentFirstUsesBuildTheDefaultCacheOnce() throws {
         let dir = try TempFolder()
         let path = dir.file("places.sqlite")
-        let places = randomPlaces(50, seed: 6)
+        let places = SamplePlaces.random(50, seed: 6)
         let builds = NSLock()
         nonisolated(unsafe) var buildCount = 0
         nonisolated(unsafe) var counts: [Int] = []
@@ -42,7 +42,7 @@ import Testing
         let path = dir.file("sub/dir/places.sqlite")
         var builds = 0
         var announcements = 0
-        let places = randomPlaces(20, seed: 5)
+        let places = SamplePlaces.random(20, seed: 5)
         for _ in 0..<2 {
             let cache = try DefaultCache.openOrBuild(
                 path: path, readOnly: true,
@@ -66,15 +66,5 @@ import Testing
             try DefaultCache.openOrBuild(path: path, readOnly: false, build: { throw Broken() })
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
-    }
-}
-
-private func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
-    var rng = SplitMix64(seed: seed)
-    return (0..<n).map { i in
-        Place(
-            id: "p\(i)", title: "장소 \(i)", lat: .random(in: -90...90, using: &rng),
-            lon: .random(in: -180...180, using: &rng), category: [12, 14, 39][i % 3],
-            modified: "2024010\(i % 9 + 1)000000")
     }
 }

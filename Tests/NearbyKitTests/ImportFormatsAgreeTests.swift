@@ -1,6 +1,7 @@
 import Foundation
 import NearbyCore
 import NearbyKit
+import NearbyTestSupport
 import Testing
 
 @testable import NearbyStore

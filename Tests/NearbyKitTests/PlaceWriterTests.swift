@@ -1,5 +1,6 @@
 import Foundation
 import NearbyKit
+import NearbyTestSupport
 import Testing
 
 @Suite struct PlaceWriterTests {

@@ -79,6 +79,21 @@ final class ServerThreads: TaskExecutor {
     }
 }
 
+/// A real server over a fresh cache of the fixture's 6,000 places, stopped when released: a suite holds
+/// one for each test (Swift Testing makes an instance per test), so each test gets its own server.
+final class ServedFixture {
+    let folder: TempFolder
+    let server: RunningServer
+    let places = Fixture.places(6_000)
+
+    init() throws {
+        folder = try TempFolder()
+        server = try RunningServer(path: try Fixture.cache(in: folder))
+    }
+
+    deinit { server.stop() }
+}
+
 /// A cache of `count` places on a grid over central Seoul (ids 1…count), some festivals and named sights.
 enum Fixture {
     static let seoul = (lat: 37.5665, lon: 126.9780)

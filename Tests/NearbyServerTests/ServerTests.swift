@@ -7,18 +7,10 @@ import Testing
 extension RealServer {
     /// Nearby's own API through HTTP, on a real server over a real cache, checked against the brute force.
     @Suite final class PlacesAPITests {
-        let folder: TempFolder
-        let server: RunningServer
-        let places = Fixture.places(6_000)
-
-        /// A real server over a fresh cache of `places` (the fixture's 6,000), for each test (Swift
-        /// Testing makes an instance per test), stopped when the test ends.
-        init() throws {
-            folder = try TempFolder()
-            server = try RunningServer(path: try Fixture.cache(in: folder))
-        }
-
-        deinit { server.stop() }
+        let served: ServedFixture
+        var server: RunningServer { served.server }
+        var places: [Place] { served.places }
+        init() throws { served = try ServedFixture() }
 
         @Test func testRadiusPagesEqualTheBruteForce() throws {
             let (lat, lon) = Fixture.seoul

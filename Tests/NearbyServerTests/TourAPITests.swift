@@ -7,18 +7,10 @@ import Testing
 extension RealServer {
     /// TourAPI's KorService2 operations, asked exactly as a TourAPI app asks them.
     @Suite final class TourAPITests {
-        let folder: TempFolder
-        let server: RunningServer
-        let places = Fixture.places(6_000)
-
-        /// A real server over a fresh cache of `places` (the fixture's 6,000), for each test (Swift
-        /// Testing makes an instance per test), stopped when the test ends.
-        init() throws {
-            folder = try TempFolder()
-            server = try RunningServer(path: try Fixture.cache(in: folder))
-        }
-
-        deinit { server.stop() }
+        let served: ServedFixture
+        var server: RunningServer { served.server }
+        var places: [Place] { served.places }
+        init() throws { served = try ServedFixture() }
 
         func body(_ r: LoopbackHTTP.Response) -> [String: Any] {
             (r.json["response"] as? [String: Any])?["body"] as? [String: Any] ?? [:]
@@ -143,7 +135,7 @@ extension RealServer {
 
         @Test func testServiceKeyWhenRequired() throws {
             let keyed = try RunningServer(
-                path: folder.file("places.sqlite"), options: RunningServer.options { $0.serviceKey = "k+y/1==" })
+                path: served.folder.file("places.sqlite"), options: RunningServer.options { $0.serviceKey = "k+y/1==" })
             defer { keyed.stop() }
             let path = TourAPIPath.prefix + "areaBasedList2?_type=json&serviceKey="
             #expect(header(try keyed.http.get(path + "k%2By%2F1%3D%3D"))["resultCode"] as? String == "0000")

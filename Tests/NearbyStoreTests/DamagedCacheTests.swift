@@ -148,7 +148,7 @@ import Testing
     /// reads as before.
     @Test func olderCacheGetsChecksums() throws {
         let dir = try TempFolder()
-        let places = randomPlaces(20, seed: 7)
+        let places = SamplePlaces.random(20, seed: 7)
         let path = try Self.closedCache(places, in: dir)
         try SQLiteConnection(path: path, readOnly: false, create: false)
             .execute("ALTER TABLE places DROP COLUMN checksum; PRAGMA user_version=3")
@@ -165,7 +165,7 @@ import Testing
     /// (as any later step may): it reads a column that does not exist yet as the NULL its step will leave.
     @Test func checksumFillBeforeALaterColumnExists() throws {
         let dir = try TempFolder()
-        let places = randomPlaces(10, seed: 3)
+        let places = SamplePlaces.random(10, seed: 3)
         let path = try Self.closedCache(places, in: dir)
         let db = try SQLiteConnection(path: path, readOnly: false, create: false)
         try db.execute("UPDATE places SET checksum = 0; ALTER TABLE places DROP COLUMN lDongSource")

@@ -1,5 +1,6 @@
 import Foundation
 import NearbyCore
+import NearbyTestSupport
 import Testing
 
 @testable import NearbyStore

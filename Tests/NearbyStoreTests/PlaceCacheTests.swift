@@ -22,16 +22,6 @@ func rtreeCheck(_ cache: PlaceCache) throws -> String? {
     return check.text(0)
 }
 
-func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
-    var rng = SplitMix64(seed: seed)
-    return (0..<n).map { i in
-        Place(
-            id: "p\(i)", title: "장소 \(i)", lat: .random(in: -90...90, using: &rng),
-            lon: .random(in: -180...180, using: &rng), category: [12, 14, 39][i % 3],
-            modified: "2024010\(i % 9 + 1)000000")
-    }
-}
-
 @Suite struct PlaceCacheOpenTests {
     @Test func newCacheHasSchemaAndIsEmpty() throws {
         let dir = try TempFolder()
@@ -163,7 +153,7 @@ func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
         let path = dir.file("broken.sqlite")
         do {
             let cache = try PlaceCache(path: path)
-            try cache.write { w in for p in randomPlaces(50, seed: 1) { try w.upsert(p) } }
+            try cache.write { w in for p in SamplePlaces.random(50, seed: 1) { try w.upsert(p) } }
         }
         // Keep the 100-byte header, overwrite the rest of page 1 (the schema's b-tree page).
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
@@ -198,7 +188,7 @@ func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
         let dir = try TempFolder()
         let cache = try PlaceCache(path: dir.file("c.sqlite"))
         var rng = SplitMix64(seed: 3)
-        let places = randomPlaces(200, seed: 7).shuffled(using: &rng)
+        let places = SamplePlaces.random(200, seed: 7).shuffled(using: &rng)
         try cache.write { w in for p in places { try w.upsert(p) } }
         var ids: [String] = []
         try cache.forEachPlaceByID { ids.append($0.id) }
@@ -208,7 +198,7 @@ func randomPlaces(_ n: Int, seed: UInt64) -> [Place] {
     @Test func candidatesContainEveryPlaceInTheBox() throws {
         let dir = try TempFolder()
         let cache = try PlaceCache(path: dir.file("c.sqlite"))
-        var places = randomPlaces(3000, seed: 42)
+        var places = SamplePlaces.random(3000, seed: 42)
         // Boundary points: poles, antimeridian, duplicates, values that are not Floats.
         let edges: [(Double, Double)] = [
             (90, 180), (-90, -180), (0, 0), (37.5665, 126.978), (37.5665, 126.978),

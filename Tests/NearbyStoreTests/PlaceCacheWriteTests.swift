@@ -102,7 +102,7 @@ import Testing
     @Test func reusedRowidGetsTheNewBox() throws {
         // SQLite may give a new row the rowid of the last row deleted in the same write.
         let dir = try TempFolder()
-        let cache = try cache(in: dir, with: randomPlaces(100, seed: 8))
+        let cache = try cache(in: dir, with: SamplePlaces.random(100, seed: 8))
         let last = try #require(try cache.allPlaces().last)
         try cache.write { w in
             try w.delete(id: last.id)
@@ -127,11 +127,11 @@ import Testing
     @Test func failedWriteChangesNothing() throws {
         struct Stop: Error {}
         let dir = try TempFolder()
-        let before = randomPlaces(100, seed: 3)
+        let before = SamplePlaces.random(100, seed: 3)
         let cache = try cache(in: dir, with: before)
         #expect(throws: Stop.self) {
             try cache.write { w in
-                for p in randomPlaces(300, seed: 4) {
+                for p in SamplePlaces.random(300, seed: 4) {
                     try w.upsert(Place(id: p.id, title: "changed", lat: 1, lon: 1, category: 1))
                 }
                 try w.delete(id: "p5")
@@ -164,10 +164,10 @@ import Testing
 
     @Test func readersSeeTheLastCommitDuringAWrite() throws {
         let dir = try TempFolder()
-        let cache = try cache(in: dir, with: randomPlaces(50, seed: 1))
+        let cache = try cache(in: dir, with: SamplePlaces.random(50, seed: 1))
         let reader = try PlaceCache(path: dir.file("c.sqlite"), readOnly: true)
         try cache.write { w in
-            for p in randomPlaces(500, seed: 2) {
+            for p in SamplePlaces.random(500, seed: 2) {
                 try w.upsert(Place(id: "new-" + p.id, title: "", lat: 0, lon: 0, category: 1))
             }
             try w.delete(id: "p1")

@@ -33,17 +33,8 @@ struct PostGISFilter {
                     add("m", "(accessmask & ?0::integer) = ?0::integer", ["\(Int32(bitPattern: m))"])
                 }
             case .withImage: add("i", "image <> ''", [])
-            // A missing date is 0, which no range holds (RowFilter rejects it before the range).
-            case .created:
-                let r = f.created!
-                add(
-                    "cr", "createdts <> 0 AND createdts BETWEEN ?0::bigint AND ?1::bigint",
-                    ["\(r.lowerBound)", "\(r.upperBound)"])
-            case .modified:
-                let r = f.modified!
-                add(
-                    "mo", "modifiedts <> 0 AND modifiedts BETWEEN ?0::bigint AND ?1::bigint",
-                    ["\(r.lowerBound)", "\(r.upperBound)"])
+            case .created: stamps("cr", "createdts", f.created!)
+            case .modified: stamps("mo", "modifiedts", f.modified!)
             case .eventPeriod:
                 let r = f.eventPeriod!
                 add(
@@ -105,6 +96,14 @@ struct PostGISFilter {
             "(\($0) <> '' AND EXISTS (SELECT FROM unnest(?0::text[]) w WHERE starts_with(\($0), w)))"
         }
         add(tag, "(" + any.joined(separator: " OR ") + ")", [PostGISStore.arrayLiteral(wanted)])
+    }
+
+    /// A `yyyyMMddHHmmss` range on a stored stamp; a missing date is 0, which no range holds (`RowFilter`
+    /// rejects it before the range).
+    private mutating func stamps(_ tag: String, _ column: String, _ r: ClosedRange<Int64>) {
+        add(
+            tag, "\(column) <> 0 AND \(column) BETWEEN ?0::bigint AND ?1::bigint",
+            ["\(r.lowerBound)", "\(r.upperBound)"])
     }
 
     private mutating func add(_ tag: String, _ sql: String, _ values: [String]) {

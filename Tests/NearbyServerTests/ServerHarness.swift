@@ -94,6 +94,16 @@ final class ServedFixture {
     deinit { server.stop() }
 }
 
+/// A suite with a `ServedFixture` for each test.
+protocol ServedSuite {
+    var served: ServedFixture { get }
+}
+
+extension ServedSuite {
+    var server: RunningServer { served.server }
+    var places: [Place] { served.places }
+}
+
 /// A cache of `count` places on a grid over central Seoul (ids 1…count), some festivals and named sights.
 enum Fixture {
     static let seoul = (lat: 37.5665, lon: 126.9780)

@@ -6,10 +6,8 @@ import Testing
 
 extension RealServer {
     /// Nearby's own API through HTTP, on a real server over a real cache, checked against the brute force.
-    @Suite final class PlacesAPITests {
+    @Suite final class PlacesAPITests: ServedSuite {
         let served: ServedFixture
-        var server: RunningServer { served.server }
-        var places: [Place] { served.places }
         init() throws { served = try ServedFixture() }
 
         @Test func testRadiusPagesEqualTheBruteForce() throws {

@@ -6,10 +6,8 @@ import Testing
 
 extension RealServer {
     /// TourAPI's KorService2 operations, asked exactly as a TourAPI app asks them.
-    @Suite final class TourAPITests {
+    @Suite final class TourAPITests: ServedSuite {
         let served: ServedFixture
-        var server: RunningServer { served.server }
-        var places: [Place] { served.places }
         init() throws { served = try ServedFixture() }
 
         func body(_ r: LoopbackHTTP.Response) -> [String: Any] {

@@ -35,11 +35,8 @@ struct PlacesAPI: Sendable {
         pairs.removeAll { $0.name == "format" || $0.name == "fields" }
         let query = try parse(pairs)
         let snapshot = engine.current
-        let answer: QueryAnswer
         let records = !PlaceWriter.writesOnlyIDs(format: format, fields: fields)
-        do { answer = try await snapshot.run(query, records: records, timeout: options.requestTimeout) } catch let e
-            as RequestError
-        { throw APIError(e) }
+        let answer = try await snapshot.run(query, records: records, timeout: options.requestTimeout)
 
         var headers: HTTPFields = [:]
         headers[.contentType] = format.mediaType

@@ -95,9 +95,7 @@ struct TourAPI: Sendable {
             throw e
         }
         query.countsTotal = true  // TourAPI's envelope always carries totalCount
-        let answer: QueryAnswer
-        do { answer = try await engine.current.run(query, timeout: options.requestTimeout) } catch let e as RequestError
-        { throw APIError(e) }
+        let answer = try await engine.current.run(query, timeout: options.requestTimeout)
         let withDistance = operation == "locationBasedList2"
         let eventDates = operation == "searchFestival2"
         var out = Self.header

@@ -77,7 +77,8 @@ let package = Package(
             ]
         ),
         .target(
-            name: "NearbyTestSupport", dependencies: ["NearbyCore", "NearbyStore"], path: "Tests/NearbyTestSupport"),
+            name: "NearbyTestSupport", dependencies: ["NearbyCore", "NearbyStore", "NearbyRegions"],
+            path: "Tests/NearbyTestSupport"),
         .testTarget(
             name: "NearbyCoreTests", dependencies: ["NearbyCore", "NearbyTestSupport"], exclude: ["Fixtures"],
             linkerSettings: [.linkedLibrary("_FoundationICU")]),  // ICU's ko collation, the reference for --sort title

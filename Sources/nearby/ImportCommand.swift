@@ -59,6 +59,16 @@ struct ImportCommand: ParsableCommand {
     @Flag(help: "Stop at the first bad record and change nothing.")
     var strict = false
 
+    @Option(
+        help: ArgumentHelp(
+            "The largest record read, in bytes (a line of JSON lines, CSV or TSV; one item of a JSON or GeoJSON document); a larger one stops the import and nothing changes. The default, 1 MiB, is some hundred times the largest real place and keeps one record's parsing to a few MB.",
+            valueName: "bytes"))
+    var maxRecordBytes = PlaceParser.defaultMaxRecordBytes
+
+    func validate() throws {
+        guard maxRecordBytes > 0 else { throw ValidationError("--max-record-bytes must be at least 1") }
+    }
+
     @Flag(
         help:
             "Print on stderr when each step begins (seconds since the start): reading, committing, the index snapshot.")
@@ -73,6 +83,7 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         var importer = Importer(format: format, strict: strict)
         importer.encoding = encoding
+        importer.maxRecordBytes = maxRecordBytes
         var shown = 0
         importer.onRejected = { error in
             if shown < Self.shownErrors { StandardError.write(error.description) }

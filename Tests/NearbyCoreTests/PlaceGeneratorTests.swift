@@ -137,6 +137,30 @@ import Testing
         #expect(abs(Double(d.filter { $0 <= r / 2 }.count) / Double(d.count) - 0.25) < 0.03)
     }
 
+    /// With a region test, points outside the town's region are drawn again from a stream of their
+    /// own: the points kept are inside, and nothing else about the place changes. A town no point of
+    /// which is inside gets the codes of the region its point lies in.
+    @Test func regionTestKeepsPointsInsideAndChangesNothingElse() {
+        let town = Self.towns.first { $0.areaKm2 > 50 }!
+        // The northern half of the disc is the town's region; the southern half is region 99999.
+        let north: PlaceGenerator.RegionTest = { lat, _, _, _ in
+            lat >= town.lat ? .inside : .outside(lDongRegnCd: "99", lDongSignguCd: "999")
+        }
+        let plain = PlaceGenerator(towns: [town], seed: 5).places(count: 2000)
+        let kept = PlaceGenerator(towns: [town], seed: 5, regions: north).places(count: 2000)
+        #expect(kept.allSatisfy { $0.lat >= town.lat })
+        for (a, b) in zip(plain, kept) {
+            if a.lat >= town.lat { #expect(a == b) }
+            var a = a
+            (a.lat, a.lon) = (b.lat, b.lon)
+            #expect(a == b)
+        }
+        let nowhere: PlaceGenerator.RegionTest = { _, _, _, _ in .outside(lDongRegnCd: "44", lDongSignguCd: "270") }
+        let recoded = PlaceGenerator(towns: [town], seed: 5, regions: nowhere).places(count: 50)
+        #expect(recoded.allSatisfy { $0.lDongRegnCd == "44" && $0.lDongSignguCd == "270" && $0.areacode == "34" })
+        #expect(zip(recoded, plain).allSatisfy { $0.lat == $1.lat && $0.lon == $1.lon })
+    }
+
     @Test func calendarRoundTripsAndKnowsLeapYears() {
         #expect(CivilDate.days(year: 1970, month: 1, day: 1) == 0)
         #expect(CivilDate.days(year: 2024, month: 3, day: 1) - CivilDate.days(year: 2024, month: 2, day: 28) == 2)

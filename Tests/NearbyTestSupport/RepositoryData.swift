@@ -1,5 +1,6 @@
 import Foundation
 import NearbyCore
+import NearbyRegions
 
 /// The repository's `data/` files, found from this source file's path, for tests of the model on
 /// real towns without NearbyKit: what `DefaultDataset` (NearbyKit) reads in a checkout.
@@ -27,8 +28,13 @@ public enum RepositoryData {
     }
 
     /// The first `count` places of the default dataset (`PlaceGenerator` over `towns()` with
-    /// `defaultSeed`; a generator's first places do not depend on how many it makes).
+    /// `defaultSeed`, its points kept in their towns' regions by `regions()`, as `DefaultDataset`
+    /// does; a generator's first places do not depend on how many it makes).
     public static func defaultPlaces(count: Int = defaultCount) throws -> [Place] {
-        PlaceGenerator(towns: try towns(), seed: defaultSeed).places(count: count)
+        PlaceGenerator(towns: try towns(), seed: defaultSeed, regions: try regions().placeTest).places(count: count)
     }
+
+    /// The region index of `data/kr_regions.bin`, loaded once.
+    public static func regions() throws -> RegionIndex { try loadedRegions.get() }
+    private static let loadedRegions = Result { try RegionIndex(contentsOf: regionsPath()) }
 }

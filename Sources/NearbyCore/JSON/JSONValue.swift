@@ -44,6 +44,8 @@ public struct JSONObject: Equatable, Sendable {
     public var members: [Member]
     /// Byte offset of the object's `{` in the parsed input.
     public var offset: Int
+    /// Byte offset just after the object's `}`: `end - offset` is its size in the input.
+    public var end: Int
 
     /// The first member named `key` (objects here are small: a linear scan is fastest).
     public subscript(key: String) -> JSONValue? {
@@ -65,7 +67,7 @@ extension JSONScanner {
                     members.append(.init(key: key, value: try readValue(depth: depth + 1)))
                 } while try nextMember()
             }
-            return .object(JSONObject(members: members, offset: start))
+            return .object(JSONObject(members: members, offset: start, end: offset))
         case UInt8(ascii: "["):
             var elements: [JSONValue] = []
             if try beginArray() {

@@ -3,7 +3,8 @@
 ///
 /// - Positions: a town is drawn with weight 1/(area_km2 + 0.3), so small dense towns get more places
 ///   (as in ../shared/workload/make_dataset.py), then a point uniform in a disc of the town's radius
-///   √(area/π) around its representative point, rounded to 7 decimals (1 cm).
+///   √(area/π) around its representative point, rounded to 7 decimals (1 cm); with a `RegionTest`,
+///   inside the town's 시군구 (below).
 /// - Category: TourAPI content types skewed like TourAPI's own counts: 39 30 %, 12 20 %, 38 12 %,
 ///   32 10 %, 14 10 %, 28 8 %, 15 6 %, 25 4 %.
 /// - Title: the town's name, a category word and a varied part, with some Latin letters, digits and
@@ -19,9 +20,34 @@
 /// Reproducible: place `id` is drawn from its own SplitMix64 stream seeded by (seed, id), with exact
 /// IEEE arithmetic only (no libm, no platform formatting), so a place is the same on every platform
 /// and does not depend on how many places are generated.
+///
+/// With a `RegionTest` (the region index's own check, `RegionIndex.placeTest` in NearbyRegions: what
+/// `nearby import` warns by), a point outside its town's 시군구 — a disc reaches over a border or into
+/// the sea — is drawn again, from a stream of its own (so nothing else about the place changes), up
+/// to `redraws` times: every place's
+/// `lDongRegnCd`/`lDongSignguCd` then agree with its coordinates. A town whose code no point agrees
+/// with (the towns file keeps a few codes the boundaries have replaced) gets the codes of the region
+/// its point lies in. The default dataset and `nearby generate` use it.
 public struct PlaceGenerator: Sendable {
+    /// Where the point (lat, lon) lies with respect to the region named by `lDongRegnCd` +
+    /// `lDongSignguCd`.
+    public typealias RegionTest =
+        @Sendable (_ lat: Double, _ lon: Double, _ lDongRegnCd: String, _ lDongSignguCd: String) -> RegionAnswer
+
+    /// A `RegionTest`'s answer.
+    public enum RegionAnswer: Sendable, Equatable {
+        /// In the region the codes name.
+        case inside
+        /// In another region, whose codes these are.
+        case outside(lDongRegnCd: String, lDongSignguCd: String)
+        /// At sea or abroad.
+        case unplaced
+    }
+
     public let towns: [KoreanTown]
     public let seed: UInt64
+    /// Keeps points inside their town's region, when set.
+    public let regions: RegionTest?
     /// Prefix sums of the town weights, for drawing a town by binary search.
     let cumulativeWeight: [Double]
     /// Degrees of longitude per km at each town's latitude.
@@ -44,10 +70,14 @@ public struct PlaceGenerator: Sendable {
     static let festivalsFrom = CivilDate.days(year: 2024, month: 1, day: 1)
     static let festivalsUntil = CivilDate.days(year: 2028, month: 1, day: 1)
 
-    public init(towns: [KoreanTown], seed: UInt64) {
+    /// Points drawn again, at most, for a place whose first point is outside its town's region.
+    static let redraws = 64
+
+    public init(towns: [KoreanTown], seed: UInt64, regions: RegionTest? = nil) {
         precondition(!towns.isEmpty, "PlaceGenerator needs at least one town")
         self.towns = towns
         self.seed = seed
+        self.regions = regions
         var sum = 0.0
         cumulativeWeight = towns.map {
             sum += 1 / ($0.areaKm2 + 0.3)
@@ -72,17 +102,32 @@ public struct PlaceGenerator: Sendable {
     public func place(_ id: Int) -> Place {
         var rng = SplitMix64(seed: Self.mix(seed ^ Self.mix(UInt64(id))))
         let t = pickTown(&rng)
-        let town = towns[t]
         let text = townText[t]
-        let r = (town.areaKm2 / Double.pi).squareRoot()
-        var x = 0.0
-        var y = 0.0
-        repeat {
-            x = 2 * rng.unit() - 1
-            y = 2 * rng.unit() - 1
-        } while x * x + y * y > 1
-        let lat = Self.round7(town.lat + r * y / Self.kmPerDegree)
-        let lon = Self.round7(town.lon + r * x * lonDegreesPerKm[t])
+        var (lat, lon) = point(t, &rng)
+        var (areacode, regn, signgu) = (text.areacode, text.lDongRegnCd, text.lDongSignguCd)
+        if let regions, case let first = regions(lat, lon, regn, signgu), first != .inside {
+            var again = SplitMix64(seed: Self.mix(Self.mix(seed ^ Self.mix(UInt64(id))) ^ Self.redrawStream))
+            var inside = false
+            for _ in 0..<Self.redraws where !inside {
+                let p = point(t, &again)
+                inside = regions(p.lat, p.lon, regn, signgu) == .inside
+                if inside { (lat, lon) = p }
+            }
+            if !inside {
+                // A town whose code no point of its disc agrees with (a code the boundaries no longer
+                // know, e.g. a county since made a city): the first point, or the town's own point
+                // when that is at sea, with the codes of the region it lies in.
+                var answer = first
+                if first == .unplaced {
+                    (lat, lon) = (Self.round7(towns[t].lat), Self.round7(towns[t].lon))
+                    answer = regions(lat, lon, regn, signgu)
+                }
+                if case .outside(let r, let s) = answer {
+                    (regn, signgu) = (r, s)
+                    areacode = TourAreaCode.areaCode(legalDong: r)
+                }
+            }
+        }
 
         let category = Self.categoryTable[Int(rng.below(100))]
         let kind = Self.kinds[category]!
@@ -94,10 +139,10 @@ public struct PlaceGenerator: Sendable {
         var place = Place(
             id: String(id), title: title, lat: lat, lon: lon, category: category,
             created: CivilDate.timestamp(second: createdSecond), modified: CivilDate.timestamp(second: modifiedSecond),
-            areacode: text.areacode,
+            areacode: areacode,
             addr: text.address + String(1 + rng.below(999)),
             cat1: kind.cat1, cat2: word.cat2, cat3: word.cat3,
-            lDongRegnCd: text.lDongRegnCd, lDongSignguCd: text.lDongSignguCd)
+            lDongRegnCd: regn, lDongSignguCd: signgu)
         if category == 15 {
             let start = Int(rng.below(UInt64(Self.festivalsUntil - Self.festivalsFrom))) + Self.festivalsFrom
             let length = Self.festivalLengths[Int(rng.below(UInt64(Self.festivalLengths.count)))]
@@ -123,6 +168,23 @@ public struct PlaceGenerator: Sendable {
     }
 
     // MARK: - Drawing
+
+    /// Tells the stream of a place's redrawn points from its main stream.
+    static let redrawStream: UInt64 = 0x5245_4452_4157_5054
+
+    /// A point uniform in the disc of town `t`'s radius √(area/π) around its representative point,
+    /// rounded to 7 decimals.
+    func point(_ t: Int, _ rng: inout SplitMix64) -> (lat: Double, lon: Double) {
+        let town = towns[t]
+        let r = (town.areaKm2 / Double.pi).squareRoot()
+        var x = 0.0
+        var y = 0.0
+        repeat {
+            x = 2 * rng.unit() - 1
+            y = 2 * rng.unit() - 1
+        } while x * x + y * y > 1
+        return (Self.round7(town.lat + r * y / Self.kmPerDegree), Self.round7(town.lon + r * x * lonDegreesPerKm[t]))
+    }
 
     func pickTown(_ rng: inout SplitMix64) -> Int {
         let u = rng.unit() * cumulativeWeight[cumulativeWeight.count - 1]

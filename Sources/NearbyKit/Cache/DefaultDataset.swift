@@ -16,7 +16,7 @@ public enum DefaultDataset {
     public static let seed: UInt64 = 2026
     public static let townsFileName = "kr_points.tsv"
     /// Bump when the generator's output changes, so a cache built from an older default can be rebuilt.
-    public static let version = 2
+    public static let version = 3
     /// One line for humans and cache metadata.
     public static let summary =
         "default dataset v\(version): \(count) generated places (seed \(seed)) around the real towns of \(townsFileName)"
@@ -86,8 +86,15 @@ public enum DefaultDataset {
         return try KoreanTowns.parse(data, source: path)
     }
 
-    /// The default places: `count` places from `PlaceGenerator` with `seed`. About a second in release.
+    /// The default places: `count` places from `generator()` with `seed`. About a second in release.
     public static func places() throws -> [Place] {
-        PlaceGenerator(towns: try towns(), seed: seed).places(count: count)
+        try generator(seed: seed).places(count: count)
+    }
+
+    /// The generator of the default dataset and of `nearby generate`: around `towns` (the default
+    /// towns when nil), its points kept inside their towns' regions by the region index
+    /// (`RegionData.index`), so every place's legal-dong codes agree with its coordinates.
+    public static func generator(seed: UInt64, towns: [KoreanTown]? = nil) throws -> PlaceGenerator {
+        PlaceGenerator(towns: try towns ?? Self.towns(), seed: seed, regions: try RegionData.index().placeTest)
     }
 }

@@ -16,6 +16,9 @@ public struct Importer {
     public var encoding: TextEncoding?
     /// Stop at the first bad record; nothing changes.
     public var strict = false
+    /// The largest record read (`PlaceParser.defaultMaxRecordBytes` by default): a larger one stops
+    /// the import, and nothing changes.
+    public var maxRecordBytes = PlaceParser.defaultMaxRecordBytes
     /// Told about each bad record that was skipped (not in strict mode).
     public var onRejected: (RecordError) -> Void = { _ in }
     /// Told what is going on, for a progress line.
@@ -46,8 +49,7 @@ public struct Importer {
     public func importFiles(_ paths: [String], into cache: PlaceCache) throws -> ImportSummary {
         // Files are opened before the write begins, so a missing one changes nothing; standard input
         // is read in its turn (a producer may still be writing it while earlier inputs are imported).
-        let opened = try paths.map { path throws(UnreadableInputError) in path == "-" ? nil : try InputFile(path: path)
-        }
+        let opened = try paths.map { path in path == "-" ? nil : try open(path) }
         // Loaded before the write lock is taken (so the lock is held no longer than the write) and
         // dropped once the records are written, before the commit's R*Tree load and the snapshot.
         var regions = loadRegions()
@@ -55,7 +57,7 @@ public struct Importer {
         let summary = try cache.write(feeding: feed) { writer in
             var summary = ImportSummary()
             for input in opened {
-                summary.files.append(try importFile(try input ?? InputFile(path: "-"), into: writer, regions: regions))
+                summary.files.append(try importFile(try input ?? open("-"), into: writer, regions: regions))
             }
             regions = nil
             step("updating the spatial index and committing")
@@ -78,15 +80,14 @@ public struct Importer {
         _ paths: [String], write: ((Writer) throws -> ImportSummary) throws -> ImportSummary,
         apply: (Writer) throws -> Void
     ) throws -> ImportSummary {
-        let opened = try paths.map { path throws(UnreadableInputError) in path == "-" ? nil : try InputFile(path: path)
-        }
+        let opened = try paths.map { path in path == "-" ? nil : try open(path) }
         let regions = loadRegions()
         return try withoutActuallyEscaping(apply) { apply in
             try write { writer in
                 var summary = ImportSummary()
                 for input in opened {
                     summary.files.append(
-                        try importFile(try input ?? InputFile(path: "-"), into: writer, regions: regions))
+                        try importFile(try input ?? open("-"), into: writer, regions: regions))
                 }
                 onProgress("applying the records and committing")
                 try apply(writer)
@@ -103,6 +104,11 @@ public struct Importer {
             for place in places { try writer.upsert(place) }
             return writer.counts
         }
+    }
+
+    /// Opens an input, checking a non-regular one as it is read (`InputFile`).
+    private func open(_ path: String) throws -> InputFile {
+        try InputFile(path: path, format: format, encoding: encoding, maxRecordBytes: maxRecordBytes)
     }
 
     private func step(_ text: String) {
@@ -147,7 +153,8 @@ public struct Importer {
         }
         step("\(input.name): reading")
         let format = try PlaceParser.read(
-            input.bytes, file: input.name, format: format, encoding: encoding, strict: strict,
+            input.bytes, file: input.name, format: input.format, encoding: encoding, strict: strict,
+            maxRecordBytes: maxRecordBytes,
             emit: { item in
                 batch.append(item)
                 if batch.count == Self.batchSize { try send() }

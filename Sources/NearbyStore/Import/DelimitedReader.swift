@@ -31,14 +31,29 @@ enum DelimitedReader {
         var pos = 0
         var line = 1
         var row = Row()
-        func next() throws(FieldError) {
-            if quoting {
-                try splitCSV(input, &pos, &line, separator, &row)
-            } else {
-                splitTSV(input, &pos, &line, separator, &row)
+        let limit = sink.maxRecordBytes
+        /// The next record; throws past the size limit before its end is looked for further (a line
+        /// with no end in sight, a quoted field that does not close).
+        func next() throws -> Result<Void, FieldError> {
+            let (start, first) = (pos, line)
+            let rest = input.count - pos
+            if rest > limit + 2, Lines.memchrIndex(input, from: pos, count: limit + 2) == nil {
+                try sink.checkSize(.max, line: first)
             }
+            do throws(FieldError) {
+                if quoting {
+                    try splitCSV(input, &pos, &line, separator, &row, limit: limit)
+                } else {
+                    splitTSV(input, &pos, &line, separator, &row)
+                }
+            } catch {
+                if error.field == tooLarge { try sink.checkSize(.max, line: first) }
+                return .failure(error)
+            }
+            try sink.checkSize(min(pos, input.count) - start, line: first)
+            return .success(())
         }
-        do { try next() } catch {
+        if case .failure(let error) = try next() {
             throw UnsupportedInputError(file: sink.file, message: "header row: \(error.reason)")
         }
         let (columns, names) = try headerColumns(row, base: quoting ? nil : input, file: sink.file)
@@ -56,7 +71,7 @@ enum DelimitedReader {
         while pos < input.count {
             sink.advance(to: pos)
             let start = line
-            do { try next() } catch {
+            if case .failure(let error) = try next() {
                 try sink.reject(line: start, field: error.field, reason: error.reason)
                 continue
             }
@@ -149,6 +164,9 @@ enum DelimitedReader {
         return (columns, names)
     }
 
+    /// The field `splitCSV` throws for a record over the size limit (no column has this name).
+    private static let tooLarge = "\u{0}record"
+
     /// Splits the line at `pos` on `separator`; fields are ranges of `input`.
     private static func splitTSV(
         _ input: UnsafeRawBufferPointer, _ pos: inout Int, _ line: inout Int, _ separator: UInt8, _ row: inout Row
@@ -169,9 +187,12 @@ enum DelimitedReader {
 
     /// Splits the RFC 4180 record at `pos` (quoted fields may hold separators, `""` and newlines); field
     /// bytes go to `row.scratch`. On a malformed record, skips to the end of its line and throws.
+    /// A record longer than `limit` bytes throws `tooLarge` as its field.
     private static func splitCSV(
-        _ input: UnsafeRawBufferPointer, _ pos: inout Int, _ line: inout Int, _ separator: UInt8, _ row: inout Row
+        _ input: UnsafeRawBufferPointer, _ pos: inout Int, _ line: inout Int, _ separator: UInt8, _ row: inout Row,
+        limit: Int
     ) throws(FieldError) {
+        let start = pos
         row.ranges.removeAll(keepingCapacity: true)
         row.scratch.removeAll(keepingCapacity: true)
         let quote = UInt8(ascii: "\"")
@@ -185,6 +206,7 @@ enum DelimitedReader {
                 pos += 1
                 while true {
                     guard pos < input.count else { throw FieldError(field: "csv", reason: "unterminated quoted field") }
+                    guard pos - start <= limit else { throw FieldError(field: tooLarge, reason: "") }
                     let b = input[pos]
                     pos += 1
                     if b == quote {

@@ -20,7 +20,10 @@ enum GeoJSONReader {
                 file: sink.file, message: "GeoJSON must be a FeatureCollection with a features array")
         }
         var lines = LineCounter(input)
-        for (feature, (line, prefix)) in zip(features, lines.locate(features, name: "features")) {
+        for (i, (feature, (line, prefix))) in zip(features, lines.locate(features, name: "features")).enumerated() {
+            if case .object(let o) = feature {
+                try sink.checkSize(o.end - o.offset, line: line, field: "features[\(i)]")
+            }
             let result = Result { () throws(FieldError) in try place(feature) }
             switch result {
             case .success(var p): try sink.upsert(&p, line: line) { prefix + $0 }

@@ -37,36 +37,50 @@ public enum PlaceParser {
     /// `offset` will not be read again (a mapped file can give their pages back).
     public static func read(
         _ all: UnsafeRawBufferPointer, file: String, format: ImportFormat? = nil, encoding: TextEncoding? = nil,
-        strict: Bool = false,
+        strict: Bool = false, maxRecordBytes: Int = defaultMaxRecordBytes,
         emit: @escaping (LineRecord) throws -> Void, reject: @escaping (RecordError) -> Void,
         consumed: @escaping (Int) -> Void = { _ in }
     ) throws -> ImportFormat {
-        switch encoding ?? TextEncoding.detect(all) {
+        let prefix = UnsafeRawBufferPointer(rebasing: all.prefix(detectionPrefix))
+        switch encoding ?? TextEncoding.detect(prefix, cut: prefix.count < all.count) {
         case .utf8?: break
         case .cp949?:
+            // Refused on its prefix before the whole input is converted.
+            let format =
+                try format ?? detectPrefix(prefix, truncated: prefix.count < all.count, file: file, encoding: .cp949)
             guard let utf8 = CP949.decode(all) else {
                 throw UnsupportedInputError(file: file, message: "not CP949 (EUC-KR) text; try --encoding utf-8")
             }
             return try utf8.withUnsafeBytes {
-                try read($0, file: file, format: format, encoding: .utf8, strict: strict, emit: emit, reject: reject)
+                try read(
+                    $0, file: file, format: format, encoding: .utf8, strict: strict, maxRecordBytes: maxRecordBytes,
+                    emit: emit, reject: reject)
             }
         case nil:
             throw UnsupportedInputError(
                 file: file, message: "UTF-16 text (a spreadsheet's \"Unicode text\"); save it as UTF-8 (or CP949) CSV")
         }
         // Lines ended by CR alone (old Mac and Excel exports) would otherwise read as one long line:
-        // a file with no LF at all has them read as LFs, so no line of it is silently lost.
-        if let base = all.baseAddress, memchr(base, 0x0A, all.count) == nil, memchr(base, 0x0D, all.count) != nil {
+        // a file with no LF at all has them read as LFs, so no line of it is silently lost. Judged from
+        // the prefix; only an input whose prefix has CRs and no LF is searched further for a LF.
+        if crOnly(prefix), let base = all.baseAddress, memchr(base, 0x0A, all.count) == nil {
+            let format =
+                try format ?? detectPrefix(prefix, truncated: prefix.count < all.count, file: file, encoding: .utf8)
             let lf = all.map { $0 == 0x0D ? 0x0A : $0 }
             return try lf.withUnsafeBytes {
-                try read($0, file: file, format: format, encoding: .utf8, strict: strict, emit: emit, reject: reject)
+                try read(
+                    $0, file: file, format: format, encoding: .utf8, strict: strict, maxRecordBytes: maxRecordBytes,
+                    emit: emit, reject: reject)
             }
         }
         var input = all
         let bom = input.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         input = UnsafeRawBufferPointer(rebasing: input[bom...])
-        let format = try format ?? detect(input, file: file)
-        var sink = RecordSink(file: file, strict: strict, emit: emit, reject: reject) { consumed($0 + bom) }
+        let format =
+            try format ?? detectPrefix(prefix, truncated: prefix.count < all.count, file: file, encoding: .utf8)
+        var sink = RecordSink(
+            file: file, strict: strict, maxRecordBytes: maxRecordBytes, emit: emit, reject: reject
+        ) { consumed($0 + bom) }
         switch format {
         case .jsonl: try JSONLinesReader.read(input, into: &sink)
         case .tsv: try DelimitedReader.read(input, separator: 0x09, quoting: false, into: &sink)
@@ -78,16 +92,79 @@ public enum PlaceParser {
         return format
     }
 
+    /// How many bytes of an input format detection (and text encoding detection) looks at: 64 KiB.
+    /// Enough for every format read here, because each is recognised by how it begins: a TourAPI
+    /// response names `response` (or `resultCode`) as its first key, a GeoJSON FeatureCollection its
+    /// `type` or a first feature, a Kakao response its first document, a TourAPI item or a place object
+    /// (a JSON line) its first keys, CSV/TSV their header row; a UTF-16 byte order mark is the first two
+    /// bytes, and a CP949 export has Korean in its header or first rows. A JSON value the prefix cuts is
+    /// judged by what the prefix holds of it (its members closed where they are complete). An input
+    /// whose prefix is none of these is refused without reading further.
+    public static let detectionPrefix = 64 << 10
+
+    /// The largest record (a line of JSON lines or TSV, a CSV record, one item of a JSON or GeoJSON
+    /// document) read by default: 1 MiB, some hundred times the largest real place (a TourAPI item
+    /// with a long overview is a few KB), and small enough that one record costs a few MB to parse.
+    public static let defaultMaxRecordBytes = 1 << 20
+
+    /// The format of the input `prefix` is the first `detectionPrefix` bytes of (`truncated` when the
+    /// input goes on), in the text encoding given or detected; throws `UnsupportedInputError` when it is
+    /// in no supported format. What `read` decides before it reads records, for an input that must be
+    /// judged before the rest of it is read (standard input, a pipe).
+    public static func detectPrefix(
+        _ prefix: UnsafeRawBufferPointer, truncated: Bool, file: String, format: ImportFormat? = nil,
+        encoding: TextEncoding? = nil
+    ) throws(UnsupportedInputError) -> ImportFormat {
+        let prefix = UnsafeRawBufferPointer(rebasing: prefix.prefix(detectionPrefix))
+        switch encoding ?? TextEncoding.detect(prefix, cut: truncated) {
+        case .utf8?: break
+        case .cp949?:
+            if let format { return format }
+            guard let utf8 = CP949.decode(prefix, cutAtEnd: truncated) else {
+                throw UnsupportedInputError(file: file, message: "not CP949 (EUC-KR) text; try --encoding utf-8")
+            }
+            return try utf8.withUnsafeBytes { u in
+                Result { () throws(UnsupportedInputError) in
+                    try detectPrefix(u, truncated: truncated, file: file, encoding: .utf8)
+                }
+            }.get()
+        case nil:
+            throw UnsupportedInputError(
+                file: file, message: "UTF-16 text (a spreadsheet's \"Unicode text\"); save it as UTF-8 (or CP949) CSV")
+        }
+        if let format { return format }
+        if crOnly(prefix) {
+            let lf = prefix.map { $0 == 0x0D ? 0x0A : $0 }
+            return try lf.withUnsafeBytes { u in
+                Result { () throws(UnsupportedInputError) in try detect(u, truncated: truncated, file: file) }
+            }.get()
+        }
+        let bom = prefix.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        return try detect(UnsafeRawBufferPointer(rebasing: prefix[bom...]), truncated: truncated, file: file)
+    }
+
+    /// True when `prefix` has CR line ends and no LF.
+    private static func crOnly(_ prefix: UnsafeRawBufferPointer) -> Bool {
+        guard let base = prefix.baseAddress else { return false }
+        return memchr(base, 0x0A, prefix.count) == nil && memchr(base, 0x0D, prefix.count) != nil
+    }
+
     /// The format of `input`, judged from its first JSON value or its header line.
     ///
     /// JSON lines whose first lines are broken (truncated, not JSON, or JSON objects that are not places)
     /// are still JSON lines when any line of the file is a place object: detection does not depend on where
     /// the first good line falls, and the reader then reports every bad line and keeps the rest.
-    public static func detect(_ input: UnsafeRawBufferPointer, file: String) throws(UnsupportedInputError)
-        -> ImportFormat
+    public static func detect(_ input: UnsafeRawBufferPointer, truncated: Bool = false, file: String)
+        throws(UnsupportedInputError) -> ImportFormat
     {
         var scanner = JSONScanner(input)
         let refuse = { (message: String) in UnsupportedInputError(file: file, message: message) }
+        /// The first JSON value as far as the prefix holds it, when the prefix cuts it.
+        func cutValue() -> JSONValue? {
+            guard truncated, let closed = JSONPrefix.close(input) else { return nil }
+            return closed.withUnsafeBytes { try? JSONValue.parse($0) }
+        }
+        let cut = "the first \(detectionPrefix >> 10) KiB hold"
         switch scanner.peek() {
         case nil:
             return .jsonl
@@ -99,6 +176,14 @@ public enum PlaceParser {
             let first = Result { () throws(JSONError) in try scanner.readValue() }
             if case .success(.object(let o)) = first, let format = try? classify(o, file: file) { return format }
             if let format = placeLineFormat(input) { return format }
+            if case .failure = first, case .object(let o)? = cutValue() {
+                if let format = try? classify(o, file: file) { return format }
+                // A FeatureCollection whose `type` comes after its features, past the prefix.
+                if case .array(let features)? = o["features"], features.first?["type"] == .string("Feature") {
+                    return .geojson
+                }
+                throw refuse("\(noPlace) (\(cut) a JSON object without one)")
+            }
             switch first {
             case .success(.object(let o)): return try classify(o, file: file)
             case .success: throw refuse("not a supported format")
@@ -106,14 +191,20 @@ public enum PlaceParser {
                 throw refuse("not valid JSON: \(e.reason) at line \(Lines.lineNumber(input, at: e.offset))")
             }
         case UInt8(ascii: "["):
-            switch Result(catching: { () throws(JSONError) in try scanner.readValue() }) {
-            case .success(let value):
-                if let kind = PlaceDocumentFinder.firstKind(in: value) { return format(of: kind) }
-                if let envelope = PlaceDocumentFinder.errorHeader(in: value) { throw refuse(envelope) }
-                throw refuse("\(noPlace) (a JSON array; Nearby's own place objects go one per line, as JSON lines)")
+            let first = Result { () throws(JSONError) in try scanner.readValue() }
+            let value: JSONValue
+            switch first {
+            case .success(let v): value = v
             case .failure(let e):
-                throw refuse("not valid JSON: \(e.reason) at line \(Lines.lineNumber(input, at: e.offset))")
+                guard let v = cutValue() else {
+                    throw refuse("not valid JSON: \(e.reason) at line \(Lines.lineNumber(input, at: e.offset))")
+                }
+                value = v
             }
+            if let kind = PlaceDocumentFinder.firstKind(in: value) { return format(of: kind) }
+            if let envelope = PlaceDocumentFinder.errorHeader(in: value) { throw refuse(envelope) }
+            if case .failure = first { throw refuse("\(noPlace) (\(cut) a JSON array without one)") }
+            throw refuse("\(noPlace) (a JSON array; Nearby's own place objects go one per line, as JSON lines)")
         case UInt8(ascii: "<"):
             throw refuse(
                 TourAPIReader.xmlErrorMessage(input)
@@ -183,20 +274,31 @@ public enum PlaceParser {
 struct RecordSink {
     let file: String
     let strict: Bool
+    /// The largest record allowed, in bytes of the input (`--max-record-bytes`).
+    let maxRecordBytes: Int
     private let emit: (LineRecord) throws -> Void
     private let rejected: (RecordError) -> Void
     private let consumed: (Int) -> Void
     private var reported = 0
 
     init(
-        file: String, strict: Bool, emit: @escaping (LineRecord) throws -> Void,
-        reject: @escaping (RecordError) -> Void, consumed: @escaping (Int) -> Void
+        file: String, strict: Bool, maxRecordBytes: Int = PlaceParser.defaultMaxRecordBytes,
+        emit: @escaping (LineRecord) throws -> Void, reject: @escaping (RecordError) -> Void,
+        consumed: @escaping (Int) -> Void
     ) {
         self.file = file
         self.strict = strict
+        self.maxRecordBytes = maxRecordBytes
         self.emit = emit
         rejected = reject
         self.consumed = consumed
+    }
+
+    /// Throws when a record of `size` bytes (at least) is larger than `maxRecordBytes`: the import
+    /// stops, whatever the mode, since a record that large is a broken or hostile input, not a typo.
+    func checkSize(_ size: Int, line: Int, field: String = "record") throws(RecordError) {
+        guard size > maxRecordBytes else { return }
+        throw RecordTooLarge.error(file: file, line: line, field: field, limit: maxRecordBytes)
     }
 
     /// Reports a bad record (or throws it, in strict mode).
@@ -236,6 +338,16 @@ struct RecordSink {
     }
 }
 
+/// The error for a record over the size limit, whoever finds it (a reader, or `RecordSizeGuard` as
+/// standard input is read).
+enum RecordTooLarge {
+    static func error(file: String, line: Int, field: String, limit: Int) -> RecordError {
+        RecordError(
+            file: file, line: line, field: field,
+            reason: "record larger than \(limit) bytes (the limit; --max-record-bytes raises it)")
+    }
+}
+
 /// Line arithmetic over raw bytes (`\n` ends a line; a `\r` before it is dropped by the readers).
 enum Lines {
     /// The first line, without its terminator.
@@ -249,23 +361,32 @@ enum Lines {
     }
 
     /// Calls `body` with each line (terminator dropped), its 1-based number and the offset after it.
+    /// A line longer than `limit` bytes is passed as far as `limit` with the offset -1, and ends the
+    /// walk: its end is not looked for further.
     static func forEach<E: Error>(
-        _ input: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer, Int, Int) throws(E) -> Void
+        _ input: UnsafeRawBufferPointer, limit: Int = .max,
+        _ body: (UnsafeRawBufferPointer, Int, Int) throws(E) -> Void
     ) throws(E) {
         var start = 0
         var number = 1
         while start < input.count {
-            let end = memchrIndex(input, from: start) ?? input.count
-            try body(trimCR(UnsafeRawBufferPointer(rebasing: input[start..<end])), number, end)
+            let rest = input.count - start
+            let window = limit >= rest - 2 ? rest : limit + 2  // room for the CR LF after a line of `limit`
+            let end = memchrIndex(input, from: start, count: window) ?? (window < rest ? -1 : input.count)
+            let line = trimCR(UnsafeRawBufferPointer(rebasing: input[start..<(end < 0 ? start + window : end)]))
+            guard end >= 0, line.count <= limit else {
+                return try body(UnsafeRawBufferPointer(rebasing: line.prefix(limit)), number, -1)
+            }
+            try body(line, number, end)
             start = end + 1
             number += 1
         }
     }
 
-    /// Index of the next `\n` at or after `from`.
-    @inline(__always) static func memchrIndex(_ input: UnsafeRawBufferPointer, from: Int) -> Int? {
+    /// Index of the next `\n` at or after `from` (among the `count` bytes from there, when given).
+    @inline(__always) static func memchrIndex(_ input: UnsafeRawBufferPointer, from: Int, count: Int? = nil) -> Int? {
         guard from < input.count, let base = input.baseAddress,
-            let hit = memchr(base + from, 0x0A, input.count - from)
+            let hit = memchr(base + from, 0x0A, min(count ?? .max, input.count - from))
         else { return nil }
         return UnsafeRawPointer(hit) - base
     }

@@ -20,16 +20,15 @@ public enum TextEncoding: String, CaseIterable, Sendable {
         }
     }
 
-    /// The encoding of `input`, judged from its first 1 MiB: UTF-8 when that is valid UTF-8 (a sequence
-    /// cut at the end does not count against it); else CP949 when it decodes as CP949 and at least half
+    /// The encoding of an input from its first bytes `head` (`cut` when the input goes on): UTF-8 when
+    /// they are valid UTF-8 (a sequence cut at the end does not count against it); else CP949 when it decodes as CP949 and at least half
     /// of its non-ASCII characters are Hangul syllables (Korean text; a stray bad byte in a UTF-8 file
     /// decodes as some Hanja, not as Korean); nil for UTF-16 (its byte order mark); else
     /// UTF-8. Text read as UTF-8 that is not gets `invalid UTF-8` errors field by field, never garbled text.
-    static func detect(_ input: UnsafeRawBufferPointer) -> TextEncoding? {
-        let head = UnsafeRawBufferPointer(rebasing: input.prefix(1 << 20))
+    static func detect(_ head: UnsafeRawBufferPointer, cut: Bool) -> TextEncoding? {
         if head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF]) { return nil }
-        if isUTF8(head, cutAtEnd: head.count < input.count) { return .utf8 }
-        if let utf8 = CP949.decode(head, cutAtEnd: head.count < input.count) {
+        if isUTF8(head, cutAtEnd: cut) { return .utf8 }
+        if let utf8 = CP949.decode(head, cutAtEnd: cut) {
             var korean = 0
             var other = 0
             for scalar in String(decoding: utf8, as: UTF8.self).unicodeScalars where !scalar.isASCII {
@@ -43,7 +42,7 @@ public enum TextEncoding: String, CaseIterable, Sendable {
     private static func isUTF8(_ bytes: UnsafeRawBufferPointer, cutAtEnd: Bool) -> Bool {
         var body = bytes
         if cutAtEnd {
-            // Drop a multi-byte sequence the 1 MiB boundary cut in two.
+            // Drop a multi-byte sequence the end of the prefix cut in two.
             var start = bytes.count
             while start > 0, bytes.count - start < 4, bytes[start - 1] & 0xC0 == 0x80 { start -= 1 }
             if start > 0, bytes[start - 1] >= 0xC0 { body = UnsafeRawBufferPointer(rebasing: bytes[..<(start - 1)]) }

@@ -63,6 +63,8 @@ enum TourAPIReader {
             for (i, item) in found.enumerated() {
                 let shared = (i > 0 && at[i - 1] == at[i]) || (i + 1 < at.count && at[i + 1] == at[i])
                 let prefix = shared ? "\(item.path)." : ""
+                try sink.checkSize(
+                    item.object.end - item.object.offset, line: at[i], field: item.path.isEmpty ? "record" : item.path)
                 switch kind {
                 case .tourItem, .tourDetail: try readItem(item.object, line: at[i], prefix: prefix, into: &sink)
                 case .kakaoDocument:
@@ -90,11 +92,12 @@ enum TourAPIReader {
         case let single? where single != .string(""): items = [single]
         default: items = []
         }
-        for (item, (line, prefix)) in zip(items, lines.locate(items, name: "item")) {
+        for (i, (item, (line, prefix))) in zip(items, lines.locate(items, name: "item")).enumerated() {
             guard case .object(let o) = item else {
                 try sink.reject(line: line, field: prefix + "item", reason: "not an object")
                 continue
             }
+            try sink.checkSize(o.end - o.offset, line: line, field: "item[\(i)]")
             try readItem(o, line: line, prefix: prefix, into: &sink)
         }
     }

@@ -5,15 +5,36 @@ import Testing
 @testable import NearbyServer
 
 /// `LargeAnswers`: at most `limit` writing, the others served first come first served, a waiter sent
-/// away at its deadline or at shutdown, a paused writer's place handed on.
+/// away at its deadline or at shutdown, a paused writer's place handed on. Nothing here blocks a
+/// thread of the cooperative pool (a writer's blocking wait runs on a `Thread` of its own), and the
+/// deadlines are long: other suites' tests block the pool's threads for seconds at a time.
 @Suite struct LargeAnswersTests {
-    /// Polls `condition` for up to 10 s.
+    /// Polls `condition` for up to 2 minutes.
     private func eventually(_ condition: () -> Bool) async -> Bool {
-        for _ in 0..<1_000 {
+        let end = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < end {
             if condition() { return true }
             try? await Task.sleep(for: .milliseconds(10))
         }
         return condition()
+    }
+
+    /// Runs `body` on a thread of its own; `done` is true once it has returned.
+    private final class OnThread: @unchecked Sendable {
+        private let lock = NSLock()
+        private var ended = false
+        private(set) var error: (any Error)?
+        init(_ body: @escaping @Sendable () throws -> Void) {
+            Thread {
+                var failure: (any Error)?
+                do { try body() } catch { failure = error }
+                self.lock.withLock {
+                    self.error = failure
+                    self.ended = true
+                }
+            }.start()
+        }
+        var done: Bool { lock.withLock { ended } }
     }
 
     @Test func testWaitersGetTheirPlacesInTheOrderTheyCame() async throws {
@@ -29,7 +50,7 @@ import Testing
         for n in 1...5 {
             tasks.append(
                 Task {
-                    let ticket = try await answers.enter(timeout: .seconds(30))
+                    let ticket = try await answers.enter(timeout: .seconds(600))
                     order.add(n)
                     return ticket
                 })
@@ -66,16 +87,18 @@ import Testing
     @Test func testAPausedWriterGivesItsPlaceToTheNextAndQueuesBehindIt() async throws {
         let answers = LargeAnswers(limit: 1)
         let writer = try await answers.enter(timeout: .seconds(1))
-        let waiter = Task { try await answers.enter(timeout: .seconds(30)) }
+        let waiter = Task { try await answers.enter(timeout: .seconds(600)) }
         #expect(await eventually { answers.counts.waiting == 1 })
         writer.pause()  // its client stopped reading
         let second = try await waiter.value
         #expect(answers.counts.writing == 1)
         // The client reads again: the writer waits (on its thread) until the second one's place is free.
-        let resumed = Task.detached { try writer.resume() }
+        let resumed = OnThread { try writer.resume() }
         #expect(await eventually { answers.counts.waiting == 1 })
+        #expect(!resumed.done)
         second.end()
-        try await resumed.value
+        #expect(await eventually { resumed.done })
+        #expect(resumed.error == nil)
         #expect(answers.counts == (writing: 1, waiting: 0, open: 0))
         writer.end()
         #expect(answers.counts.writing == 0)
@@ -87,28 +110,22 @@ import Testing
         let channel = BlockChannel(capacity: 1, stallTimeout: 60)
         writer.attach(channel)
         // A writer whose client never reads waits in `put`, its place given up, until shutdown wakes it.
-        final class Outcome: @unchecked Sendable { var error: (any Error)? }
-        let outcome = Outcome()
-        let blocked = Thread {
-            do {
-                try channel.put([1], pause: { writer.pause() }, resume: { try writer.resume() })
-            } catch {
-                outcome.error = error
-            }
-            writer.end()
+        let blocked = OnThread {
+            defer { writer.end() }
+            try channel.put([1], pause: { writer.pause() }, resume: { try writer.resume() })
         }
-        blocked.start()
         #expect(await eventually { answers.counts.writing == 0 })
-        let waiter = Task { try await answers.enter(timeout: .seconds(30)) }
+        let waiter = Task { try await answers.enter(timeout: .seconds(600)) }
         let second = try await waiter.value  // the stalled writer's place
-        let third = Task { try await answers.enter(timeout: .seconds(30)) }
+        let third = Task { try await answers.enter(timeout: .seconds(600)) }
         #expect(await eventually { answers.counts.waiting == 1 })
         let start = ContinuousClock.now
         answers.shutdown()
         await #expect(throws: LargeAnswers.Busy.self) { _ = try await third.value }
-        #expect(await eventually { answers.counts.open == 0 }, "the stalled writer woke and ended")
-        #expect(outcome.error is BlockChannel.Cancelled)
-        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(await eventually { blocked.done }, "the stalled writer woke")
+        #expect(blocked.error is BlockChannel.Cancelled)
+        #expect(answers.counts.open == 0)
+        #expect(ContinuousClock.now - start < .seconds(30), "woken by shutdown, not by its 60 s stall timeout")
         await #expect(throws: LargeAnswers.Busy.self) { _ = try await answers.enter(timeout: .seconds(1)) }
         second.end()
     }

@@ -26,8 +26,8 @@ struct ServeCommand: ParsableCommand {
             Queries run in parallel, --lanes at a time; one that takes longer than \
             --timeout (waiting included) gets 503. A page of more than 2,000 rows \
             streams in 64 KiB blocks as the client reads, fetching its records a \
-            few hundred rows at a time: a client that stops reading holds a few \
-            hundred KiB, not the answer. --max-large-answers such pages are \
+            few hundred rows at a time: a client that stops reading holds its \
+            rows (16 bytes each) and a few hundred KiB, not the answer. --max-large-answers such pages are \
             written at once; the others wait their turn (first come, first served) \
             and get 503 after --timeout. Browsers may call the server only from \
             the pages of a --cors-origin.

@@ -21,7 +21,8 @@ struct APIError: Error {
 
     /// Any error thrown while answering, through its kind (`ErrorKind.httpStatus`, the one mapping):
     /// a `RequestError` names its parameter and says why (400, or 409 for a stale cursor); the
-    /// server's own `DeadlineExceeded` says which limit passed (503, `Retry-After`); another 4xx
+    /// server's own `DeadlineExceeded` (or `LargeAnswers.Busy`) says which limit passed (503,
+    /// `Retry-After`); another 4xx
     /// says its description; another 5xx no more than "internal error" (or its status's phrase),
     /// since its message names files and databases, the operator's business (`withholdsReason`).
     init(_ error: any Error) {
@@ -30,6 +31,10 @@ struct APIError: Error {
             return
         }
         if let e = error as? DeadlineExceeded {
+            self = e.apiError
+            return
+        }
+        if let e = error as? LargeAnswers.Busy {
             self = e.apiError
             return
         }
@@ -46,7 +51,7 @@ struct APIError: Error {
     /// Whether `APIError(error)` leaves the error's message out of the answer: a 5xx that is not the
     /// server's own. The middleware logs those.
     static func withholdsReason(_ error: any Error) -> Bool {
-        !(error is APIError || error is DeadlineExceeded || error is RequestError)
+        !(error is APIError || error is DeadlineExceeded || error is LargeAnswers.Busy || error is RequestError)
             && ErrorKind(of: error).httpStatus >= 500
     }
 

@@ -2,7 +2,9 @@ import Foundation
 import NearbyKit
 
 /// Hands output blocks from a writer thread to an async response body, at most `capacity` blocks
-/// ahead: for a slow client the writer waits instead of holding the whole answer in memory.
+/// ahead: for a slow client the writer waits instead of holding the whole answer in memory. Either
+/// side ends it: the reader by `cancel` (its client went away, its task was cancelled, the server
+/// shuts down), which wakes a waiting writer at once; the writer by `finish`.
 final class BlockChannel: @unchecked Sendable {
     private let condition = NSCondition()
     private var blocks: [[UInt8]] = []
@@ -25,8 +27,10 @@ final class BlockChannel: @unchecked Sendable {
         var kind: ErrorKind { .io }
     }
 
-    /// Writer side: queues `block`, waiting while the reader is `capacity` blocks behind.
-    func put(_ block: [UInt8]) throws {
+    /// Writer side: queues `block`, waiting while the reader is `capacity` blocks behind. A writer that
+    /// must wait calls `pause` first and `resume` once the reader has taken a block (a large answer
+    /// gives its place up meanwhile, `LargeAnswers.Ticket`).
+    func put(_ block: [UInt8], pause: () -> Void = {}, resume: () throws -> Void = {}) throws {
         condition.lock()
         if cancelled {
             condition.unlock()
@@ -40,12 +44,15 @@ final class BlockChannel: @unchecked Sendable {
         }
         blocks.append(block)
         let deadline = Date(timeIntervalSinceNow: stallTimeout)
+        let waits = blocks.count >= capacity && !cancelled
+        if waits { pause() }
         while blocks.count >= capacity && !cancelled {
             if !condition.wait(until: deadline) { cancelled = true }
         }
         let gone = cancelled
         condition.unlock()
         if gone { throw Cancelled() }
+        if waits { try resume() }
     }
 
     /// Writer side: no more blocks; `error` ends the body with a failure.
@@ -59,31 +66,46 @@ final class BlockChannel: @unchecked Sendable {
         if let error { w?.resume(throwing: error) } else { w?.resume(returning: nil) }
     }
 
-    /// Reader side: the next block, or nil at the end.
+    /// Reader side: the next block, or nil at the end; `Cancelled` once cancelled (the task's
+    /// cancellation cancels the channel).
     func next() async throws -> [UInt8]? {
-        try await withCheckedThrowingContinuation { c in
-            condition.lock()
-            if !blocks.isEmpty {
-                let block = blocks.removeFirst()
-                condition.signal()
-                condition.unlock()
-                c.resume(returning: block)
-            } else if finished {
-                let error = failure
-                condition.unlock()
-                if let error { c.resume(throwing: error) } else { c.resume(returning: nil) }
-            } else {
-                waiter = c
-                condition.unlock()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { c in
+                self.take(c)
             }
+        } onCancel: {
+            cancel()
         }
     }
 
-    /// Reader side: stop the writer.
+    private func take(_ c: CheckedContinuation<[UInt8]?, any Error>) {
+        condition.lock()
+        if cancelled {
+            condition.unlock()
+            c.resume(throwing: Cancelled())
+        } else if !blocks.isEmpty {
+            let block = blocks.removeFirst()
+            condition.signal()
+            condition.unlock()
+            c.resume(returning: block)
+        } else if finished {
+            let error = failure
+            condition.unlock()
+            if let error { c.resume(throwing: error) } else { c.resume(returning: nil) }
+        } else {
+            waiter = c
+            condition.unlock()
+        }
+    }
+
+    /// Stops the writer (its `put` throws `Cancelled`, a waiting one at once) and ends a waiting reader.
     func cancel() {
         condition.lock()
         cancelled = true
+        let w = waiter
+        waiter = nil
         condition.broadcast()
         condition.unlock()
+        w?.resume(throwing: Cancelled())
     }
 }

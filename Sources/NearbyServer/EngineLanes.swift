@@ -22,6 +22,9 @@ final class EngineLane: @unchecked Sendable {
         self.generation = generation
         self.count = count
     }
+
+    /// The places with these ids, in that order, missing ones left out (`PlaceRows.withRecords`).
+    func places(_ ids: [String]) throws -> [Place] { try ids.compactMap { try place($0) } }
 }
 
 /// A request that got no answer before its deadline: 503, and the work, when it had started, finishes
@@ -53,38 +56,86 @@ struct DeadlineExceeded: NearbyError {
 /// no thread hop (each cost more than a small query). Other work, and work that must wait for a lane,
 /// waits without holding a thread, runs on the query queue (never on the event loops or the
 /// cooperative pool), and stops waiting at its deadline. At most one piece of work runs per lane.
+///
+/// Work waits in two lines, each first come first served: short work (a small page, a place by id, a
+/// chunk of a streamed answer's records: milliseconds) and long work (a large page: up to a second
+/// for 100,000 rows). A lane given back goes to the short line first, so a burst of large pages holds
+/// a small request up by the large pages already running, not by all that wait; after
+/// `shortBeforeLong` short ones in a row, a waiting long one goes, so that it is not starved either.
+/// Long work runs on all lanes but one (with two lanes or more): a small request then never waits for
+/// a large page, only for other short work.
 final class LanePool: @unchecked Sendable {
     private let lock = NSLock()
     private var free: [EngineLane]
-    /// Requests waiting for a lane, first come first served, from `waitingStart` on.
-    private var waiting: [((EngineLane) -> Void)?] = []
-    private var waitingStart = 0
+    private var short = Line()
+    private var long = Line()
+    /// Short work given a lane while long work waited, since long work last got one.
+    private var shortInARow = 0
+    /// Lanes running long work, at most `longLanes`.
+    private var longRunning = 0
+    private let longLanes: Int
+
+    /// Short work given lanes in a row while long work waits, before the long work's turn.
+    static let shortBeforeLong = 32
 
     static let queue = DispatchQueue(label: "nearby.queries", attributes: .concurrent)
 
-    init(_ lanes: [EngineLane]) { free = lanes }
+    init(_ lanes: [EngineLane]) {
+        free = lanes
+        longLanes = max(1, lanes.count - 1)
+    }
+
+    /// Work waiting for a lane, first come first served, from `start` on.
+    private struct Line {
+        var items: [((EngineLane) -> Void)?] = []
+        var start = 0
+        var isEmpty: Bool { start == items.count }
+
+        mutating func append(_ take: @escaping (EngineLane) -> Void) { items.append(take) }
+
+        mutating func pop() -> (EngineLane) -> Void {
+            let next = items[start]!
+            items[start] = nil
+            start += 1
+            if start == items.count {
+                items.removeAll(keepingCapacity: true)
+                start = 0
+            } else if start >= 256 && start * 2 >= items.count {
+                items.removeFirst(start)
+                start = 0
+            }
+            return next
+        }
+    }
 
     /// Runs `body` on a free lane and returns its result, or throws `DeadlineExceeded` once `timeout`
     /// has passed (the body, if it started, still runs to its end). `small` work with a lane free runs
-    /// here and now, and gets `DeadlineExceeded` when it ends past its deadline.
-    func run<T: Sendable>(timeout: Duration, small: Bool, _ body: @escaping @Sendable (EngineLane) throws -> T)
-        async throws -> T
-    {
+    /// here and now, and gets `DeadlineExceeded` when it ends past its deadline. `short` work waits in
+    /// the short line (the type's comment).
+    func run<T: Sendable>(
+        timeout: Duration, small: Bool, short: Bool, _ body: @escaping @Sendable (EngineLane) throws -> T
+    ) async throws -> T {
         if small, let result = try runAtOnce(timeout: timeout, body) { return result }
         // The deadline is a timer on the request's event loop and the result is handed back there: no
         // libdispatch timer thread to wake, and the request's task resumes on the loop that runs it.
+        // A cancelled task (the server's shutdown ran out of time) stops waiting at once, as at its deadline.
         let loop = MultiThreadedEventLoopGroup.currentEventLoop ?? MultiThreadedEventLoopGroup.singleton.any()
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let request = PendingRequest(continuation, loop: loop)
-            request.timer = loop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) { request.expire(timeout) }
-            acquire { lane in
-                Self.queue.async {
-                    guard request.start() else { return self.release(lane) }
-                    let result = Result { try body(lane) }
-                    self.release(lane)
-                    request.finish(result)
+        let request = PendingRequest<T>(loop: loop)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                guard request.begin(continuation) else { return }
+                request.timer = loop.scheduleTask(in: .nanoseconds(timeout.nanoseconds)) { request.expire(timeout) }
+                acquire(short: short) { lane in
+                    Self.queue.async {
+                        guard request.start() else { return self.release(lane, short: short) }
+                        let result = Result { try body(lane) }
+                        self.release(lane, short: short)
+                        request.finish(result)
+                    }
                 }
             }
+        } onCancel: {
+            request.cancel()
         }
     }
 
@@ -93,10 +144,27 @@ final class LanePool: @unchecked Sendable {
     func runAtOnce<T>(timeout: Duration, _ body: (EngineLane) throws -> T) throws -> T? {
         guard let lane = takeFree() else { return nil }
         let start = ContinuousClock.now
-        defer { release(lane) }
+        defer { release(lane, short: true) }
         let result = try body(lane)
         guard ContinuousClock.now - start <= timeout else { throw DeadlineExceeded(started: true, limit: timeout) }
         return result
+    }
+
+    /// `body`'s result from a lane, run on this thread: a free one, or the first one given back after
+    /// the short work already waiting has had its own (the thread blocks meanwhile). For the writer
+    /// threads of streamed answers only (short work: a chunk of records), never on an event loop or
+    /// the cooperative pool.
+    func runBlocking<T>(_ body: (EngineLane) throws -> T) rethrows -> T {
+        let handed = HandedLane()
+        let given = DispatchSemaphore(value: 0)
+        acquire(short: true) { lane in
+            handed.lane = lane
+            given.signal()
+        }
+        given.wait()
+        let lane = handed.lane!
+        defer { release(lane, short: true) }
+        return try body(lane)
     }
 
     /// A free lane, or nil when all are busy (then the caller queues).
@@ -106,37 +174,44 @@ final class LanePool: @unchecked Sendable {
         return free.popLast()
     }
 
-    private func acquire(_ take: @escaping (EngineLane) -> Void) {
+    private func acquire(short isShort: Bool, _ take: @escaping (EngineLane) -> Void) {
         lock.lock()
-        if let lane = free.popLast() {
+        if !free.isEmpty && (isShort || (longRunning < longLanes && long.isEmpty)) {
+            let lane = free.removeLast()
+            if !isShort { longRunning += 1 }
             lock.unlock()
             take(lane)
         } else {
-            waiting.append(take)
+            if isShort { short.append(take) } else { long.append(take) }
             lock.unlock()
         }
     }
 
-    private func release(_ lane: EngineLane) {
+    /// `lane` is free again (after short work or not): to the next in line, or back to `free`.
+    private func release(_ lane: EngineLane, short wasShort: Bool) {
         lock.lock()
-        guard waitingStart < waiting.count else {
+        if !wasShort { longRunning -= 1 }
+        let mayGoLong = !long.isEmpty && longRunning < longLanes
+        let next: (EngineLane) -> Void
+        if !short.isEmpty && (!mayGoLong || shortInARow < Self.shortBeforeLong) {
+            next = short.pop()
+            shortInARow = mayGoLong ? shortInARow + 1 : 0
+        } else if mayGoLong {
+            next = long.pop()
+            longRunning += 1
+            shortInARow = 0
+        } else {
             free.append(lane)
-            waiting.removeAll(keepingCapacity: true)
-            waitingStart = 0
             lock.unlock()
             return
-        }
-        let next = waiting[waitingStart]!
-        waiting[waitingStart] = nil
-        waitingStart += 1
-        if waitingStart >= 256 && waitingStart * 2 >= waiting.count {
-            waiting.removeFirst(waitingStart)
-            waitingStart = 0
         }
         lock.unlock()
         next(lane)
     }
 }
+
+/// The lane `LanePool.runBlocking` was given, handed from the releasing thread to the waiting one.
+private final class HandedLane: @unchecked Sendable { var lane: EngineLane? }
 
 /// One request's continuation, resumed exactly once, on its event loop: by its result or by its deadline.
 private final class PendingRequest<T: Sendable>: @unchecked Sendable {
@@ -144,12 +219,36 @@ private final class PendingRequest<T: Sendable>: @unchecked Sendable {
     private var continuation: CheckedContinuation<T, any Error>?
     private var started = false
     private let loop: any EventLoop
+    private var cancelled = false
     /// Fires `expire` at the deadline on `loop`; cancelled by `finish`. Set before the request is shared.
     var timer: Scheduled<Void>?
 
-    init(_ continuation: CheckedContinuation<T, any Error>, loop: any EventLoop) {
+    init(loop: any EventLoop) { self.loop = loop }
+
+    /// The continuation to resume; false (and resumed with `CancellationError`) when already cancelled.
+    func begin(_ continuation: CheckedContinuation<T, any Error>) -> Bool {
+        lock.lock()
+        guard !cancelled else {
+            lock.unlock()
+            continuation.resume(throwing: CancellationError())
+            return false
+        }
         self.continuation = continuation
-        self.loop = loop
+        lock.unlock()
+        return true
+    }
+
+    /// The request's task was cancelled: it stops waiting (work that started still ends on its lane).
+    func cancel() {
+        lock.lock()
+        cancelled = true
+        let c = continuation
+        continuation = nil
+        let t = timer
+        timer = nil
+        lock.unlock()
+        t?.cancel()
+        c?.resume(throwing: CancellationError())
     }
 
     /// The request got a lane: false when its deadline has already passed (then it does nothing).

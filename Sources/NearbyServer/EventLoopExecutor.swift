@@ -18,12 +18,19 @@ final class EventLoopExecutor: TaskExecutor {
 }
 
 /// A service whose tasks (the HTTP server's connection and request tasks, created in its task
-/// groups) prefer the event loops of Hummingbird's default group.
+/// groups) prefer the event loops of Hummingbird's default group. `onCancel` runs when the service
+/// is cancelled (a graceful shutdown that ran out of time): for what task cancellation does not
+/// reach, such as the writer threads of streamed answers.
 struct OnEventLoops: Service {
     let app: any Service
+    var onCancel: @Sendable () -> Void = {}
     let executor = EventLoopExecutor(MultiThreadedEventLoopGroup.singleton)
 
     func run() async throws {
-        try await withTaskExecutorPreference(executor) { try await app.run() }
+        try await withTaskCancellationHandler {
+            try await withTaskExecutorPreference(executor) { try await app.run() }
+        } onCancel: {
+            onCancel()
+        }
     }
 }

@@ -71,24 +71,53 @@ public final class EngineSnapshot: @unchecked Sendable {
     /// total, from a one-row page of the same query, says so, and the page then runs at once as well.
     /// Otherwise it takes the query queue, like any work that waits for a lane.
     public func run(_ query: PlaceQuery, records: Bool = true, timeout: Duration) async throws -> QueryAnswer {
+        try await run(query, timeout: timeout) { lane, q in try lane.engine.run(q, records: records) }
+    }
+
+    /// `query`'s answer for a writer that streams a large page (`PlacesAPI.streamAbove` rows and more):
+    /// the rows without their records (some 16 bytes a row), which `places(ids:)` fetches a chunk at a
+    /// time as the answer is written. An answer of at most `fetchUpTo` rows gets its records at once,
+    /// from the lane that answered (as `run(_:records:timeout:)` would give them), when `records`.
+    func runForStreaming(_ query: PlaceQuery, records: Bool, fetchUpTo: Int, timeout: Duration) async throws
+        -> QueryAnswer
+    {
+        try await run(query, timeout: timeout) { lane, q in
+            var answer = try lane.engine.run(q, records: false)
+            if records && answer.rows.count <= fetchUpTo {
+                answer.rows = try answer.rows.withRecords { ids in try lane.places(ids) }
+            }
+            return answer
+        }
+    }
+
+    /// The places with these ids, in that order (missing ones left out), read from this generation by
+    /// a lane taken on this thread, first come first served with the requests waiting for one (the
+    /// thread waits). For a streaming writer's thread, never an event loop: each chunk of a large
+    /// answer takes a lane for a moment, so small requests run between the chunks.
+    func places(ids: [String]) throws -> [Place] {
+        try lanes.runBlocking { lane in try lane.places(ids) }
+    }
+
+    private func run(
+        _ query: PlaceQuery, timeout: Duration,
+        _ answer: @escaping @Sendable (EngineLane, PlaceQuery) throws -> QueryAnswer
+    ) async throws -> QueryAnswer {
         let rows = query.page.multipliedReportingOverflow(by: query.limit)
         let small = !rows.overflow && rows.partialValue >= 1 && rows.partialValue <= Self.smallRows
         if inline, !small, let probe = Self.countingPage(of: query),
-            let answer = try lanes.runAtOnce(
+            let result = try lanes.runAtOnce(
                 timeout: timeout,
                 { lane -> QueryAnswer? in
                     guard let total = try lane.engine.run(probe, records: false).total, total <= Self.smallRows else {
                         return nil
                     }
-                    return try lane.engine.run(query, records: records)
+                    return try answer(lane, query)
                 }
             ).flatMap({ $0 })
         {
-            return answer
+            return result
         }
-        return try await lanes.run(timeout: timeout, small: inline && small) {
-            try $0.engine.run(query, records: records)
-        }
+        return try await lanes.run(timeout: timeout, small: inline && small, short: small) { try answer($0, query) }
     }
 
     /// A one-row first page of `query`'s circle, whose total is the number of its matches: small work
@@ -106,7 +135,7 @@ public final class EngineSnapshot: @unchecked Sendable {
     }
 
     public func place(id: String, timeout: Duration) async throws -> Place? {
-        try await lanes.run(timeout: timeout, small: inline) { try $0.place(id) }
+        try await lanes.run(timeout: timeout, small: inline, short: true) { try $0.place(id) }
     }
 }
 

@@ -45,7 +45,7 @@ struct ServerMiddleware<Context: RequestContext>: RouterMiddleware {
             } catch let error as HTTPError {
                 response = errorResponse(path, APIError(error.status, error.body ?? error.status.reasonPhrase))
             } catch {
-                timedOut = error is DeadlineExceeded
+                timedOut = error is DeadlineExceeded || error is LargeAnswers.Busy
                 if APIError.withholdsReason(error) {
                     context.logger.error(
                         "request failed", metadata: ["path": "\(path.prefix(200))", "error": "\(error)"])

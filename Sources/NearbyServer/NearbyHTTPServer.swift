@@ -30,6 +30,17 @@ public struct ServerOptions: Sendable {
     public var engine = EngineProvider.default
     /// Pin each event loop's thread to a CPU of its own (`EventLoopAffinity`) before serving.
     public var pinEventLoops = false
+    /// Large answers (pages of more than 2,000 rows, streamed) written at once; the others wait in
+    /// line, first come first served, up to `requestTimeout` (`LargeAnswers`). Nil: one per lane.
+    public var maxLargeAnswers: Int?
+    /// After SIGTERM or SIGINT, requests in flight get this long to finish; then the streams still
+    /// open are cancelled, their connections closed, and the server exits.
+    public var shutdownTimeout: Duration = .seconds(10)
+
+    /// `maxLargeAnswers`, or its default: as many as `lanes`. A writer fetches its records through the
+    /// lanes and encodes them on the cores the lanes use: more at once would share the same lanes and
+    /// cores, each holding its buffers, and slow the small requests without writing faster.
+    public var largeAnswerLimit: Int { max(1, maxLargeAnswers ?? lanes) }
 
     public init() {}
 }
@@ -62,7 +73,10 @@ public enum NearbyHTTPServer {
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> [any Service] {
         let router = Router(context: BasicRequestContext.self)
-        let api = PlacesAPI(engine: engine, options: options)
+        let largeAnswers = LargeAnswers(limit: options.largeAnswerLimit) { writing, waiting, open in
+            metrics.largeAnswers(writing: writing, waiting: waiting, open: open)
+        }
+        let api = PlacesAPI(engine: engine, options: options, largeAnswers: largeAnswers)
         let tour = TourAPI(engine: engine, options: options, api: api)
         router.add(
             middleware: ServerMiddleware(
@@ -107,10 +121,11 @@ public enum NearbyHTTPServer {
         )
         metrics.serving(engine.current)
         let reload = ReloadService(engine: engine, interval: options.reloadInterval, logger: logger, metrics: metrics)
-        return [OnEventLoops(app: app), reload]
+        return [OnEventLoops(app: app, onCancel: largeAnswers.shutdown), reload]
     }
 
-    /// Serves the cache at `path` until SIGINT or SIGTERM, then finishes the requests in flight.
+    /// Serves the cache at `path` until SIGINT or SIGTERM, then finishes the requests in flight (for at
+    /// most `options.shutdownTimeout`).
     public static func run(path: String, options: ServerOptions, logger: Logger) async throws {
         try await run(
             engine: try LiveEngine(path: path, provider: options.engine, lanes: options.lanes),
@@ -118,6 +133,12 @@ public enum NearbyHTTPServer {
     }
 
     /// Serves `engine` (a cache with any engine, or a PostGIS database) until SIGINT or SIGTERM.
+    ///
+    /// The signal starts a graceful shutdown: the listening socket closes, idle connections close,
+    /// and requests in flight go on. After `options.shutdownTimeout` the service group cancels the
+    /// server's tasks: `LargeAnswers.shutdown` cancels every open stream (its writer thread wakes),
+    /// a response body waiting for its client fails (NIO's writer ends a cancelled write), and each
+    /// connection closes as its task ends.
     public static func run(engine: LiveEngine, options: ServerOptions, logger: Logger) async throws {
         if options.pinEventLoops {
             let cpus = try await EventLoopAffinity.pin(MultiThreadedEventLoopGroup.singleton)
@@ -134,12 +155,13 @@ public enum NearbyHTTPServer {
                 "listening",
                 metadata: ["host": "\(options.host)", "port": "\(port)", "generation": "\(engine.current.generation)"])
         }
-        let group = ServiceGroup(
-            configuration: .init(
-                services: services.map { .init(service: $0) },
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger
-            ))
+        var configuration = ServiceGroupConfiguration(
+            services: services.map { .init(service: $0) },
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        )
+        configuration.maximumGracefulShutdownDuration = options.shutdownTimeout
+        let group = ServiceGroup(configuration: configuration)
         try await group.run()
     }
 }

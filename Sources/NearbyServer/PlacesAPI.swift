@@ -8,9 +8,15 @@ import NearbyKit
 struct PlacesAPI: Sendable {
     let engine: LiveEngine
     let options: ServerOptions
+    /// The large answers being written and their queue (`--max-large-answers`).
+    let largeAnswers: LargeAnswers
 
     /// Answers with more rows than this stream from a writer thread; smaller ones are written at once.
     static let streamAbove = 2_000
+
+    /// Rows whose records a streaming writer fetches at once, with one lane taken for the time: some
+    /// 100 KB of records, a millisecond or two of a lane, so that small requests run between chunks.
+    static let chunkRows = 256
 
     /// `GET /v1/places`: `{"total","page","next","places":[…]}`, or any other `OutputFormat` asked
     /// by `format=` or `Accept` (total and next also in `X-Total-Count`/`X-Next-Cursor`).
@@ -36,7 +42,26 @@ struct PlacesAPI: Sendable {
         let query = try parse(pairs)
         let snapshot = engine.current
         let records = !PlaceWriter.writesOnlyIDs(format: format, fields: fields)
-        let answer = try await snapshot.run(query, records: records, timeout: options.requestTimeout)
+        let start = ContinuousClock.now
+        // A page that may stream is answered without its records (some 16 bytes a row, not a place's
+        // few hundred), unless it has at most `streamAbove` rows; the writer fetches a streamed page's
+        // records a chunk at a time, from the same generation (`snapshot` stays open while it does).
+        // The table format is rendered whole (column widths), so it takes its records at once.
+        var answer =
+            query.limit > Self.streamAbove && format != .table
+            ? try await snapshot.runForStreaming(
+                query, records: records, fetchUpTo: Self.streamAbove, timeout: options.requestTimeout)
+            : try await snapshot.run(query, records: records, timeout: options.requestTimeout)
+        var ticket: LargeAnswers.Ticket?
+        if answer.rows.count > Self.streamAbove {
+            ticket = try await largeAnswers.enter(timeout: options.requestTimeout - (ContinuousClock.now - start))
+            if records {
+                answer.rows = answer.rows.fetchingRecords(inChunksOf: Self.chunkRows) { ids in
+                    try snapshot.places(ids: ids)
+                }
+            }
+        }
+        let chosenAnswer = answer
 
         var headers: HTTPFields = [:]
         headers[.contentType] = format.mediaType
@@ -51,20 +76,20 @@ struct PlacesAPI: Sendable {
             var blocks = blocks
             if chosenFormat == .json {
                 blocks.bytes.append(contentsOf: "{\"total\":".utf8)
-                JSONNumber.appendOrNull(answer.total, to: &blocks.bytes)
+                JSONNumber.appendOrNull(chosenAnswer.total, to: &blocks.bytes)
                 blocks.bytes.append(contentsOf: ",\"page\":".utf8)
-                JSONNumber.append(answer.page, to: &blocks.bytes)
+                JSONNumber.append(chosenAnswer.page, to: &blocks.bytes)
                 blocks.bytes.append(contentsOf: ",\"next\":".utf8)
                 (next.map(JSONScalar.string) ?? .null).append(to: &blocks.bytes)
                 blocks.bytes.append(contentsOf: ",\"places\":".utf8)
                 try blocks.flush()
             }
             var writer = PlaceWriter(format: chosenFormat, fields: chosenFields, to: blocks)
-            try writer.write(answer, query: query, tookMs: 0)
+            try writer.write(chosenAnswer, query: query, tookMs: 0)
             try writer.finish()
             if chosenFormat == .json { try blocks.sink("}\n") }
         }
-        return Self.response(headers: headers, rows: answer.rows.count, write: write)
+        return Self.response(headers: headers, rows: answer.rows.count, ticket: ticket, write: write)
     }
 
     /// `GET /v1/places/{id}`: the place, all its fields (or `fields=`).
@@ -211,11 +236,15 @@ struct PlacesAPI: Sendable {
     }
 
     /// A 200 whose body `write` produces through a `StdoutBlocks`: at once for small answers, else
-    /// streamed from a writer thread in 64 KiB blocks as the client reads them.
-    static func response(headers: HTTPFields, rows: Int, write: @escaping @Sendable (StdoutBlocks) throws -> Void)
-        -> Response
-    {
+    /// streamed from a writer thread in 64 KiB blocks as the client reads them, at most two blocks
+    /// ahead (`BlockChannel`). A streamed answer's `ticket` (its place among the large answers) is
+    /// paused while the client does not read and ended when the writer stops.
+    static func response(
+        headers: HTTPFields, rows: Int, ticket: LargeAnswers.Ticket? = nil,
+        write: @escaping @Sendable (StdoutBlocks) throws -> Void
+    ) -> Response {
         if rows <= streamAbove {
+            ticket?.end()
             final class Collected: @unchecked Sendable { var bytes: [UInt8] = [] }
             let collected = Collected()
             do {
@@ -226,9 +255,14 @@ struct PlacesAPI: Sendable {
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: collected.bytes)))
         }
         let channel = BlockChannel()
+        ticket?.attach(channel)
         let thread = Thread {
+            defer { ticket?.end() }
             do {
-                try write(StdoutBlocks(blockSize: 1 << 16) { try channel.put($0) })
+                try write(
+                    StdoutBlocks(blockSize: 1 << 16) { block in
+                        try channel.put(block, pause: { ticket?.pause() }, resume: { try ticket?.resume() })
+                    })
                 channel.finish()
             } catch {
                 channel.finish(error)

@@ -14,7 +14,10 @@ import struct Prometheus.PrometheusMetricsFactory
 /// - `nearby_http_errors_total{route,kind}`: answers ≥ 400, kind `client` (4xx), `timeout` (503
 ///   after `--timeout`) or `server` (other 5xx);
 /// - `nearby_cache_generation`, `nearby_cache_places`: what is being served;
-/// - `nearby_reloads_total{result}`: reloads after another process's import, `ok` or `failed`.
+/// - `nearby_reloads_total{result}`: reloads after another process's import, `ok` or `failed`;
+/// - `nearby_large_answers_writing`, `nearby_large_answers_waiting`, `nearby_large_answers_open`:
+///   streamed answers (pages of more than 2,000 rows) writing now (at most `--max-large-answers`),
+///   waiting in line for a place, and admitted and not yet ended (their clients reading or not).
 public final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
@@ -22,6 +25,9 @@ public final class ServerMetrics: Sendable {
     private let places: Gauge
     private let reloaded: Counter
     private let reloadFailed: Counter
+    private let largeWriting: Gauge
+    private let largeWaiting: Gauge
+    private let largeOpen: Gauge
 
     /// Histogram buckets from 50 µs (a cached radius query over loopback) to 10 s (the default deadline).
     static let buckets: [Duration] = [
@@ -39,6 +45,17 @@ public final class ServerMetrics: Sendable {
         places = Gauge(label: "nearby_cache_places", factory: factory)
         reloaded = Counter(label: "nearby_reloads_total", dimensions: [("result", "ok")], factory: factory)
         reloadFailed = Counter(label: "nearby_reloads_total", dimensions: [("result", "failed")], factory: factory)
+        largeWriting = Gauge(label: "nearby_large_answers_writing", factory: factory)
+        largeWaiting = Gauge(label: "nearby_large_answers_waiting", factory: factory)
+        largeOpen = Gauge(label: "nearby_large_answers_open", factory: factory)
+        largeAnswers(writing: 0, waiting: 0, open: 0)
+    }
+
+    /// The large answers now writing, waiting for a place, and open (`LargeAnswers`).
+    func largeAnswers(writing: Int, waiting: Int, open: Int) {
+        largeWriting.record(writing)
+        largeWaiting.record(waiting)
+        largeOpen.record(open)
     }
 
     /// The handles one (route, status, timed out) records into, made once: making them per request

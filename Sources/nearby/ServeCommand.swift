@@ -19,18 +19,25 @@ struct ServeCommand: ParsableCommand {
 
             When another process imports into the cache, the server reloads \
             within a second; a cursor from before gets 409. SIGINT or SIGTERM \
-            stop it after the requests in flight. Access logs go to stderr \
-            (--log-level warning turns them off).
+            stop it: it stops listening, lets the requests in flight finish for \
+            up to --shutdown-timeout seconds, then closes what is left and exits. \
+            Access logs go to stderr (--log-level warning turns them off).
 
             Queries run in parallel, --lanes at a time; one that takes longer than \
-            --timeout (waiting included) gets 503. Browsers may call the server \
-            only from the pages of a --cors-origin.
+            --timeout (waiting included) gets 503. A page of more than 2,000 rows \
+            streams in 64 KiB blocks as the client reads, fetching its records a \
+            few hundred rows at a time: a client that stops reading holds its \
+            rows (16 bytes each) and a few hundred KiB, not the answer. --max-large-answers such pages are \
+            written at once; the others wait their turn (first come, first served) \
+            and get 503 after --timeout. Browsers may call the server only from \
+            the pages of a --cors-origin.
 
             Examples:
               nearby serve --db /tmp/places.sqlite --port 8080
               curl 'localhost:8080/v1/places?lat=37.5665&lon=126.978&radius=2000'
               nearby serve --engine postgis --pg postgresql://app@db/nearby
               nearby serve --cors-origin https://map.example --timeout 2
+              nearby serve --max-large-answers 4 --shutdown-timeout 5
               nearby serve --pin-event-loops --log-level warning   (a machine of its own)
             """
     )
@@ -65,6 +72,18 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Queries answered at once (default: the cores, at least 2).", valueName: "n"))
     var lanes: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Pages of more than 2,000 rows written at once; more wait in line, first come first served, and get 503 after --timeout (default: --lanes; a client that stops reading gives its turn up).",
+            valueName: "n"))
+    var maxLargeAnswers: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds the requests in flight get to finish after SIGTERM or SIGINT; then open streams are cancelled, connections closed, and the server exits.",
+            valueName: "s"))
+    var shutdownTimeout = 10.0
+
     @Flag(
         help:
             "Pin each event loop's thread to a CPU of its own: more q/s when the server has the machine to itself (about 40 % more at two connections in BENCHMARKS.md), less when other busy processes share the cores."
@@ -90,6 +109,14 @@ struct ServeCommand: ParsableCommand {
             throw ValidationError("--timeout must be in (0, 3600] seconds")
         }
         if let lanes { guard (1...256).contains(lanes) else { throw ValidationError("--lanes must be in 1…256") } }
+        if let maxLargeAnswers {
+            guard (1...1_024).contains(maxLargeAnswers) else {
+                throw ValidationError("--max-large-answers must be in 1…1024")
+            }
+        }
+        guard shutdownTimeout.isFinite, shutdownTimeout >= 0, shutdownTimeout <= 3_600 else {
+            throw ValidationError("--shutdown-timeout must be in [0, 3600] seconds")
+        }
         for origin in corsOrigin where origin != "*" {
             guard let url = URL(string: origin), let scheme = url.scheme, ["http", "https"].contains(scheme),
                 url.host != nil,
@@ -131,6 +158,8 @@ struct ServeCommand: ParsableCommand {
         options.corsOrigins = corsOrigin
         options.lanes = lanes
         options.pinEventLoops = pinEventLoops
+        options.maxLargeAnswers = maxLargeAnswers
+        options.shutdownTimeout = .milliseconds(Int64((shutdownTimeout * 1000).rounded()))
         let done = DispatchSemaphore(value: 0)
         final class Outcome: @unchecked Sendable { var error: (any Error)? }
         let outcome = Outcome()

@@ -47,9 +47,12 @@ public struct LoopbackHTTP {
     }
 
     /// `GET target`, sent; the response is read when the caller says (a request held in flight).
-    public func begin(_ target: String) throws -> Exchange {
+    /// `receiveBuffer` fixes the socket's receive buffer (bytes, before it connects): a client that does
+    /// not read then holds that much of the answer in the kernel, not the several MB that loopback's
+    /// autotuning would take in.
+    public func begin(_ target: String, receiveBuffer: Int? = nil) throws -> Exchange {
         let request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n"
-        return try Exchange(fd: connect(), request: Array(request.utf8))
+        return try Exchange(fd: connect(receiveBuffer: receiveBuffer), request: Array(request.utf8))
     }
 
     /// One request on its own connection.
@@ -123,11 +126,14 @@ public struct LoopbackHTTP {
         return Int(UInt16(bigEndian: addr.sin_port))
     }
 
-    private func connect() throws -> Int32 {
+    private func connect(receiveBuffer: Int? = nil) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed") }
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if var size = receiveBuffer.map(Int32.init) {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")

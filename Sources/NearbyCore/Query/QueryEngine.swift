@@ -144,12 +144,22 @@ public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
     /// False for the rows of a mapped table answered without records (`QueryEngine.run(_:records:)`):
     /// only their ids can be read.
     public let hasRecords: Bool
+    /// Where `forEachRow` fetches the records of rows answered without them, a chunk at a time
+    /// (`fetchingRecords(inChunksOf:_:)`); nil otherwise.
+    private let source: RecordSource?
+
+    /// Fetches the places of some ids, in their order (missing ones left out), and how many at a time.
+    private struct RecordSource: Sendable {
+        let chunk: Int
+        let fetch: @Sendable ([String]) throws -> [Place]
+    }
 
     init(table: PlaceTable, rows: [Row], records: Bool = true) {
         self.table = table
         self.rows = rows
         fetched = []
         hasRecords = records
+        source = nil
     }
     /// Places fetched for `rows`, in the same order (a mapped table's answer with records).
     init(places: [Place], rows: [Row]) {
@@ -157,6 +167,7 @@ public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
         self.rows = rows
         fetched = places
         hasRecords = true
+        source = nil
     }
     /// Rows fetched elsewhere, in answer order (an engine that completes the rows of a page).
     public init(places: [Place]) {
@@ -164,6 +175,52 @@ public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
         rows = []
         fetched = places
         hasRecords = true
+        source = nil
+    }
+
+    private init(_ base: PlaceRows, source: RecordSource) {
+        table = base.table
+        rows = base.rows
+        fetched = []
+        hasRecords = false
+        self.source = source
+    }
+
+    /// Whether `forEachRow` can read these rows' places: they have records, or fetch them as it goes.
+    public var readsRecords: Bool { hasRecords || source != nil }
+
+    /// These rows, with records, when they were answered without (`QueryEngine.run(_:records:)`): all
+    /// fetched now by `fetch` (the places of some ids, in their order, missing ones left out), which
+    /// reads the same generation as the engine that answered. Rows with records are returned as they
+    /// are. A place that is missing or is another than the row's throws the stale-cache error.
+    public func withRecords(_ fetch: ([String]) throws -> [Place]) throws -> PlaceRows {
+        guard !hasRecords, let table else { return self }
+        return PlaceRows(places: try Self.places(of: rows[...], in: table, fetch), rows: rows)
+    }
+
+    /// These rows, whose `forEachRow` fetches the records `chunk` rows at a time through `fetch` (as
+    /// `withRecords`) instead of all at once: a writer of a large answer then holds the records of one
+    /// chunk, not of the answer (the rows themselves are some 16 bytes each). Only `forEachRow` reads
+    /// them (the subscript needs `hasRecords`). Rows with records are returned as they are.
+    public func fetchingRecords(inChunksOf chunk: Int, _ fetch: @escaping @Sendable ([String]) throws -> [Place])
+        -> PlaceRows
+    {
+        guard !hasRecords, table != nil else { return self }
+        return PlaceRows(self, source: RecordSource(chunk: Swift.max(1, chunk), fetch: fetch))
+    }
+
+    /// The places of `part`'s rows, fetched by id, in order; the stale-cache error unless each is there.
+    private static func places(
+        of part: ArraySlice<Row>, in table: PlaceTable, _ fetch: ([String]) throws -> [Place]
+    ) throws -> [Place] {
+        let ids = part.map { table.id($0.item) }
+        try table.checkIntact()
+        let found = try fetch(ids)
+        guard found.count == ids.count, zip(found, ids).allSatisfy({ $0.id == $1 }) else {
+            throw RequestError(
+                parameter: nil, reason: "the cache changed while answering; run the query again", isStale: true)
+        }
+        return found
     }
 
     public var startIndex: Int { 0 }
@@ -231,7 +288,21 @@ public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
     /// Calls `body` with each row's position and a pointer to its place where it lies, valid during the
     /// call: the output path's loop. A `Place` handed on by value (the subscript, an array's element) is
     /// copied whole, some 400 bytes and a dozen reference counts (`PlaceJSON.append(at:)` reads fields).
-    public func forEachRow(_ body: (Int, UnsafePointer<Place>) throws -> Void) rethrows {
+    /// Rows given a record source (`fetchingRecords(inChunksOf:_:)`) are fetched a chunk at a time,
+    /// each chunk's records released before the next is fetched.
+    public func forEachRow(_ body: (Int, UnsafePointer<Place>) throws -> Void) throws {
+        if !hasRecords, let source, let table {
+            var start = 0
+            while start < rows.count {
+                let end = Swift.min(rows.count, start + source.chunk)
+                let places = try Self.places(of: rows[start..<end], in: table, source.fetch)
+                try places.withUnsafeBufferPointer { chunk in
+                    for j in chunk.indices { try body(start + j, chunk.baseAddress! + j) }
+                }
+                start = end
+            }
+            return
+        }
         precondition(hasRecords, "rows answered without records have only ids (forEachID)")
         if let table {
             try table.places.withUnsafeBufferPointer { places in

@@ -20,11 +20,22 @@ struct PostGISFilter {
     init(_ f: PlaceFilter) {
         for condition in f.conditions {
             switch condition {
+            // One wanted value is an equality, which an index on (category, key) walks in the key's
+            // order; `= ANY` of an array reads the index's rows unordered (PostgreSQL 15).
             case .categories:
-                add(
-                    "c", "category = ANY(?0::integer[])",
-                    ["{" + f.categories!.map(String.init).joined(separator: ",") + "}"])
-            case .areacodes: add("a", "areacode = ANY(?0::text[])", [PostGISStore.arrayLiteral(f.areacodes!)])
+                if f.categories!.count == 1 {
+                    add("c1", "category = ?0::integer", ["\(f.categories!.first!)"])
+                } else {
+                    add(
+                        "c", "category = ANY(?0::integer[])",
+                        ["{" + f.categories!.map(String.init).joined(separator: ",") + "}"])
+                }
+            case .areacodes:
+                if f.areacodes!.count == 1 {
+                    add("a1", "areacode = ?0", [f.areacodes!.first!])
+                } else {
+                    add("a", "areacode = ANY(?0::text[])", [PostGISStore.arrayLiteral(f.areacodes!)])
+                }
             case .sigungucodes: add("s", "sigungucode = ANY(?0::text[])", [PostGISStore.arrayLiteral(f.sigungucodes!)])
             case .accessibility:
                 // `RowFilter` requires the known tags' bits; unknown tags (which the request parser

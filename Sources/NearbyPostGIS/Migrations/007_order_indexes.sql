@@ -16,8 +16,9 @@
 --   places_area            (areacode, sigungucode): the area and district filters and their counts.
 --   places_event           (eventendday, eventstartday) of events only: the event-period filter reads
 --                          the events ending on or after its first day, not the table.
--- An ascending walk of a DESC index serves the opposite direction (sort modified), except for the
--- idkey tie-break, which then runs backwards: such orders read the key's range and sort it.
+-- The opposite direction (sort modified, created, -title) walks the same index backwards, where idkey
+-- runs backwards too: PostgreSQL sorts each run of equal keys by idkey as it goes (an incremental
+-- sort), so such a page still reads about its own rows.
 CREATE INDEX IF NOT EXISTS places_title_order ON places (titlekey, idkey);
 CREATE INDEX IF NOT EXISTS places_modified_order ON places (modifiedts DESC, idkey);
 CREATE INDEX IF NOT EXISTS places_created_order ON places (createdts DESC, idkey);

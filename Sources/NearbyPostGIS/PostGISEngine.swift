@@ -7,13 +7,16 @@ import NearbyStore
 /// Three plans, by what SQL can answer exactly (`PostGISFilter` turns a filter into column tests
 /// on the keys `MemoryEngine` compares):
 /// - no shape, an order without distance: all in SQL (`keysetPage`): filter, ORDER BY, LIMIT and a
-///   keyset condition from the cursor's row, so a page reads its own rows; the total is a count;
+///   keyset condition from the cursor's row, an index walk of the order's index
+///   (`007_order_indexes.sql`) that reads about a page of rows; the total is a count over the same
+///   indexes, or the maintained row count when nothing filters, and none with `--total none`;
 /// - ordered by distance alone: the filter and a prefilter that surely holds the circle in SQL
 ///   (the SQLite engine's widened boxes, `SQLiteEngine.searchBoxes`, on the GiST index with `&&`;
 ///   beyond 100 km also `ST_DWithin` on PostGIS's sphere with the same widened angle), the ids and
 ///   points back, exact distances here under the query's model, then the page's rows by id;
 /// - anything else (keyword, region, code families, pet, a projected model, orders mixing distance
 ///   with other keys): the candidates narrowed by the tests SQL has, then `MemoryEngine` in scan mode.
+/// `PlaceQuery.explain` gets PostgreSQL's plan of a keyset page, and the candidates read by the others.
 /// k nearest searches growing circles until one holds k matches, as `SQLiteEngine` does, from a
 /// first circle sized by a KNN search (`<->`) of the GiST index.
 public final class PostGISEngine: QueryEngine {
@@ -88,9 +91,10 @@ public final class PostGISEngine: QueryEngine {
         let cursor = try cursor(of: q)
         var prefilter = PostGISStore.Prefilter(tests: filter.tests)
         if let box = q.filter.bbox { prefilter.boxes = SQLiteEngine.split(box) }
+        let offset = cursor == nil ? (q.page - 1) * q.limit : 0
         let page = try store.keysetPage(
-            prefilter, order: q.effectiveOrder, after: cursor?.id, limit: q.limit,
-            offset: cursor == nil ? (q.page - 1) * q.limit : 0, counting: q.countsTotal)
+            prefilter, order: q.effectiveOrder, after: cursor?.id, limit: q.limit, offset: offset,
+            counting: q.countsTotal)
         if let cursor,
             cursor.fingerprint != PageCursor.fingerprint(of: q, generation: page.generation) || !page.cursorFound
         {
@@ -106,8 +110,17 @@ public final class PostGISEngine: QueryEngine {
             ? QueryAnswer.NextPage(
                 query: q, generation: page.generation, key: cursorKey, page: number,
                 distance: (distances.last ?? nil) ?? 0, id: places.last!.id) : nil
+        var explanation: QueryExplanation?
+        if q.explain {
+            let e = try store.explainKeysetPage(
+                prefilter, order: q.effectiveOrder, after: cursor?.id, limit: q.limit, offset: offset,
+                counting: q.countsTotal)
+            explanation = QueryExplanation(
+                plan: "postgis keyset page in SQL: " + e.plan.joined(separator: " | "), rowsTouched: e.rowsRead)
+        }
         return QueryAnswer(
-            total: page.total, rows: PlaceRows(places: places), distances: distances, page: number, next: next)
+            total: page.total, rows: PlaceRows(places: places), distances: distances, page: number, next: next,
+            explanation: explanation)
     }
 
     /// A query ordered by distance alone: candidates' ids and points from SQL (whole rows when the
@@ -171,9 +184,15 @@ public final class PostGISEngine: QueryEngine {
                     query: q, generation: generation, key: cursorKey, page: number,
                     distance: ranked.distances[last], id: ranked.points.ids[last])
             }
+            let explanation =
+                q.explain
+                ? QueryExplanation(
+                    plan: "postgis distance: candidates by the GiST index (&& on the circle's boxes"
+                        + (q.filter.isEmpty ? "" : ", the filter in SQL")
+                        + "), exact distances and order here", rowsTouched: ranked.points.ids.count) : nil
             return QueryAnswer(
                 total: q.countsTotal ? ranked.order.count : nil, rows: PlaceRows(places: places), distances: distances,
-                page: number, next: next)
+                page: number, next: next, explanation: explanation)
         }
         return nil
     }
@@ -182,10 +201,26 @@ public final class PostGISEngine: QueryEngine {
     /// then `MemoryEngine` in scan mode, which checks every condition.
     private func scan(_ q: PlaceQuery, _ filter: PostGISFilter) throws -> QueryAnswer {
         let conditions = PostGISStore.Prefilter(tests: filter.tests)
+        var candidates = 0
         func engine(_ p: PostGISStore.Prefilter) throws -> MemoryEngine {
             let c = try store.points(p, full: true)
+            candidates = c.places.count
             return MemoryEngine(places: c.places, generation: c.generation, cursorKey: cursorKey, indexed: false)
         }
+        var answer = try scanAnswer(q, conditions, engine)
+        if q.explain {
+            let inner = answer.explanation.map { "; then \($0.plan)" } ?? ""
+            answer.explanation = QueryExplanation(
+                plan: "postgis scan: \(candidates) candidates by the filter's SQL tests and the shape's boxes\(inner)",
+                rowsTouched: candidates + (answer.explanation?.rowsTouched ?? 0))
+        }
+        return answer
+    }
+
+    /// `scan`'s answer on the candidates `engine` reads for a prefilter.
+    private func scanAnswer(
+        _ q: PlaceQuery, _ conditions: PostGISStore.Prefilter, _ engine: (PostGISStore.Prefilter) throws -> MemoryEngine
+    ) throws -> QueryAnswer {
         switch q.shape {
         case .all:
             var p = conditions

@@ -4,8 +4,9 @@ import NearbyStore
 
 extension PostGISStore {
     /// Runs `body` with a writer inside ONE transaction: everything it wrote is committed when it
-    /// returns, nothing when it throws (or the process dies). Bumps the generation when a row changed.
-    /// Throws a busy `PostGISError` when another import is writing (an advisory lock, not a wait).
+    /// returns, nothing when it throws (or the process dies). Bumps the generation when a row changed,
+    /// and keeps the row count (`placecount`). Throws a busy `PostGISError` when another import is
+    /// writing (an advisory lock, not a wait).
     public func write<T>(_ body: (PostGISWriter) throws -> T) throws -> T {
         try wrap {
             try connection.execute("BEGIN")
@@ -24,7 +25,14 @@ extension PostGISStore {
                 let result = try body(writer)
                 try writer.apply()
                 if writer.counts.changedRows {
-                    try connection.execute("UPDATE nearby_meta SET value = value + 1 WHERE key = 'generation'")
+                    // The generation, and the row count an unfiltered total reads (`007_order_indexes.sql`):
+                    // the counts are the net of the records, as they were applied.
+                    let added = writer.counts.inserted - writer.counts.deleted
+                    try connection.execute(
+                        """
+                        UPDATE nearby_meta SET value = value + CASE key WHEN 'generation' THEN 1 ELSE \(added) END
+                        WHERE key IN ('generation', 'placecount')
+                        """)
                 }
                 try connection.execute("COMMIT")
                 return result

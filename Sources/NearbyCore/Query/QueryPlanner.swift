@@ -7,6 +7,11 @@ public struct QueryExplanation: Sendable, Hashable, CustomStringConvertible {
     /// answered without reading rows count none.
     public var rowsTouched: Int
 
+    public init(plan: String, rowsTouched: Int) {
+        self.plan = plan
+        self.rowsTouched = rowsTouched
+    }
+
     public var description: String { "\(plan); rows touched: \(rowsTouched)" }
 }
 

@@ -1,5 +1,5 @@
 -- Nearby's PostgreSQL/PostGIS schema, version 4: the columns filters and sorts run on in SQL
--- (PostGISEngine pushes them down), and why no index is made for them (at the end).
+-- (PostGISEngine pushes them down); their indexes are at the end.
 --
 -- The columns are the in-memory engine's own keys, computed by the writer with the same Swift code
 -- (PostGISStore.derivedValues), so SQL compares exactly what MemoryEngine compares:
@@ -22,12 +22,4 @@ ALTER TABLE places
     ADD COLUMN titlefold text NOT NULL DEFAULT '',
     ADD COLUMN idkey text COLLATE "C" NOT NULL DEFAULT '';
 --
--- Indexes: none beyond version 1's, by measurement on the 1M workload (BENCHMARKS.md, "PostGIS
--- engine", 2026-11-25 evening). A btree on (modifiedts DESC, idkey) or (createdts DESC, idkey) reads
--- an arrange C or D page in under a millisecond against 0.4-0.6 s for the top-N sort of a sequential
--- scan, but costs 1.2-1.3 s of the first import each (the import went from 1.39x to 1.54x of COPY +
--- index by hand with both, over the 1.5x target), while every page also counts its filter's rows
--- (0.2-0.3 s over 1M rows, index or not). A database serving mostly such pages can add them; the
--- engine's statements use them unchanged, and a first import rebuilds whatever indexes exist:
---   CREATE INDEX places_modified ON places (modifiedts DESC, idkey);
---   CREATE INDEX places_created ON places (createdts DESC, idkey);
+-- The indexes sorted pages walk on these columns are version 7's (007_order_indexes.sql).

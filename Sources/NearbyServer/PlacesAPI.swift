@@ -40,27 +40,9 @@ struct PlacesAPI: Sendable {
         }
         pairs.removeAll { $0.name == "format" || $0.name == "fields" }
         let query = try parse(pairs)
-        let snapshot = engine.current
         let records = !PlaceWriter.writesOnlyIDs(format: format, fields: fields)
-        let start = ContinuousClock.now
-        // A page that may stream is answered without its records (some 16 bytes a row, not a place's
-        // few hundred), unless it has at most `streamAbove` rows; the writer fetches a streamed page's
-        // records a chunk at a time, from the same generation (`snapshot` stays open while it does).
         // The table format is rendered whole (column widths), so it takes its records at once.
-        var answer =
-            query.limit > Self.streamAbove && format != .table
-            ? try await snapshot.runForStreaming(
-                query, records: records, fetchUpTo: Self.streamAbove, timeout: options.requestTimeout)
-            : try await snapshot.run(query, records: records, timeout: options.requestTimeout)
-        var ticket: LargeAnswers.Ticket?
-        if answer.rows.count > Self.streamAbove {
-            ticket = try await largeAnswers.enter(timeout: options.requestTimeout - (ContinuousClock.now - start))
-            if records {
-                answer.rows = answer.rows.fetchingRecords(inChunksOf: Self.chunkRows) { ids in
-                    try snapshot.places(ids: ids)
-                }
-            }
-        }
+        let (snapshot, answer, ticket) = try await page(query, records: records, streams: format != .table)
         let chosenAnswer = answer
 
         var headers: HTTPFields = [:]
@@ -90,6 +72,34 @@ struct PlacesAPI: Sendable {
             if chosenFormat == .json { try blocks.sink("}\n") }
         }
         return Self.response(headers: headers, rows: answer.rows.count, ticket: ticket, write: write)
+    }
+
+    /// `query`'s answer as a writer takes it (`/v1/places`, TourAPI's lists), the generation it was read
+    /// from, and the answer's place among the large answers when it streams (`response`). A page that
+    /// may stream (`streams`, more than `streamAbove` rows asked) is answered without its records (some
+    /// 16 bytes a row, not a place's few hundred) unless it has at most `streamAbove` rows; the writer
+    /// fetches a streamed page's records `chunkRows` at a time, from the same generation (`snapshot`
+    /// stays open while it does).
+    func page(_ query: PlaceQuery, records: Bool = true, streams: Bool = true) async throws
+        -> (snapshot: EngineSnapshot, answer: QueryAnswer, ticket: LargeAnswers.Ticket?)
+    {
+        let snapshot = engine.current
+        let start = ContinuousClock.now
+        var answer =
+            streams && query.limit > Self.streamAbove
+            ? try await snapshot.runForStreaming(
+                query, records: records, fetchUpTo: Self.streamAbove, timeout: options.requestTimeout)
+            : try await snapshot.run(query, records: records, timeout: options.requestTimeout)
+        var ticket: LargeAnswers.Ticket?
+        if answer.rows.count > Self.streamAbove {
+            ticket = try await largeAnswers.enter(timeout: options.requestTimeout - (ContinuousClock.now - start))
+            if records {
+                answer.rows = answer.rows.fetchingRecords(inChunksOf: Self.chunkRows) { ids in
+                    try snapshot.places(ids: ids)
+                }
+            }
+        }
+        return (snapshot, answer, ticket)
     }
 
     /// `GET /v1/places/{id}`: the place, all its fields (or `fields=`).

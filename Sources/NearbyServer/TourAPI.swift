@@ -95,28 +95,52 @@ struct TourAPI: Sendable {
             throw e
         }
         query.countsTotal = true  // TourAPI's envelope always carries totalCount
-        let answer = try await engine.current.run(query, timeout: options.requestTimeout)
+        // A page of more than `PlacesAPI.streamAbove` rows streams as `/v1/places` does: its rows
+        // without records, fetched a chunk at a time as the envelope is written, among the large answers.
+        let (_, answer, ticket) = try await api.page(query)
         let withDistance = operation == "locationBasedList2"
         let eventDates = operation == "searchFestival2"
-        var out = Self.header
-        Self.appendItems(
-            zip(answer.rows, answer.distances).map { ($0, withDistance ? $1 : nil) }, eventDates: eventDates, to: &out)
-        out.append(
-            contentsOf:
-                ",\"numOfRows\":\(query.limit),\"pageNo\":\(answer.page),\"totalCount\":\(answer.total ?? 0)}}}\n".utf8)
-        return PlacesAPI.json(out)
+        let footer = Self.footer(numOfRows: query.limit, pageNo: answer.page, totalCount: answer.total ?? 0)
+        let write: @Sendable (StdoutBlocks) throws -> Void = { blocks in
+            var blocks = blocks
+            blocks.bytes.append(contentsOf: Self.header)
+            if answer.rows.isEmpty {
+                Self.appendItems([], eventDates: eventDates, to: &blocks.bytes)
+            } else {
+                blocks.bytes.append(contentsOf: Self.itemsStart)
+                try answer.rows.forEachRow { i, place in
+                    if i > 0 { blocks.bytes.append(UInt8(ascii: ",")) }
+                    Self.appendItem(
+                        place.pointee, dist: withDistance ? answer.distance(at: i) : nil, eventDates: eventDates,
+                        to: &blocks.bytes)
+                    try blocks.flushIfFull()
+                }
+                blocks.bytes.append(contentsOf: Self.itemsEnd)
+            }
+            blocks.bytes.append(contentsOf: footer)
+            try blocks.flush()
+        }
+        return PlacesAPI.response(
+            headers: [.contentType: "application/json; charset=utf-8"], rows: answer.rows.count, ticket: ticket,
+            write: write)
     }
 
     private func detail(_ id: String) async throws -> Response {
         let place = try await engine.current.place(id: id, timeout: options.requestTimeout)
         var out = Self.header
         Self.appendItems(place.map { [($0, nil)] } ?? [], eventDates: place?.category == 15, to: &out)
-        out.append(contentsOf: ",\"numOfRows\":1,\"pageNo\":1,\"totalCount\":\(place == nil ? 0 : 1)}}}\n".utf8)
+        out.append(contentsOf: Self.footer(numOfRows: 1, pageNo: 1, totalCount: place == nil ? 0 : 1))
         return PlacesAPI.json(out)
     }
 
-    private static let header = Array(
+    /// A page's envelope before its items (`appendItems`), and after them.
+    static let header = Array(
         "{\"response\":{\"header\":{\"resultCode\":\"0000\",\"resultMsg\":\"OK\"},\"body\":{\"items\":".utf8)
+    static func footer(numOfRows: Int, pageNo: Int, totalCount: Int) -> [UInt8] {
+        Array(",\"numOfRows\":\(numOfRows),\"pageNo\":\(pageNo),\"totalCount\":\(totalCount)}}}\n".utf8)
+    }
+    private static let itemsStart = Array("{\"item\":[".utf8)
+    private static let itemsEnd = Array("]}".utf8)
 
     /// `{"item":[…]}`, or `""` for none, as TourAPI writes an empty page.
     static func appendItems(_ items: [(Place, Double?)], eventDates: Bool, to out: inout [UInt8]) {
@@ -124,33 +148,38 @@ struct TourAPI: Sendable {
             out.append(contentsOf: "\"\"".utf8)
             return
         }
-        out.append(contentsOf: "{\"item\":[".utf8)
+        out.append(contentsOf: itemsStart)
         for (n, (p, dist)) in items.enumerated() {
             if n > 0 { out.append(UInt8(ascii: ",")) }
-            var fields: [(String, String)] = [
-                ("addr1", p.addr ?? ""), ("addr2", ""), ("areacode", p.areacode ?? ""),
-                ("cat1", p.cat1 ?? ""), ("cat2", p.cat2 ?? ""), ("cat3", p.cat3 ?? ""),
-                ("contentid", p.id), ("contenttypeid", String(p.category)),
-                ("createdtime", p.created ?? ""), ("firstimage", p.image ?? ""), ("firstimage2", ""),
-                ("cpyrhtDivCd", ""), ("mapx", "\(p.lon)"), ("mapy", "\(p.lat)"), ("mlevel", ""),
-                ("modifiedtime", p.modified ?? ""), ("sigungucode", p.sigungucode ?? ""), ("tel", p.tel ?? ""),
-                ("title", p.title), ("zipcode", ""),
-                ("lDongRegnCd", p.lDongRegnCd ?? ""), ("lDongSignguCd", p.lDongSignguCd ?? ""),
-                ("lclsSystm1", p.lclsSystm1 ?? ""), ("lclsSystm2", p.lclsSystm2 ?? ""),
-                ("lclsSystm3", p.lclsSystm3 ?? ""),
-            ]
-            if let dist { fields.append(("dist", "\(dist)")) }
-            if eventDates { fields += [("eventstartdate", p.eventStart ?? ""), ("eventenddate", p.eventEnd ?? "")] }
-            out.append(UInt8(ascii: "{"))
-            for (i, (k, v)) in fields.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                JSONWriter.appendString(k, to: &out)
-                out.append(UInt8(ascii: ":"))
-                JSONWriter.appendString(v, to: &out)
-            }
-            out.append(UInt8(ascii: "}"))
+            appendItem(p, dist: dist, eventDates: eventDates, to: &out)
         }
-        out.append(contentsOf: "]}".utf8)
+        out.append(contentsOf: itemsEnd)
+    }
+
+    /// One item: every value a string, `dist` for a distance, the event dates for festivals.
+    static func appendItem(_ p: Place, dist: Double?, eventDates: Bool, to out: inout [UInt8]) {
+        var fields: [(String, String)] = [
+            ("addr1", p.addr ?? ""), ("addr2", ""), ("areacode", p.areacode ?? ""),
+            ("cat1", p.cat1 ?? ""), ("cat2", p.cat2 ?? ""), ("cat3", p.cat3 ?? ""),
+            ("contentid", p.id), ("contenttypeid", String(p.category)),
+            ("createdtime", p.created ?? ""), ("firstimage", p.image ?? ""), ("firstimage2", ""),
+            ("cpyrhtDivCd", ""), ("mapx", "\(p.lon)"), ("mapy", "\(p.lat)"), ("mlevel", ""),
+            ("modifiedtime", p.modified ?? ""), ("sigungucode", p.sigungucode ?? ""), ("tel", p.tel ?? ""),
+            ("title", p.title), ("zipcode", ""),
+            ("lDongRegnCd", p.lDongRegnCd ?? ""), ("lDongSignguCd", p.lDongSignguCd ?? ""),
+            ("lclsSystm1", p.lclsSystm1 ?? ""), ("lclsSystm2", p.lclsSystm2 ?? ""),
+            ("lclsSystm3", p.lclsSystm3 ?? ""),
+        ]
+        if let dist { fields.append(("dist", "\(dist)")) }
+        if eventDates { fields += [("eventstartdate", p.eventStart ?? ""), ("eventenddate", p.eventEnd ?? "")] }
+        out.append(UInt8(ascii: "{"))
+        for (i, (k, v)) in fields.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            JSONWriter.appendString(k, to: &out)
+            out.append(UInt8(ascii: ":"))
+            JSONWriter.appendString(v, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
     }
 
     /// TourAPI's error envelope: `resultCode` 10 (a bad value), 11 (a required one missing), 30 (the

@@ -63,6 +63,15 @@ public final class SQLiteEngine: QueryEngine {
         }
     }
 
+    /// `run`; without `records`, the rows keep only their ids and distances (`PlaceRows.keepingOnlyIDs`),
+    /// not the candidates' records: a large page written slowly (the server streams it, fetching its
+    /// records by id a chunk at a time) then holds some 20 bytes a row, not the candidates it came from.
+    public func run(_ q: PlaceQuery, records: Bool) throws -> QueryAnswer {
+        var answer = try run(q)
+        if !records { answer.rows = answer.rows.keepingOnlyIDs() }
+        return answer
+    }
+
     private func candidates(in boxes: [GeoBox]) throws -> [Place] {
         if boxes.count == 1 {
             let b = boxes[0]

@@ -41,5 +41,31 @@ extension RealServer {
             #expect(json.json["total"] as? Int == 6_000)
             #expect(json.json["next"] as? String == answer.nextCursor)
         }
+
+        /// The SQLite engine answers a page without records with its rows' ids alone (not the records of
+        /// the candidates it read), and its streamed page is the output layer's bytes as well.
+        @Test func testTheSQLiteEnginesStreamedPageHoldsIDsAndIsTheOutputLayersBytes() throws {
+            let folder = try TempFolder()
+            let path = try Fixture.cache(in: folder, count: 6_000)
+            let server = try RunningServer(path: path, provider: .kind(.sqlite))
+            defer { server.stop() }
+            let engine = try EngineKind.sqlite.open(PlaceCache(path: path, readOnly: true))
+            let (lat, lon) = Fixture.seoul
+            let query = try QueryParameters.parse(
+                [("lat", "\(lat)"), ("lon", "\(lon)"), ("limit", "5000")], areas: RegionAreas.shared)
+            let answer = try engine.run(query, records: true)
+            let rows = try engine.run(query, records: false)
+            #expect(!rows.rows.readsRecords && rows.rows.ids == answer.rows.ids)
+            #expect(rows.distances == answer.distances && rows.nextCursor == answer.nextCursor)
+            final class Collected: @unchecked Sendable { var bytes: [UInt8] = [] }
+            let expected = Collected()
+            var writer = PlaceWriter(
+                format: .jsonl, to: StdoutBlocks(blockSize: 1 << 16) { expected.bytes.append(contentsOf: $0) })
+            try writer.write(answer, query: query, tookMs: 0)
+            try writer.finish()
+            let r = try server.http.get("/v1/places?lat=\(lat)&lon=\(lon)&limit=5000&format=jsonl")
+            #expect(r.status == 200 && r.chunked, "\(r.text.prefix(200))")
+            #expect(Array(r.body) == expected.bytes, "\(r.body.count) bytes, expected \(expected.bytes.count)")
+        }
     }
 }

@@ -121,6 +121,30 @@ public final class PlaceTable: @unchecked Sendable {
         buildsOrders = true
     }
 
+    /// A table of ids alone, row i the id `ids[i]` (`PlaceRows.keepingOnlyIDs`): rows answered already,
+    /// whose records are fetched by id as they are written. No query runs on it (its columns are empty).
+    init(ids: [String]) {
+        places = []
+        count = ids.count
+        points = nil
+        idRanks = nil
+        rowsByIdRank = nil
+        category = PackedColumn([])
+        areacode = CodeColumn.Builder(capacity: 0).column
+        sigungucode = CodeColumn.Builder(capacity: 0).column
+        created = PackedColumn([])
+        modified = PackedColumn([])
+        eventStart = PackedColumn([])
+        eventEnd = PackedColumn([])
+        flags = Column([])
+        codeColumns = CodeFamily.allCases.map { _ in CodeColumn.Builder(capacity: 0).column }
+        self.ids = StringColumn(ids)
+        fetch = nil
+        verifier = nil
+        orders = [:]
+        buildsOrders = false
+    }
+
     /// A table over columns mapped from an index snapshot (`IndexSnapshot`), rows in tree order:
     /// `points` are the tree's, `idRanks` each row's id rank and `rowsByIdRank` its inverse.
     init(

@@ -209,6 +209,18 @@ public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
         return PlaceRows(self, source: RecordSource(chunk: Swift.max(1, chunk), fetch: fetch))
     }
 
+    /// These rows without their records: their ids (some 20 bytes a row) and distances in a table of
+    /// their own (`PlaceTable(ids:)`), for an engine whose table is made for one query (the SQLite
+    /// engine's candidates), so that an answer kept while it is written (a streamed page, whose records
+    /// `fetchingRecords(inChunksOf:_:)` fetches) does not keep every candidate's record. Rows without
+    /// records and fetched rows are returned as they are.
+    public func keepingOnlyIDs() -> PlaceRows {
+        guard hasRecords, let table, !table.places.isEmpty else { return self }
+        let ids = rows.map { table.id($0.item) }
+        let own = rows.indices.map { Row(item: $0, dist: rows[$0].dist) }
+        return PlaceRows(table: PlaceTable(ids: ids), rows: own, records: false)
+    }
+
     /// The places of `part`'s rows, fetched by id, in order; the stale-cache error unless each is there.
     private static func places(
         of part: ArraySlice<Row>, in table: PlaceTable, _ fetch: ([String]) throws -> [Place]

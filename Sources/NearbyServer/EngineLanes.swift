@@ -67,8 +67,9 @@ struct DeadlineExceeded: NearbyError {
 final class LanePool: @unchecked Sendable {
     private let lock = NSLock()
     private var free: [EngineLane]
-    private var short = Line()
-    private var long = Line()
+    /// Work waiting for a lane, first come first served.
+    private var short = CircularBuffer<(EngineLane) -> Void>()
+    private var long = CircularBuffer<(EngineLane) -> Void>()
     /// Short work given a lane while long work waited, since long work last got one.
     private var shortInARow = 0
     /// Lanes running long work, at most `longLanes`.
@@ -83,29 +84,6 @@ final class LanePool: @unchecked Sendable {
     init(_ lanes: [EngineLane]) {
         free = lanes
         longLanes = max(1, lanes.count - 1)
-    }
-
-    /// Work waiting for a lane, first come first served, from `start` on.
-    private struct Line {
-        var items: [((EngineLane) -> Void)?] = []
-        var start = 0
-        var isEmpty: Bool { start == items.count }
-
-        mutating func append(_ take: @escaping (EngineLane) -> Void) { items.append(take) }
-
-        mutating func pop() -> (EngineLane) -> Void {
-            let next = items[start]!
-            items[start] = nil
-            start += 1
-            if start == items.count {
-                items.removeAll(keepingCapacity: true)
-                start = 0
-            } else if start >= 256 && start * 2 >= items.count {
-                items.removeFirst(start)
-                start = 0
-            }
-            return next
-        }
     }
 
     /// Runs `body` on a free lane and returns its result, or throws `DeadlineExceeded` once `timeout`
@@ -194,10 +172,10 @@ final class LanePool: @unchecked Sendable {
         let mayGoLong = !long.isEmpty && longRunning < longLanes
         let next: (EngineLane) -> Void
         if !short.isEmpty && (!mayGoLong || shortInARow < Self.shortBeforeLong) {
-            next = short.pop()
+            next = short.removeFirst()
             shortInARow = mayGoLong ? shortInARow + 1 : 0
         } else if mayGoLong {
-            next = long.pop()
+            next = long.removeFirst()
             longRunning += 1
             shortInARow = 0
         } else {
@@ -240,15 +218,7 @@ private final class PendingRequest<T: Sendable>: @unchecked Sendable {
 
     /// The request's task was cancelled: it stops waiting (work that started still ends on its lane).
     func cancel() {
-        lock.lock()
-        cancelled = true
-        let c = continuation
-        continuation = nil
-        let t = timer
-        timer = nil
-        lock.unlock()
-        t?.cancel()
-        c?.resume(throwing: CancellationError())
+        takeContinuation(cancelling: true)?.resume(throwing: CancellationError())
     }
 
     /// The request got a lane: false when its deadline has already passed (then it does nothing).
@@ -261,14 +231,20 @@ private final class PendingRequest<T: Sendable>: @unchecked Sendable {
 
     /// Called on the query queue: the result goes back to the request's loop.
     func finish(_ result: Result<T, any Error>) {
+        if let c = takeContinuation(cancelling: false) { loop.execute { c.resume(with: result) } }
+    }
+
+    /// The continuation, taken so that nothing else resumes it, with the deadline's timer stopped.
+    private func takeContinuation(cancelling: Bool) -> CheckedContinuation<T, any Error>? {
         lock.lock()
+        if cancelling { cancelled = true }
         let c = continuation
         continuation = nil
         let t = timer
         timer = nil
         lock.unlock()
         t?.cancel()
-        if let c { loop.execute { c.resume(with: result) } }
+        return c
     }
 
     /// Called on the request's loop by the timer.

@@ -22,9 +22,8 @@ final class LargeAnswers: @unchecked Sendable {
     let limit: Int
     private let lock = NSLock()
     private var writing = 0
-    /// Waiters, first come first served, from `head` on; one whose `wake` is nil has left (expired).
-    private var queue: [Waiter] = []
-    private var head = 0
+    /// Waiters, first come first served; one whose `wake` is nil has left (expired).
+    private var queue = CircularBuffer<Waiter>()
     private var waiting = 0
     /// The streams admitted and not yet ended, writing or not: what `shutdown` cancels.
     private var open: [ObjectIdentifier: BlockChannel] = [:]
@@ -146,19 +145,11 @@ final class LargeAnswers: @unchecked Sendable {
     fileprivate func release() {
         lock.lock()
         var next: ((Bool) -> Void)?
-        while next == nil && head < queue.count {
-            next = queue[head].wake
-            queue[head].wake = nil
-            head += 1
+        while next == nil, let waiter = queue.popFirst() {
+            next = waiter.wake
+            waiter.wake = nil
         }
         if next != nil { waiting -= 1 } else { writing -= 1 }
-        if head == queue.count {
-            queue.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head >= 64 && head * 2 >= queue.count {
-            queue.removeFirst(head)
-            head = 0
-        }
         reportLocked()
         lock.unlock()
         next?(true)
@@ -186,12 +177,11 @@ final class LargeAnswers: @unchecked Sendable {
         lock.lock()
         closed = true
         var wakes: [(Bool) -> Void] = []
-        for waiter in queue[head...] {
+        for waiter in queue {
             if let wake = waiter.wake { wakes.append(wake) }
             waiter.wake = nil
         }
         queue.removeAll()
-        head = 0
         waiting = 0
         let channels = Array(open.values)
         reportLocked()

@@ -34,7 +34,13 @@ public final class BlockVerifier: @unchecked Sendable {
     /// Names the section at a file offset, for the failure's description.
     let sectionAt: (Int) -> String
     private let lock = NSLock()
-    private var firstFailure: String?
+    private var firstFailure: String? {
+        didSet { nearby_store_release(failed, 1) }
+    }
+    /// 1 once `firstFailure` is set (under `lock`), so that `failure` answers an intact snapshot's
+    /// every query without the lock. A thread that met a damaged block went through `verify`'s lock,
+    /// after the failure was recorded, so its relaxed load of this byte sees it.
+    private let failed: UnsafeMutablePointer<UInt8>
 
     init(
         start: UnsafeRawPointer, blockShift: Int, bodyStart: Int, end: Int, sums: UnsafeRawPointer,
@@ -49,12 +55,15 @@ public final class BlockVerifier: @unchecked Sendable {
         blocks = (end + (1 << blockShift) - 1) >> blockShift
         states = .allocate(capacity: max(1, blocks))
         states.initialize(repeating: 0, count: max(1, blocks))
+        failed = .allocate(capacity: 1)
+        failed.initialize(to: 0)
         zeros = .allocate(byteCount: 64, alignment: 16)
         zeros.initializeMemory(as: UInt8.self, repeating: 0, count: 64)
     }
 
     deinit {
         states.deallocate()
+        failed.deallocate()
         zeros.deallocate()
     }
 
@@ -124,6 +133,7 @@ public final class BlockVerifier: @unchecked Sendable {
 
     /// The first damage found, if any.
     public var failure: String? {
+        guard nearby_load_relaxed(failed) != 0 else { return nil }
         lock.lock()
         defer { lock.unlock() }
         return firstFailure

@@ -4,11 +4,16 @@ import NearbyKit
 /// Which engine a bench run measures.
 public enum BenchEngineKind: String, CaseIterable, Sendable {
     case memory, sqlite
+    /// The cache's index snapshot, mapped (what `nearby query` and `nearby serve` use), over the places
+    /// imported as for `sqlite`; answered without records, ids only (as `fields=id` over HTTP), so that
+    /// its figures are the query's and not the cache's reads of the rows.
+    case snapshot
 }
 
 /// The engine under test with what it took to build it.
 public struct BenchSetup {
-    /// One engine per thread (the memory engine is one shared instance; SQLite connections are per thread).
+    /// One engine per thread (the memory engine is one shared instance; SQLite connections, and the
+    /// snapshot engines that fetch through them, are per thread).
     public let engines: [any QueryEngine]
     public let placeCount: Int
     public var document: BenchDocument
@@ -34,8 +39,9 @@ public struct BenchSetup {
             let (engine, seconds) = BenchClock.measure { MemoryEngine(places: places) }
             doc.seconds.build = seconds
             engines = Array(repeating: engine, count: threads)
-        case .sqlite:
-            let (engineSet, importSeconds, buildSeconds, remove) = try BenchSQLite.make(places, threads: threads)
+        case .sqlite, .snapshot:
+            let (engineSet, importSeconds, buildSeconds, remove) = try BenchSQLite.make(
+                places, threads: threads, snapshot: kind == .snapshot)
             doc.seconds.import = importSeconds
             doc.seconds.build = buildSeconds
             engines = engineSet

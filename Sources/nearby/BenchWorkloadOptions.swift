@@ -10,7 +10,11 @@ struct BenchEngineOptions: ParsableArguments {
     @Option(help: "Workload places TSV (id lat lon category title created modified areacode sigungucode).")
     var places: String
 
-    @Option(help: "Engine to measure: memory (packed R-tree) or sqlite (R*Tree in a fresh temporary cache).")
+    @Option(
+        help: """
+            Engine to measure: memory (packed R-tree), sqlite (R*Tree in a fresh temporary cache) or snapshot \
+            (that cache's index snapshot, mapped; answers of ids only).
+            """)
     var engine: BenchEngineKind = .memory
 }
 

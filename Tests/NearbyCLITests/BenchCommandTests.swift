@@ -72,12 +72,13 @@ import Testing
         #expect(a.map { $0["checksum"] as? String } == b.map { $0["checksum"] as? String })
     }
 
-    /// The sqlite engine (a fresh temporary cache, one connection per thread) gives the same answers.
-    @Test func sqliteEngineAnswersMatchBruteForce() throws {
+    /// The sqlite engine (a fresh temporary cache, one connection per thread) and the snapshot engine
+    /// over that cache give the same answers.
+    @Test(arguments: ["sqlite", "snapshot"]) func cacheEngineAnswersMatchBruteForce(engine: String) throws {
         for command in ["radius", "knn", "bbox"] {
-            let doc = try workload.bench([command, "--engine", "sqlite", "--threads", "2"])
+            let doc = try workload.bench([command, "--engine", engine, "--threads", "2"])
             try BenchShape.checkQueryDocument(
-                doc, command: command, engine: "sqlite", workload: workload,
+                doc, command: command, engine: engine, workload: workload,
                 perQuery: command == "knn" ? 3 : 1)
             let seconds = try #require(doc["seconds"] as? [String: Any])
             #expect(seconds["import"] is Double)

@@ -145,6 +145,22 @@ import Testing
         try Self.expectRebuilt(bad, q, section: "TPTS")
     }
 
+    /// A bit of the box of the leaf that holds the nearest place flipped: a tree walk verifies a node's
+    /// children's boxes once when it opens the node, so both a best-first and a counting walk refuse it.
+    @Test func aFlippedBoxIsNotAnswered() throws {
+        let (_, cache, good) = Self.large
+        let centre = Coordinate(lat: 37.5701, lon: 126.9894)
+        for shape in [QueryShape.knn(k: 3, maxDistance: nil), .radius(300)] {
+            let q = PlaceQuery(center: centre, shape: shape)
+            let first = try SQLiteEngine(cache: cache, cursorKey: try cache.cursorKey()).run(q).places[0].id
+            var bad = good
+            // Level 1 (the leaves, 16 points each) comes first in TBOX, 32 bytes a box; byte 5 of its minY.
+            let pos = Self.sections(good)["TBOX"]!.offset + 32 * (Self.row(of: first, in: good) / 16) + 8 + 5
+            bad[pos] ^= 1 << 4
+            try Self.expectRebuilt(bad, q, section: "TBOX")
+        }
+    }
+
     /// A byte of an id changed: every answer with that row failed with "the cache changed while
     /// answering; run the query again", whatever was run again.
     @Test func aChangedIdIsNotAnswered() throws {

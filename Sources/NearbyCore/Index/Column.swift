@@ -6,8 +6,9 @@
 /// column keeps its `owner` (the storage, or the `MappedFile`) alive. Every column is made by
 /// `init(_:)` or `MappedFile.column`, which check that the range lies inside the owner's memory
 /// and is aligned; reads past `count` are caught by the subscript's precondition in debug builds.
-/// A mapped column's reads go through its snapshot's `BlockVerifier` first: a value of a block
-/// that fails its checksum reads as zero (and the engine then refuses to answer).
+/// A mapped column's reads go through its snapshot's `BlockVerifier` first (`holds`: one load and a
+/// branch once the row's block is known good): a value of a block that fails its checksum reads as
+/// zero (and the engine then refuses to answer). A column in memory tests only that it has no verifier.
 public struct Column<Element: BitwiseCopyable>: RandomAccessCollection, @unchecked Sendable {
     @usableFromInline let base: UnsafePointer<Element>
     public let count: Int
@@ -40,7 +41,7 @@ public struct Column<Element: BitwiseCopyable>: RandomAccessCollection, @uncheck
     @inlinable @inline(__always)
     public subscript(i: Int) -> Element {
         precondition(i >= 0 && i < count, "row out of range")
-        if let verifier, !verifier.covers(base + i, MemoryLayout<Element>.stride) { return verifier.zero(Element.self) }
+        if let verifier, !verifier.holds(base + i, MemoryLayout<Element>.stride) { return verifier.zero(Element.self) }
         return base[i]
     }
 

@@ -107,7 +107,7 @@ public struct PackedColumn<Value: FixedWidthInteger & SignedInteger>: RandomAcce
     @inlinable @inline(__always)
     public subscript(i: Int) -> Value {
         precondition(i >= 0 && i < count, "row out of range")
-        if let verifier, !verifier.covers(codes + i &* width, 8) { return 0 }
+        if let verifier, !verifier.holds(codes + i &* width, 8) { return 0 }
         let c = UInt64(littleEndian: codes.loadUnaligned(fromByteOffset: i &* width, as: UInt64.self)) & mask
         return c == 0 ? 0 : Value(truncatingIfNeeded: Int64(bitPattern: c) &+ offset)
     }

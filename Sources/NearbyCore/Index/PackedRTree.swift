@@ -229,7 +229,8 @@ extension PackedRTree {
         @usableFromInline let boxes: UnsafePointer<Double>
         @usableFromInline let levels: UnsafePointer<Int>
         /// Verifies the blocks of a mapped tree's points, cosines, ranks and boxes before they are read
-        /// (`BlockVerifier`: zeros from a damaged block); its levels are checked whole by `init`.
+        /// (nil for a tree in memory); its levels are checked whole by `init`. Reads are verified a node
+        /// or a leaf at a time (`holdsBoxes`, `holdsPoints`), so that the loads themselves are plain.
         @usableFromInline let verifier: Unmanaged<BlockVerifier>?
         @usableFromInline let count: Int
         @usableFromInline let nodeSize: Int
@@ -253,33 +254,51 @@ extension PackedRTree {
             self.top = top
         }
 
-        @inlinable func x(_ pos: Int) -> Double { value(points + 2 &* pos) }
-        @inlinable func y(_ pos: Int) -> Double { value(points + (2 &* pos &+ 1)) }
+        // Reads of points, cosines, ranks and boxes: only of a run or node whose blocks `holdsPoints` or
+        // `holdsBoxes` verified (the walk and `nearest` ask before they read; every tree in memory holds).
+        @inlinable func x(_ pos: Int) -> Double { points[2 &* pos] }
+        @inlinable func y(_ pos: Int) -> Double { points[2 &* pos &+ 1] }
 
-        /// The value at `p`, after its block is verified (zero when it is damaged).
-        @inlinable @inline(__always) func value<T: BitwiseCopyable>(_ p: UnsafePointer<T>) -> T {
-            if let verifier, !verifier._withUnsafeGuaranteedRef({ $0.covers(p, MemoryLayout<T>.stride) }) {
-                return verifier._withUnsafeGuaranteedRef { $0.zero(T.self) }
+        /// Whether the points of `run` with their cosines (and their ranks, with `ranks`: only `nearest`
+        /// reads them) lie in good blocks, verifying them if not yet: once per leaf or contained run a
+        /// query reads, never per point. False (the run must not be read) only for a damaged mapped
+        /// tree, whose verifier then holds the failure.
+        @inlinable @inline(__always) func holdsPoints(_ run: Range<Int>, ranks withRanks: Bool = false) -> Bool {
+            guard let verifier, !run.isEmpty else { return true }
+            return verifier._withUnsafeGuaranteedRef { blocks in
+                let first = run.lowerBound
+                let n = run.count
+                guard blocks.covers(points + 2 &* first, 16 &* n) else { return false }
+                if let cosines, !blocks.covers(cosines + first, 8 &* n) { return false }
+                if withRanks, let ranks, !blocks.covers(ranks + first, 4 &* n) { return false }
+                return true
             }
-            return p.pointee
+        }
+
+        /// Whether the boxes of entries `entries` of `level` ≥ 1 (a node's children, or the root) lie in
+        /// good blocks, verifying them if not yet: once per node a query opens. False as `holdsPoints`.
+        @inlinable @inline(__always) func holdsBoxes(_ level: Int, _ entries: Range<Int>) -> Bool {
+            guard let verifier, !entries.isEmpty else { return true }
+            let b = 4 &* (levels[3 &* level] &+ entries.lowerBound)
+            return verifier._withUnsafeGuaranteedRef { $0.covers(boxes + b, 32 &* entries.count) }
         }
         @inlinable func item(_ pos: Int) -> Int32 { items?[pos] ?? Int32(truncatingIfNeeded: pos) }
 
         /// The circle's distance of the point at `pos`, with its stored cosine when the tree has them.
         @inlinable func distance<C: CircleTest>(_ circle: C, _ pos: Int) -> Double {
-            if let cosines { return circle.distance(x: x(pos), y: y(pos), cosY: value(cosines + pos)) }
+            if let cosines { return circle.distance(x: x(pos), y: y(pos), cosY: cosines[pos]) }
             return circle.distance(x: x(pos), y: y(pos))
         }
 
         /// The metric's distance of the point at `pos`, with its stored cosine when the tree has them.
         @inlinable func distance<M: SpatialMetric>(metric m: M, _ pos: Int) -> Double {
-            if let cosines { return m.distance(x: x(pos), y: y(pos), cosY: value(cosines + pos)) }
+            if let cosines { return m.distance(x: x(pos), y: y(pos), cosY: cosines[pos]) }
             return m.distance(x: x(pos), y: y(pos))
         }
         /// The `nearest` queue key of the point at `pos`: tie-break rank, then item (both < 2³¹).
         @inlinable func pointKey(_ pos: Int) -> Int64 {
             let item = item(pos)
-            return Int64(ranks.map { value($0 + pos) } ?? UInt32(truncatingIfNeeded: item)) << 31 | Int64(item)
+            return Int64(ranks?[pos] ?? UInt32(truncatingIfNeeded: item)) << 31 | Int64(item)
         }
 
         /// Children (entries of level − 1) of node `j` of `level` ≥ 1.
@@ -311,12 +330,9 @@ extension PackedRTree {
             }
         }
 
-        /// Calls `body(minX, minY, maxX, maxY)` on the box of node `j` of `level` ≥ 1.
+        /// Calls `body(minX, minY, maxX, maxY)` on the box of node `j` of `level` ≥ 1 (verified: `holdsBoxes`).
         @inlinable func withBox<R>(_ level: Int, _ j: Int, _ body: (Double, Double, Double, Double) -> R) -> R {
             let b = 4 &* (levels[3 &* level] &+ j)
-            if let verifier, !verifier._withUnsafeGuaranteedRef({ $0.covers(boxes + b, 32) }) {
-                return body(0, 0, 0, 0)
-            }
             return body(boxes[b], boxes[b &+ 1], boxes[b &+ 2], boxes[b &+ 3])
         }
     }
@@ -339,7 +355,10 @@ extension PackedRTree {
 
     /// Depth-first walk reporting runs of points: `inside(range)` for runs wholly inside the query
     /// (whole subtrees, never opened), `partial(range)` for leaves that must be checked point by point.
-    /// `classify(minX, minY, maxX, maxY)` decides for each node's box. Always inlined, so that each
+    /// `classify(minX, minY, maxX, maxY)` decides for each node's box. The walk verifies what it reads
+    /// a node at a time (`View.holdsBoxes`) and each `partial` run before handing it over; an `inside`
+    /// run is not verified (counting reads none of its points): a caller that reads one asks
+    /// `View.holdsPoints` first. A damaged node or leaf is skipped. Always inlined, so that each
     /// query's closures are inlined into its loop: called through a closure per box, `classify` would
     /// be a fifth of a small query's time.
     @inlinable @inline(__always)
@@ -347,7 +366,7 @@ extension PackedRTree {
         _ v: View, classify: (Double, Double, Double, Double) -> Overlap,
         inside: (Range<Int>) -> Void, partial: (Range<Int>) -> Void
     ) {
-        guard v.count > 0 else { return }
+        guard v.count > 0, v.holdsBoxes(v.top, 0..<1) else { return }
         switch v.withBox(v.top, 0, classify) {
         case .outside: return
         case .inside: return inside(0..<v.count)
@@ -362,10 +381,13 @@ extension PackedRTree {
                 let level = stack[depth] & 0xFF
                 let j = stack[depth] &>> 8
                 if level == 1 {
-                    partial(v.pointRange(1, j))
+                    let run = v.pointRange(1, j)
+                    if v.holdsPoints(run) { partial(run) }
                     continue
                 }
-                for c in v.children(level, j) {
+                let children = v.children(level, j)
+                guard v.holdsBoxes(level &- 1, children) else { continue }
+                for c in children {
                     switch v.withBox(level &- 1, c, classify) {
                     case .outside: continue
                     case .inside: inside(v.pointRange(level &- 1, c))
@@ -394,6 +416,7 @@ extension PackedRTree {
                     return x0 >= minX && y0 >= minY && x1 <= maxX && y1 <= maxY ? .inside : .partial
                 },
                 inside: { run in
+                    // Items only: a mapped tree has none (its items are the positions), so nothing to verify.
                     for pos in run { visit(v.item(pos)) }
                 },
                 partial: { run in
@@ -433,18 +456,19 @@ extension PackedRTree {
             let box = m.searchBox(radius: radius)
             let window = Window(box)
             let circle = m.circle(radius: radius, searchBox: box)
-            let refine = { (run: Range<Int>) in
+            func refine(_ run: Range<Int>) {
                 for pos in run where window.contains(v.x(pos), v.y(pos)) && include(v.item(pos)) {
                     let d = v.distance(circle, pos)
                     if d <= radius { visit(v.item(pos), d) }
                 }
             }
+            // No box is classified inside (every point needs its distance); were one, its run is verified.
             walk(
                 v,
                 classify: { x0, y0, x1, y1 in
                     !window.intersects(x0, y0, x1, y1) || circle.isOutside(minX: x0, minY: y0, maxX: x1, maxY: y1)
                         ? .outside : .partial
-                }, inside: refine, partial: refine)
+                }, inside: { run in if v.holdsPoints(run) { refine(run) } }, partial: { refine($0) })
         }
     }
 
@@ -527,12 +551,12 @@ extension PackedRTree {
                         if kept < runs.count {
                             runs[kept] = run
                             kept += 1
-                        } else if seen <= budget {
+                        } else if seen <= budget && v.holdsPoints(run) {
                             for pos in run { found(v.item(pos), v.distance(metric: m, pos)) }
                         }
                     })
                 guard total <= budget else { return (total, false) }
-                for run in runs[..<kept] {
+                for run in runs[..<kept] where v.holdsPoints(run) {
                     for pos in run { found(v.item(pos), v.distance(metric: m, pos)) }
                 }
                 return (total, true)
@@ -569,13 +593,17 @@ extension PackedRTree {
                 }
                 let (level, j) = DistanceQueue.node(key)
                 if level == 1 {
-                    for pos in v.pointRange(1, j) where window.contains(v.x(pos), v.y(pos)) {
+                    let run = v.pointRange(1, j)
+                    guard v.holdsPoints(run, ranks: true) else { continue }
+                    for pos in run where window.contains(v.x(pos), v.y(pos)) {
                         let dist = v.distance(metric: m, pos)
                         if dist <= maxDistance && include(v.item(pos)) { queue.push(dist, v.pointKey(pos)) }
                     }
                     continue
                 }
-                for c in v.children(level, j) where v.withBox(level - 1, c, window.intersects) {
+                let children = v.children(level, j)
+                guard v.holdsBoxes(level - 1, children) else { continue }
+                for c in children where v.withBox(level - 1, c, window.intersects) {
                     let lb = v.withBox(level - 1, c, m.lowerBound)
                     if lb <= maxDistance { queue.push(lb, DistanceQueue.nodeKey(level: level - 1, index: c)) }
                 }

@@ -3,9 +3,10 @@ import Hummingbird
 import Logging
 
 /// Every request's end: refuses over-long URLs (414), answers CORS preflights and marks CORS
-/// responses (only with `--cors-origin`), turns errors into JSON (404 unknown path, 405 wrong method
-/// on a known one; any other error by its kind, `APIError(_: any Error)`: 400/409 bad input, 503 past
-/// the deadline, 500 with no details), counts the request in the metrics and writes one access-log
+/// responses (only with `--cors-origin`), turns errors into JSON (TourAPI's envelope on its paths,
+/// XML unless the query asks `_type=json`) — 404 unknown path, 405 wrong method on a known one; any
+/// other error by its kind, `APIError(_: any Error)`: 400/409 bad input, 503 past the deadline, 500
+/// with no details — counts the request in the metrics and writes one access-log
 /// line with method, path, status and microseconds.
 struct ServerMiddleware<Context: RequestContext>: RouterMiddleware {
     let maxURLLength: Int

@@ -3,16 +3,17 @@ import Hummingbird
 import Logging
 
 /// Every request's end: refuses over-long URLs (414), answers CORS preflights and marks CORS
-/// responses (only with `--cors-origin`), turns errors into JSON (404 unknown path, 405 wrong method
-/// on a known one; any other error by its kind, `APIError(_: any Error)`: 400/409 bad input, 503 past
-/// the deadline, 500 with no details), counts the request in the metrics and writes one access-log
+/// responses (only with `--cors-origin`), turns errors into JSON (TourAPI's envelope on its paths,
+/// XML unless the query asks `_type=json`) — 404 unknown path, 405 wrong method on a known one; any
+/// other error by its kind, `APIError(_: any Error)`: 400/409 bad input, 503 past the deadline, 500
+/// with no details — counts the request in the metrics and writes one access-log
 /// line with method, path, status and microseconds.
 struct ServerMiddleware<Context: RequestContext>: RouterMiddleware {
     let maxURLLength: Int
     /// The path template a path matches (so a 404 from the router there means a wrong method).
     let route: @Sendable (Substring) -> String?
-    /// Error bodies for paths with their own envelope (TourAPI).
-    let errorResponse: @Sendable (Substring, APIError) -> Response
+    /// Error bodies for paths with their own envelope (TourAPI, whose format the request's query picks).
+    let errorResponse: @Sendable (Request, APIError) -> Response
     let cors: CORSPolicy
     let metrics: ServerMetrics
 
@@ -26,7 +27,7 @@ struct ServerMiddleware<Context: RequestContext>: RouterMiddleware {
         var timedOut = false
         var response: Response
         if request.uri.string.utf8.count > maxURLLength {
-            response = errorResponse(path, APIError(.uriTooLong, "the URL is longer than \(maxURLLength) bytes"))
+            response = errorResponse(request, APIError(.uriTooLong, "the URL is longer than \(maxURLLength) bytes"))
         } else if request.method == .options, route != nil, let origin,
             request.headers[.accessControlRequestMethod] != nil
         {
@@ -38,19 +39,19 @@ struct ServerMiddleware<Context: RequestContext>: RouterMiddleware {
                 if route != nil {
                     var e = APIError(.methodNotAllowed, "\(request.method) is not allowed here; use GET")
                     e.headers[.allow] = cors.isEnabled ? "GET, OPTIONS" : "GET"
-                    response = errorResponse(path, e)
+                    response = errorResponse(request, e)
                 } else {
-                    response = errorResponse(path, APIError(.notFound, "no such path: \(path.prefix(200))"))
+                    response = errorResponse(request, APIError(.notFound, "no such path: \(path.prefix(200))"))
                 }
             } catch let error as HTTPError {
-                response = errorResponse(path, APIError(error.status, error.body ?? error.status.reasonPhrase))
+                response = errorResponse(request, APIError(error.status, error.body ?? error.status.reasonPhrase))
             } catch {
                 timedOut = error is DeadlineExceeded || error is LargeAnswers.Busy
                 if APIError.withholdsReason(error) {
                     context.logger.error(
                         "request failed", metadata: ["path": "\(path.prefix(200))", "error": "\(error)"])
                 }
-                response = errorResponse(path, APIError(error))
+                response = errorResponse(request, APIError(error))
             }
         }
         if let origin { cors.mark(&response.headers, origin: origin) }

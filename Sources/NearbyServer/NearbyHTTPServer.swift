@@ -82,8 +82,9 @@ public enum NearbyHTTPServer {
             middleware: ServerMiddleware(
                 maxURLLength: options.maxURLLength,
                 route: route,
-                errorResponse: { path, error in
-                    path.hasPrefix(TourAPI.prefix) ? TourAPI.errorResponse(error) : error.response()
+                errorResponse: { request, error in
+                    request.uri.path.hasPrefix(TourAPI.prefix)
+                        ? TourAPI.errorResponse(error, format: TourAPI.errorFormat(request)) : error.response()
                 },
                 cors: CORSPolicy(origins: options.corsOrigins),
                 metrics: metrics

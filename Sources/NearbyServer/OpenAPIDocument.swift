@@ -112,17 +112,30 @@ enum OpenAPIDocument {
             "/openapi.json": ["get": ["summary": "This document.", "responses": ["200": response("OpenAPI 3.1")]]],
         ]
         for operation in TourAPI.operations {
-            let names = TourAPI.mapped.keys.sorted() + ["contentId", "serviceKey", "MobileOS", "MobileApp", "_type"]
+            let names = TourAPI.mapped.keys.sorted() + ["contentId", "serviceKey", "MobileOS", "MobileApp"]
+            let type: [String: Any] = [
+                "name": "_type", "in": "query", "required": false,
+                "description": "The envelope: xml (also when absent or empty, as TourAPI) or json; case-insensitive.",
+                "schema": ["type": "string", "enum": TourAPI.typeValues],
+            ]
+            /// Both envelopes, the format `_type` picks.
+            func tourResponse(_ description: String) -> [String: Any] {
+                let schema: [String: Any] = ["schema": ["type": "object"]]
+                return [
+                    "description": description,
+                    "content": [TourAPI.Format.xml.mediaType: schema, TourAPI.Format.json.mediaType: schema],
+                ]
+            }
             paths[TourAPI.prefix + operation] = [
                 "get": [
                     "summary": "TourAPI KorService2 \(operation), answered from the cache (docs/tourapi-compat.md).",
                     "parameters": names.map {
                         parameter($0, TourAPI.mapped[$0].map { "As Nearby's \($0)." } ?? "See docs/tourapi-compat.md.")
-                    },
+                    } + [type],
                     "responses": [
-                        "200": response("TourAPI's envelope, resultCode 0000"),
-                        "400": response("TourAPI's error envelope"),
-                        "503": response("TourAPI's error envelope, resultCode 05 (--timeout)"),
+                        "200": tourResponse("TourAPI's envelope, resultCode 0000"),
+                        "400": tourResponse("TourAPI's error envelope"),
+                        "503": tourResponse("TourAPI's error envelope, resultCode 05 (--timeout)"),
                     ],
                 ]
             ]

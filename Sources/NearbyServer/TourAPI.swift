@@ -3,7 +3,8 @@ import Hummingbird
 import NearbyKit
 
 /// TourAPI 4.0's KorService2 list operations, answered from the cache: TourAPI's parameter names
-/// mapped onto `QueryParameters`, TourAPI's JSON envelope with every item value a string.
+/// mapped onto `QueryParameters`, TourAPI's envelope with every item value a string: XML unless the
+/// request asks `_type=json`, as the public service answers.
 /// Where this differs from the public service: docs/tourapi-compat.md.
 struct TourAPI: Sendable {
     let engine: LiveEngine
@@ -58,8 +59,8 @@ struct TourAPI: Sendable {
                 throw APIError(.unauthorized, parameter: "serviceKey", sent == nil ? "missing" : "not registered")
             }
         }
-        if let type = given["_type"], !type.isEmpty, type.lowercased() != "json" {
-            throw APIError(.badRequest, parameter: "_type", "only _type=json is served")
+        guard let format = Self.format(given["_type"]) else {
+            throw APIError(.badRequest, parameter: "_type", "json or xml (absent or empty: xml)")
         }
         func require(_ names: String...) throws {
             for name in names where (given[name] ?? "").isEmpty {
@@ -84,7 +85,7 @@ struct TourAPI: Sendable {
             defaultOrder("C")
         case "detailCommon2":
             try require("contentId")
-            return try await detail(given["contentId"]!)
+            return try await detail(given["contentId"]!, format: format)
         default:
             defaultOrder("C")
         }
@@ -100,64 +101,171 @@ struct TourAPI: Sendable {
         let (_, answer, ticket) = try await api.page(query)
         let withDistance = operation == "locationBasedList2"
         let eventDates = operation == "searchFestival2"
-        let footer = Self.footer(numOfRows: query.limit, pageNo: answer.page, totalCount: answer.total ?? 0)
+        let footer = Self.footer(
+            numOfRows: query.limit, pageNo: answer.page, totalCount: answer.total ?? 0, format: format)
         let write: @Sendable (StdoutBlocks) throws -> Void = { blocks in
             var blocks = blocks
-            blocks.bytes.append(contentsOf: Self.header)
+            blocks.bytes.append(contentsOf: Self.header(format))
             if answer.rows.isEmpty {
-                Self.appendItems([], eventDates: eventDates, to: &blocks.bytes)
+                Self.appendItems([], eventDates: eventDates, format: format, to: &blocks.bytes)
             } else {
-                blocks.bytes.append(contentsOf: Self.itemsStart)
+                blocks.bytes.append(contentsOf: Self.itemsStart(format))
                 try answer.rows.forEachRow { i, place in
-                    if i > 0 { blocks.bytes.append(UInt8(ascii: ",")) }
+                    if i > 0, format == .json { blocks.bytes.append(UInt8(ascii: ",")) }
                     Self.appendItem(
                         place.pointee, dist: withDistance ? answer.distance(at: i) : nil, eventDates: eventDates,
-                        to: &blocks.bytes)
+                        format: format, to: &blocks.bytes)
                     try blocks.flushIfFull()
                 }
-                blocks.bytes.append(contentsOf: Self.itemsEnd)
+                blocks.bytes.append(contentsOf: Self.itemsEnd(format))
             }
             blocks.bytes.append(contentsOf: footer)
             try blocks.flush()
         }
         return PlacesAPI.response(
-            headers: [.contentType: "application/json; charset=utf-8"], rows: answer.rows.count, ticket: ticket,
-            write: write)
+            headers: [.contentType: format.contentType], rows: answer.rows.count, ticket: ticket, write: write)
     }
 
-    private func detail(_ id: String) async throws -> Response {
+    private func detail(_ id: String, format: Format) async throws -> Response {
         let place = try await engine.current.place(id: id, timeout: options.requestTimeout)
-        var out = Self.header
-        Self.appendItems(place.map { [($0, nil)] } ?? [], eventDates: place?.category == 15, to: &out)
-        out.append(contentsOf: Self.footer(numOfRows: 1, pageNo: 1, totalCount: place == nil ? 0 : 1))
-        return PlacesAPI.json(out)
+        var out = Self.header(format)
+        Self.appendItems(
+            place.map { [($0, nil)] } ?? [], eventDates: place?.category == 15, format: format, to: &out)
+        out.append(
+            contentsOf: Self.footer(numOfRows: 1, pageNo: 1, totalCount: place == nil ? 0 : 1, format: format))
+        return Response(
+            status: .ok, headers: [.contentType: format.contentType], body: .init(byteBuffer: ByteBuffer(bytes: out)))
     }
+
+    /// The envelope's two forms: TourAPI's JSON (`_type=json`) and its XML (`_type` absent, empty or
+    /// `xml`), the same header, items and footer in each.
+    enum Format: Sendable {
+        case json, xml
+
+        var mediaType: String {
+            switch self {
+            case .json: "application/json"
+            case .xml: "application/xml"
+            }
+        }
+        var contentType: String { mediaType + "; charset=utf-8" }
+    }
+
+    /// The values `_type` takes (`format`), as the OpenAPI document lists them.
+    static let typeValues = ["xml", "json"]
+
+    /// The format `_type` asks for (case-insensitive; absent or empty is XML, as the public service),
+    /// or nil for any other value.
+    static func format(_ type: String?) -> Format? {
+        switch type?.lowercased() ?? "" {
+        case "", "xml": .xml
+        case "json": .json
+        default: nil
+        }
+    }
+
+    /// The format of an error's envelope: JSON when the request's `_type` is `json`, else XML (also
+    /// for a `_type` refused, or a query that cannot be read).
+    static func errorFormat(_ request: Request) -> Format {
+        let pairs = (try? PlacesAPI.pairs(request)) ?? []
+        return pairs.contains { $0.name == "_type" && $0.value.lowercased() == "json" } ? .json : .xml
+    }
+
+    static let xmlDeclaration = #"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#
 
     /// A page's envelope before its items (`appendItems`), and after them.
-    static let header = Array(
-        "{\"response\":{\"header\":{\"resultCode\":\"0000\",\"resultMsg\":\"OK\"},\"body\":{\"items\":".utf8)
-    static func footer(numOfRows: Int, pageNo: Int, totalCount: Int) -> [UInt8] {
-        Array(",\"numOfRows\":\(numOfRows),\"pageNo\":\(pageNo),\"totalCount\":\(totalCount)}}}\n".utf8)
+    static func header(_ format: Format) -> [UInt8] {
+        switch format {
+        case .json:
+            Array(
+                #"{"response":{"header":{"resultCode":"0000","resultMsg":"OK"},"body":{"items":"#.utf8)
+        case .xml:
+            Array(
+                (xmlDeclaration + "<response><header><resultCode>0000</resultCode><resultMsg>OK</resultMsg>"
+                    + "</header><body>").utf8)
+        }
     }
-    private static let itemsStart = Array("{\"item\":[".utf8)
-    private static let itemsEnd = Array("]}".utf8)
+    static func footer(numOfRows: Int, pageNo: Int, totalCount: Int, format: Format) -> [UInt8] {
+        switch format {
+        case .json:
+            Array(",\"numOfRows\":\(numOfRows),\"pageNo\":\(pageNo),\"totalCount\":\(totalCount)}}}\n".utf8)
+        case .xml:
+            Array(
+                ("<numOfRows>\(numOfRows)</numOfRows><pageNo>\(pageNo)</pageNo><totalCount>\(totalCount)"
+                    + "</totalCount></body></response>\n").utf8)
+        }
+    }
+    private static func itemsStart(_ format: Format) -> [UInt8] {
+        Array((format == .json ? #"{"item":["# : "<items>").utf8)
+    }
+    private static func itemsEnd(_ format: Format) -> [UInt8] { Array((format == .json ? "]}" : "</items>").utf8) }
 
-    /// `{"item":[…]}`, or `""` for none, as TourAPI writes an empty page.
-    static func appendItems(_ items: [(Place, Double?)], eventDates: Bool, to out: inout [UInt8]) {
+    /// `{"item":[…]}` / `<items><item>…</item>…</items>`, or for none `""` / `<items/>`, as TourAPI
+    /// writes an empty page.
+    static func appendItems(_ items: [(Place, Double?)], eventDates: Bool, format: Format, to out: inout [UInt8]) {
         guard !items.isEmpty else {
-            out.append(contentsOf: "\"\"".utf8)
+            out.append(contentsOf: (format == .json ? "\"\"" : "<items/>").utf8)
             return
         }
-        out.append(contentsOf: itemsStart)
+        out.append(contentsOf: itemsStart(format))
         for (n, (p, dist)) in items.enumerated() {
-            if n > 0 { out.append(UInt8(ascii: ",")) }
-            appendItem(p, dist: dist, eventDates: eventDates, to: &out)
+            if n > 0, format == .json { out.append(UInt8(ascii: ",")) }
+            appendItem(p, dist: dist, eventDates: eventDates, format: format, to: &out)
         }
-        out.append(contentsOf: itemsEnd)
+        out.append(contentsOf: itemsEnd(format))
     }
 
-    /// One item: every value a string, `dist` for a distance, the event dates for festivals.
-    static func appendItem(_ p: Place, dist: Double?, eventDates: Bool, to out: inout [UInt8]) {
+    /// One item, in either format from the one field list (`fields`).
+    static func appendItem(_ p: Place, dist: Double?, eventDates: Bool, format: Format, to out: inout [UInt8]) {
+        let fields = fields(p, dist: dist, eventDates: eventDates)
+        switch format {
+        case .json:
+            out.append(UInt8(ascii: "{"))
+            for (i, (k, v)) in fields.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                JSONWriter.appendString(k, to: &out)
+                out.append(UInt8(ascii: ":"))
+                JSONWriter.appendString(v, to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        case .xml:
+            out.append(contentsOf: "<item>".utf8)
+            for (k, v) in fields {
+                out.append(UInt8(ascii: "<"))
+                out.append(contentsOf: k.utf8)
+                out.append(UInt8(ascii: ">"))
+                appendXMLText(v, to: &out)
+                out.append(contentsOf: "</".utf8)
+                out.append(contentsOf: k.utf8)
+                out.append(UInt8(ascii: ">"))
+            }
+            out.append(contentsOf: "</item>".utf8)
+        }
+    }
+
+    /// Text as XML 1.0 character data: `& < > " '` as entities, a carriage return as `&#13;` (a parser
+    /// would read a raw one as a line feed), and the characters XML 1.0 cannot carry at all (controls
+    /// below U+0020 other than tab, line feed and carriage return; U+FFFE, U+FFFF) as U+FFFD.
+    static func appendXMLText(_ text: String, to out: inout [UInt8]) {
+        for u in text.unicodeScalars {
+            switch u.value {
+            case 0x26: out.append(contentsOf: "&amp;".utf8)
+            case 0x3C: out.append(contentsOf: "&lt;".utf8)
+            case 0x3E: out.append(contentsOf: "&gt;".utf8)
+            case 0x22: out.append(contentsOf: "&quot;".utf8)
+            case 0x27: out.append(contentsOf: "&apos;".utf8)
+            case 0x0D: out.append(contentsOf: "&#13;".utf8)
+            case 0x09, 0x0A: out.append(UInt8(u.value))
+            case 0..<0x20, 0xFFFE, 0xFFFF: out.append(contentsOf: [0xEF, 0xBF, 0xBD])
+            case 0x20..<0x80: out.append(UInt8(u.value))
+            default: UTF8.encode(u) { out.append($0) }
+            }
+        }
+    }
+
+    /// One item's fields, in TourAPI's order: every value a string, `dist` for a distance, the event
+    /// dates for festivals.
+    static func fields(_ p: Place, dist: Double?, eventDates: Bool) -> [(String, String)] {
         var fields: [(String, String)] = [
             ("addr1", p.addr ?? ""), ("addr2", ""), ("areacode", p.areacode ?? ""),
             ("cat1", p.cat1 ?? ""), ("cat2", p.cat2 ?? ""), ("cat3", p.cat3 ?? ""),
@@ -172,28 +280,22 @@ struct TourAPI: Sendable {
         ]
         if let dist { fields.append(("dist", "\(dist)")) }
         if eventDates { fields += [("eventstartdate", p.eventStart ?? ""), ("eventenddate", p.eventEnd ?? "")] }
-        out.append(UInt8(ascii: "{"))
-        for (i, (k, v)) in fields.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
-            JSONWriter.appendString(k, to: &out)
-            out.append(UInt8(ascii: ":"))
-            JSONWriter.appendString(v, to: &out)
-        }
-        out.append(UInt8(ascii: "}"))
+        return fields
     }
 
     /// TourAPI's error envelope: `resultCode` 10 (a bad value), 11 (a required one missing), 30 (the
     /// service key), 04 (HTTP: unknown path, wrong method), 05 (the request timed out), 99 (anything else); `resultMsg` the code's
-    /// name, then the parameter and why.
-    static func errorResponse(_ error: APIError) -> Response {
-        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+    /// name, then the parameter and why; in the format the request asked for.
+    static func errorResponse(_ error: APIError, format: Format) -> Response {
+        var headers: HTTPFields = [.contentType: format.contentType]
         headers.append(contentsOf: error.headers)
         return Response(
-            status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: errorBody(error))))
+            status: error.status, headers: headers,
+            body: .init(byteBuffer: ByteBuffer(bytes: errorBody(error, format: format))))
     }
 
     /// The envelope's bytes (`errorResponse`; `RejectingHTTP1Channel` writes them itself).
-    static func errorBody(_ error: APIError) -> [UInt8] {
+    static func errorBody(_ error: APIError, format: Format = .json) -> [UInt8] {
         let (code, name): (String, String) =
             switch error.status {
             case .unauthorized: ("30", "SERVICE_KEY_IS_NOT_REGISTERED_ERROR")
@@ -204,9 +306,19 @@ struct TourAPI: Sendable {
             case .notFound, .methodNotAllowed, .uriTooLong, .requestHeaderFieldsTooLarge: ("04", "HTTP_ERROR")
             default: ("99", "UNKNOWN_ERROR")
             }
-        var out: [UInt8] = Array("{\"response\":{\"header\":{\"resultCode\":\"\(code)\",\"resultMsg\":".utf8)
-        JSONWriter.appendString(name + ": " + (error.parameter.map { "\($0): " } ?? "") + error.reason, to: &out)
-        out.append(contentsOf: "}}}\n".utf8)
-        return out
+        let message = name + ": " + (error.parameter.map { "\($0): " } ?? "") + error.reason
+        switch format {
+        case .json:
+            var out: [UInt8] = Array("{\"response\":{\"header\":{\"resultCode\":\"\(code)\",\"resultMsg\":".utf8)
+            JSONWriter.appendString(message, to: &out)
+            out.append(contentsOf: "}}}\n".utf8)
+            return out
+        case .xml:
+            var out = Array(
+                (xmlDeclaration + "<response><header><resultCode>\(code)</resultCode><resultMsg>").utf8)
+            appendXMLText(message, to: &out)
+            out.append(contentsOf: "</resultMsg></header></response>\n".utf8)
+            return out
+        }
     }
 }

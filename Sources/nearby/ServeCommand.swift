@@ -15,7 +15,8 @@ struct ServeCommand: ParsableCommand {
             format=geojson), /v1/places/{id}, /v1/distance, /v1/where (as nearby \
             where), /healthz, /metrics (Prometheus text), /openapi.json, and \
             TourAPI's /B551011/KorService2/locationBasedList2, areaBasedList2, \
-            searchKeyword2, searchFestival2, detailCommon2 (docs/tourapi-compat.md).
+            searchKeyword2, searchFestival2, detailCommon2 (XML as TourAPI, JSON \
+            with _type=json; docs/tourapi-compat.md).
 
             When another process imports into the cache, the server reloads \
             within a second; a cursor from before gets 409. SIGINT or SIGTERM \

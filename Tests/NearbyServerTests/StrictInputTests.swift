@@ -11,8 +11,12 @@ import Testing
 @Suite(.serialized) struct StrictInputTests {
     static let tour = "/B551011/KorService2/"
 
+    /// The envelope's header, from TourAPI's JSON or its XML (the answer without `_type=json`).
     func tourHeader(_ r: LoopbackHTTP.Response) -> [String: Any] {
-        (r.json["response"] as? [String: Any])?["header"] as? [String: Any] ?? [:]
+        if r.headers["content-type"]?.hasPrefix("application/xml") == true {
+            return (try? TourXML(Array(r.body)))?.header ?? [:]
+        }
+        return (r.json["response"] as? [String: Any])?["header"] as? [String: Any] ?? [:]
     }
 
     /// Runs blocking work (the harness's start and stop, a request on a socket) on a thread of its
@@ -163,8 +167,9 @@ import Testing
                 let r = try await server.get(target)
                 #expect(r.status == 200, "\(target): \(r.text.prefix(300))")
                 #expect(tourHeader(r)["resultCode"] as? String == "0000", "\(target)")
+                #expect(r.headers["content-type"] == "application/xml; charset=utf-8", "\(target): XML, the default")
             }
-            try await expectRefused(server, Self.tour + "areaBasedList2?_type=xml", "_type")
+            try await expectRefused(server, Self.tour + "areaBasedList2?_type=yaml", "_type")
         }
     }
 

@@ -13,8 +13,12 @@ extension RealServer {
         func body(_ r: LoopbackHTTP.Response) -> [String: Any] {
             (r.json["response"] as? [String: Any])?["body"] as? [String: Any] ?? [:]
         }
+        /// The envelope's header, from TourAPI's JSON or (an error asked without `_type=json`) its XML.
         func header(_ r: LoopbackHTTP.Response) -> [String: Any] {
-            (r.json["response"] as? [String: Any])?["header"] as? [String: Any] ?? [:]
+            if r.headers["content-type"]?.hasPrefix("application/xml") == true {
+                return (try? TourXML(Array(r.body)))?.header ?? [:]
+            }
+            return (r.json["response"] as? [String: Any])?["header"] as? [String: Any] ?? [:]
         }
         func items(_ r: LoopbackHTTP.Response) -> [[String: Any]] {
             ((body(r)["items"] as? [String: Any])?["item"] as? [[String: Any]]) ?? []
@@ -109,7 +113,8 @@ extension RealServer {
                 ("locationBasedList2?mapX=abc&mapY=37.5&radius=100", 400, "10", "mapX"),
                 ("locationBasedList2?mapX=127&mapY=37.5&radius=30000", 400, "10", "radius"),
                 ("areaBasedList2?numOfRows=x", 400, "10", "numOfRows"),
-                ("areaBasedList2?_type=xml", 400, "10", "_type"),
+                ("areaBasedList2?_type=yaml", 400, "10", "_type"),
+                ("areaBasedList2?_type=yaml&numOfRows=x", 400, "10", "_type"),
                 ("areaBasedList2?lDongSignguCd=110", 400, "11", "lDongRegnCd"),
                 ("areaBasedList2?lDongRegnCd=11&lDongSignguCd=1", 400, "10", "lDongRegnCd"),
                 ("areaBasedList2?cat1=A0%2B", 400, "10", "cat1"),

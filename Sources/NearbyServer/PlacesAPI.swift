@@ -43,7 +43,6 @@ struct PlacesAPI: Sendable {
         let records = !PlaceWriter.writesOnlyIDs(format: format, fields: fields)
         // The table format is rendered whole (column widths), so it takes its records at once.
         let (snapshot, answer, ticket) = try await page(query, records: records, streams: format != .table)
-        let chosenAnswer = answer
 
         var headers: HTTPFields = [:]
         headers[.contentType] = format.mediaType
@@ -58,16 +57,16 @@ struct PlacesAPI: Sendable {
             var blocks = blocks
             if chosenFormat == .json {
                 blocks.bytes.append(contentsOf: "{\"total\":".utf8)
-                JSONNumber.appendOrNull(chosenAnswer.total, to: &blocks.bytes)
+                JSONNumber.appendOrNull(answer.total, to: &blocks.bytes)
                 blocks.bytes.append(contentsOf: ",\"page\":".utf8)
-                JSONNumber.append(chosenAnswer.page, to: &blocks.bytes)
+                JSONNumber.append(answer.page, to: &blocks.bytes)
                 blocks.bytes.append(contentsOf: ",\"next\":".utf8)
                 (next.map(JSONScalar.string) ?? .null).append(to: &blocks.bytes)
                 blocks.bytes.append(contentsOf: ",\"places\":".utf8)
                 try blocks.flush()
             }
             var writer = PlaceWriter(format: chosenFormat, fields: chosenFields, to: blocks)
-            try writer.write(chosenAnswer, query: query, tookMs: 0)
+            try writer.write(answer, query: query, tookMs: 0)
             try writer.finish()
             if chosenFormat == .json { try blocks.sink("}\n") }
         }

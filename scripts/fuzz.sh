@@ -3,6 +3,7 @@
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     default: 20 s, every target in Fuzz/Targets
 #   FUZZ_RUNS=1000000 scripts/fuzz.sh 900 FuzzJSON        stop at a million executions (or 900 s)
+#   FUZZ_JOBS=1 scripts/fuzz.sh                           one target at a time (default: one per core)
 #
 # Builds NearbyCore and NearbyStore with coverage and AddressSanitizer into .build/fuzz (checked
 # arithmetic: -O, not -Ounchecked), then runs each target for the given time starting from its committed
@@ -54,25 +55,37 @@ if [[ ${#targets[@]} -eq 0 ]]; then
     done
 fi
 
-status=0
-for t in "${targets[@]}"; do
+# One target: its regression inputs, then fuzzing for the given time. Prints one line; returns 1 on a failure.
+run_target() {
+    local t=$1
     mkdir -p "$OUT/corpus/$t" "Fuzz/Corpus/$t"
-    seeds=("Fuzz/Corpus/$t")
+    local seeds=("Fuzz/Corpus/$t")
     [[ -d Fuzz/Regressions/$t ]] && seeds+=("Fuzz/Regressions/$t")
     # Regression inputs first: each must pass on its own.
     if [[ -d Fuzz/Regressions/$t ]] && ls Fuzz/Regressions/$t/* >/dev/null 2>&1; then
         "$OUT/bin/$t" Fuzz/Regressions/$t/* >"$OUT/logs/$t.regressions.log" 2>&1 \
-            || { echo "fuzz: $t: a regression input fails again (log: $OUT/logs/$t.regressions.log)" >&2; status=1; continue; }
+            || { echo "fuzz: $t: a regression input fails again (log: $OUT/logs/$t.regressions.log)" >&2; return 1; }
     fi
     if "$OUT/bin/$t" -max_total_time="$SECONDS_PER_TARGET" ${FUZZ_RUNS:+-runs=$FUZZ_RUNS} -max_len=4096 -timeout=10 \
         -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$OUT/crashes/$t-" \
         "$OUT/corpus/$t" "${seeds[@]}" >"$OUT/logs/$t.log" 2>&1; then
+        local runs took
         runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$OUT/logs/$t.log" | grep -o '[0-9]*$' || echo '?')
         took=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$OUT/logs/$t.log" | grep -o 'in [0-9]*' | grep -o '[0-9]*' || echo "$SECONDS_PER_TARGET")
         echo "fuzz: $t: $runs executions in $took s, no crash"
     else
         echo "fuzz: $t: FAILED (log: $OUT/logs/$t.log; input in $OUT/crashes/)" >&2
-        status=1
+        return 1
     fi
+}
+
+# FUZZ_JOBS targets at a time (default: one per core), each a single-threaded process; a failed target
+# leaves a mark in the logs folder, read once all have ended.
+jobs=${FUZZ_JOBS:-$(nproc)}
+rm -f "$OUT"/logs/*.failed
+for t in "${targets[@]}"; do
+    while (( $(jobs -rp | wc -l) >= jobs )); do sleep 0.2; done
+    { run_target "$t" || touch "$OUT/logs/$t.failed"; } &
 done
-exit $status
+wait
+if ls "$OUT"/logs/*.failed >/dev/null 2>&1; then exit 1; fi

@@ -24,6 +24,7 @@ extension RealServer {
                 let parameters = (item["get"] as? [String: Any])?["parameters"] as? [[String: Any]] ?? []
                 // Required parameters get plausible values; the documented path must answer 200.
                 var target = path.replacingOccurrences(of: "{id}", with: "1")
+                for name in ["{z}", "{x}", "{y}"] { target = target.replacingOccurrences(of: name, with: "0") }
                 let values = [
                     "lat1": "37.5", "lon1": "127", "lat2": "35.1", "lon2": "129", "mapX": "126.978", "mapY": "37.5665",
                     "radius": "1000", "keyword": "%EC%9E%A5", "eventStartDate": "20250101", "contentId": "1",

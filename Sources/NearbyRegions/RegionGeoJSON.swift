@@ -43,6 +43,9 @@ extension RegionIndex {
         }
         var next: [SIMD2<Double>: [SIMD2<Double>]] = [:]
         for (key, n) in count where n > 0 { for _ in 0..<n { next[key.a, default: []].append(key.b) } }
+        // In a fixed order (the dictionary's is per process), so that the rings, and the bytes of the
+        // GeoJSON and of vector tiles made from them, are the same in every run.
+        for key in next.keys { next[key]!.sort { ($0.x, $0.y) > ($1.x, $1.y) } }
         var outRings: [[SIMD2<Double>]] = []
         for start in next.keys.sorted(by: { ($0.x, $0.y) < ($1.x, $1.y) }) {
             while let first = next[start]?.popLast() {

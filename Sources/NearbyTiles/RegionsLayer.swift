@@ -5,9 +5,9 @@ import NearbyRegions
 /// is drawn as its 구) as polygons with `code`, `name` (Korean) and `level`, from the offline
 /// boundaries (data/kr_regions.bin), so a map has a base map without the internet.
 ///
-/// Each zoom's polygons are simplified once (Douglas–Peucker in world units, `tolerancePixels` tile
-/// pixels at that zoom, up to `simplifyUpToZoom`), then each tile's are clipped to the tile and its
-/// buffer. A tile's encoded layer is kept (it never changes while the process runs) up to
+/// A region's polygons are made (dissolved from its towns) when a tile first needs them, and
+/// simplified once per zoom (Douglas–Peucker in world units, `tolerancePixels` tile pixels at that
+/// zoom, up to `simplifyUpToZoom`); each tile's are then clipped to the tile and its buffer. A tile's encoded layer is kept (it never changes while the process runs) up to
 /// `cacheBytes`, the oldest dropped first. Safe to share across threads.
 public final class RegionsLayer: @unchecked Sendable {
     public static let name = "regions"
@@ -22,20 +22,20 @@ public final class RegionsLayer: @unchecked Sendable {
     public static let buffer = 64
 
     private struct Shape {
-        var code: String
-        var name: String
-        var level: RegionLevel
         /// Polygons → rings (closed) in world units; each polygon's box (minX, minY, maxX, maxY).
         var polygons: [[[SIMD2<Double>]]]
         var boxes: [SIMD4<Double>]
-        var box: SIMD4<Double>
     }
 
     private let index: RegionIndex
     private let cacheBytes: Int
+    /// The regions each level draws, with their boxes in world units: the only work done up front.
+    private let drawn: [RegionLevel: [(region: Region, box: SIMD4<Double>)]]
     private let lock = NSLock()
-    /// Shapes per level and simplification zoom.
-    private var shapes: [Int: [Shape]] = [:]
+    /// Each region's polygons in world units (key: region id), and simplified for a zoom
+    /// (key: region id × 32 + zoom; nil when nothing is left at that zoom): made on first use.
+    private var full: [Int: Shape] = [:]
+    private var simplified: [Int: Shape?] = [:]
     private var cached: [TileID: [UInt8]] = [:]
     private var cacheOrder: [TileID] = []
     private var cacheOrderStart = 0
@@ -44,6 +44,16 @@ public final class RegionsLayer: @unchecked Sendable {
     public init(index: RegionIndex, cacheBytes: Int = 64 << 20) {
         self.index = index
         self.cacheBytes = cacheBytes
+        var drawn: [RegionLevel: [(region: Region, box: SIMD4<Double>)]] = [:]
+        // The 시군구 drawn are those without parts: a city of 일반구 is drawn as its 구.
+        for region in index.regions where (region.level == .sido || region.level == .sigungu) && region.parts.isEmpty {
+            let b = index.boundingBox(region)
+            let box = SIMD4(
+                TileMath.worldX(lon: b.minLon), TileMath.worldY(lat: b.maxLat), TileMath.worldX(lon: b.maxLon),
+                TileMath.worldY(lat: b.minLat))
+            drawn[region.level, default: []].append((region, box))
+        }
+        self.drawn = drawn
     }
 
     /// The layer of `tile` as an encoded tile message (a `Tile` with this one layer; empty bytes when
@@ -77,7 +87,8 @@ public final class RegionsLayer: @unchecked Sendable {
 
     /// The layer's features in `tile`.
     public func layer(_ tile: TileID, extent: Int = VectorTile.defaultExtent) -> TileLayer {
-        let all = shapes(zoom: min(tile.z, Self.simplifyUpToZoom), level: tile.z < Self.sigunguZoom ? .sido : .sigungu)
+        let level: RegionLevel = tile.z < Self.sigunguZoom ? .sido : .sigungu
+        let zoom = min(tile.z, Self.simplifyUpToZoom)
         let n = Double(tile.size)
         let pad = Double(Self.buffer) / Double(extent)
         let box = SIMD4(
@@ -85,7 +96,8 @@ public final class RegionsLayer: @unchecked Sendable {
             (Double(tile.y + 1) + pad) / n)
         let projection = TileProjection(tile: tile, extent: extent)
         var features: [TileFeature] = []
-        for shape in all where Self.overlaps(shape.box, box) {
+        for (region, regionBox) in drawn[level] ?? [] where Self.overlaps(regionBox, box) {
+            guard let shape = shape(region, zoom: zoom) else { continue }
             var polygons: [[[SIMD2<Double>]]] = []
             for (polygon, polygonBox) in zip(shape.polygons, shape.boxes) where Self.overlaps(polygonBox, box) {
                 polygons.append(polygon.map { ring in ring.map { projection.pixel(world: $0) } })
@@ -93,10 +105,10 @@ public final class RegionsLayer: @unchecked Sendable {
             guard let geometry = TileClip.polygon(polygons, extent: extent, buffer: Self.buffer) else { continue }
             features.append(
                 TileFeature(
-                    id: UInt64(shape.code),
+                    id: UInt64(region.code),
                     properties: [
-                        ("code", .string(shape.code)), ("name", .string(shape.name)),
-                        ("level", .string(shape.level.description)),
+                        ("code", .string(region.code)), ("name", .string(region.name)),
+                        ("level", .string(region.level.description)),
                     ], geometry: geometry))
         }
         return TileLayer(name: Self.name, features: features, extent: extent)
@@ -112,50 +124,37 @@ public final class RegionsLayer: @unchecked Sendable {
         a.x <= b.z && b.x <= a.z && a.y <= b.w && b.y <= a.w
     }
 
-    /// The level's shapes simplified for `zoom`, made on first use (the level's unsimplified shapes
-    /// first, then the zoom's).
-    private func shapes(zoom: Int, level: RegionLevel) -> [Shape] {
-        let key = level.rawValue * 100 + zoom
-        let baseKey = level.rawValue * 100 + 99
+    /// The region's polygons simplified for `zoom`, made on first use (its polygons in world units
+    /// first, dissolved from its towns); nil when simplification leaves nothing.
+    private func shape(_ region: Region, zoom: Int) -> Shape? {
+        let key = region.id * 32 + zoom
         lock.lock()
-        if let done = shapes[key] {
+        if let done = simplified[key] {
             lock.unlock()
             return done
         }
-        let base = shapes[baseKey]
+        let known = full[region.id]
         lock.unlock()
-        let full = base ?? Self.worldShapes(index, level: level)
+        let whole =
+            known
+            ?? {
+                let polygons = index.polygons(region).map { polygon in
+                    polygon.map { ring in ring.map { SIMD2(TileMath.worldX(lon: $0.x), TileMath.worldY(lat: $0.y)) } }
+                }
+                return Shape(polygons: polygons, boxes: polygons.map { Self.box($0[0]) })
+            }()
         let tolerance = Self.tolerancePixels / (Double(VectorTile.defaultExtent) * Double(1 << zoom))
-        let simplified = full.compactMap { shape -> Shape? in
-            var s = shape
-            s.polygons = shape.polygons.compactMap { polygon -> [[SIMD2<Double>]]? in
-                let rings = polygon.map { TileClip.simplify($0, tolerance: tolerance) }
-                guard rings[0].count >= 4 else { return nil }
-                return [rings[0]] + rings.dropFirst().filter { $0.count >= 4 }
-            }
-            guard !s.polygons.isEmpty else { return nil }
-            s.boxes = s.polygons.map { Self.box($0[0]) }
-            s.box = Self.union(s.boxes)
-            return s
+        let polygons = whole.polygons.compactMap { polygon -> [[SIMD2<Double>]]? in
+            let rings = polygon.map { TileClip.simplify($0, tolerance: tolerance) }
+            guard rings[0].count >= 4 else { return nil }
+            return [rings[0]] + rings.dropFirst().filter { $0.count >= 4 }
         }
+        let shape = polygons.isEmpty ? nil : Shape(polygons: polygons, boxes: polygons.map { Self.box($0[0]) })
         lock.lock()
         defer { lock.unlock() }
-        shapes[baseKey] = full
-        shapes[key] = simplified
-        return simplified
-    }
-
-    private static func worldShapes(_ index: RegionIndex, level: RegionLevel) -> [Shape] {
-        // The 시군구 drawn are those without parts: a city of 일반구 is drawn as its 구.
-        let regions = index.regions.filter { $0.level == level && $0.parts.isEmpty }
-        return regions.map { region in
-            let polygons = index.polygons(region).map { polygon in
-                polygon.map { ring in ring.map { SIMD2(TileMath.worldX(lon: $0.x), TileMath.worldY(lat: $0.y)) } }
-            }
-            let boxes = polygons.map { box($0[0]) }
-            return Shape(
-                code: region.code, name: region.name, level: level, polygons: polygons, boxes: boxes, box: union(boxes))
-        }
+        full[region.id] = whole
+        simplified[key] = shape
+        return shape
     }
 
     private static func box(_ ring: [SIMD2<Double>]) -> SIMD4<Double> {
@@ -164,9 +163,4 @@ public final class RegionsLayer: @unchecked Sendable {
         return b
     }
 
-    private static func union(_ boxes: [SIMD4<Double>]) -> SIMD4<Double> {
-        boxes.reduce(SIMD4(.infinity, .infinity, -.infinity, -.infinity)) {
-            SIMD4(min($0.x, $1.x), min($0.y, $1.y), max($0.z, $1.z), max($0.w, $1.w))
-        }
-    }
 }

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Latency of `GET /tiles/{z}/{x}/{y}.mvt` on a warm release server over the default 100k cache
 # (`nearby generate`): for zooms 0, 6, 10 and 14, the tiles over the places (at 10 and 14, a sample
-# around Seoul, Busan and Jeju), each asked once to warm the server (region layers, pages), then asked
-# ROUNDS times over one keep-alive connection with Accept-Encoding: gzip; p50, p99 and the mean size.
+# around five cities), each asked once to warm the server (region layers, pages, the places layers of
+# tiles below zoom 12, which the server keeps per generation and query), then asked ROUNDS times over
+# one keep-alive connection with Accept-Encoding: gzip: p50, p99 and the mean size; and made afresh
+# (fresh_*: each round another filter that every place passes, so no places layer is kept yet).
 #
 #   scripts/bench-tiles.sh [OUT_DIR]          (default /tmp/bench-tiles)
 #
@@ -65,17 +67,27 @@ def get(path):
     assert r.status == 200, (path, r.status, body[:200])
     return time.perf_counter() - start, len(body)
 
+def quantile(times, f):
+    times = sorted(times)
+    return round(times[min(len(times) - 1, int(f * len(times)))] * 1000, 2)
+
 for z in (0, 6, 10, 14):
-    paths = ['/tiles/%d/%d/%d.mvt%s' % (z, x, y, ('?' + query) if query else '') for z, x, y in tiles(z)]
-    for p in paths: get(p)  # warm
-    times, sizes = [], []
+    def paths(extra):
+        q = '&'.join(p for p in (query, extra) if p)
+        return ['/tiles/%d/%d/%d.mvt%s' % (z, x, y, ('?' + q) if q else '') for z, x, y in tiles(z)]
+    for p in paths(''): get(p)  # warm: regions layers, pages; coarse tiles' places layers kept
+    warm, sizes = [], []
     for _ in range(rounds):
-        for p in paths:
+        for p in paths(''):
             t, n = get(p)
-            times.append(t)
+            warm.append(t)
             sizes.append(n)
-    times.sort()
-    q = lambda f: times[min(len(times) - 1, int(f * len(times)))] * 1000
-    print(json.dumps({'zoom': z, 'tiles': len(paths), 'requests': len(times), 'p50_ms': round(q(0.5), 2),
-                      'p99_ms': round(q(0.99), 2), 'mean_gzip_bytes': int(sum(sizes) / len(sizes))}))
+    # Made afresh: a filter every place passes, another day each round, so no layer is kept yet.
+    cold = []
+    for k in range(min(rounds, 28)):
+        for p in paths('created-since=1990-01-%02d' % (k + 1)):
+            cold.append(get(p)[0])
+    print(json.dumps({'zoom': z, 'tiles': len(paths('')), 'requests': len(warm), 'p50_ms': quantile(warm, 0.5),
+                      'p99_ms': quantile(warm, 0.99), 'fresh_p50_ms': quantile(cold, 0.5),
+                      'fresh_p99_ms': quantile(cold, 0.99), 'mean_gzip_bytes': int(sum(sizes) / len(sizes))}))
 EOF

@@ -10,6 +10,9 @@ struct TilesAPI: Sendable {
     let engine: LiveEngine
     let options: ServerOptions
     let regions: RegionsSource
+    /// The places layers of coarse tiles (below `smallFromZoom`), by generation, tile and query: such
+    /// a tile reads every place of a large box, and is the same until an import.
+    let places = TileBytesCache(budget: 32 << 20)
 
     /// Tiles from this zoom on run at once when a lane is free, as small pages do (their boxes hold
     /// few places); coarser tiles wait in the long line, off the event loops.
@@ -41,11 +44,19 @@ struct TilesAPI: Sendable {
             return Response(status: .notModified, headers: headers)
         }
         let layer = try regions.layer()
-        let points = try await snapshot.withLane(small: z >= Self.smallFromZoom, timeout: options.requestTimeout) {
-            engine, fetch in
-            try query.points(for: tile, run: { try engine.run($0, records: false) }, fetch: fetch)
+        let key = "\(snapshot.generation) \(tile) \(query.canonical)"
+        var body: [UInt8]
+        if z < Self.smallFromZoom, let known = places.bytes(key) {
+            body = layer.encoded(tile) + known
+        } else {
+            let points = try await snapshot.withLane(small: z >= Self.smallFromZoom, timeout: options.requestTimeout) {
+                engine, fetch in
+                try query.points(for: tile, run: { try engine.run($0, records: false) }, fetch: fetch)
+            }
+            let placeBytes = VectorTile.encode([PlacesLayer.layer(points, tile: tile)])
+            if z < Self.smallFromZoom { places.keep(key, placeBytes) }
+            body = layer.encoded(tile) + placeBytes
         }
-        var body = TileQuery.tile(tile, points: points, regions: layer)
         headers[.contentType] = VectorTile.mediaType
         if Self.acceptsGzip(request.headers[.acceptEncoding]) {
             body = try Gzip.compress(body)
@@ -118,5 +129,41 @@ final class RegionsSource: @unchecked Sendable {
         let layer = RegionsLayer(index: index)
         loaded = layer
         return layer
+    }
+}
+
+/// Encoded tile layers by key, up to `budget` bytes, the oldest dropped first.
+final class TileBytesCache: @unchecked Sendable {
+    private let budget: Int
+    private let lock = NSLock()
+    private var entries: [String: [UInt8]] = [:]
+    private var order: [String] = []
+    private var orderStart = 0
+    private var total = 0
+
+    init(budget: Int) { self.budget = budget }
+
+    func bytes(_ key: String) -> [UInt8]? {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries[key]
+    }
+
+    func keep(_ key: String, _ bytes: [UInt8]) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard entries[key] == nil else { return }
+        entries[key] = bytes
+        order.append(key)
+        total += bytes.count + key.utf8.count + 64
+        while total > budget, orderStart < order.count {
+            let old = order[orderStart]
+            orderStart += 1
+            total -= (entries.removeValue(forKey: old)?.count ?? 0) + old.utf8.count + 64
+        }
+        if orderStart > 1024 {
+            order.removeFirst(orderStart)
+            orderStart = 0
+        }
     }
 }

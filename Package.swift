@@ -4,6 +4,7 @@ import PackageDescription
 // Dependencies point one way (ARCHITECTURE.md):
 //   NearbyCore ← NearbyStore ← NearbyKit ← NearbyBench ← nearby
 //   NearbyCore ← NearbyRegions ← NearbyKit ← NearbyServer ← nearby
+//   NearbyCore, NearbyRegions ← NearbyTiles ← NearbyKit (vector tiles; zlib through CZlib)
 //   NearbyCore ← NearbyStore ← NearbyPostGIS ← NearbyServer, nearby
 //   NearbyCore ← NearbyCarousel ← NearbyBench, nearby
 // PostgreSQL is opt-in: NearbyKit neither depends on NearbyPostGIS nor links libpq (NearbyCLITests's
@@ -17,6 +18,7 @@ let package = Package(
         .library(name: "NearbyStore", targets: ["NearbyStore"]),
         .library(name: "NearbyKit", targets: ["NearbyKit"]),
         .library(name: "NearbyRegions", targets: ["NearbyRegions"]),
+        .library(name: "NearbyTiles", targets: ["NearbyTiles"]),
         .library(name: "NearbyCarousel", targets: ["NearbyCarousel"]),
         .library(name: "NearbyServer", targets: ["NearbyServer"]),
         .library(name: "NearbyPostGIS", targets: ["NearbyPostGIS"]),
@@ -37,6 +39,7 @@ let package = Package(
         // PROJ's headers only (from /usr/include): its library is loaded with dlopen when first used, so a
         // process that never measures a geodesic or projected distance does not pay for loading it.
         .systemLibrary(name: "CPROJ", providers: [.apt(["libproj-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // One inline function over a header: the compiler's prefetch hint (PlaceRows.forEachID).
         .systemLibrary(name: "CPrefetch"),
@@ -49,7 +52,8 @@ let package = Package(
         .target(
             name: "NearbyPostGIS", dependencies: ["NearbyCore", "NearbyStore", "CLibPQ"],
             resources: [.copy("Migrations")]),
-        .target(name: "NearbyKit", dependencies: ["NearbyCore", "NearbyStore", "NearbyRegions"]),
+        .target(name: "NearbyKit", dependencies: ["NearbyCore", "NearbyStore", "NearbyRegions", "NearbyTiles"]),
+        .target(name: "NearbyTiles", dependencies: ["NearbyCore", "NearbyRegions", "CZlib"]),
         .target(name: "NearbyCarousel", dependencies: ["NearbyCore"]),
         .target(name: "NearbyRegions", dependencies: ["NearbyCore"]),
         .target(name: "NearbyBench", dependencies: ["NearbyKit", "NearbyCarousel"]),
@@ -100,6 +104,8 @@ let package = Package(
         .testTarget(
             name: "NearbyRegionsTests", dependencies: ["NearbyRegions", "NearbyCore", "NearbyTestSupport"],
             exclude: ["Fixtures"]),
+        .testTarget(
+            name: "NearbyTilesTests", dependencies: ["NearbyTiles", "NearbyRegions", "NearbyCore", "NearbyTestSupport"]),
         .testTarget(name: "NearbyPostGISTests", dependencies: ["NearbyPostGIS", "NearbyKit", "NearbyTestSupport"]),
         .testTarget(name: "NearbyCLITests", dependencies: ["nearby", "NearbyBench", "NearbyTestSupport"]),
     ]

@@ -6,13 +6,7 @@ import Foundation
 /// rest are chained into rings (the arcs are shared exactly, so no slivers remain).
 extension RegionIndex {
     public func geoJSON(_ region: Region) -> String {
-        let faces = shapeFaces(region)
-        let polygons: [[[SIMD2<Double>]]]
-        if region.level == .emd || region.level == .ri {
-            polygons = faces.flatMap { rings(face: $0) }
-        } else {
-            polygons = dissolve(faces)
-        }
+        let polygons = self.polygons(region)
         var out =
             "{\"type\":\"Feature\",\"properties\":{\"code\":\"\(region.code)\",\"name\":\(Self.quoted(region.name)),"
         out += "\"fullName\":\(Self.quoted(region.fullName)),\"level\":\"\(region.level)\"},"
@@ -25,6 +19,13 @@ extension RegionIndex {
         }.joined(separator: ",")
         out += "]}}"
         return out
+    }
+
+    /// The region's boundary as polygons, each its shell then its holes, every ring closed, (lon, lat)
+    /// degrees: shells counter-clockwise, holes clockwise. A 시군구 or 시도 is dissolved from its towns.
+    public func polygons(_ region: Region) -> [[[SIMD2<Double>]]] {
+        let faces = shapeFaces(region)
+        return region.level == .emd || region.level == .ri ? faces.flatMap { rings(face: $0) } : dissolve(faces)
     }
 
     /// Polygons (shell, holes…) of the union of faces that share arcs exactly.
@@ -42,6 +43,9 @@ extension RegionIndex {
         }
         var next: [SIMD2<Double>: [SIMD2<Double>]] = [:]
         for (key, n) in count where n > 0 { for _ in 0..<n { next[key.a, default: []].append(key.b) } }
+        // In a fixed order (the dictionary's is per process), so that the rings, and the bytes of the
+        // GeoJSON and of vector tiles made from them, are the same in every run.
+        for key in next.keys { next[key]!.sort { ($0.x, $0.y) > ($1.x, $1.y) } }
         var outRings: [[SIMD2<Double>]] = []
         for start in next.keys.sorted(by: { ($0.x, $0.y) < ($1.x, $1.y) }) {
             while let first = next[start]?.popLast() {

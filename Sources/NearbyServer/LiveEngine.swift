@@ -134,6 +134,18 @@ public final class EngineSnapshot: @unchecked Sendable {
         return probe
     }
 
+    /// `body`'s answer from a lane's engine and its record fetch (the places of some ids, in their
+    /// order, from this generation): work that runs several queries or fetches on one lane (a tile).
+    /// `small` work runs at once when a lane is free, as small pages do; other work takes the long line.
+    func withLane<T: Sendable>(
+        small: Bool, timeout: Duration,
+        _ body: @escaping @Sendable (any QueryEngine, ([String]) throws -> [Place]) throws -> T
+    ) async throws -> T {
+        try await lanes.run(timeout: timeout, small: inline && small, short: small) { lane in
+            try body(lane.engine, lane.places)
+        }
+    }
+
     public func place(id: String, timeout: Duration) async throws -> Place? {
         try await lanes.run(timeout: timeout, small: inline, short: true) { try $0.place(id) }
     }

@@ -45,20 +45,30 @@ public struct ServerOptions: Sendable {
     public init() {}
 }
 
-/// The HTTP server: Nearby's API (`/v1/…`), TourAPI's (`/B551011/KorService2/…`), `/healthz`, on
+/// The HTTP server: Nearby's API (`/v1/…`), vector tiles (`/tiles/…`), TourAPI's (`/B551011/KorService2/…`), `/healthz`, on
 /// Hummingbird, reloading the engine when the cache changes.
 public enum NearbyHTTPServer {
     /// Every path the server answers (`{id}` one path segment); `/openapi.json` documents each.
     public static let paths =
-        ["/v1/places", "/v1/places/{id}", "/v1/distance", "/v1/where", "/healthz", "/metrics", "/openapi.json"]
+        [
+            "/v1/places", "/v1/places/{id}", "/v1/distance", "/v1/where", "/tiles/{z}/{x}/{y}.mvt", "/healthz",
+            "/metrics",
+            "/openapi.json",
+        ]
         + TourAPI.operations.map { TourAPI.prefix + $0 }
 
     /// The template in `paths` that `path` matches (so a router 404 there means a wrong method), or nil.
+    /// A `{name}` segment matches any non-empty segment, `{name}.ext` one that ends in `.ext` after something.
     static func route(_ path: Substring) -> String? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         return templates.first { template in
             let t = template.segments
-            return t.count == parts.count && zip(t, parts).allSatisfy { $0 == $1 || ($0.hasPrefix("{") && !$1.isEmpty) }
+            return t.count == parts.count
+                && zip(t, parts).allSatisfy { t, p in
+                    guard t.hasPrefix("{"), let close = t.firstIndex(of: "}") else { return t == p }
+                    let suffix = t[t.index(after: close)...]
+                    return p.count > suffix.count && p.hasSuffix(suffix)
+                }
         }?.path
     }
 
@@ -78,6 +88,7 @@ public enum NearbyHTTPServer {
         }
         let api = PlacesAPI(engine: engine, options: options, largeAnswers: largeAnswers)
         let tour = TourAPI(engine: engine, options: options, api: api)
+        let tiles = TilesAPI(engine: engine, options: options, regions: RegionsSource.shared)
         router.add(
             middleware: ServerMiddleware(
                 maxURLLength: options.maxURLLength,
@@ -95,6 +106,11 @@ public enum NearbyHTTPServer {
         }
         router.get("/v1/distance") { request, _ in try api.distance(request) }
         router.get("/v1/where") { request, _ in try api.whereAt(request) }
+        router.get("/tiles/:z/:x/{y}.mvt") { request, context in
+            try await tiles.tile(
+                request, z: context.parameters.get("z") ?? "", x: context.parameters.get("x") ?? "",
+                y: context.parameters.get("y") ?? "")
+        }
         router.get("/healthz") { _, _ in api.health() }
         router.get("/metrics") { _, _ in
             Response(

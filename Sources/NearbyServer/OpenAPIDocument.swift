@@ -99,6 +99,33 @@ enum OpenAPIDocument {
                     ],
                 ]
             ],
+            "/tiles/{z}/{x}/{y}.mvt": [
+                "get": [
+                    "summary":
+                        "A Mapbox Vector Tile (2.1) of the places that pass the filters (layer places) and the region boundaries (layer regions); docs/tiles.md.",
+                    "parameters": [
+                        parameter("z", "Zoom, 0…\(TileID.maxZoom).", required: true, type: "integer", in: "path"),
+                        parameter(
+                            "x", "Column, 0…2^z - 1 from the antimeridian eastwards.", required: true, type: "integer",
+                            in: "path"),
+                        parameter(
+                            "y", "Row, 0…2^z - 1 from the north (XYZ).", required: true, type: "integer", in: "path"),
+                    ]
+                        + QueryParameters.all.filter { !TileQuery.refused.contains($0.name) }.map { p in
+                            parameter(p.name, p.help, type: p.isFlag ? "boolean" : "string")
+                        },
+                    "responses": [
+                        "200": [
+                            "description":
+                                "The tile (empty when nothing is in it); gzip with Accept-Encoding: gzip; ETag per cache generation and query.",
+                            "content": [VectorTile.mediaType: ["schema": ["type": "string", "format": "binary"]]],
+                        ],
+                        "304": ["description": "If-None-Match holds the tile's ETag"],
+                        "400": response("Bad z, x, y or filter, naming the parameter"),
+                        "503": errors["503"]!,
+                    ],
+                ]
+            ],
             "/healthz": [
                 "get": ["summary": "Liveness: {status, generation, places}.", "responses": ["200": response("ok")]]
             ],

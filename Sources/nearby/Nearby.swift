@@ -26,6 +26,7 @@ struct Nearby: ParsableCommand {
             ServeCommand.self,
             WhereCommand.self,
             RegionCommand.self,
+            TilesCommand.self,
         ]
     )
 

@@ -13,7 +13,9 @@ struct ServeCommand: ParsableCommand {
             Endpoints: GET /v1/places (the parameters of nearby query; JSON, \
             JSON lines with format=jsonl or Accept: application/x-ndjson, or \
             format=geojson), /v1/places/{id}, /v1/distance, /v1/where (as nearby \
-            where), /healthz, /metrics (Prometheus text), /openapi.json, and \
+            where), /tiles/{z}/{x}/{y}.mvt (vector tiles of the places and the \
+            region boundaries; docs/tiles.md), /healthz, /metrics (Prometheus \
+            text), /openapi.json, and \
             TourAPI's /B551011/KorService2/locationBasedList2, areaBasedList2, \
             searchKeyword2, searchFestival2, detailCommon2 (XML as TourAPI, JSON \
             with _type=json; docs/tourapi-compat.md).

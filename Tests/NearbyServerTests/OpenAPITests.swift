@@ -24,6 +24,10 @@ extension RealServer {
                 let parameters = (item["get"] as? [String: Any])?["parameters"] as? [[String: Any]] ?? []
                 // Required parameters get plausible values; the documented path must answer 200.
                 var target = path.replacingOccurrences(of: "{id}", with: "1")
+                // A tile of the open Pacific: no region to draw, so the first tile dissolves no boundary.
+                for (name, value) in [("{z}", "14"), ("{x}", "0"), ("{y}", "8000")] {
+                    target = target.replacingOccurrences(of: name, with: value)
+                }
                 let values = [
                     "lat1": "37.5", "lon1": "127", "lat2": "35.1", "lon2": "129", "mapX": "126.978", "mapY": "37.5665",
                     "radius": "1000", "keyword": "%EC%9E%A5", "eventStartDate": "20250101", "contentId": "1",

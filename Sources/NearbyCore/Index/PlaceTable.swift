@@ -121,12 +121,14 @@ public final class PlaceTable: @unchecked Sendable {
         buildsOrders = true
     }
 
-    /// A table of ids alone, row i the id `ids[i]` (`PlaceRows.keepingOnlyIDs`): rows answered already,
-    /// whose records are fetched by id as they are written. No query runs on it (its columns are empty).
-    init(ids: [String]) {
+    /// A table of ids and positions alone, row i the id `ids[i]` at (lon, lat) `points[2i], points[2i + 1]`
+    /// (`PlaceRows.keepingOnlyIDs`): rows answered already, whose records are fetched by id as they are
+    /// written. No query runs on it (its other columns are empty).
+    init(ids: [String], points: [Double]) {
+        precondition(points.count == 2 * ids.count)
         places = []
         count = ids.count
-        points = nil
+        self.points = Column(points)
         idRanks = nil
         rowsByIdRank = nil
         category = PackedColumn([])

@@ -209,8 +209,8 @@ public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
         return PlaceRows(self, source: RecordSource(chunk: Swift.max(1, chunk), fetch: fetch))
     }
 
-    /// These rows without their records: their ids (some 20 bytes a row) and distances in a table of
-    /// their own (`PlaceTable(ids:)`), for an engine whose table is made for one query (the SQLite
+    /// These rows without their records: their ids (some 20 bytes a row), positions and distances in a table of
+    /// their own (`PlaceTable(ids:points:)`), for an engine whose table is made for one query (the SQLite
     /// engine's candidates), so that an answer kept while it is written (a streamed page, whose records
     /// `fetchingRecords(inChunksOf:_:)` fetches) does not keep every candidate's record. Rows without
     /// records and fetched rows are returned as they are.
@@ -218,7 +218,13 @@ public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
         guard hasRecords, let table, !table.places.isEmpty else { return self }
         let ids = rows.map { table.id($0.item) }
         let own = rows.indices.map { Row(item: $0, dist: rows[$0].dist) }
-        return PlaceRows(table: PlaceTable(ids: ids), rows: own, records: false)
+        var points: [Double] = []
+        points.reserveCapacity(2 * rows.count)
+        for row in rows {
+            points.append(table.lon(row.item))
+            points.append(table.lat(row.item))
+        }
+        return PlaceRows(table: PlaceTable(ids: ids, points: points), rows: own, records: false)
     }
 
     /// The places of `part`'s rows, fetched by id, in order; the stale-cache error unless each is there.
@@ -242,6 +248,14 @@ public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
             precondition(hasRecords, "rows answered without records have only ids (forEachID)")
             if let table { yield table.places[rows[i].item] } else { yield fetched[i] }
         }
+    }
+
+    /// Row `i`'s position, read from the table's points (rows answered without records too) or its
+    /// place: what a map needs of a row before it fetches any record.
+    public func coordinate(at i: Int) -> Coordinate {
+        guard let table else { return Coordinate(lat: fetched[i].lat, lon: fetched[i].lon) }
+        let row = rows[i].item
+        return Coordinate(lat: table.lat(row), lon: table.lon(row))
     }
 
     /// The distance the engine stored with row `i` (`QueryAnswer.distance(at:)` reads it).

@@ -31,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -49,7 +50,11 @@ let package = Package(
         .target(
             name: "NearbyPostGIS", dependencies: ["NearbyCore", "NearbyStore", "CLibPQ"],
             resources: [.copy("Migrations")]),
-        .target(name: "NearbyKit", dependencies: ["NearbyCore", "NearbyStore", "NearbyRegions"]),
+        .target(
+            name: "NearbyKit",
+            dependencies: [
+                "NearbyCore", "NearbyStore", "NearbyRegions", .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .target(name: "NearbyCarousel", dependencies: ["NearbyCore"]),
         .target(name: "NearbyRegions", dependencies: ["NearbyCore"]),
         .target(name: "NearbyBench", dependencies: ["NearbyKit", "NearbyCarousel"]),

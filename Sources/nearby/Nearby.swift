@@ -26,6 +26,14 @@ struct Nearby: ParsableCommand {
             ServeCommand.self,
             WhereCommand.self,
             RegionCommand.self,
+            BookmarkCommand.self,
+            RateCommand.self,
+            MemoCommand.self,
+            VisitCommand.self,
+            HistoryCommand.self,
+            UserCommand.self,
+            BackupCommand.self,
+            RestoreCommand.self,
         ]
     )
 

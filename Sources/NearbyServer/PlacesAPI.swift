@@ -204,6 +204,14 @@ struct PlacesAPI: Sendable {
     func parse(_ pairs: [(name: String, value: String)]) throws -> PlaceQuery {
         let query: PlaceQuery
         do { query = try QueryParameters.parse(pairs, areas: RegionAreas.shared) } catch { throw APIError(error) }
+        // A user's data is never named by a parameter: only a token may name the user, and this server
+        // takes none yet. Said the same whether or not the user exists; a public request pays nothing.
+        if query.usesPersonalData || pairs.contains(where: { $0.name == "user" }) {
+            throw APIError(
+                .unauthorized,
+                "personal parameters (user, bookmarked, min-rating, has-memo, visited, keyword-in memo, personal sort keys) need a user's token, and this server serves no personal data"
+            )
+        }
         guard query.limit >= 1 && query.limit <= options.maxLimit else {
             throw APIError(
                 .badRequest, parameter: "limit",

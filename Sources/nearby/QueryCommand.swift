@@ -102,7 +102,8 @@ struct QueryCommand: ParsableCommand {
                     var names = $0.split(separator: ",").map(String.init)
                     personalFields = names.compactMap(PersonalField.init(rawValue:))
                     names.removeAll { PersonalField(rawValue: $0) != nil }
-                    return try PlaceJSON.Selection(names: names.isEmpty ? ["id"] : names, extraKeys: ["qid"])
+                    return try PlaceJSON.Selection(
+                        names: names.isEmpty && !(personalFields ?? []).isEmpty ? ["id"] : names, extraKeys: ["qid"])
                 } ?? .all
         } catch { throw UsageError("--fields: \(error)") }
         let jobs: [BatchQueries.Job]

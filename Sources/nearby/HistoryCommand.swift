@@ -7,7 +7,7 @@ struct HistoryCommand: ParsableCommand {
         commandName: "history",
         abstract: "A user's search history (newest first, one JSON line a keyword), or --clear it.",
         discussion: """
-            Every query with --keyword records its keyword (NFC) unless it says --no-history; a repeated \
+            A query with --keyword (not a batch file's) records its keyword (NFC) unless it says --no-history; a repeated \
             keyword moves to the top, and the newest 100 stay.
             """)
     @Flag(help: "Forget every search.") var clear = false

@@ -126,7 +126,12 @@ struct QueryCommand: ParsableCommand {
         // A cache in a read-only folder still answers; its history is then not recorded (said on stderr).
         let personalWanted = !(personalFields ?? []).isEmpty
         var personalCache: PlaceCache?
-        if personalWanted || jobs.contains(where: { $0.query.usesPersonalData || $0.query.filter.keyword != nil }) {
+        // A batch file (`--queries`, the benchmarks' path) records no history: one write per query would
+        // cost more than its answer.
+        let recordsHistory = queries == nil
+        if personalWanted
+            || jobs.contains(where: { $0.query.usesPersonalData || (recordsHistory && $0.query.filter.keyword != nil) })
+        {
             personalCache = try (try? cache.open(readOnly: false)) ?? cache.open(readOnly: true)
         }
         let queryEngine: any QueryEngine
@@ -152,7 +157,7 @@ struct QueryCommand: ParsableCommand {
             }
             let tookMs = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
             try out.write(answer, query: query, qid: job.qid, tookMs: tookMs)
-            if let personalCache {
+            if let personalCache, recordsHistory {
                 do { try PersonalLayer(cache: personalCache).recordSearch(of: query) } catch {
                     StandardError.write("nearby query: the search history was not updated: \(error)")
                 }

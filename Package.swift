@@ -33,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -52,7 +53,12 @@ let package = Package(
         .target(
             name: "NearbyPostGIS", dependencies: ["NearbyCore", "NearbyStore", "CLibPQ"],
             resources: [.copy("Migrations")]),
-        .target(name: "NearbyKit", dependencies: ["NearbyCore", "NearbyStore", "NearbyRegions", "NearbyTiles"]),
+        .target(
+            name: "NearbyKit",
+            dependencies: [
+                "NearbyCore", "NearbyStore", "NearbyRegions", "NearbyTiles",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .target(name: "NearbyTiles", dependencies: ["NearbyCore", "NearbyRegions", "CZlib"]),
         .target(name: "NearbyCarousel", dependencies: ["NearbyCore"]),
         .target(name: "NearbyRegions", dependencies: ["NearbyCore"]),

@@ -40,6 +40,12 @@ public final class PostGISEngine: QueryEngine {
 
     public func run(_ q: PlaceQuery) throws -> QueryAnswer {
         if let problem = q.problem { throw problem }
+        // The personal tables live in the SQLite cache only.
+        if q.usesPersonalData {
+            throw PersonalDataUnavailable(
+                "the postgis engine has no personal data (bookmarks, ratings, memos, visits); use --engine snapshot, memory or sqlite"
+            )
+        }
         let filter = PostGISFilter(q.filter)
         switch Self.plan(q, filter) {
         case .keyset: return try keysetPage(q, filter, Self.distance(q))

@@ -18,7 +18,7 @@ extension PostGISStore {
         case .created: "createdts"
         case .modified: "modifiedts"
         case .category: "category"
-        case .distance: nil
+        case .distance, .rating, .bookmarked, .memo, .visited: nil
         }
     }
 

@@ -44,6 +44,9 @@ enum OpenAPIDocument {
                         "Places near a point, in a box or everywhere: filtered, sorted, paged (nearby query's parameters).",
                     "parameters": query,
                     "responses": errors.merging([
+                        "401": response(
+                            "A personal parameter (bookmarked, min-rating, …, a personal sort key) without a valid Authorization: Bearer TOKEN; the token names the user (user= is refused)"
+                        ),
                         "200": [
                             "description": "One page; X-Total-Count, X-Next-Cursor and X-Cache-Generation headers.",
                             "content": Dictionary(
@@ -53,7 +56,7 @@ enum OpenAPIDocument {
                                         ["schema": ["type": f == .json || f == .geojson ? "object" : "string"]]
                                     )
                                 }),
-                        ]
+                        ],
                     ]) { a, _ in a },
                 ]
             ],

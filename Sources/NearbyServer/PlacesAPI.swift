@@ -39,7 +39,9 @@ struct PlacesAPI: Sendable {
             }
         }
         pairs.removeAll { $0.name == "format" || $0.name == "fields" }
-        let query = try parse(pairs)
+        let parsed = try parse(pairs)
+        // A public query pays nothing for the personal layer: no header is read.
+        let query = parsed.usesPersonalData ? try personalized(parsed, request) : parsed
         let records = !PlaceWriter.writesOnlyIDs(format: format, fields: fields)
         // The table format is rendered whole (column widths), so it takes its records at once.
         let (snapshot, answer, ticket) = try await page(query, records: records, streams: format != .table)
@@ -194,6 +196,27 @@ struct PlacesAPI: Sendable {
         return Self.json(out)
     }
 
+    /// `query` with the data of the user its `Authorization: Bearer TOKEN` names (`UserTokens`, the hash
+    /// compared in constant time with every stored one). No header, another scheme, an unknown token and
+    /// a revoked user's are one answer, 401, which does not say whether a user exists; the token is in no
+    /// message or log. The personal tables are in the cache file: the postgis engine refuses.
+    func personalized(_ query: PlaceQuery, _ request: Request) throws -> PlaceQuery {
+        let refused = APIError(.unauthorized, "personal parameters need a valid token: Authorization: Bearer TOKEN")
+        guard let header = request.headers[.authorization], header.count > 7,
+            header.prefix(7).lowercased() == "bearer "
+        else { throw refused }
+        guard !engine.isPostGIS else {
+            throw APIError(PersonalDataUnavailable("the postgis engine has no personal data"))
+        }
+        let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        let cache = try PlaceCache(path: engine.path, readOnly: true)
+        guard let user = try UserTokens.user(forToken: token, in: cache) else { throw refused }
+        var q = query
+        q.personal.user = user
+        q.personalData = PersonalDataRef(try cache.personalData(user: user))
+        return q
+    }
+
     /// `GET /healthz`: `{"status":"ok","generation":g,"places":n}`.
     func health() -> Response {
         let s = engine.current
@@ -204,6 +227,12 @@ struct PlacesAPI: Sendable {
     func parse(_ pairs: [(name: String, value: String)]) throws -> PlaceQuery {
         let query: PlaceQuery
         do { query = try QueryParameters.parse(pairs, areas: RegionAreas.shared) } catch { throw APIError(error) }
+        // Over HTTP the bearer token names the user (`personalized`), never a parameter.
+        if pairs.contains(where: { $0.name == "user" }) {
+            throw APIError(
+                .badRequest, parameter: "user",
+                "the user is named by the token (Authorization: Bearer), not a parameter")
+        }
         guard query.limit >= 1 && query.limit <= options.maxLimit else {
             throw APIError(
                 .badRequest, parameter: "limit",

@@ -4,7 +4,7 @@ import NearbyCore
 
 /// The persistent cache of places: one SQLite file.
 ///
-/// Layout (schema version 4, `PRAGMA application_id` = `PlaceCache.applicationID`):
+/// Layout (schema version 5, `PRAGMA application_id` = `PlaceCache.applicationID`):
 /// - `places`: an integer `rowid`, the unique text `id`, then every `Place` field under its JSON name.
 ///   `accessibility` is the tag list joined with "," (NULL when empty) so it round-trips exactly, and
 ///   `accessMask` is the bitmask of its known tags and their visitor groups (`Accessibility.placeMask`).
@@ -18,6 +18,9 @@ import NearbyCore
 ///   (`PageCursor`), random per cache, written with the schema (or by the first write to a cache made
 ///   before cursors were signed); `identity`, a random number drawn when the file is created, so an
 ///   index snapshot of a deleted and re-created cache is not taken for this one's (older files: 0).
+/// - `users`, `user_tokens` and the personal items `user_bookmarks`, `user_ratings`, `user_memos`,
+///   `user_visits`, `user_history` (`PersonalStore.swift`): per user and place id, never written by an
+///   import and not counted in `generation`.
 ///
 /// The file is in WAL mode with synchronous=NORMAL: readers never wait for an import, and a committed
 /// import survives a crash of the process (a power loss may lose the last commit, never corrupt the file).
@@ -30,7 +33,7 @@ public final class PlaceCache {
     public static let applicationID: Int64 = 0x4E52_4259
     /// The schema version this code reads and writes. Opening a file with a newer version is refused;
     /// an older one is upgraded in place by `migrations` (which needs write access to the file).
-    public static let schemaVersion: Int64 = 4
+    public static let schemaVersion: Int64 = 5
     /// `migrations[v]` turns schema version v into v + 1. Each adds columns or tables (nullable, or filled
     /// from the row), so a migrated cache holds the same places. Version 3 also gives `accessMask` the
     /// visitor-group bits (the index snapshot format changed with it, so an old snapshot is rebuilt, not
@@ -51,6 +54,8 @@ public final class PlaceCache {
             try db.execute("ALTER TABLE places ADD COLUMN checksum INTEGER")
             try RowChecksum.fill(db)
         },
+        // The personal tables (users, bookmarks, ratings, memos, visits, search history).
+        4: { try $0.execute(personalSQL) },
     ]
     /// Details (`PlaceDetail`) whose place is not cached yet: kind is `barrierFree` or `pet`, fields the
     /// detail's `originalText`. The writer merges them into the place when it arrives, and drops them.
@@ -220,6 +225,7 @@ public final class PlaceCache {
                     lDongRegnCd TEXT, lDongSignguCd TEXT, lclsSystm1 TEXT, lclsSystm2 TEXT, lclsSystm3 TEXT,
                     kakaoCategory TEXT, lDongSource TEXT, pet TEXT, barrierFree TEXT, petInfo TEXT, checksum INTEGER);
                 \(Self.pendingDetailsSQL);
+                \(Self.personalSQL);
                 \(RTreeBulkLoader.createSQL);
                 CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
                 INSERT INTO meta VALUES('generation', 0);

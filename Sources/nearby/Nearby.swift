@@ -27,6 +27,14 @@ struct Nearby: ParsableCommand {
             WhereCommand.self,
             RegionCommand.self,
             TilesCommand.self,
+            BookmarkCommand.self,
+            RateCommand.self,
+            MemoCommand.self,
+            VisitCommand.self,
+            HistoryCommand.self,
+            UserCommand.self,
+            BackupCommand.self,
+            RestoreCommand.self,
         ]
     )
 

@@ -95,10 +95,15 @@ struct QueryCommand: ParsableCommand {
 
     func run() throws {
         let selection: PlaceJSON.Selection
+        var personalFields: [PersonalField]?
         do {
             selection =
                 try fields.map {
-                    try PlaceJSON.Selection(names: $0.split(separator: ",").map(String.init), extraKeys: ["qid"])
+                    var names = $0.split(separator: ",").map(String.init)
+                    personalFields = names.compactMap(PersonalField.init(rawValue:))
+                    names.removeAll { PersonalField(rawValue: $0) != nil }
+                    return try PlaceJSON.Selection(
+                        names: names.isEmpty && !(personalFields ?? []).isEmpty ? ["id"] : names, extraKeys: ["qid"])
                 } ?? .all
         } catch { throw UsageError("--fields: \(error)") }
         let jobs: [BatchQueries.Job]
@@ -117,6 +122,18 @@ struct QueryCommand: ParsableCommand {
                 throw UsageError(error)
             }
         }
+        // The personal layer: each query's user data read once before it runs, keywords recorded after.
+        // A cache in a read-only folder still answers; its history is then not recorded (said on stderr).
+        let personalWanted = !(personalFields ?? []).isEmpty
+        var personalCache: PlaceCache?
+        // A batch file (`--queries`, the benchmarks' path) records no history: one write per query would
+        // cost more than its answer.
+        let recordsHistory = queries == nil
+        if personalWanted
+            || jobs.contains(where: { $0.query.usesPersonalData || (recordsHistory && $0.query.filter.keyword != nil) })
+        {
+            personalCache = try (try? cache.open(readOnly: false)) ?? cache.open(readOnly: true)
+        }
         let queryEngine: any QueryEngine
         if engine == .postgis, postgis.url(db: cache.db) == nil {
             throw UsageError("--engine postgis needs a database: --pg URL or $NEARBY_PG")
@@ -129,14 +146,22 @@ struct QueryCommand: ParsableCommand {
             }
         }
         var out = PlaceWriter(format: format, fields: selection, meta: meta)
+        out.personalFields = personalFields
         for job in jobs {
             let start = DispatchTime.now().uptimeNanoseconds
+            var query = job.query
+            if let personalCache { try PersonalLayer.attach(&query, from: personalCache, always: personalWanted) }
             let answer: QueryAnswer
-            do { answer = try queryEngine.run(job.query) } catch let e as RequestError {
+            do { answer = try queryEngine.run(query) } catch let e as RequestError {
                 throw UsageError(job.source.map { "\($0): \(e.message())" } ?? UsageError(e).description)
             }
             let tookMs = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-            try out.write(answer, query: job.query, qid: job.qid, tookMs: tookMs)
+            try out.write(answer, query: query, qid: job.qid, tookMs: tookMs)
+            if let personalCache, recordsHistory {
+                do { try PersonalLayer(cache: personalCache).recordSearch(of: query) } catch {
+                    StandardError.write("nearby query: the search history was not updated: \(error)")
+                }
+            }
         }
         try out.finish()
     }

@@ -40,6 +40,19 @@ struct QueryOptions: ParsableArguments {
     @Option(help: help("pet")) var pet: [String] = []
     @Option(help: help("total")) var total: String?
     @Flag(help: ArgumentHelp(QueryParameters.parameter(named: "explain")!.help)) var explain = false
+    @Option(help: help("user")) var user: String?
+    @Flag(help: flagHelp("bookmarked")) var bookmarked = false
+    @Option(name: .customLong("bookmarked-in"), help: help("bookmarked-in")) var bookmarkedIn: String?
+    @Option(name: .customLong("min-rating"), help: help("min-rating")) var minRating: String?
+    @Flag(name: .customLong("has-memo"), help: flagHelp("has-memo")) var hasMemo = false
+    @Flag(help: flagHelp("visited")) var visited = false
+    @Flag(name: .customLong("not-visited"), help: flagHelp("not-visited")) var notVisited = false
+    @Option(name: .customLong("keyword-in"), help: help("keyword-in")) var keywordIn: [String] = []
+    @Flag(name: .customLong("no-history"), help: flagHelp("no-history")) var noHistory = false
+
+    private static func flagHelp(_ name: String) -> ArgumentHelp {
+        ArgumentHelp(QueryParameters.parameter(named: name)!.help)
+    }
 
     private static func help(_ name: String) -> ArgumentHelp {
         let p = QueryParameters.parameter(named: name)!
@@ -83,6 +96,15 @@ struct QueryOptions: ParsableArguments {
         for p in pet { add("pet", p) }
         add("total", total)
         if explain { add("explain", "true") }
+        add("user", user)
+        if bookmarked { add("bookmarked", "true") }
+        add("bookmarked-in", bookmarkedIn)
+        add("min-rating", minRating)
+        if hasMemo { add("has-memo", "true") }
+        if visited { add("visited", "true") }
+        if notVisited { add("not-visited", "true") }
+        for k in keywordIn { add("keyword-in", k) }
+        if noHistory { add("no-history", "true") }
         return out
     }
 }

@@ -30,7 +30,8 @@ struct QueryBruteForce {
     func all(_ q: PlaceQuery) -> Answer {
         let distance = distanceFunction(q)
         var rows: [(p: Place, d: Double)] = []
-        for p in places where matches(p, q.filter) {
+        let items = q.personalData?.data.items ?? [:]
+        for p in places where matches(p, q.filter, q.personal, items[p.id]) {
             let d = distance(p)
             if d.isNaN || d == .infinity { continue }  // a projection could not place it: in no answer
             switch q.shape {
@@ -53,6 +54,11 @@ struct QueryBruteForce {
                 case .created: (x, y) = (Double(Self.stamp(a.p.created)), Double(Self.stamp(b.p.created)))
                 case .modified: (x, y) = (Double(Self.stamp(a.p.modified)), Double(Self.stamp(b.p.modified)))
                 case .category: (x, y) = (Double(a.p.category), Double(b.p.category))
+                case .rating, .bookmarked, .memo, .visited:
+                    (x, y) = (
+                        Self.personalKey(key.field, items[a.p.id], q.personal),
+                        Self.personalKey(key.field, items[b.p.id], q.personal)
+                    )
                 }
                 if x != y { return key.descending ? x > y : x < y }
             }
@@ -72,6 +78,43 @@ struct QueryBruteForce {
         a.ids = Array(a.ids[start..<end])
         a.distances = Array(a.distances[start..<end])
         return a
+    }
+
+    /// A personal sort key's value: missing values are the lowest.
+    static func personalKey(_ field: SortField, _ item: PersonalData.Item?, _ pf: PersonalFilter) -> Double {
+        guard let item else { return -.infinity }
+        switch field {
+        case .rating: return item.rating ?? -.infinity
+        case .bookmarked:
+            let times = item.bookmarks.filter { pf.bookmarkedIn == nil || $0.list == pf.bookmarkedIn }.map(\.added)
+            return times.max().map(Double.init) ?? -.infinity
+        case .memo: return item.memo.map { Double($0.updated) } ?? -.infinity
+        case .visited: return item.visits.max().map(Double.init) ?? -.infinity
+        default: return 0
+        }
+    }
+
+    /// Whether `p` passes `f` and the personal conditions of `pf` on its `item`, each written out from
+    /// its definition; the keyword in the title and/or the memo, as `keywordIn` says.
+    func matches(_ p: Place, _ f: PlaceFilter, _ pf: PersonalFilter, _ item: PersonalData.Item?) -> Bool {
+        var rest = f
+        rest.keyword = nil
+        guard matches(p, rest) else { return false }
+        if let k = f.keyword {
+            let m = KeywordMatcher(k)
+            let targets = pf.keywordIn ?? [.title]
+            let hit =
+                (targets.contains(.title) && m.matches(p.title))
+                || (targets.contains(.memo) && (item?.memo.map { m.matches($0.text) } ?? false))
+            if !hit { return false }
+        }
+        if pf.bookmarked && (item?.bookmarks.isEmpty ?? true) { return false }
+        if let l = pf.bookmarkedIn, !(item?.bookmarks.contains { $0.list == l } ?? false) { return false }
+        if let r = pf.minRating, (item?.rating ?? 0) < r { return false }
+        if pf.hasMemo && item?.memo == nil { return false }
+        if pf.visited == true && (item?.visits.isEmpty ?? true) { return false }
+        if pf.visited == false && !(item?.visits.isEmpty ?? true) { return false }
+        return true
     }
 
     /// Whether `p` passes every condition `f` sets, each written out from its definition.

@@ -22,6 +22,9 @@ import Testing
         "cat": ("A05", "A05020900"), "lcls": ("FD", "FD05"), "ldong": ("11", "11110"), "kakao-category": ("CE7", "FD6"),
         "pet": ("all", "some"),
         "explain": ("true", "false"), "total": ("exact", "none"),
+        "user": ("ana", "bo"), "bookmarked": ("true", "false"), "bookmarked-in": ("default", "seoul"),
+        "min-rating": ("3", "4.5"), "has-memo": ("true", "false"), "visited": ("true", "false"),
+        "not-visited": ("true", "false"), "keyword-in": ("title,memo", "memo"), "no-history": ("true", "false"),
     ]
 
     /// Areas for `region` by code: boxes, enough to check the parser's side (the real polygons are
@@ -48,6 +51,7 @@ import Testing
             let (a, b) = Self.values[p.name]!
             func query(_ v: String) throws -> PlaceQuery {
                 var pairs = Self.base.filter { $0.name != p.name } + [(p.name, v)]
+                if p.name == "keyword-in" { pairs.append(("keyword", "경")) }
                 if p.name == "knn" || p.name == "radius" {
                     pairs.append(p.name == "knn" ? ("radius", "5000") : ("knn", "3"))
                 }
@@ -55,7 +59,7 @@ import Testing
             }
             let fa = PageCursor.fingerprint(of: try query(a), generation: 1)
             let fb = PageCursor.fingerprint(of: try query(b), generation: 1)
-            if p.name == "page" || p.name == "explain" || p.name == "total" {
+            if p.name == "page" || p.name == "explain" || p.name == "total" || p.name == "no-history" {
                 #expect(fa == fb, "\(p.name) must not change the fingerprint")
             } else {
                 #expect(fa != fb, "changing \(p.name) must change the fingerprint")

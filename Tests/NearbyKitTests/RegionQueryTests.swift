@@ -84,6 +84,16 @@ import Testing
             "ldong": [("ldong", "\(try #require(some.lDongRegnCd))\(try #require(some.lDongSignguCd))")],
             "kakao-category": [("kakao-category", "FD6")],
             "pet": [("pet", "some")],
+            // The personal conditions, over the items written below for `me`.
+            "user": [("user", "me"), ("bookmarked", "true")],
+            "bookmarked": [("bookmarked", "true")],
+            "bookmarked-in": [("bookmarked-in", "seoul")],
+            "min-rating": [("min-rating", "3.5")],
+            "has-memo": [("has-memo", "true")],
+            "visited": [("visited", "true")],
+            "not-visited": [("not-visited", "true"), ("category", "39")],
+            "keyword-in": [("keyword", "다시"), ("keyword-in", "title,memo")],
+            "no-history": [("keyword", String(some.title.prefix(2))), ("no-history", "true")],
         ]
         let notFilters: Set = [
             "lat", "lon", "radius", "knn", "sort", "arrange", "limit", "page", "cursor", "distance", "region",
@@ -97,12 +107,24 @@ import Testing
         let cache = try PlaceCache(path: dir.file("f.sqlite"))
         _ = try Importer().importPlaces(places, into: cache)
         CacheSnapshot.update(cache)
+        let personal = PersonalLayer(cache: cache)
+        for (i, p) in places.enumerated() where i % 7 == 0 {
+            try personal.addBookmarks(user: "me", places: [p.id], list: i % 2 == 0 ? "seoul" : nil)
+            if i % 3 == 0 { try personal.rate(user: "me", place: p.id, stars: Double(2 + (i / 7) % 9) / 2) }
+            if i % 5 == 0 { try personal.memo(user: "me", place: p.id, text: "다시 \(i)") }
+            if i % 4 == 0 { try personal.visit(user: "me", place: p.id, at: Int64(i)) }
+        }
+        func parse(_ pairs: [(String, String)]) throws -> PlaceQuery {
+            var q = try QueryParameters.parse(pairs, areas: Self.areas)
+            try PersonalLayer.attach(&q, from: cache)
+            return q
+        }
         let engines = try EngineKind.overCache.map { try $0.open(cache) }
         for (name, filter) in samples.sorted(by: { $0.key < $1.key }) {
-            let everywhere = try engines[0].run(try QueryParameters.parse(filter + [("limit", "0")], areas: Self.areas))
+            let everywhere = try engines[0].run(try parse(filter + [("limit", "0")]))
             let expected = everywhere.places.filter { index.contains(any: seoul, lat: $0.lat, lon: $0.lon) }.map(\.id)
             #expect(!expected.isEmpty, "\(name): the sample finds nothing in 서울, so it tests nothing")
-            let q = try QueryParameters.parse(filter + [("region", "서울"), ("limit", "0")], areas: Self.areas)
+            let q = try parse(filter + [("region", "서울"), ("limit", "0")])
             for engine in engines {
                 let answer = try engine.run(q)
                 #expect(answer.places.map(\.id) == expected && answer.total == expected.count, "\(name) on \(engine)")

@@ -147,6 +147,19 @@ import Testing
         }
     }
 
+    @Test func personalParametersNeedAValidToken() async throws {
+        try await withServer { server in
+            for target in [
+                "/v1/places?bookmarked=true", "/v1/places?min-rating=3", "/v1/places?sort=-rating",
+                "/v1/places?keyword=a&keyword-in=memo",
+            ] {
+                try await expectRefused(server, target, nil, status: 401)
+            }
+            try await expectRefused(server, "/v1/places?user=me", "user")
+            #expect(try await server.get("/v1/places?keyword=a&keyword-in=title").status == 200)
+        }
+    }
+
     @Test func anOverflowNamesTheParameterSent() async throws {
         try await withServer { server in
             try await expectRefused(server, "/v1/places?limit=9223372036854775807", "limit")

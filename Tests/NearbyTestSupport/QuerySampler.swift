@@ -137,7 +137,8 @@ public struct QuerySampler: Sendable {
     }
 
     public mutating func order(hasCentre: Bool) -> PlaceOrder {
-        var fields = SortField.allCases.filter { hasCentre || $0 != .distance }
+        // Personal keys (rating, …) need a user's data: `PersonalQueryTests` draws those.
+        var fields = SortField.allCases.filter { (hasCentre || $0 != .distance) && !$0.isPersonal }
         var keys: [SortKey] = []
         for _ in 0..<int(0...3) where !fields.isEmpty {
             let f = fields.remove(at: int(0...fields.count - 1))

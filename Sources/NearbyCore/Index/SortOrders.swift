@@ -15,7 +15,7 @@ enum SortOrders {
         case .modified: "OMOD"
         case .created: "OCRE"
         case .category: "OCAT"
-        case .distance: preconditionFailure("distance has no stored order")
+        case .distance, .rating, .bookmarked, .memo, .visited: preconditionFailure("\(field) has no stored order")
         }
     }
 

@@ -104,7 +104,9 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
                 q, space: Space<HaversineMetric>?.none, searchRadius: searchRadius, plan: plan, records: records)
         }
         // Most queries: a circle with no filter, in plain distance order (`circlePage`).
-        let plainCircle = tree != nil && q.cursor == nil && !q.explain && q.isByDistanceOnly && q.filter.isEmpty
+        let plainCircle =
+            tree != nil && q.cursor == nil && !q.explain && q.isByDistanceOnly && q.filter.isEmpty
+            && !q.personal.filters
         switch q.distance {
         case .haversine:
             let metric = HaversineMetric(lat: c.lat, lon: c.lon)
@@ -211,15 +213,24 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         _ q: PlaceQuery, space: Space<M>?, searchRadius: Double, plan: PlanChoice,
         records: Bool
     ) throws -> QueryAnswer {
-        let order = RowOrder(q.effectiveOrder, table: table)
+        // The user's data on this table's rows, read once for the query (public queries: none).
+        var personal: PersonalRows?
+        if q.usesPersonalData {
+            guard let data = q.personalData?.data else {
+                throw PersonalDataUnavailable(
+                    "personal parameters need the user's data, which this request was not given")
+            }
+            personal = PersonalRows(data, q.personal, keyword: q.filter.keyword, table: table)
+        }
+        let order = RowOrder(q.effectiveOrder, table: table, personal: personal)
         // Compiled only by the plans that test rows one by one: a page from the category trees needs
         // none, and its sets and arrays would be a microsecond of such a request.
-        lazy var filter = RowFilter(q.filter, table: table)
+        lazy var filter = RowFilter(q.filter, table: table, personal: q.personal.filters ? personal : nil)
         let after = try q.cursor.map {
             try resume(from: $0, fingerprint: PageCursor.fingerprint(of: q, generation: generation))
         }
         // Best-first search gives rows in (distance, id rank) order: usable as is for a first page run.
-        let bestFirst = after == nil && q.limit > 0 && order.isDistanceOnly && q.filter.isEmpty
+        let bestFirst = after == nil && q.limit > 0 && order.isDistanceOnly && q.filter.isEmpty && !q.personal.filters
         var total = 0
         var rows: [Row] = []
         var sorted = false
@@ -273,7 +284,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
                 rows = space.nearest(q.page * q.limit, maxDistance: .infinity, table) { _ in true }
                 sorted = true
                 explanation = QueryExplanation(plan: "spatial index first: best-first nearest", rowsTouched: rows.count)
-            } else if after == nil, space?.xy == nil,
+            } else if after == nil, space?.xy == nil, personal?.passing == nil,
                 let walked = QueryPlanner(table: table, query: q, filter: filter, order: order).walk(plan)
             {
                 rows = walked.rows
@@ -289,7 +300,13 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
                     let d = measure?.distance(i, table) ?? 0
                     if d.isFinite { rows.append(Row(item: i, dist: d)) }
                 }
-                if let box = q.filter.bbox ?? q.filter.region?.box, let tree {
+                if let items = personal?.passing {
+                    // Only the places the user has an item for can pass: those rows, not every row.
+                    for row in items { add(row) }
+                    explanation = QueryExplanation(
+                        plan: "personal items first: the user's \(items.count) places, filtered, sorted",
+                        rowsTouched: items.count)
+                } else if let box = q.filter.bbox ?? q.filter.region?.box, let tree {
                     var touched = 0
                     tree.searchLonLat(minLon: box.minLon, minLat: box.minLat, maxLon: box.maxLon, maxLat: box.maxLat) {
                         touched += 1
@@ -454,7 +471,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         guard s.tree != nil, let categories = q.filter.categories, q.limit > 0 else { return nil }
         var rest = q.filter
         rest.categories = nil
-        guard rest.isEmpty, s.xy == nil, q.cursor == nil, order.isDistanceOnly else { return nil }
+        guard rest.isEmpty, !q.personal.filters, s.xy == nil, q.cursor == nil, order.isDistanceOnly else { return nil }
         let statistics = table.tableStatistics()
         var spaces: [Space<M>] = []
         for c in Set(categories.map { Int32(truncatingIfNeeded: $0) }).sorted()

@@ -121,7 +121,7 @@ public struct PageCursor: Sendable, Hashable {
         var h = FNV()
         h.add(UInt64(bitPattern: generation))
         for (name, value) in QueryParameters.render(q)
-        where name != "page" && name != "cursor" && name != "explain" && name != "total" {
+        where name != "page" && name != "cursor" && name != "explain" && name != "total" && name != "no-history" {
             h.add(name)
             h.add(value)
         }

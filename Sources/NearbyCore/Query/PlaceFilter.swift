@@ -181,10 +181,13 @@ struct RowFilter {
     private let bbox: GeoBox?
     private let region: AreaFilter?
     private let codeFilters: [(family: CodeFamily, column: CodeColumn, codes: Set<UInt16>, wanted: Set<String>)]
+    /// The user's data and conditions (`PersonalRows`), when the query has personal conditions.
+    private let personal: PersonalRows?
 
-    init(_ f: PlaceFilter, table: PlaceTable) {
+    init(_ f: PlaceFilter, table: PlaceTable, personal: PersonalRows? = nil) {
         self.table = table
-        passAll = f.isEmpty
+        self.personal = personal
+        passAll = f.isEmpty && personal == nil
         guard !passAll else {
             // No condition: nothing to compile (this is every plain query's path).
             categories = nil
@@ -250,6 +253,14 @@ struct RowFilter {
                 return false
             }
         }
+        if let personal {
+            guard personal.passes(row) else { return false }
+            if let keyword {
+                let inTitle = personal.keywordInTitle && keyword.titles.matches(keyword.matcher, at: row)
+                return inTitle || personal.memoMatches(row)
+            }
+            return true
+        }
         if let keyword, !keyword.titles.matches(keyword.matcher, at: row) { return false }
         return true
     }
@@ -258,7 +269,7 @@ struct RowFilter {
     /// whole test only where it matches. The total behind a filtered page.
     func count(_ rows: Range<Int>) -> Int {
         if passAll { return rows.count }
-        if let wanted = areacodes?.codes {
+        if let wanted = areacodes?.codes, personal == nil {
             // The keyword's matcher and titles taken out once: read per row, they cost reference counts.
             var rest = self
             rest.keyword = nil

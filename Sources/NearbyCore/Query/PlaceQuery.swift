@@ -41,6 +41,11 @@ public struct PlaceQuery: Sendable, Hashable {
     /// sorted page stops once it is full: a filter no statistic answers (a keyword, a code family) then
     /// costs the rows of the page, not a count of every place. Changes no row.
     public var countsTotal = true
+    /// The user and the conditions on that user's data (`PersonalFilter`); unset for a public query.
+    public var personal = PersonalFilter()
+    /// The user's data the engine consults when `usesPersonalData` (attached by NearbyKit's
+    /// `PersonalLayer` after parsing; the parser never sets it). Compared by identity.
+    public var personalData: PersonalDataRef?
 
     public init(
         center: Coordinate? = nil, shape: QueryShape = .all, filter: PlaceFilter = PlaceFilter(),
@@ -102,6 +107,12 @@ public struct PlaceQuery: Sendable, Hashable {
             // On the first page the product is the limit alone: name it, not a page nobody asked for.
             if page == 1 { return bad("limit", "\(limit) is too large (at most \(Int32.max))") }
             return bad("page", "page × limit is too large; use the cursor for deep pages")
+        }
+        if personal.keywordIn != nil && filter.keyword == nil {
+            return bad("keyword-in", "says where the keyword is looked for; give a keyword")
+        }
+        if let r = personal.minRating, !(r.isFinite && (1...5).contains(r)) {
+            return bad("min-rating", "must be 1…5, got \(r)")
         }
         if let unknown = filter.accessibility.first(where: { Accessibility.bit($0) == nil }) {
             return bad(

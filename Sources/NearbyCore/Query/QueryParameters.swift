@@ -84,7 +84,7 @@ public enum QueryParameters {
             "Required accessibility tags, all of them: \(Accessibility.tags.joined(separator: ", ")).", list: true),
         Parameter(
             "sort", "keys",
-            "Sort keys: distance, title, created, modified, category; - in front for descending, e.g. title,-modified. Ties: id. Default: distance with a centre, else id.",
+            "Sort keys: distance, title, created, modified, category, and the user's rating, bookmarked (time added), memo (updated), visited (last visit); - in front for descending, e.g. title,-modified. Ties: id. Default: distance with a centre, else id.",
             negative: true),
         Parameter(
             "arrange", "code",
@@ -125,6 +125,18 @@ public enum QueryParameters {
             "explain", "",
             "Report the plan (spatial index first, order walk, column scan, statistics) and the rows it read.",
             flag: true),
+        Parameter("user", "name", "Whose bookmarks, ratings, memos, visits and history the query reads (default me)."),
+        Parameter("bookmarked", "", "Only places the user bookmarked, in any list.", flag: true),
+        Parameter("bookmarked-in", "list", "Only places the user bookmarked in this list."),
+        Parameter("min-rating", "stars", "Only places the user rated at least this (1…5)."),
+        Parameter("has-memo", "", "Only places the user wrote a memo about.", flag: true),
+        Parameter("visited", "", "Only places the user visited.", flag: true),
+        Parameter("not-visited", "", "Only places the user never visited.", flag: true),
+        Parameter(
+            "keyword-in", "fields",
+            "Where the keyword is looked for: title (the default), memo (the user's memo), or title,memo.", list: true
+        ),
+        Parameter("no-history", "", "Do not record the keyword in the user's search history.", flag: true),
     ]
 
     private static let byName: [String: Parameter] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
@@ -209,6 +221,20 @@ public enum QueryParameters {
         if q.distance != .haversine { add("distance", q.distance.description) }
         if !q.countsTotal { add("total", "none") }
         if q.explain { add("explain", "true") }
+        let p = q.personal
+        if p.user != PersonalFilter.defaultUser { add("user", p.user) }
+        if p.bookmarked { add("bookmarked", "true") }
+        if let l = p.bookmarkedIn { add("bookmarked-in", l) }
+        if let r = p.minRating { add("min-rating", number(r)) }
+        if p.hasMemo { add("has-memo", "true") }
+        if p.visited == true { add("visited", "true") }
+        if p.visited == false { add("not-visited", "true") }
+        if let k = p.keywordIn {
+            add(
+                "keyword-in",
+                PersonalFilter.KeywordTarget.allCases.filter(k.contains).map(\.rawValue).joined(separator: ","))
+        }
+        if !p.recordsHistory { add("no-history", "true") }
         return out
     }
 
@@ -375,7 +401,7 @@ public enum QueryParameters {
                     throw RequestError(
                         parameter: "sort",
                         reason:
-                            "\(RequestError.quoted(sort)) is not a list of distance, title, created, modified, category (each once, - for descending)"
+                            "\(RequestError.quoted(sort)) is not a list of distance, title, created, modified, category, rating, bookmarked, memo, visited (each once, - for descending)"
                     )
                 }
                 q.order = o
@@ -405,8 +431,54 @@ public enum QueryParameters {
             case let other?:
                 throw RequestError(parameter: "total", reason: "\(MessageText.quoted(other)) is not exact or none")
             }
+            q.personal = try personal()
             if let problem = q.problem { throw problem }
             return q
+        }
+
+        /// The user and the conditions on the user's data (`PersonalFilter`).
+        private func personal() throws(RequestError) -> PersonalFilter {
+            var p = PersonalFilter()
+            if let user = one("user") {
+                guard PersonalFilter.isUserName(user) else {
+                    throw RequestError(
+                        parameter: "user",
+                        reason: "\(RequestError.quoted(user)) is not a user name (\(PersonalFilter.userNameRule))")
+                }
+                p.user = user
+            }
+            p.bookmarked = try flag("bookmarked")
+            if let list = one("bookmarked-in") {
+                guard PersonalFilter.isListName(list) else {
+                    throw RequestError(
+                        parameter: "bookmarked-in",
+                        reason: "\(RequestError.quoted(list)) is not a list name (\(PersonalFilter.listNameRule))")
+                }
+                p.bookmarkedIn = list
+            }
+            p.minRating = try number("min-rating")
+            p.hasMemo = try flag("has-memo")
+            switch (try flag("visited"), try flag("not-visited")) {
+            case (true, true):
+                throw RequestError(parameter: "not-visited", reason: "visited and not-visited exclude each other")
+            case (true, false): p.visited = true
+            case (false, true): p.visited = false
+            case (false, false): break
+            }
+            if let items = try list("keyword-in") {
+                var targets = Set<PersonalFilter.KeywordTarget>()
+                for item in items {
+                    guard let t = PersonalFilter.KeywordTarget(rawValue: item) else {
+                        throw RequestError(
+                            parameter: "keyword-in", reason: "\(RequestError.quoted(item)) is not title or memo")
+                    }
+                    targets.insert(t)
+                }
+                guard !targets.isEmpty else { throw RequestError(parameter: "keyword-in", reason: "empty list") }
+                p.keywordIn = targets
+            }
+            p.recordsHistory = !(try flag("no-history"))
+            return p
         }
 
         /// `areacode`: TourAPI's area codes only (`TourAreaCode`); a legal-dong 시도 code is pointed to `ldong`.

@@ -81,11 +81,14 @@ struct QueryPlanner {
         var otherThanAreas = rest
         otherThanAreas.areacodes = nil
         let statistics = table.tableStatistics()
-        let totalFromStatistics = rest.categories != nil && other.isEmpty
+        // Personal conditions are in no statistic.
+        let personal = query.personal.filters
+        let totalFromStatistics = rest.categories != nil && other.isEmpty && !personal
         // Area counts are exact unless the dictionary overflowed (rows then compared as text).
         let totalFromAreas =
             rest.areacodes != nil && otherThanAreas.isEmpty && table.areacode.dictionary.count < Int(UInt16.max) - 1
-        let totalFromSpan = rest.isEmpty
+            && !personal
+        let totalFromSpan = rest.isEmpty && !personal
         // One area and the order split by area (`AreaOrder`): the walk reads that area's run only.
         var areaRun: (rows: [UInt32], range: Range<Int>, code: String)?
         if let key, let a = rest.areacodes, a.count == 1, let code = table.areacode.codes(of: a).first,
@@ -106,6 +109,7 @@ struct QueryPlanner {
         unknown.areacodes = nil
         unknown.keyword = nil
         if !unknown.isEmpty { selectivity *= 0.5 }
+        if personal { selectivity *= 0.01 }
         let rangeShare = range == nil ? 1.0 : 0.5
         let span = Double(positions) * rangeShare
         let expectedMatches = span * selectivity
@@ -251,7 +255,7 @@ struct QueryPlanner {
         case .modified?: return { t.modified[$0] }
         case .created?: return { t.created[$0] }
         case .category?: return { Int64(t.category[$0]) }
-        case .distance?, nil: return { _ in 0 }
+        case .distance?, .rating?, .bookmarked?, .memo?, .visited?, nil: return { _ in 0 }
         }
     }
 

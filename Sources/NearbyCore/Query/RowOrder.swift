@@ -11,13 +11,16 @@ struct RowOrder {
     private let table: PlaceTable
     /// Title ranks, when a key is the title.
     private let ranks: Column<UInt32>?
+    /// The user's data on this table's rows, when a key reads it.
+    private let personal: PersonalRows?
     /// True when the order is plain ascending distance, the order of best-first nearest search.
     let isDistanceOnly: Bool
     let usesDistance: Bool
 
-    init(_ order: PlaceOrder, table: PlaceTable) {
+    init(_ order: PlaceOrder, table: PlaceTable, personal: PersonalRows? = nil) {
         keys = order.keys
         self.table = table
+        self.personal = personal
         ranks = order.usesTitle ? table.titleRanks() : nil
         isDistanceOnly = keys.count == 1 && keys[0] == SortKey(.distance)
         usesDistance = keys.contains { $0.field == .distance }
@@ -32,6 +35,9 @@ struct RowOrder {
             case .created: c = Self.compare(table.created[a.item], table.created[b.item])
             case .modified: c = Self.compare(table.modified[a.item], table.modified[b.item])
             case .category: c = Self.compare(table.category[a.item], table.category[b.item])
+            case .rating, .bookmarked, .memo, .visited:
+                c = Self.compare(
+                    personal?.value(key.field, a.item) ?? -.infinity, personal?.value(key.field, b.item) ?? -.infinity)
             }
             if c != 0 { return key.descending ? c > 0 : c < 0 }
         }

@@ -12,6 +12,15 @@ public enum SortField: String, Sendable, Hashable, CaseIterable {
     case modified
     /// Content type id, numerically.
     case category
+    /// The user's rating (`PersonalData`); unrated places sort as the lowest.
+    case rating
+    /// When the user bookmarked the place (in `--bookmarked-in`'s list, else the latest of its lists);
+    /// places not bookmarked sort as the oldest.
+    case bookmarked
+    /// When the user's memo was last updated; places without one sort as the oldest.
+    case memo
+    /// The user's last visit; places never visited sort as the oldest.
+    case visited
 }
 
 /// One sort key: a field and a direction.

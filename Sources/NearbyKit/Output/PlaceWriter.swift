@@ -12,6 +12,9 @@ public struct PlaceWriter {
     private var out: StdoutBlocks
     private var geoJSON: GeoJSONWriter
     private var wroteHeader = false
+    /// The personal fields `--fields` named (`bookmarks`, `rating`, `memo`, `visits`); nil: those each
+    /// query's personal parameters use (`PersonalField.used`). Written in JSON and JSON lines.
+    public var personalFields: [PersonalField]?
 
     public init(
         format: OutputFormat, fields: PlaceJSON.Selection = .all, meta: Bool = false,
@@ -37,6 +40,14 @@ public struct PlaceWriter {
     public mutating func write(_ a: QueryAnswer, query: PlaceQuery, qid: JSONScalar? = nil, tookMs: Double) throws {
         let leading = qid.map { [(key: "qid", value: $0)] } ?? []
         let idsAlone = qid == nil && Self.writesOnlyIDs(format: format, fields: fields)
+        let personalFields = query.personalData == nil ? [] : (self.personalFields ?? PersonalField.used(by: query))
+        let items = query.personalData?.data.items ?? [:]
+        func personal(_ id: String) {
+            guard !personalFields.isEmpty else { return }
+            out.bytes.removeLast()
+            PersonalJSON.appendMembers(items[id], personalFields, to: &out.bytes)
+            out.bytes.append(UInt8(ascii: "}"))
+        }
         switch format {
         case .jsonl:
             if let e = a.explanation { appendExplanation(e, qid) }
@@ -47,6 +58,7 @@ public struct PlaceWriter {
             if idsAlone {
                 try a.rows.forEachID { i, id in
                     PlaceJSON.append(id: id, distance: a.distance(at: i), fields: fields, to: &out.bytes)
+                    if !personalFields.isEmpty { personal(String(decoding: id, as: UTF8.self)) }
                     out.bytes.append(0x0A)
                     try out.flushIfFull()
                 }
@@ -54,6 +66,7 @@ public struct PlaceWriter {
                 try a.rows.forEachRow { i, p in
                     PlaceJSON.append(
                         at: p, leading: leading, distance: a.distance(at: i), fields: fields, to: &out.bytes)
+                    personal(p.pointee.id)
                     out.bytes.append(0x0A)
                     try out.flushIfFull()
                 }
@@ -69,12 +82,14 @@ public struct PlaceWriter {
                 try a.rows.forEachID { i, id in
                     if i > 0 { out.bytes.append(UInt8(ascii: ",")) }
                     PlaceJSON.append(id: id, distance: a.distance(at: i), fields: fields, to: &out.bytes)
+                    if !personalFields.isEmpty { personal(String(decoding: id, as: UTF8.self)) }
                     try out.flushIfFull()
                 }
             } else {
                 try a.rows.forEachRow { i, p in
                     if i > 0 { out.bytes.append(UInt8(ascii: ",")) }
                     PlaceJSON.append(at: p, distance: a.distance(at: i), fields: fields, to: &out.bytes)
+                    personal(p.pointee.id)
                     try out.flushIfFull()
                 }
             }

@@ -1,0 +1,219 @@
+import Foundation
+
+/// One user's personal data about places (bookmarks, a rating, a memo, visits), by place id: what a
+/// query with personal parameters consults. Loaded once per query (NearbyKit's `PersonalLayer` reads it
+/// from the cache's personal tables) and mapped onto the engine's table rows by `PersonalRows`, so the
+/// place index is never rebuilt when a user's data changes. Immutable. Times are Unix milliseconds.
+public final class PersonalData: Sendable {
+    public struct Bookmark: Sendable, Hashable {
+        public var list: String
+        public var added: Int64
+        public init(list: String, added: Int64) {
+            self.list = list
+            self.added = added
+        }
+    }
+
+    public struct Memo: Sendable, Hashable {
+        public var text: String
+        public var created: Int64
+        public var updated: Int64
+        public init(text: String, created: Int64, updated: Int64) {
+            self.text = text
+            self.created = created
+            self.updated = updated
+        }
+    }
+
+    /// What the user has about one place.
+    public struct Item: Sendable, Hashable {
+        /// Sorted by list name.
+        public var bookmarks: [Bookmark] = []
+        /// 1…5 in steps of 0.5.
+        public var rating: Double?
+        public var memo: Memo?
+        /// Ascending.
+        public var visits: [Int64] = []
+        public init() {}
+    }
+
+    public let user: String
+    public let items: [String: Item]
+
+    public init(user: String, items: [String: Item]) {
+        self.user = user
+        self.items = items
+    }
+
+    public static func empty(_ user: String) -> PersonalData { PersonalData(user: user, items: [:]) }
+}
+
+/// The personal parameters of a query: which user, and the conditions on that user's data. All unset
+/// (`isActive` false) for a public query, which then pays nothing for the personal layer.
+public struct PersonalFilter: Sendable, Hashable {
+    /// The user whose data the conditions, sorts and output fields read (`--user`, default `me`).
+    public var user = PersonalFilter.defaultUser
+    /// Bookmarked in any list (`--bookmarked`).
+    public var bookmarked = false
+    /// Bookmarked in this list (`--bookmarked-in`).
+    public var bookmarkedIn: String?
+    /// Rated at least this (`--min-rating`).
+    public var minRating: Double?
+    /// Has a memo (`--has-memo`).
+    public var hasMemo = false
+    /// true: visited at least once (`--visited`); false: never (`--not-visited`).
+    public var visited: Bool?
+    /// Where the keyword is looked for (`--keyword-in title,memo`); nil: the title only.
+    public var keywordIn: Set<KeywordTarget>?
+    /// A keyword query records its keyword in the user's search history unless this is false (`--no-history`).
+    public var recordsHistory = true
+
+    public static let defaultUser = "me"
+
+    public enum KeywordTarget: String, Sendable, Hashable, CaseIterable {
+        case title, memo
+    }
+
+    public init() {}
+
+    /// A condition on the user's data is set.
+    public var filters: Bool {
+        bookmarked || bookmarkedIn != nil || minRating != nil || hasMemo || visited != nil
+            || (keywordIn?.contains(.memo) ?? false)
+    }
+
+    /// The conditions keep only places the user has an item for (all but `--not-visited` and keyword-in).
+    var restrictsToItems: Bool { bookmarked || bookmarkedIn != nil || minRating != nil || hasMemo || visited == true }
+}
+
+extension PlaceQuery {
+    /// The query reads the user's data: a personal condition or sort key.
+    public var usesPersonalData: Bool { personal.filters || order.keys.contains { $0.field.isPersonal } }
+}
+
+extension SortField {
+    /// A key read from the user's data (`rating`, `bookmarked`, `memo`, `visited`).
+    public var isPersonal: Bool {
+        switch self {
+        case .rating, .bookmarked, .memo, .visited: true
+        case .distance, .title, .created, .modified, .category: false
+        }
+    }
+}
+
+/// Refused: a query reads personal data the engine was not given (`PlaceQuery.personalData`), or an
+/// engine that cannot read personal data at all (PostGIS).
+public struct PersonalDataUnavailable: NearbyError {
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
+    public var kind: ErrorKind { .unsupported }
+}
+
+/// A user's data mapped onto one table's rows for one query: what `RowFilter` and `RowOrder` consult.
+struct PersonalRows {
+    /// Row → the item's sort values.
+    private(set) var values: [Int: Values] = [:]
+    /// Rows passing every personal condition that needs an item (nil: no such condition).
+    private(set) var passing: [Int]?
+    private var passingSet: Set<Int> = []
+    /// Rows visited at least once, for `--not-visited`.
+    private var visitedRows: Set<Int>?
+    /// Rows whose memo contains the keyword (`--keyword-in memo`).
+    private var memoMatches: Set<Int>?
+    /// The keyword is looked for in titles.
+    let keywordInTitle: Bool
+
+    struct Values {
+        var rating: Double
+        var bookmarked: Int64
+        var memo: Int64
+        var visited: Int64
+    }
+
+    init(_ data: PersonalData, _ p: PersonalFilter, keyword: String?, table: PlaceTable) {
+        keywordInTitle = p.keywordIn?.contains(.title) ?? true
+        let memoMatcher = keyword != nil && (p.keywordIn?.contains(.memo) ?? false) ? KeywordMatcher(keyword!) : nil
+        if memoMatcher != nil { memoMatches = [] }
+        if p.visited == false { visitedRows = [] }
+        var passing: [Int] = []
+        for (id, item) in data.items {
+            guard let row = table.row(ofId: id) else { continue }  // a place not (or no longer) in the table
+            let added: Int64
+            if let list = p.bookmarkedIn {
+                added = item.bookmarks.first { $0.list == list }?.added ?? .min
+            } else {
+                added = item.bookmarks.map(\.added).max() ?? .min
+            }
+            values[row] = Values(
+                rating: item.rating ?? -.infinity, bookmarked: added, memo: item.memo?.updated ?? .min,
+                visited: item.visits.last ?? .min)
+            if let m = memoMatcher, let memo = item.memo, m.matches(memo.text) { memoMatches!.insert(row) }
+            if !item.visits.isEmpty { visitedRows?.insert(row) }
+            guard p.restrictsToItems else { continue }
+            if p.bookmarked && item.bookmarks.isEmpty { continue }
+            if let list = p.bookmarkedIn, !item.bookmarks.contains(where: { $0.list == list }) { continue }
+            if let min = p.minRating, (item.rating ?? -.infinity) < min { continue }
+            if p.hasMemo && item.memo == nil { continue }
+            if p.visited == true && item.visits.isEmpty { continue }
+            passing.append(row)
+        }
+        if p.restrictsToItems {
+            passing.sort()
+            self.passing = passing
+            passingSet = Set(passing)
+        }
+    }
+
+    /// Whether `row` passes the personal conditions (the keyword aside: `keywordMatches`).
+    @inline(__always)
+    func passes(_ row: Int) -> Bool {
+        if passing != nil && !passingSet.contains(row) { return false }
+        if let visitedRows, visitedRows.contains(row) { return false }
+        return true
+    }
+
+    /// Whether the keyword matches the row's memo (`--keyword-in memo`).
+    func memoMatches(_ row: Int) -> Bool { memoMatches?.contains(row) ?? false }
+
+    func value(_ field: SortField, _ row: Int) -> Double {
+        guard let v = values[row] else { return -.infinity }
+        switch field {
+        case .rating: return v.rating
+        case .bookmarked: return v.bookmarked == .min ? -.infinity : Double(v.bookmarked)
+        case .memo: return v.memo == .min ? -.infinity : Double(v.memo)
+        case .visited: return v.visited == .min ? -.infinity : Double(v.visited)
+        default: return 0
+        }
+    }
+}
+
+/// `PersonalData` in a query: equal when it is the same object (a query's data is loaded for it).
+public struct PersonalDataRef: Sendable, Hashable {
+    public let data: PersonalData
+    public init(_ data: PersonalData) { self.data = data }
+    public static func == (a: Self, b: Self) -> Bool { a.data === b.data }
+    public func hash(into h: inout Hasher) { h.combine(ObjectIdentifier(data)) }
+}
+
+extension PersonalFilter {
+    static let userNameRule = "1–64 ASCII letters, digits, '.', '_' or '-', not starting with '-'"
+    static let listNameRule = "1–64 characters, no control characters or commas"
+
+    /// A user's name: 1–64 ASCII letters, digits, `.`, `_`, `-`, not starting with `-`.
+    public static func isUserName(_ s: String) -> Bool {
+        let u = Array(s.utf8)
+        guard (1...64).contains(u.count), u[0] != UInt8(ascii: "-") else { return false }
+        return u.allSatisfy {
+            (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) || $0 == 46 || $0 == 95
+                || $0 == 45
+        }
+    }
+
+    /// A bookmark list's name: 1–64 characters, no control character, no comma.
+    public static func isListName(_ s: String) -> Bool {
+        (1...64).contains(s.count)
+            && !s.unicodeScalars.contains { $0.properties.generalCategory == .control || $0 == "," }
+            && TextNormalization.trimmingSpaces(s) == s
+    }
+}

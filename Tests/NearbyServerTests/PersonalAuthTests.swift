@@ -1,0 +1,56 @@
+import Foundation
+import NearbyKit
+import NearbyTestSupport
+import Testing
+
+extension RealServer {
+    /// `Authorization: Bearer TOKEN` names the user of a personal query on the real server: the user's
+    /// own data answers, every refusal is the same 401, a revoked token stops working, and a write is
+    /// seen by the next request without a reload.
+    @Suite struct PersonalAuthTests {
+        @Test func aTokenNamesTheUserAndNothingElseDoes() throws {
+            let folder = try TempFolder()
+            let path = folder.file("places.sqlite")
+            _ = try Importer().importPlaces(Fixture.places(300), into: PlaceCache(path: path))
+            let cache = try PlaceCache(path: path)
+            let ana = try UserTokens.addUser("ana", cache: cache, now: 1)
+            let bo = try UserTokens.addUser("bo", cache: cache, now: 1)
+            let layer = PersonalLayer(cache: cache)
+            try layer.addBookmarks(user: "ana", places: ["5", "7"], list: nil)
+            try layer.rate(user: "ana", place: "7", stars: 4.5)
+            try layer.addBookmarks(user: "bo", places: ["9"], list: nil)
+            let server = try RunningServer(path: path)
+            defer { server.stop() }
+            func get(_ target: String, _ token: String?) throws -> LoopbackHTTP.Response {
+                try server.http.get(target, headers: token.map { ["Authorization": "Bearer \($0)"] } ?? [:])
+            }
+            func ids(_ r: LoopbackHTTP.Response) -> [String] {
+                (r.json["places"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            }
+            let a = try get("/v1/places?bookmarked=true&sort=-rating", ana)
+            #expect(a.status == 200 && ids(a) == ["7", "5"], "\(a.text)")
+            #expect(a.text.contains("\"rating\":4.5"))
+            #expect(ids(try get("/v1/places?bookmarked=true", bo)) == ["9"])
+            // One refusal for every wrong credential, naming no user and echoing no token.
+            var bodies = Set<String>()
+            for header in [
+                [:], ["Authorization": "Bearer nby_wrong"], ["Authorization": "Basic \(ana)"],
+                ["Authorization": "Bearer " + ana + "x"],
+            ] {
+                let r = try server.http.get("/v1/places?bookmarked=true", headers: header)
+                #expect(r.status == 401)
+                #expect(!r.text.contains(ana) && !r.text.contains("ana"))
+                bodies.insert(r.text)
+            }
+            #expect(bodies.count == 1, "\(bodies)")
+            // Public requests need no token and ignore a wrong one.
+            #expect(try get("/v1/places?limit=1", "nby_wrong").status == 200)
+            // A write is seen by the next request; a revoked token stops working.
+            try layer.addBookmarks(user: "ana", places: ["11"], list: nil)
+            #expect(Set(ids(try get("/v1/places?bookmarked=true", ana))) == ["5", "7", "11"])
+            _ = try cache.revokeUser(name: "ana", at: 2)
+            #expect(try get("/v1/places?bookmarked=true", ana).status == 401)
+            #expect(try get("/v1/places?bookmarked=true", bo).status == 200)
+        }
+    }
+}

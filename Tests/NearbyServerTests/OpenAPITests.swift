@@ -19,11 +19,15 @@ extension RealServer {
             let paths = try #require(r.json["paths"] as? [String: [String: Any]])
             #expect(Set(paths.keys) == Set(NearbyHTTPServer.paths))
 
+            // A cluster's paths take the id of a cluster (of every place, at zoom 0).
+            let top = try server.http.get("/v1/clusters?zoom=0&format=jsonl").text.split(separator: "\n").first ?? ""
+            let clusterID = (try? JSONSerialization.jsonObject(with: Data(top.utf8)) as? [String: Any])?["cluster_id"]
             for (path, item) in paths {
                 #expect(Array(item.keys) == ["get"], "\(path)")
                 let parameters = (item["get"] as? [String: Any])?["parameters"] as? [[String: Any]] ?? []
                 // Required parameters get plausible values; the documented path must answer 200.
-                var target = path.replacingOccurrences(of: "{id}", with: "1")
+                var target = path.replacingOccurrences(
+                    of: "{id}", with: path.hasPrefix("/v1/clusters/") ? "\(clusterID as? Int ?? -1)" : "1")
                 let values = [
                     "lat1": "37.5", "lon1": "127", "lat2": "35.1", "lon2": "129", "mapX": "126.978", "mapY": "37.5665",
                     "radius": "1000", "keyword": "%EC%9E%A5", "eventStartDate": "20250101", "contentId": "1",

@@ -15,7 +15,7 @@ struct ClustersCommand: ParsableCommand {
 
             Examples:
               nearby clusters --zoom 7
-              nearby clusters --zoom 12 --bbox 126.9,37.5,127.1,37.6 --category 39 --format jsonl
+              nearby clusters --zoom 12 --bbox 126.9,37.5,127.1,37.6 --category 39
               nearby clusters --children 123456 --category 39
               nearby clusters --leaves 123456 --category 39 --limit 0
             """)

@@ -379,10 +379,11 @@ extension ClusterIndex.Level {
             order[i] = UInt32(i)
         }
         if n > 0 {
-            var sorter = KDSorter(coords: coords, order: order, nodeSize: nodeSize)
-            sorter.sort(0, n - 1, 0)
-            coords = sorter.coords
-            order = sorter.order
+            coords.withUnsafeMutableBufferPointer { c in
+                order.withUnsafeMutableBufferPointer { o in
+                    KDSorter(coords: c.baseAddress!, order: o.baseAddress!, nodeSize: nodeSize).sort(0, n - 1, 0)
+                }
+            }
         }
         var slot = [UInt32](repeating: 0, count: n)
         for k in 0..<n { slot[Int(order[k])] = UInt32(k) }
@@ -449,11 +450,11 @@ extension ClusterIndex.Level {
 /// kdbush's in-place sort: Floyd–Rivest selection of each range's median on one axis, then the halves
 /// on the other.
 private struct KDSorter {
-    var coords: [Double]
-    var order: [UInt32]
+    let coords: UnsafeMutablePointer<Double>
+    let order: UnsafeMutablePointer<UInt32>
     let nodeSize: Int
 
-    mutating func sort(_ left: Int, _ right: Int, _ axis: Int) {
+    func sort(_ left: Int, _ right: Int, _ axis: Int) {
         if right - left <= nodeSize { return }
         let m = (left + right) >> 1
         select(m, left, right, axis)
@@ -461,7 +462,7 @@ private struct KDSorter {
         sort(m + 1, right, 1 - axis)
     }
 
-    mutating func select(_ k: Int, _ left: Int, _ right: Int, _ axis: Int) {
+    func select(_ k: Int, _ left: Int, _ right: Int, _ axis: Int) {
         var left = left
         var right = right
         while right > left {
@@ -498,9 +499,15 @@ private struct KDSorter {
         }
     }
 
-    @inline(__always) mutating func swapItem(_ i: Int, _ j: Int) {
-        order.swapAt(i, j)
-        coords.swapAt(2 * i, 2 * j)
-        coords.swapAt(2 * i + 1, 2 * j + 1)
+    @inline(__always) func swapItem(_ i: Int, _ j: Int) {
+        let o = order[i]
+        order[i] = order[j]
+        order[j] = o
+        let x = coords[2 * i]
+        let y = coords[2 * i + 1]
+        coords[2 * i] = coords[2 * j]
+        coords[2 * i + 1] = coords[2 * j + 1]
+        coords[2 * j] = x
+        coords[2 * j + 1] = y
     }
 }

@@ -76,8 +76,12 @@ struct ClustersAPI: Sendable {
     /// any query), off the event loops.
     func hierarchy(_ request: ClusterRequest, _ snapshot: EngineSnapshot) async throws -> PlaceClusters {
         let build: @Sendable () async throws -> PlaceClusters = {
-            let answer = try await snapshot.run(request.query, records: false, timeout: options.requestTimeout)
-            return try await Self.offload { PlaceClusters(rows: answer.rows, options: request.options) }
+            var answer = try await snapshot.run(request.query, records: false, timeout: options.requestTimeout)
+            if !answer.rows.hasCoordinates {
+                answer = try await snapshot.run(request.query, records: true, timeout: options.requestTimeout)
+            }
+            let rows = answer.rows
+            return try await Self.offload { PlaceClusters(rows: rows, options: request.options) }
         }
         guard Self.isKept(request) else { return try await build() }
         return try await kept.hierarchy(generation: snapshot.generation, key: request.hierarchyKey, build: build)

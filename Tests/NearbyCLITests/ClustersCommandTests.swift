@@ -85,6 +85,21 @@ import Testing
         #expect(Set(seoul.map(key)).isSubset(of: top.map(key)))
     }
 
+    @Test func everyEngineGivesTheSameClusters() throws {
+        for arguments in [
+            ["--zoom", "9", "--category", "12"],
+            ["--zoom", "11", "--lat", "37.5", "--lon", "127", "--radius", "30000"],
+        ] {
+            let snapshot = try clusters(arguments)
+            #expect(snapshot.status == 0 && !snapshot.stdout.isEmpty, "\(snapshot.stderr)")
+            for engine in ["memory", "sqlite"] {
+                let other = try clusters(arguments + ["--engine", engine])
+                #expect(other.status == 0, "\(engine): \(other.stderr)")
+                #expect(other.stdout == snapshot.stdout, "\(engine) \(arguments)")
+            }
+        }
+    }
+
     @Test func badRequestsNameTheirFlag() throws {
         let cases: [([String], Int32, String)] = [
             (["--zoom", "3", "--sort", "title"], 2, "--sort"),

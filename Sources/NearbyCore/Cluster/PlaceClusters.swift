@@ -148,16 +148,21 @@ public final class PlaceClusters: Sendable {
     /// The matched rows, in id order (with or without their records, as the engine answered).
     public let rows: PlaceRows
 
-    /// The hierarchy of an answer's rows (of every match: `ClusterRequest.query`).
+    /// The hierarchy of an answer's rows (of every match: `ClusterRequest.query`), which must have
+    /// their coordinates (`PlaceRows.hasCoordinates`).
     public init(rows answerRows: PlaceRows, options: ClusterOptions = ClusterOptions()) {
+        precondition(answerRows.hasCoordinates, "rows with their coordinates")
         rows = answerRows.inIdOrder()
         let (lons, lats) = rows.coordinates()
         index = ClusterIndex(lons: lons, lats: lats, options: options)
     }
 
-    /// The hierarchy of `request`'s places on `engine`, answered without records.
+    /// The hierarchy of `request`'s places on `engine`, answered without records when the engine's
+    /// rows keep their coordinates so (`PlaceRows.hasCoordinates`), else with them.
     public convenience init(_ engine: any QueryEngine, _ request: ClusterRequest) throws {
-        try self.init(rows: engine.run(request.query, records: false).rows, options: request.options)
+        var rows = try engine.run(request.query, records: false).rows
+        if !rows.hasCoordinates { rows = try engine.run(request.query, records: true).rows }
+        self.init(rows: rows, options: request.options)
     }
 
     /// The rows of the points among `items` (clusters left out), in their order.
@@ -196,6 +201,10 @@ extension PlaceRows {
         let places = fetched.sorted { PlaceTable.idPrecedes($0.id, $1.id) }
         return PlaceRows(places: places)
     }
+
+    /// Whether the rows' coordinates can be read: rows of an engine's table or fetched places, not
+    /// rows answered without records that kept only their ids (the SQLite engine's, `keepingOnlyIDs`).
+    public var hasCoordinates: Bool { table?.hasCoordinates ?? true }
 
     /// Longitudes and latitudes of the rows, in order.
     func coordinates() -> (lons: [Double], lats: [Double]) {

@@ -51,9 +51,8 @@ public enum NearbyHTTPServer {
     /// Every path the server answers (`{id}` one path segment); `/openapi.json` documents each.
     public static let paths =
         [
-            "/v1/places", "/v1/places/{id}", "/v1/distance", "/v1/where", "/tiles/{z}/{x}/{y}.mvt", "/healthz",
-            "/metrics",
-            "/openapi.json",
+            "/v1/places", "/v1/places/{id}", "/v1/clusters", "/v1/clusters/{id}/children", "/v1/clusters/{id}/leaves",
+            "/v1/distance", "/v1/where", "/tiles/{z}/{x}/{y}.mvt", "/healthz", "/metrics", "/openapi.json",
         ]
         + TourAPI.operations.map { TourAPI.prefix + $0 }
 
@@ -103,6 +102,14 @@ public enum NearbyHTTPServer {
         router.get("/v1/places") { request, _ in try await api.places(request) }
         router.get("/v1/places/:id") { request, context in
             try await api.place(request, id: PlacesAPI.pathSegment(context.parameters.get("id") ?? "", parameter: "id"))
+        }
+        let clusters = ClustersAPI(engine: engine, options: options)
+        router.get("/v1/clusters") { request, _ in try await clusters.answer(request, .zoom) }
+        router.get("/v1/clusters/:id/children") { request, context in
+            try await clusters.answer(request, .children, id: context.parameters.get("id") ?? "")
+        }
+        router.get("/v1/clusters/:id/leaves") { request, context in
+            try await clusters.answer(request, .leaves, id: context.parameters.get("id") ?? "")
         }
         router.get("/v1/distance") { request, _ in try api.distance(request) }
         router.get("/v1/where") { request, _ in try api.whereAt(request) }

@@ -141,6 +141,61 @@ enum OpenAPIDocument {
             ],
             "/openapi.json": ["get": ["summary": "This document.", "responses": ["200": response("OpenAPI 3.1")]]],
         ]
+        // `/v1/clusters…`: the filters of /v1/places (not those of pages and order) and the cluster's own.
+        let filters = QueryParameters.all.filter {
+            !["sort", "arrange", "page", "cursor", "total", "explain", "limit", "bbox"].contains($0.name)
+        }
+        .map { p in parameter(p.name, p.help, type: p.isFlag ? "boolean" : "string") }
+        let own = Dictionary(uniqueKeysWithValues: ClusterRequest.parameters.map { ($0.name, $0.help) })
+        let format = parameter("format", "geojson (default: a FeatureCollection in supercluster's shape) or jsonl.")
+        let options = ["radius-px", "extent", "min-points", "max-zoom"].map { parameter($0, own[$0]!) }
+        let clusterResponses: [String: Any] = [
+            "200": [
+                "description":
+                    "Clusters (cluster, cluster_id, point_count, point_count_abbreviated, expansion_zoom) and places alone; X-Cache-Generation.",
+                "content": Dictionary(
+                    uniqueKeysWithValues: ClusterFormat.allCases.map { f in
+                        (
+                            String(f.mediaType.prefix { $0 != ";" }),
+                            ["schema": ["type": f == .geojson ? "object" : "string"]]
+                        )
+                    }),
+            ],
+            "400": errors["400"]!,
+            "404": response("No cluster has the id (for these filters, options and cache generation)"),
+            "503": errors["503"]!,
+        ]
+        let clusterID = parameter(
+            "id", "A cluster id from /v1/clusters with the same filters and options.", required: true, type: "integer",
+            in: "path")
+        paths["/v1/clusters"] = [
+            "get": [
+                "summary": "The places the filters match, clustered at a zoom as supercluster does, inside a viewport.",
+                "parameters": [
+                    parameter("zoom", own["zoom"]!, required: true, type: "integer"), parameter("bbox", own["bbox"]!),
+                ]
+                    + options + filters + [format],
+                "responses": clusterResponses,
+            ]
+        ]
+        paths["/v1/clusters/{id}/children"] = [
+            "get": [
+                "summary": "The entries a cluster splits into one zoom deeper (supercluster's getChildren).",
+                "parameters": [clusterID] + options + filters + [format],
+                "responses": clusterResponses,
+            ]
+        ]
+        paths["/v1/clusters/{id}/leaves"] = [
+            "get": [
+                "summary": "The places of a cluster, a page of them (supercluster's getLeaves).",
+                "parameters": [
+                    clusterID, parameter("limit", own["limit"]!, type: "integer"),
+                    parameter("offset", own["offset"]!, type: "integer"),
+                ]
+                    + options + filters + [format],
+                "responses": clusterResponses,
+            ]
+        ]
         for operation in TourAPI.operations {
             let names = TourAPI.mapped.keys.sorted() + ["contentId", "serviceKey", "MobileOS", "MobileApp"]
             let type: [String: Any] = [

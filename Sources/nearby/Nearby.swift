@@ -21,6 +21,7 @@ struct Nearby: ParsableCommand {
             ExportCommand.self,
             CarouselCommand.self,
             QueryCommand.self,
+            ClustersCommand.self,
             GenerateCommand.self,
             CheckCommand.self,
             ServeCommand.self,

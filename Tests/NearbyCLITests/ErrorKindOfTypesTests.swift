@@ -27,6 +27,7 @@ import Testing
         #expect(RequestError(parameter: "radius", reason: "x").kind == .usage)
         #expect(RequestError.staleCursor.kind == .conflict)
         #expect(DistanceModelError.unknownModel("x").kind == .usage)
+        #expect(ClusterNotFound(id: 1).kind == .notFound)
         #expect(DistanceModelError.outsideProjection(lat: 0, lon: 0, crs: 5179).kind == .usage)
         #expect(DistanceModelError.proj("x").kind == .internal)
         #expect(KoreanTowns.FormatError(description: "x").kind == .damaged)

@@ -6,7 +6,7 @@ import Testing
 @Suite struct HelpTests {
     @Test(arguments: [
         ["query"], ["import"], ["export"], ["generate"], ["distance"], ["carousel"], ["serve"],
-        ["where"], ["region"], ["tiles"], ["bench", "where"],
+        ["where"], ["region"], ["tiles"], ["bench", "where"], ["clusters"],
     ])
     func examplesAreWholeLines(command: [String]) throws {
         let help = try CLIRunner.run(command + ["--help"])

@@ -19,11 +19,15 @@ extension RealServer {
             let paths = try #require(r.json["paths"] as? [String: [String: Any]])
             #expect(Set(paths.keys) == Set(NearbyHTTPServer.paths))
 
+            // A cluster's paths take the id of a cluster (of every place, at zoom 0).
+            let top = try server.http.get("/v1/clusters?zoom=0&format=jsonl").text.split(separator: "\n").first ?? ""
+            let clusterID = (try? JSONSerialization.jsonObject(with: Data(top.utf8)) as? [String: Any])?["cluster_id"]
             for (path, item) in paths {
                 #expect(Array(item.keys) == ["get"], "\(path)")
                 let parameters = (item["get"] as? [String: Any])?["parameters"] as? [[String: Any]] ?? []
                 // Required parameters get plausible values; the documented path must answer 200.
-                var target = path.replacingOccurrences(of: "{id}", with: "1")
+                var target = path.replacingOccurrences(
+                    of: "{id}", with: path.hasPrefix("/v1/clusters/") ? "\(clusterID as? Int ?? -1)" : "1")
                 // A tile of the open Pacific: no region to draw, so the first tile dissolves no boundary.
                 for (name, value) in [("{z}", "14"), ("{x}", "0"), ("{y}", "8000")] {
                     target = target.replacingOccurrences(of: name, with: value)

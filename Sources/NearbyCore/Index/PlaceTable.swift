@@ -189,6 +189,9 @@ public final class PlaceTable: @unchecked Sendable {
         if let failure = verifier?.failure { throw IndexSnapshot.Problem.damaged(failure) }
     }
 
+    /// Whether `lat`/`lon` can be read: a mapped table's points or the records (not a table of ids alone).
+    var hasCoordinates: Bool { points != nil || places.count == count }
+
     @inline(__always) func lat(_ row: Int) -> Double { points?[2 * row + 1] ?? places[row].lat }
     @inline(__always) func lon(_ row: Int) -> Double { points?[2 * row] ?? places[row].lon }
 

@@ -1,0 +1,513 @@
+import Foundation
+
+/// The parameters of a cluster hierarchy, as supercluster names them (its defaults too).
+public struct ClusterOptions: Sendable, Hashable {
+    /// Cluster radius in pixels of a tile `extent` pixels wide.
+    public var radius: Double
+    /// Tile width in pixels the radius is measured against.
+    public var extent: Double
+    /// Points a cluster needs at least (fewer stay points).
+    public var minPoints: Int
+    /// Lowest zoom with its own level.
+    public var minZoom: Int
+    /// Highest zoom that clusters; `maxZoom + 1` holds the points alone.
+    public var maxZoom: Int
+    /// Points in a leaf of each level's KD-tree.
+    public var nodeSize: Int
+
+    /// The highest `maxZoom`: a cluster id keeps `zoom + 1` in 5 bits.
+    public static let zoomLimit = 24
+
+    public init(
+        radius: Double = 40, extent: Double = 512, minPoints: Int = 2, minZoom: Int = 0, maxZoom: Int = 16,
+        nodeSize: Int = 64
+    ) {
+        self.radius = radius
+        self.extent = extent
+        self.minPoints = minPoints
+        self.minZoom = minZoom
+        self.maxZoom = maxZoom
+        self.nodeSize = nodeSize
+    }
+
+    /// What is wrong with these options, as a usage error naming the parameter (`radius-px`,
+    /// `extent`, `min-points`, `min-zoom`, `max-zoom`); nil when nothing is.
+    public var problem: RequestError? {
+        if !(radius.isFinite && radius > 0) {
+            return RequestError(parameter: "radius-px", reason: "\(radius) is not a positive number of pixels")
+        }
+        if !(extent.isFinite && extent > 0) {
+            return RequestError(parameter: "extent", reason: "\(extent) is not a positive number of pixels")
+        }
+        if minPoints < 1 { return RequestError(parameter: "min-points", reason: "\(minPoints) is below 1") }
+        if !(0...Self.zoomLimit).contains(maxZoom) {
+            return RequestError(parameter: "max-zoom", reason: "\(maxZoom) is outside 0…\(Self.zoomLimit)")
+        }
+        if !(0...maxZoom).contains(minZoom) {
+            return RequestError(parameter: "min-zoom", reason: "\(minZoom) is outside 0…\(maxZoom) (max-zoom)")
+        }
+        if nodeSize < 1 { return RequestError(parameter: "node-size", reason: "\(nodeSize) is below 1") }
+        return nil
+    }
+}
+
+/// One entry of a zoom level: a cluster (`count` > 1, `id` its cluster id) or a point alone
+/// (`count` 1, `id` its index in the arrays the index was built from).
+public struct ClusterItem: Sendable, Hashable {
+    public let id: Int
+    public let count: Int
+    /// A cluster's weighted centroid, a point's own coordinates.
+    public let lon: Double
+    public let lat: Double
+    /// The same position in Web-Mercator [0, 1]² (x east, y south), as the levels hold it.
+    public let x: Double
+    public let y: Double
+    public var isCluster: Bool { count > 1 }
+
+    /// supercluster's `point_count_abbreviated`: 1234 → "1.2k", 12345 → "12k".
+    public var abbreviatedCount: String {
+        if count >= 10_000 { return "\(Int((Double(count) / 1000).rounded(.toNearestOrAwayFromZero)))k" }
+        if count >= 1_000 {
+            let tenths = Int((Double(count) / 100).rounded(.toNearestOrAwayFromZero))
+            return tenths % 10 == 0 ? "\(tenths / 10)k" : "\(tenths / 10).\(tenths % 10)k"
+        }
+        return String(count)
+    }
+}
+
+/// A cluster id no level holds (a usage error's sibling: the id is well formed but names nothing).
+public struct ClusterNotFound: NearbyError, Equatable {
+    public let id: Int
+    public var kind: ErrorKind { .notFound }
+    public var description: String {
+        "no cluster has the id \(id) (ids hold for the same points, filters and options)"
+    }
+}
+
+/// Hierarchical greedy point clustering at every zoom, supercluster's algorithm (version 8) over flat
+/// arrays.
+///
+/// Points are projected to Web-Mercator [0, 1]². Level `maxZoom + 1` holds the points; each level
+/// `z` from `maxZoom` down to `minZoom` is made from the one above it: its entries are visited in
+/// order, and each not yet taken takes every entry not yet taken within r = radius / (extent · 2^z)
+/// (a KD-tree per level finds them). When they hold more points than the entry alone and at least
+/// `minPoints`, they become one cluster at their centroid weighted by point counts; otherwise they
+/// pass down unchanged. The result depends only on the points, their order and the options.
+///
+/// Cluster ids are supercluster's: `id = (i << 5) + (z + 1) + n`, where `n` is the number of points,
+/// `i` the index of the cluster's first entry (the one that took the others) in level `z + 1`, and
+/// `z` the zoom the cluster was made at; so `(id − n) >> 5` and `(id − n) & 31` give back the index
+/// and the level of its children. Points keep their index (0 ..< n), below every cluster id.
+///
+/// Memory: 32 bytes an entry of each level (position 16, id, count, parent, slot 4 each) plus the
+/// points' own lon/lat (16 bytes a point).
+public final class ClusterIndex: Sendable {
+    public let options: ClusterOptions
+    /// Points given (`lons.count`), valid or not.
+    public let pointCount: Int
+    private let lons: [Double]
+    private let lats: [Double]
+    /// Levels by zoom − minZoom, from minZoom to maxZoom + 1.
+    private let levels: [Level]
+
+    /// One zoom's entries, stored in KD-tree order (`k`); `slot[i]` is where entry `i` (the order the
+    /// level was made in, which cluster ids count) lies.
+    struct Level: Sendable {
+        /// x, y of each entry, interleaved, in tree order.
+        let coords: [Double]
+        /// A point's index or a cluster's id.
+        let ids: [UInt32]
+        let counts: [UInt32]
+        /// The id of the cluster that took the entry in the level below (`UInt32.max`: none).
+        var parents: [UInt32]
+        let slot: [UInt32]
+        let nodeSize: Int
+        var count: Int { ids.count }
+    }
+
+    /// Builds every level. Points with a non-finite coordinate are left out of all of them.
+    /// Takes at most 2^26 points, as supercluster's 32-bit ids do.
+    public init(lons: [Double], lats: [Double], options: ClusterOptions = ClusterOptions()) {
+        precondition(lons.count == lats.count, "one latitude per longitude")
+        precondition(options.problem == nil, "\(options.problem!)")
+        precondition(lons.count < 1 << 26, "at most 2^26 points")
+        self.options = options
+        self.lons = lons
+        self.lats = lats
+        let n = lons.count
+        pointCount = n
+        var xs: [Double] = []
+        var ys: [Double] = []
+        var ids: [UInt32] = []
+        xs.reserveCapacity(n)
+        ys.reserveCapacity(n)
+        ids.reserveCapacity(n)
+        for i in 0..<n where lons[i].isFinite && lats[i].isFinite {
+            xs.append(Self.x(lon: lons[i]))
+            ys.append(Self.y(lat: lats[i]))
+            ids.append(UInt32(i))
+        }
+        var built: [Level] = []
+        var level = Level(
+            xs: xs, ys: ys, ids: ids, counts: [UInt32](repeating: 1, count: ids.count), nodeSize: options.nodeSize)
+        for z in stride(from: options.maxZoom, through: options.minZoom, by: -1) {
+            let next = Self.cluster(&level, zoom: z, options: options, pointCount: n)
+            built.append(level)
+            level = next
+        }
+        built.append(level)
+        levels = built.reversed()
+    }
+
+    /// Bytes held by the levels and the points' coordinates.
+    public var byteCount: Int {
+        levels.reduce(16 * pointCount) { $0 + 32 * $1.count }
+    }
+
+    /// Entries of each level, from `minZoom` to `maxZoom + 1`.
+    public var levelCounts: [Int] { levels.map(\.count) }
+
+    // MARK: Queries
+
+    /// The level a zoom reads: `zoom` clamped to `minZoom … maxZoom + 1`.
+    public func levelZoom(_ zoom: Int) -> Int { max(options.minZoom, min(zoom, options.maxZoom + 1)) }
+
+    /// Clusters and points at `zoom` inside the box (degrees; `minLon > maxLon` crosses the
+    /// antimeridian, a box 360° wide or more is every longitude), as supercluster's `getClusters`.
+    public func clusters(minLon: Double, minLat: Double, maxLon: Double, maxLat: Double, zoom: Int) -> [ClusterItem] {
+        var west =
+            ((minLon + 180).truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360) - 180
+        let south = max(-90, min(90, minLat))
+        var east =
+            maxLon == 180
+            ? 180
+            : ((maxLon + 180).truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360) - 180
+        let north = max(-90, min(90, maxLat))
+        if maxLon - minLon >= 360 {
+            west = -180
+            east = 180
+        } else if west > east {
+            return clusters(minLon: west, minLat: south, maxLon: 180, maxLat: north, zoom: zoom)
+                + clusters(minLon: -180, minLat: south, maxLon: east, maxLat: north, zoom: zoom)
+        }
+        let level = levels[levelZoom(zoom) - options.minZoom]
+        var out: [ClusterItem] = []
+        level.range(
+            minX: Self.x(lon: west), minY: Self.y(lat: north), maxX: Self.x(lon: east), maxY: Self.y(lat: south)
+        ) {
+            out.append(item(level, $0))
+        }
+        return out
+    }
+
+    /// Every entry of the level `zoom` reads, in the order it was made.
+    public func level(zoom: Int) -> [ClusterItem] {
+        let level = levels[levelZoom(zoom) - options.minZoom]
+        return (0..<level.count).map { item(level, Int(level.slot[$0])) }
+    }
+
+    /// The zoom a cluster was made at (`originZoom − 1` in supercluster's words), or nil when `id`
+    /// decodes to no level.
+    public func zoom(ofCluster id: Int) -> Int? {
+        guard id >= pointCount else { return nil }
+        let z = (id - pointCount) & 31 - 1
+        return (options.minZoom...options.maxZoom).contains(z) ? z : nil
+    }
+
+    /// The entries a cluster took, in the level below it (`getChildren`).
+    public func children(of id: Int) throws(ClusterNotFound) -> [ClusterItem] {
+        guard let z = zoom(ofCluster: id) else { throw ClusterNotFound(id: id) }
+        let level = levels[z + 1 - options.minZoom]
+        let origin = (id - pointCount) >> 5
+        guard origin < level.count else { throw ClusterNotFound(id: id) }
+        let k = Int(level.slot[origin])
+        let r = options.radius / (options.extent * pow(2, Double(z)))
+        var out: [ClusterItem] = []
+        level.within(x: level.coords[2 * k], y: level.coords[2 * k + 1], r: r) { j in
+            if level.parents[j] == UInt32(id) { out.append(item(level, j)) }
+        }
+        guard !out.isEmpty else { throw ClusterNotFound(id: id) }
+        return out
+    }
+
+    /// The points of a cluster, `limit` of them (0: all) after skipping `offset`, in the order of its
+    /// children, depth first (`getLeaves`).
+    public func leaves(of id: Int, limit: Int = 10, offset: Int = 0) throws(ClusterNotFound) -> [ClusterItem] {
+        var out: [ClusterItem] = []
+        var skipped = 0
+        try appendLeaves(&out, id, limit <= 0 ? Int.max : limit, max(0, offset), &skipped)
+        return out
+    }
+
+    private func appendLeaves(_ out: inout [ClusterItem], _ id: Int, _ limit: Int, _ offset: Int, _ skipped: inout Int)
+        throws(ClusterNotFound)
+    {
+        for child in try children(of: id) {
+            if child.isCluster {
+                if skipped + child.count <= offset {
+                    skipped += child.count
+                } else {
+                    try appendLeaves(&out, child.id, limit, offset, &skipped)
+                }
+            } else if skipped < offset {
+                skipped += 1
+            } else {
+                out.append(child)
+            }
+            if out.count == limit { break }
+        }
+    }
+
+    /// The zoom at which a cluster splits into more than one entry (`getClusterExpansionZoom`).
+    public func expansionZoom(of id: Int) throws(ClusterNotFound) -> Int {
+        guard let z = zoom(ofCluster: id) else { throw ClusterNotFound(id: id) }
+        var expansion = z
+        var current = id
+        while expansion <= options.maxZoom {
+            let children = try self.children(of: current)
+            expansion += 1
+            if children.count != 1 { break }
+            current = children[0].id
+        }
+        return expansion
+    }
+
+    private func item(_ level: Level, _ k: Int) -> ClusterItem {
+        let count = Int(level.counts[k])
+        let id = Int(level.ids[k])
+        let x = level.coords[2 * k]
+        let y = level.coords[2 * k + 1]
+        if count > 1 { return ClusterItem(id: id, count: count, lon: Self.lon(x: x), lat: Self.lat(y: y), x: x, y: y) }
+        return ClusterItem(id: id, count: 1, lon: lons[id], lat: lats[id], x: x, y: y)
+    }
+
+    // MARK: Building
+
+    /// Level `zoom` made from `above` (level `zoom + 1`), whose `parents` this sets.
+    private static func cluster(_ above: inout Level, zoom: Int, options: ClusterOptions, pointCount: Int) -> Level {
+        let r = options.radius / (options.extent * pow(2, Double(zoom)))
+        let n = above.count
+        var taken = [Bool](repeating: false, count: n)
+        var parents = [UInt32](repeating: .max, count: n)
+        var xs: [Double] = []
+        var ys: [Double] = []
+        var ids: [UInt32] = []
+        var counts: [UInt32] = []
+        xs.reserveCapacity(n)
+        ys.reserveCapacity(n)
+        ids.reserveCapacity(n)
+        counts.reserveCapacity(n)
+        var neighbours: [Int] = []
+        above.coords.withUnsafeBufferPointer { coords in
+            for i in 0..<n {
+                let k = Int(above.slot[i])
+                if taken[k] { continue }
+                taken[k] = true
+                let x = coords[2 * k]
+                let y = coords[2 * k + 1]
+                neighbours.removeAll(keepingCapacity: true)
+                above.within(x: x, y: y, r: r) { j in if !taken[j] { neighbours.append(j) } }
+                let own = Int(above.counts[k])
+                var total = own
+                for j in neighbours { total += Int(above.counts[j]) }
+                if total > own && total >= options.minPoints {
+                    var wx = x * Double(own)
+                    var wy = y * Double(own)
+                    let id = UInt32((i << 5) + (zoom + 1) + pointCount)
+                    for j in neighbours {
+                        taken[j] = true
+                        let c = Double(above.counts[j])
+                        wx += coords[2 * j] * c
+                        wy += coords[2 * j + 1] * c
+                        parents[j] = id
+                    }
+                    parents[k] = id
+                    xs.append(wx / Double(total))
+                    ys.append(wy / Double(total))
+                    ids.append(id)
+                    counts.append(UInt32(total))
+                } else {
+                    xs.append(x)
+                    ys.append(y)
+                    ids.append(above.ids[k])
+                    counts.append(above.counts[k])
+                    if total > 1 {
+                        for j in neighbours {
+                            taken[j] = true
+                            xs.append(coords[2 * j])
+                            ys.append(coords[2 * j + 1])
+                            ids.append(above.ids[j])
+                            counts.append(above.counts[j])
+                        }
+                    }
+                }
+            }
+        }
+        above.parents = parents
+        return Level(xs: xs, ys: ys, ids: ids, counts: counts, nodeSize: options.nodeSize)
+    }
+
+    // MARK: Projection
+
+    static func x(lon: Double) -> Double { lon / 360 + 0.5 }
+
+    /// Web-Mercator y of a latitude, clamped to [0, 1] (beyond ±85.05°) as supercluster does.
+    static func y(lat: Double) -> Double {
+        let s = sin(lat * .pi / 180)
+        let y = 0.5 - 0.25 * log((1 + s) / (1 - s)) / .pi
+        return y < 0 ? 0 : y > 1 ? 1 : y
+    }
+
+    static func lon(x: Double) -> Double { (x - 0.5) * 360 }
+
+    static func lat(y: Double) -> Double {
+        let y2 = (180 - y * 360) * .pi / 180
+        return 360 * atan(exp(y2)) / .pi - 90
+    }
+}
+
+extension ClusterIndex.Level {
+    /// A level of entries given in the order they were made: sorted into a KD-tree (kdbush's layout:
+    /// the median of each range on alternating axes, ranges of `nodeSize` or fewer left as they are).
+    init(xs: [Double], ys: [Double], ids: [UInt32], counts: [UInt32], nodeSize: Int) {
+        let n = ids.count
+        var coords = [Double](repeating: 0, count: 2 * n)
+        var order = [UInt32](repeating: 0, count: n)
+        for i in 0..<n {
+            coords[2 * i] = xs[i]
+            coords[2 * i + 1] = ys[i]
+            order[i] = UInt32(i)
+        }
+        if n > 0 {
+            coords.withUnsafeMutableBufferPointer { c in
+                order.withUnsafeMutableBufferPointer { o in
+                    KDSorter(coords: c.baseAddress!, order: o.baseAddress!, nodeSize: nodeSize).sort(0, n - 1, 0)
+                }
+            }
+        }
+        var slot = [UInt32](repeating: 0, count: n)
+        for k in 0..<n { slot[Int(order[k])] = UInt32(k) }
+        self.coords = coords
+        self.ids = order.map { ids[Int($0)] }
+        self.counts = order.map { counts[Int($0)] }
+        self.parents = [UInt32](repeating: .max, count: n)
+        self.slot = slot
+        self.nodeSize = nodeSize
+    }
+
+    /// Calls `visit` with the tree position of every entry within `r` of (x, y) (distance ≤ r).
+    func within(x qx: Double, y qy: Double, r: Double, _ visit: (Int) -> Void) {
+        guard count > 0 else { return }
+        let r2 = r * r
+        coords.withUnsafeBufferPointer { c in
+            func walk(_ left: Int, _ right: Int, _ axis: Int) {
+                if right - left <= nodeSize {
+                    for i in left...right {
+                        let dx = c[2 * i] - qx
+                        let dy = c[2 * i + 1] - qy
+                        if dx * dx + dy * dy <= r2 { visit(i) }
+                    }
+                    return
+                }
+                let m = (left + right) >> 1
+                let x = c[2 * m]
+                let y = c[2 * m + 1]
+                let dx = x - qx
+                let dy = y - qy
+                if dx * dx + dy * dy <= r2 { visit(m) }
+                if axis == 0 ? qx - r <= x : qy - r <= y { walk(left, m - 1, 1 - axis) }
+                if axis == 0 ? qx + r >= x : qy + r >= y { walk(m + 1, right, 1 - axis) }
+            }
+            walk(0, count - 1, 0)
+        }
+    }
+
+    /// Calls `visit` with the tree position of every entry inside the box (edges included).
+    func range(minX: Double, minY: Double, maxX: Double, maxY: Double, _ visit: (Int) -> Void) {
+        guard count > 0 else { return }
+        coords.withUnsafeBufferPointer { c in
+            func walk(_ left: Int, _ right: Int, _ axis: Int) {
+                if right - left <= nodeSize {
+                    for i in left...right {
+                        let x = c[2 * i]
+                        let y = c[2 * i + 1]
+                        if x >= minX && x <= maxX && y >= minY && y <= maxY { visit(i) }
+                    }
+                    return
+                }
+                let m = (left + right) >> 1
+                let x = c[2 * m]
+                let y = c[2 * m + 1]
+                if x >= minX && x <= maxX && y >= minY && y <= maxY { visit(m) }
+                if axis == 0 ? minX <= x : minY <= y { walk(left, m - 1, 1 - axis) }
+                if axis == 0 ? maxX >= x : maxY >= y { walk(m + 1, right, 1 - axis) }
+            }
+            walk(0, count - 1, 0)
+        }
+    }
+}
+
+/// kdbush's in-place sort: Floyd–Rivest selection of each range's median on one axis, then the halves
+/// on the other.
+private struct KDSorter {
+    let coords: UnsafeMutablePointer<Double>
+    let order: UnsafeMutablePointer<UInt32>
+    let nodeSize: Int
+
+    func sort(_ left: Int, _ right: Int, _ axis: Int) {
+        if right - left <= nodeSize { return }
+        let m = (left + right) >> 1
+        select(m, left, right, axis)
+        sort(left, m - 1, 1 - axis)
+        sort(m + 1, right, 1 - axis)
+    }
+
+    func select(_ k: Int, _ left: Int, _ right: Int, _ axis: Int) {
+        var left = left
+        var right = right
+        while right > left {
+            if right - left > 600 {
+                let n = Double(right - left + 1)
+                let m = Double(k - left + 1)
+                let z = log(n)
+                let s = 0.5 * exp(2 * z / 3)
+                let sd = 0.5 * (z * s * (n - s) / n).squareRoot() * (m - n / 2 < 0 ? -1 : 1)
+                let newLeft = max(left, Int((Double(k) - m * s / n + sd).rounded(.down)))
+                let newRight = min(right, Int((Double(k) + (n - m) * s / n + sd).rounded(.down)))
+                select(k, newLeft, newRight, axis)
+            }
+            let t = coords[2 * k + axis]
+            var i = left
+            var j = right
+            swapItem(left, k)
+            if coords[2 * right + axis] > t { swapItem(left, right) }
+            while i < j {
+                swapItem(i, j)
+                i += 1
+                j -= 1
+                while coords[2 * i + axis] < t { i += 1 }
+                while coords[2 * j + axis] > t { j -= 1 }
+            }
+            if coords[2 * left + axis] == t {
+                swapItem(left, j)
+            } else {
+                j += 1
+                swapItem(j, right)
+            }
+            if j <= k { left = j + 1 }
+            if k <= j { right = j - 1 }
+        }
+    }
+
+    @inline(__always) func swapItem(_ i: Int, _ j: Int) {
+        let o = order[i]
+        order[i] = order[j]
+        order[j] = o
+        let x = coords[2 * i]
+        let y = coords[2 * i + 1]
+        coords[2 * i] = coords[2 * j]
+        coords[2 * i + 1] = coords[2 * j + 1]
+        coords[2 * j] = x
+        coords[2 * j + 1] = y
+    }
+}

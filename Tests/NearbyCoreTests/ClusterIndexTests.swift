@@ -1,0 +1,189 @@
+import Foundation
+import NearbyTestSupport
+import Testing
+
+@testable import NearbyCore
+
+/// Points in towns and between them, over Korea, seeded: dense enough that every zoom clusters.
+enum ClusterPoints {
+    static func korea(_ n: Int, seed: UInt64) -> (lons: [Double], lats: [Double]) {
+        var g = SeededGenerator(seed: seed)
+        let towns = (0..<40).map { _ in
+            (Double.random(in: 126.0...129.5, using: &g), Double.random(in: 34.0...38.5, using: &g))
+        }
+        var lons: [Double] = []
+        var lats: [Double] = []
+        for i in 0..<n {
+            if i % 4 == 0 {
+                lons.append(Double.random(in: 124.5...131, using: &g))
+                lats.append(Double.random(in: 33...39, using: &g))
+            } else {
+                let t = towns[Int.random(in: 0..<towns.count, using: &g)]
+                let spread = [0.002, 0.02, 0.2][Int.random(in: 0..<3, using: &g)]
+                lons.append(t.0 + Double.random(in: -spread...spread, using: &g))
+                lats.append(t.1 + Double.random(in: -spread...spread, using: &g))
+            }
+        }
+        // Points in the same place, and on both sides of the antimeridian.
+        lons += [127.0, 127.0, 127.0, 179.9999, -179.9999, 180, -180]
+        lats += [37.5, 37.5, 37.5, 10, 10, -20, -20]
+        return (lons, lats)
+    }
+}
+
+@Suite struct ClusterIndexTests {
+    static let points = ClusterPoints.korea(3_000, seed: 7)
+    static let index = ClusterIndex(lons: points.lons, lats: points.lats)
+
+    @Test func supercluster_sExampleGivesItsAnswer() throws {
+        // pysupercluster's example: Paris alone, London and Greenwich one cluster at zoom 4.
+        let index = ClusterIndex(lons: [2.3522, -0.1278, -0.0077], lats: [48.8566, 51.5074, 51.4826])
+        let items = index.clusters(minLon: -180, minLat: -90, maxLon: 180, maxLat: 90, zoom: 4)
+        #expect(items.count == 2)
+        let found = items.first { $0.isCluster }
+        let cluster = try #require(found)
+        #expect(cluster.count == 2)
+        #expect(abs(cluster.lon - -0.06775) < 1e-9)
+        #expect(abs(cluster.lat - 51.49500168658321) < 1e-9)
+        #expect(try index.expansionZoom(of: cluster.id) == 8)
+        #expect(Set(try index.leaves(of: cluster.id).map(\.id)) == [1, 2])
+        #expect(items.first(where: { !$0.isCluster })?.id == 0)
+        #expect(cluster.abbreviatedCount == "2")
+    }
+
+    @Test func everyPointIsInExactlyOneEntryOfEachLevel() throws {
+        let n = Self.points.lons.count
+        let index = Self.index
+        for z in 0...17 {
+            var seen = [Int](repeating: 0, count: n)
+            for item in index.level(zoom: z) {
+                if item.isCluster {
+                    #expect(index.zoom(ofCluster: item.id)! >= z)
+                    for leaf in try index.leaves(of: item.id, limit: 0) { seen[leaf.id] += 1 }
+                } else {
+                    seen[item.id] += 1
+                }
+            }
+            #expect(seen.allSatisfy { $0 == 1 }, "zoom \(z)")
+        }
+    }
+
+    @Test func childrenAndLeavesAddUpAndExpansionZoomIsDeeper() throws {
+        let index = Self.index
+        for z in [0, 3, 6, 9, 12, 16] {
+            for item in index.level(zoom: z) where item.isCluster {
+                let children = try index.children(of: item.id)
+                #expect(children.reduce(0) { $0 + $1.count } == item.count)
+                #expect(try index.leaves(of: item.id, limit: 0).count == item.count)
+                let expansion = try index.expansionZoom(of: item.id)
+                #expect(expansion > z)
+                #expect(expansion <= index.options.maxZoom + 1)
+                // A page of leaves is the same slice of all of them.
+                let all = try index.leaves(of: item.id, limit: 0)
+                #expect(try index.leaves(of: item.id, limit: 3, offset: 1) == Array(all.dropFirst(1).prefix(3)))
+            }
+        }
+    }
+
+    @Test func theWholeWorldIsTheWholeLevel() {
+        let index = Self.index
+        for z in [0, 2, 5, 8, 11, 14, 17, 25] {
+            let level = Set(index.level(zoom: z))
+            #expect(Set(index.clusters(minLon: -180, minLat: -90, maxLon: 180, maxLat: 90, zoom: z)) == level)
+            #expect(Set(index.clusters(minLon: -540, minLat: -90, maxLon: 540, maxLat: 90, zoom: z)) == level)
+        }
+    }
+
+    @Test func aBoxFindsWhatLiesInItAndTheAntimeridianSplits() {
+        let index = Self.index
+        for z in [4, 10] {
+            let level = index.level(zoom: z)
+            let box = index.clusters(minLon: 126.5, minLat: 35, maxLon: 128, maxLat: 37.45, zoom: z)
+            let inside = level.filter { $0.lon >= 126.5 && $0.lon <= 128 && $0.lat >= 35 && $0.lat <= 37.45 }
+            #expect(Set(box).symmetricDifference(inside).isEmpty, "zoom \(z)")
+            let crossing = index.clusters(minLon: 170, minLat: -30, maxLon: -170, maxLat: 30, zoom: z)
+            let expected = level.filter { ($0.lon >= 170 || $0.lon <= -170) && abs($0.lat) <= 30 }
+            #expect(Set(crossing).symmetricDifference(expected).isEmpty, "zoom \(z)")
+            #expect(crossing.reduce(0) { $0 + $1.count } == 4)
+        }
+    }
+
+    @Test func buildsAreDeterministicAndIdsDecode() throws {
+        let again = ClusterIndex(lons: Self.points.lons, lats: Self.points.lats)
+        for z in 0...17 { #expect(again.level(zoom: z) == Self.index.level(zoom: z)) }
+        let n = Self.points.lons.count
+        #expect(throws: ClusterNotFound.self) { try Self.index.children(of: 0) }
+        #expect(throws: ClusterNotFound.self) { try Self.index.children(of: n + (1 << 30)) }
+        #expect(throws: ClusterNotFound.self) { try Self.index.expansionZoom(of: Int.max) }
+        #expect(throws: ClusterNotFound.self) { try Self.index.leaves(of: -5) }
+    }
+
+    @Test func minPointsKeepsSmallGroupsAsPoints() {
+        let index = ClusterIndex(lons: Self.points.lons, lats: Self.points.lats, options: ClusterOptions(minPoints: 5))
+        for z in [0, 6, 12] {
+            let level = index.level(zoom: z)
+            #expect(level.allSatisfy { !$0.isCluster || $0.count >= 5 })
+            #expect(level.reduce(0) { $0 + $1.count } == Self.points.lons.count)
+        }
+    }
+
+    @Test func abbreviatedCountsAreSupercluster_s() {
+        func item(_ count: Int) -> ClusterItem { ClusterItem(id: 0, count: count, lon: 0, lat: 0, x: 0, y: 0) }
+        #expect(item(999).abbreviatedCount == "999")
+        #expect(item(1000).abbreviatedCount == "1k")
+        #expect(item(1234).abbreviatedCount == "1.2k")
+        #expect(item(1250).abbreviatedCount == "1.3k")
+        #expect(item(9999).abbreviatedCount == "10k")
+        #expect(item(12_345).abbreviatedCount == "12k")
+        #expect(item(1_500_000).abbreviatedCount == "1500k")
+    }
+
+    @Test func optionsNameTheirParameter() {
+        #expect(ClusterOptions().problem == nil)
+        #expect(ClusterOptions(radius: 0).problem?.parameter == "radius-px")
+        #expect(ClusterOptions(extent: .nan).problem?.parameter == "extent")
+        #expect(ClusterOptions(minPoints: 0).problem?.parameter == "min-points")
+        #expect(ClusterOptions(maxZoom: 25).problem?.parameter == "max-zoom")
+        #expect(ClusterOptions(minZoom: 5, maxZoom: 4).problem?.parameter == "min-zoom")
+    }
+
+    /// The same points and parameters through pysupercluster (supercluster's C++ port, installed for
+    /// the user when missing): the same number of entries and the same point counts (as a sorted
+    /// multiset) at each zoom. Fails when the peer cannot be installed or run.
+    @Test func agreesWithPysupercluster() throws {
+        let folder = try TempFolder()
+        let (lons, lats) = Self.points
+        var tsv = ""
+        for i in lons.indices { tsv += "\(lons[i])\t\(lats[i])\n" }
+        let path = try folder.write("points.tsv", tsv)
+        let zooms = [0, 2, 4, 6, 8, 10, 12, 14, 16, 17]
+        let script = RepositoryData.folder.deletingLastPathComponent().appendingPathComponent(
+            "scripts/supercluster_peer.py"
+        ).path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, "counts", path, zooms.map(String.init).joined(separator: ",")]
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "the peer failed: \(errors)")
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+        try #require(lines.count == zooms.count, "the peer answered \(lines.count) zooms: \(errors)")
+        var clustered = 0
+        for line in lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let zoom = try #require(object["zoom"] as? Int)
+            let theirs = try #require(object["counts"] as? [Int])
+            let ours = Self.index.level(zoom: zoom).map(\.count).sorted()
+            #expect(ours.count == theirs.count, "zoom \(zoom): entries")
+            #expect(ours == theirs, "zoom \(zoom): point counts")
+            clustered += ours.filter { $0 > 1 }.count
+        }
+        #expect(clustered > 100)
+    }
+}

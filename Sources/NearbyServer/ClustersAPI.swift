@@ -30,10 +30,14 @@ struct ClustersAPI: Sendable {
                 throw APIError(.badRequest, parameter: "format", "given twice")
             }
         }
-        let clusterRequest: ClusterRequest
-        do { clusterRequest = try ClusterRequest.parse(pairs, areas: RegionAreas.shared) } catch {
-            throw APIError(error)
+        var parsed: ClusterRequest
+        do { parsed = try ClusterRequest.parse(pairs, areas: RegionAreas.shared) } catch { throw APIError(error) }
+        // Personal conditions name their user by the bearer token, as on `/v1/places`.
+        try PlacesAPI.refuseUserParameter(pairs)
+        if parsed.query.usesPersonalData {
+            parsed.query = try PlacesAPI.personalized(parsed.query, request, engine: engine)
         }
+        let clusterRequest = parsed
         let id = try rawID.map { raw in
             let text = try PlacesAPI.pathSegment(raw, parameter: "id")
             guard let v = DecimalNumber.integer(text), v >= 0 else {
@@ -93,7 +97,7 @@ struct ClustersAPI: Sendable {
         let categories = filter.categories
         filter.categories = nil
         return request.options == ClusterOptions() && request.query.center == nil && request.query.shape == .all
-            && filter == PlaceFilter() && (categories?.count ?? 1) == 1
+            && filter == PlaceFilter() && (categories?.count ?? 1) == 1 && !request.query.usesPersonalData
     }
 
     /// `work` on a dispatch queue, never an event loop (a build takes a second on a million places).

@@ -41,7 +41,7 @@ struct PlacesAPI: Sendable {
         pairs.removeAll { $0.name == "format" || $0.name == "fields" }
         let parsed = try parse(pairs)
         // A public query pays nothing for the personal layer: no header is read.
-        let query = parsed.usesPersonalData ? try personalized(parsed, request) : parsed
+        let query = parsed.usesPersonalData ? try Self.personalized(parsed, request, engine: engine) : parsed
         let records = !PlaceWriter.writesOnlyIDs(format: format, fields: fields)
         // The table format is rendered whole (column widths), so it takes its records at once.
         let (snapshot, answer, ticket) = try await page(query, records: records, streams: format != .table)
@@ -200,7 +200,8 @@ struct PlacesAPI: Sendable {
     /// compared in constant time with every stored one). No header, another scheme, an unknown token and
     /// a revoked user's are one answer, 401, which does not say whether a user exists; the token is in no
     /// message or log. The personal tables are in the cache file: the postgis engine refuses.
-    func personalized(_ query: PlaceQuery, _ request: Request) throws -> PlaceQuery {
+    /// `/v1/places` and `/v1/clusters` share it.
+    static func personalized(_ query: PlaceQuery, _ request: Request, engine: LiveEngine) throws -> PlaceQuery {
         let refused = APIError(.unauthorized, "personal parameters need a valid token: Authorization: Bearer TOKEN")
         guard let header = request.headers[.authorization], header.count > 7,
             header.prefix(7).lowercased() == "bearer "
@@ -223,16 +224,20 @@ struct PlacesAPI: Sendable {
         return Self.json(Array("{\"status\":\"ok\",\"generation\":\(s.generation),\"places\":\(s.count)}\n".utf8))
     }
 
-    /// The request parser, with the server's page-size limit: 1…maxLimit rows a page.
-    func parse(_ pairs: [(name: String, value: String)]) throws -> PlaceQuery {
-        let query: PlaceQuery
-        do { query = try QueryParameters.parse(pairs, areas: RegionAreas.shared) } catch { throw APIError(error) }
-        // Over HTTP the bearer token names the user (`personalized`), never a parameter.
+    /// Over HTTP the bearer token names the user (`personalized`), never a parameter.
+    static func refuseUserParameter(_ pairs: [(name: String, value: String)]) throws {
         if pairs.contains(where: { $0.name == "user" }) {
             throw APIError(
                 .badRequest, parameter: "user",
                 "the user is named by the token (Authorization: Bearer), not a parameter")
         }
+    }
+
+    /// The request parser, with the server's page-size limit: 1…maxLimit rows a page.
+    func parse(_ pairs: [(name: String, value: String)]) throws -> PlaceQuery {
+        let query: PlaceQuery
+        do { query = try QueryParameters.parse(pairs, areas: RegionAreas.shared) } catch { throw APIError(error) }
+        try Self.refuseUserParameter(pairs)
         guard query.limit >= 1 && query.limit <= options.maxLimit else {
             throw APIError(
                 .badRequest, parameter: "limit",

@@ -55,7 +55,7 @@ struct ClustersCommand: ParsableCommand {
         add("min-points", minPoints)
         add("max-zoom", maxZoom)
         if options.limit != nil && leaves == nil { throw UsageError("--limit pages --leaves") }
-        let request: ClusterRequest
+        var request: ClusterRequest
         do { request = try ClusterRequest.parse(pairs, areas: RegionAreas.shared) } catch { throw UsageError(error) }
         let id = try (children ?? leaves).map { text in
             guard let v = DecimalNumber.integer(text), v >= 0 else {
@@ -64,6 +64,8 @@ struct ClustersCommand: ParsableCommand {
             return v
         }
         let placeCache = try cache.open(readOnly: true)
+        // Personal conditions (`--bookmarked`, `--min-rating`, …) read the user's data from the cache.
+        try PersonalLayer.attach(&request.query, from: placeCache)
         let queryEngine = try (engine ?? .snapshot).open(placeCache) { StandardError.write("nearby clusters: \($0)") }
         let clusters: PlaceClusters
         do { clusters = try PlaceClusters(queryEngine, request) } catch let e as RequestError { throw UsageError(e) }

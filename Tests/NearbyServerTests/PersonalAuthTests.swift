@@ -52,5 +52,31 @@ extension RealServer {
             #expect(try get("/v1/places?bookmarked=true", ana).status == 401)
             #expect(try get("/v1/places?bookmarked=true", bo).status == 200)
         }
+
+        /// Clusters take the personal conditions as `/v1/places` does (the token names the user); tiles,
+        /// public and kept per generation, refuse them naming the parameter.
+        @Test func clustersArePersonalWithATokenAndTilesRefuse() throws {
+            let folder = try TempFolder()
+            let path = folder.file("places.sqlite")
+            _ = try Importer().importPlaces(Fixture.places(300), into: PlaceCache(path: path))
+            let cache = try PlaceCache(path: path)
+            let ana = try UserTokens.addUser("ana", cache: cache, now: 1)
+            try PersonalLayer(cache: cache).addBookmarks(user: "ana", places: ["5", "7", "9"], list: nil)
+            let server = try RunningServer(path: path)
+            defer { server.stop() }
+            let target = "/v1/clusters?zoom=0&bookmarked=true&format=jsonl"
+            #expect(try server.http.get(target).status == 401)
+            #expect(
+                try server.http.get(target + "&user=ana", headers: ["Authorization": "Bearer \(ana)"]).status == 400)
+            let r = try server.http.get(target, headers: ["Authorization": "Bearer \(ana)"])
+            #expect(r.status == 200, "\(r.text)")
+            let counts = r.text.split(separator: "\n").map { line -> Int in
+                let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                return o?["point_count"] as? Int ?? 1
+            }
+            #expect(counts.reduce(0, +) == 3, "\(r.text)")
+            let tile = try server.http.get("/tiles/14/0/8000.mvt?min-rating=4")
+            #expect(tile.status == 400 && tile.text.contains("min-rating"), "\(tile.text)")
+        }
     }
 }

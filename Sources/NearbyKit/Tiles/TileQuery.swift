@@ -7,7 +7,7 @@ import NearbyTiles
 ///
 /// A tile takes the filters (and a circle: `lat`, `lon`, `radius`, `distance`); `bbox` keeps only the
 /// places in that box as well. What orders or pages a list (`knn`, `sort`, `arrange`, `limit`, `page`,
-/// `cursor`, `total`, `explain`) is refused, naming the parameter.
+/// `cursor`, `total`, `explain`) is refused, naming the parameter, and so is a personal condition.
 public struct TileQuery: Sendable, Hashable {
     /// The parsed query, every match (limit 0), no box of its own.
     public let base: PlaceQuery
@@ -29,6 +29,13 @@ public struct TileQuery: Sendable, Hashable {
             }
         }
         var query = try QueryParameters.parse(pairs, areas: areas)
+        if query.usesPersonalData {
+            // A tile is public and kept per cache generation, which a user's writes do not change.
+            let personal = pairs.first { (try? QueryParameters.parse([$0]))?.usesPersonalData == true }
+            throw RequestError(
+                parameter: personal?.name,
+                reason: "tiles show public places only; a user's places are on /v1/clusters and /v1/places")
+        }
         query.limit = 0
         query.countsTotal = false
         box = query.filter.bbox

@@ -87,7 +87,8 @@ public enum NearbyHTTPServer {
         }
         let api = PlacesAPI(engine: engine, options: options, largeAnswers: largeAnswers)
         let tour = TourAPI(engine: engine, options: options, api: api)
-        let tiles = TilesAPI(engine: engine, options: options, regions: RegionsSource.shared)
+        let clusters = ClustersAPI(engine: engine, options: options)
+        let tiles = TilesAPI(engine: engine, options: options, regions: RegionsSource.shared, clusters: clusters)
         router.add(
             middleware: ServerMiddleware(
                 maxURLLength: options.maxURLLength,
@@ -103,7 +104,6 @@ public enum NearbyHTTPServer {
         router.get("/v1/places/:id") { request, context in
             try await api.place(request, id: PlacesAPI.pathSegment(context.parameters.get("id") ?? "", parameter: "id"))
         }
-        let clusters = ClustersAPI(engine: engine, options: options)
         router.get("/v1/clusters") { request, _ in try await clusters.answer(request, .zoom) }
         router.get("/v1/clusters/:id/children") { request, context in
             try await clusters.answer(request, .children, id: context.parameters.get("id") ?? "")

@@ -10,6 +10,8 @@ struct TilesAPI: Sendable {
     let engine: LiveEngine
     let options: ServerOptions
     let regions: RegionsSource
+    /// The hierarchies the `places` layer reads up to the clusters' `maxZoom` (`/v1/clusters`' own).
+    let clusters: ClustersAPI
     /// The places layers of coarse tiles (below `smallFromZoom`), by generation, tile and query: such
     /// a tile reads every place of a large box, and is the same until an import.
     let places = TileBytesCache(budget: 32 << 20)
@@ -19,7 +21,7 @@ struct TilesAPI: Sendable {
     static let smallFromZoom = 12
 
     /// Changes when the tiles' contents change for the same cache and query (part of every ETag).
-    static let version = "1"
+    static let version = "2"
 
     static let cacheControl = "public, max-age=60"
 
@@ -49,9 +51,18 @@ struct TilesAPI: Sendable {
         if z < Self.smallFromZoom, let known = places.bytes(key) {
             body = layer.encoded(tile) + known
         } else {
-            let points = try await snapshot.withLane(small: z >= Self.smallFromZoom, timeout: options.requestTimeout) {
-                engine, fetch in
-                try query.points(for: tile, run: { try engine.run($0, records: false) }, fetch: fetch)
+            let points: [TilePoint]
+            if z <= ClusterOptions().maxZoom {
+                // Clusters of every match (kept per generation for every place and each content type).
+                let hierarchy = try await clusters.hierarchy(query.clusterRequest, snapshot)
+                points = try await ClustersAPI.offload {
+                    try query.clusterPoints(for: tile, clusters: hierarchy) { try snapshot.places(ids: $0) }
+                }
+            } else {
+                points = try await snapshot.withLane(small: z >= Self.smallFromZoom, timeout: options.requestTimeout) {
+                    engine, fetch in
+                    try query.points(for: tile, run: { try engine.run($0, records: false) }, fetch: fetch)
+                }
             }
             let placeBytes = VectorTile.encode([PlacesLayer.layer(points, tile: tile)])
             if z < Self.smallFromZoom { places.keep(key, placeBytes) }

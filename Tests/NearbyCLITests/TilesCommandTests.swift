@@ -38,29 +38,55 @@ import Testing
         #expect(b.status == 0, "\(b.stderr)")
         #expect(a.stdout.isEmpty && a.stderr.contains("tiles ("))
 
-        // The folder: the tiles the box touches; every tile's places are the brute force's, and each
-        // zoom's tiles together hold every place.
+        // The folder: the tiles the box touches. Up to the clusters' max zoom (16) a tile holds the clusters
+        // and lone places of its box, so each zoom's counts add up to every place, once.
         let files = try FileManager.default.subpathsOfDirectory(atPath: dir).filter { $0.hasSuffix(".mvt") }.sorted()
         let zooms = Set(files.map { String($0.split(separator: "/")[0]) })
         #expect(zooms == Set((8...12).map { String($0) }))
         let decoded = try PythonVectorTiles.decode(files: files.map { dir + "/" + $0 })
-        var seen: [Int: Set<String>] = [:]
+        let all = Set(places.filter { $0.category == 39 }.map(\.id))
+        var counted: [Int: Int] = [:]
         for file in files {
             let parts = file.dropLast(4).split(separator: "/").map { Int($0)! }
             let tile = TileID(z: parts[0], x: parts[1], y: parts[2])
-            let b = tile.bounds
+            let layers = try #require(decoded[dir + "/" + file])
+            let features = (layers["places"] as? [String: Any])?["features"] as? [[String: Any]] ?? []
+            for feature in features {
+                let properties = feature["properties"] as? [String: Any] ?? [:]
+                let count = properties["count"] as? Int ?? 0
+                counted[tile.z, default: 0] += count
+                if properties["cluster"] as? Bool == true {
+                    #expect(count > 1 && properties["cluster_id"] is Int, "\(tile): \(properties)")
+                } else {
+                    #expect(count == 1 && all.contains(properties["id"] as? String ?? ""), "\(tile): \(properties)")
+                }
+            }
+            #expect(layers["regions"] != nil || !features.isEmpty, "\(tile) holds nothing")
+        }
+        #expect(counted == Dictionary(uniqueKeysWithValues: (8...12).map { ($0, all.count) }))
+
+        // Above the clusters' max zoom every tile's places are the brute force's, and together all of them.
+        let fine = folder.file("fine")
+        let c = try CLIRunner.run([
+            "tiles", "--db", db, "--out", fine, "--no-regions", "--zoom", "17", "--category", "39",
+        ])
+        #expect(c.status == 0, "\(c.stderr)")
+        let fineFiles = try FileManager.default.subpathsOfDirectory(atPath: fine).filter { $0.hasSuffix(".mvt") }
+        let fineDecoded = try PythonVectorTiles.decode(files: fineFiles.map { fine + "/" + $0 })
+        var seen = Set<String>()
+        for file in fineFiles {
+            let parts = file.dropLast(4).split(separator: "/").map { Int($0)! }
+            let b = TileID(z: parts[0], x: parts[1], y: parts[2]).bounds
             let want = places.filter {
                 $0.category == 39 && $0.lon >= b.west && $0.lon <= b.east && $0.lat >= b.south && $0.lat <= b.north
             }
-            let layers = try #require(decoded[dir + "/" + file])
+            let layers = try #require(fineDecoded[fine + "/" + file])
             let features = (layers["places"] as? [String: Any])?["features"] as? [[String: Any]] ?? []
             let ids = Set(features.compactMap { ($0["properties"] as? [String: Any])?["id"] as? String })
-            #expect(ids == Set(want.map(\.id)), "\(tile)")
-            seen[tile.z, default: []].formUnion(ids)
-            #expect(layers["regions"] != nil || !features.isEmpty, "\(tile) holds nothing")
+            #expect(ids == Set(want.map(\.id)), "\(file)")
+            seen.formUnion(ids)
         }
-        let all = Set(places.filter { $0.category == 39 }.map(\.id))
-        #expect(seen == Dictionary(uniqueKeysWithValues: (8...12).map { ($0, all) }))
+        #expect(seen == all)
 
         // The MBTiles file: metadata, TMS rows, gzipped tiles with the folder's bytes.
         let script = """

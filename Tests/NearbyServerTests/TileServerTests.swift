@@ -26,11 +26,13 @@ extension RealServer {
             return r.x.flatMap { x in r.y.map { TileID(z: z, x: x, y: $0) } }
         }
 
+        /// Above the clusters' max zoom (16), a tile's `places` layer is its places.
         @Test func aTileHoldsExactlyThePlacesOfItsBox() throws {
             let folder = try TempFolder()
             var files: [String] = []
             var expected: [String: [Place]] = [:]
-            for tile in tiles(at: 14).prefix(6) + tiles(at: 12) {
+            let fine = Set(places.prefix(8).map { TileMath.tile(lon: $0.lon, lat: $0.lat, z: 17) })
+            for tile in fine.sorted(by: { ($0.x, $0.y) < ($1.x, $1.y) }) {
                 let r = try server.http.get("/tiles/\(tile.z)/\(tile.x)/\(tile.y).mvt?category=39,12")
                 #expect(r.status == 200, "\(tile): \(r.text.prefix(200))")
                 #expect(r.headers["content-type"] == "application/vnd.mapbox-vector-tile")
@@ -86,9 +88,45 @@ extension RealServer {
             }
         }
 
+        /// Up to the clusters' max zoom a tile's `places` layer is `/v1/clusters` for its box: the same
+        /// clusters (id, count, position) and lone places.
+        @Test func aTileHoldsTheClustersOfItsBox() throws {
+            for tile in tiles(at: 14).prefix(4) + tiles(at: 12) {
+                let b = tile.bounds
+                let r = try server.http.get("/tiles/\(tile.z)/\(tile.x)/\(tile.y).mvt?category=39,12")
+                #expect(r.status == 200, "\(tile): \(r.text.prefix(200))")
+                let features = try DecodedTile(Array(r.body)).layer("places")?.features ?? []
+                let c = try server.http.get(
+                    "/v1/clusters?zoom=\(tile.z)&bbox=\(b.west),\(b.south),\(b.east),\(b.north)&category=39,12&format=jsonl"
+                )
+                let entries = c.text.split(separator: "\n").compactMap {
+                    try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+                }
+                func key(cluster: Bool, id: String, count: UInt64) -> String { "\(cluster) \(id) \(count)" }
+                let fromTile = features.map { f in
+                    f.properties["cluster"] == .bool(true)
+                        ? key(
+                            cluster: true, id: f.properties["cluster_id"]?.description ?? "?",
+                            count: {
+                                if case .uint(let n) = f.properties["count"] { return n } else { return 0 }
+                            }())
+                        : key(cluster: false, id: f.properties["id"]?.description ?? "?", count: 1)
+                }
+                let fromClusters = entries.map { e in
+                    e["cluster"] as? Bool == true
+                        ? key(
+                            cluster: true, id: "\(e["cluster_id"] as? Int ?? -1)",
+                            count: UInt64(e["point_count"] as? Int ?? 0))
+                        : key(cluster: false, id: e["id"] as? String ?? "?", count: 1)
+                }
+                #expect(fromTile.sorted() == fromClusters.sorted(), "\(tile)")
+                #expect(features.contains { $0.properties["cluster"] == .bool(true) } || tile.z == 14, "\(tile)")
+            }
+        }
+
         /// Zoom 9 (the fixture's 6,000 places in a tile or two; 시군구 around Seoul, each dissolved on
         /// first use: zoom 0 would dissolve the whole country, which a debug build takes seconds for).
-        @Test func lowZoomsAreThinnedAndCountWhatTheyStandFor() throws {
+        @Test func lowZoomsCountEveryPlaceOnce() throws {
             var total: UInt64 = 0
             var thinned = false
             for tile in tiles(at: 9) {

@@ -51,11 +51,20 @@ public struct TileExport {
         let start = TileMath.tiles(
             west: bounds.west, south: bounds.south, east: bounds.east, north: bounds.north, z: minZoom)
         var level = start.x.flatMap { x in start.y.map { TileID(z: minZoom, x: x, y: $0) } }
+        // Up to the clusters' `maxZoom` the places layer holds the clusters of every match.
+        let clusterRequest = query.clusterRequest
+        let hierarchy =
+            minZoom <= clusterRequest.options.maxZoom ? try PlaceClusters(engine, clusterRequest) : nil
         for z in minZoom...maxZoom {
             var next: [TileID] = []
             var written = 0
             for (i, tile) in level.enumerated() {
-                let points = try query.points(for: tile, run: { try engine.run($0, records: false) }, fetch: fetch)
+                let points =
+                    if let hierarchy, z <= clusterRequest.options.maxZoom {
+                        try query.clusterPoints(for: tile, clusters: hierarchy, fetch: fetch)
+                    } else {
+                        try query.points(for: tile, run: { try engine.run($0, records: false) }, fetch: fetch)
+                    }
                 let regionBytes = regions?.encoded(tile) ?? []
                 guard !points.isEmpty || !regionBytes.isEmpty else { continue }
                 if z < maxZoom { next += tile.children.filter { inBounds($0, bounds) } }

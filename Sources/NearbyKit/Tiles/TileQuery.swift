@@ -92,15 +92,51 @@ public struct TileQuery: Sendable, Hashable {
                     parameter: nil, reason: "the cache changed while answering; run the query again", isStale: true)
             }
         }
-        return zip(places, chosen).map { place, c in
-            TilePoint(
-                lon: place.lon, lat: place.lat, id: PlacesLayer.featureID(place.id),
+        return zip(places, chosen).map { place, c in Self.point(place, count: c.count) }
+    }
+
+    /// The request as clusters read it: the same places (`box` a filter), supercluster's default options.
+    public var clusterRequest: ClusterRequest {
+        var q = base
+        q.filter.bbox = box
+        return ClusterRequest(query: q)
+    }
+
+    /// The tile's `places` points at a zoom that clusters (up to the hierarchy's `maxZoom`): the entries
+    /// of `clusters` in the tile's box (as `/v1/clusters?bbox=` gives them), a cluster as one point with
+    /// `cluster: true`, `cluster_id`, `count` (its places) and `point_count_abbreviated`, a place alone as
+    /// `points(for:run:fetch:)` gives it. `fetch` gives the places of some ids from the same generation.
+    public func clusterPoints(
+        for tile: TileID, clusters: PlaceClusters, fetch: ([String]) throws -> [Place]
+    ) throws -> [TilePoint] {
+        let b = tile.bounds
+        let items = clusters.index.clusters(
+            minLon: b.west, minLat: b.south, maxLon: b.east, maxLat: b.north, zoom: tile.z)
+        let places = try clusters.rows(of: items).withRecords(fetch)
+        var next = 0
+        return items.map { item in
+            guard item.isCluster else {
+                defer { next += 1 }
+                return Self.point(places[next], count: 1)
+            }
+            return TilePoint(
+                lon: item.lon, lat: item.lat,
                 properties: [
-                    ("id", .string(place.id)), ("title", .string(place.title)),
-                    ("category", .int(Int64(place.category))),
-                    ("count", .int(Int64(c.count))),
+                    ("cluster", .bool(true)), ("cluster_id", .int(Int64(item.id))),
+                    ("count", .int(Int64(item.count))),
+                    ("point_count_abbreviated", .string(item.abbreviatedCount)),
                 ])
         }
+    }
+
+    /// A place as a point of the `places` layer, standing for `count` places.
+    static func point(_ place: Place, count: Int) -> TilePoint {
+        TilePoint(
+            lon: place.lon, lat: place.lat, id: PlacesLayer.featureID(place.id),
+            properties: [
+                ("id", .string(place.id)), ("title", .string(place.title)),
+                ("category", .int(Int64(place.category))), ("count", .int(Int64(count))),
+            ])
     }
 
     /// A whole tile: the `regions` layer (when given) under the `places` layer; empty bytes when neither

@@ -1,0 +1,28 @@
+import ArgumentParser
+import Foundation
+import NearbyReplay
+
+/// `nearby replay`: the replay server the sync's tests use, as a process of its own for
+/// `scripts/bench-sync.sh`. Hidden: it serves generated places, nothing real.
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Serve generated TourAPI places on a loopback port (for scripts/bench-sync.sh).",
+        shouldDisplay: false)
+
+    @Option(help: "Generated places.")
+    var places = 1000
+
+    @Option(help: "The port (0: a free one; the port is printed on stdout).")
+    var port = 0
+
+    @Option(help: "The service key expected (default: any).")
+    var serviceKey: String?
+
+    func run() throws {
+        let server = ReplayServer(catalog: .generated(count: places), serviceKey: serviceKey)
+        try server.start(port: port)
+        FileHandle.standardOutput.write(Data("\(server.port)\n".utf8))
+        while true { sleep(3600) }
+    }
+}

@@ -87,6 +87,8 @@ struct TourAPICheckpoint: Codable, Equatable {
         var lastTotal: Int?
         /// After a page fetched again, where to go on.
         var resumePage: Int?
+        /// New and changed places of the last page applied whose details are still to be fetched.
+        var details: [String] = []
     }
 
     /// One list paged through: a content type, an area, and for changes a `modifiedtime` prefix.
@@ -168,6 +170,9 @@ public final class TourAPISync: @unchecked Sendable {
         return types.flatMap { t in places.map { TourAPICheckpoint.Step(contentType: t, area: $0.0, ldong: $0.1) } }
     }
 
+    /// Places whose details are fetched and applied in one transaction.
+    static let detailsPerTransaction = 25
+
     /// The changes pass from `since` (a day) through today: a request a day, or a month when the
     /// days are many (`modifiedtime` takes a prefix of `yyyyMMdd`).
     private func changesPass(since: String) -> TourAPICheckpoint.Pass {
@@ -200,7 +205,49 @@ public final class TourAPISync: @unchecked Sendable {
             try cache.saveSyncState(source: source, state: state.encoded())
         }
         while var pass = state.pass {
-            while pass.step < pass.steps.count {
+            while true {
+                // Details first: those of the last page applied, a few places a transaction, so any
+                // budget makes progress and a stop keeps what was fetched.
+                if !pass.details.isEmpty {
+                    let chunk = Array(pass.details.prefix(Self.detailsPerTransaction))
+                    var documents: [(name: String, bytes: [UInt8])] = []
+                    var fetched = 0
+                    var done = 0
+                    var stopped: SyncStop?
+                    // A stop (budget, quota, failures) keeps the places whose details all arrived.
+                    do {
+                        for id in chunk {
+                            var mine: [(name: String, bytes: [UInt8])] = []
+                            for detail in options.details {
+                                if let body = try await fetchDetail(detail, id: id) {
+                                    mine.append(("\(detail.path(service: options.service)) \(id)", body))
+                                }
+                            }
+                            documents += mine
+                            fetched += options.details.count
+                            done += 1
+                        }
+                    } catch let stop as SyncStop {
+                        stopped = stop
+                    }
+                    if done == 0, let stopped { throw stopped }
+                    var next = pass
+                    next.details.removeFirst(done)
+                    var nextState = state
+                    nextState.pass = next
+                    let encoded = nextState.encoded()
+                    let result = try importer.importDocuments(documents, into: cache) {
+                        try $0.saveSyncState(source: source, state: encoded)
+                    }
+                    summary.details += fetched
+                    summary.rejected += result.counts.rejected
+                    state = nextState
+                    pass = next
+                    if let stopped { throw stopped }
+                    onProgress("tourapi: details: \(pass.details.count) places left on this page")
+                    continue
+                }
+                guard pass.step < pass.steps.count else { break }
                 let step = pass.steps[pass.step]
                 let page = try await fetchList(step, page: pass.page, full: pass.full)
                 onProgress(
@@ -231,18 +278,11 @@ public final class TourAPISync: @unchecked Sendable {
                     }
                 }
                 if !renamed.isEmpty { documents.append(("renamed places", Self.deletes(renamed))) }
-                for id in changed {
-                    for detail in options.details {
-                        if let body = try await fetchDetail(detail, id: id) {
-                            documents.append(("\(detail.path(service: options.service)) \(id)", body))
-                        }
-                        counted.details += 1
-                    }
-                }
                 // Where to go on: the next page, or the page before again when the list's total changed
                 // (places moved across the boundary), or the next step.
                 var next = pass
                 next.lastTotal = page.total
+                next.details = options.details.isEmpty ? [] : changed
                 if let resume = pass.resumePage {
                     next.page = resume
                     next.resumePage = nil
@@ -268,7 +308,6 @@ public final class TourAPISync: @unchecked Sendable {
                 summary.updated += counted.updated
                 summary.deleted += counted.deleted
                 summary.unchanged += counted.unchanged
-                summary.details += counted.details
                 summary.rejected += result.counts.rejected
                 state = nextState
                 pass = next

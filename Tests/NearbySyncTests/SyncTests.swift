@@ -228,6 +228,24 @@ import Testing
         #expect(try SyncSupport.places(db) == (try await SyncSupport.fresh(server, options)))
     }
 
+    @Test func aBudgetSmallerThanAPagesDetailsStillMakesProgress() async throws {
+        let server = try SyncSupport.server(try SyncSupport.catalog(generated: 30))
+        let folder = try TempFolder()
+        let db = folder.file("c.sqlite")
+        var options = SyncSupport.options(server, pageSize: 20)
+        options.details = [.barrierFree, .pet]
+        var runs = 0
+        while true {
+            runs += 1
+            options.maxRequests = 7 * runs  // a day's budget, raised by 7 each run
+            let summary = try await SyncSupport.sync(db, options)
+            if summary.stop == nil { break }
+            #expect(summary.requests == 7 && runs < 40)
+        }
+        #expect(runs > 5)
+        #expect(try SyncSupport.places(db) == (try await SyncSupport.fresh(server, options)))
+    }
+
     @Test func oneSyncAtATimeOnACache() throws {
         let folder = try TempFolder()
         let db = folder.file("c.sqlite")

@@ -103,8 +103,9 @@ func runSync(command: String, cache options: CacheOptions, body: @escaping (Plac
 /// The importer a sync uses: the one import path, with region codes checked once loaded.
 func syncImporter(command: String) -> Importer {
     var importer = Importer()
-    let regions = try? RegionData.index()
-    importer.regions = regions.map { index in { index } }
+    // Loaded when the first page is applied (a sync that stops at once does not wait for it), then kept.
+    let regions = LazyRegions()
+    importer.regions = { try regions.index() }
     var shown = 0
     importer.onRejected = { error in
         if shown < 20 { StandardError.write("nearby sync \(command): \(error.description)") }
@@ -125,8 +126,9 @@ struct TourAPISyncCommand: ParsableCommand {
             never printed: URLs show it as REDACTED.
 
             Examples:
-              export TOURAPI_SERVICE_KEY=...   # data.go.kr's Decoding key (or its Encoding key as it is)
-              nearby sync tourapi --db places.sqlite --content-type 12,39 --details barrier-free,pet
+              export TOURAPI_SERVICE_KEY=...
+              nearby sync tourapi --db places.sqlite --content-type 12,39
+              nearby sync tourapi --areacode 1 --details barrier-free,pet
             """)
 
     @OptionGroup var cache: CacheOptions
@@ -225,7 +227,7 @@ struct KakaoSyncCommand: ParsableCommand {
 
             Examples:
               export KAKAO_REST_API_KEY=...
-              nearby sync kakao --category FD6,CE7 --region 서울 종로구
+              nearby sync kakao --category FD6,CE7 --region "서울 종로구"
               nearby sync kakao --category AT4 --bbox 126.96,37.56,126.99,37.59
             """)
 
@@ -287,5 +289,14 @@ struct KakaoSyncCommand: ParsableCommand {
             }
             return try await sync.run()
         }
+    }
+}
+
+/// The region index, loaded once on first use.
+private final class LazyRegions {
+    private var loaded: Result<RegionIndex, any Error>?
+    func index() throws -> RegionIndex {
+        if loaded == nil { loaded = Result { try RegionData.index() } }
+        return try loaded!.get()
     }
 }

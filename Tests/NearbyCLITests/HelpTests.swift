@@ -6,7 +6,7 @@ import Testing
 @Suite struct HelpTests {
     @Test(arguments: [
         ["query"], ["import"], ["export"], ["generate"], ["distance"], ["carousel"], ["serve"],
-        ["where"], ["region"], ["bench", "where"],
+        ["where"], ["region"], ["bench", "where"], ["sync", "tourapi"], ["sync", "kakao"],
     ])
     func examplesAreWholeLines(command: [String]) throws {
         let help = try CLIRunner.run(command + ["--help"])

@@ -293,13 +293,13 @@ public final class ReplayServer: @unchecked Sendable {
         switch (parts[1], parts[2]) {
         case ("KorService2", "areaBasedList2"):
             let places = ordered.filter { !$0.hidden && request.matches($0) }
-            return (Self.page(places.map { $0.item(sync: false) }, request), 200, Self.json, [])
+            return (Self.page(places, request) { $0.item(sync: false) }, 200, Self.json, [])
         case ("KorService2", "areaBasedSyncList2"):
             let prefix = request.value("modifiedtime") ?? ""
             let places = ordered.filter {
                 request.matches($0) && ($0["modifiedtime"] ?? "").hasPrefix(prefix)
             }
-            return (Self.page(places.map { $0.item(sync: true) }, request), 200, Self.json, [])
+            return (Self.page(places, request) { $0.item(sync: true) }, 200, Self.json, [])
         case ("KorService2", "detailCommon2"):
             let id = request.value("contentId") ?? ""
             let items = catalog.places[id].flatMap { $0.hidden ? nil : [$0.commonItem] } ?? []
@@ -317,10 +317,16 @@ public final class ReplayServer: @unchecked Sendable {
 
     /// One page of `items` as TourAPI writes it (`"items": ""` when the page is empty).
     static func page(_ items: [[(String, String)]], _ request: ReplayRequest) -> [UInt8] {
+        page(items, request) { $0 }
+    }
+
+    /// One page of `all`, each written as `item` makes it (only the page's are made).
+    static func page<T>(_ all: [T], _ request: ReplayRequest, item: (T) -> [(String, String)]) -> [UInt8] {
         let rows = max(1, Int(request.value("numOfRows") ?? "") ?? 10)
         let page = max(1, Int(request.value("pageNo") ?? "") ?? 1)
-        let start = min(items.count, (page - 1) * rows)
-        let slice = items[start..<min(items.count, start + rows)]
+        let start = min(all.count, (page - 1) * rows)
+        let slice = all[start..<min(all.count, start + rows)].map(item)
+        let items = all
         var out = #"{"response":{"header":{"resultCode":"0000","resultMsg":"OK"},"body":{"items":"#
         if slice.isEmpty {
             out += #""""#

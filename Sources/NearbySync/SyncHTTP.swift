@@ -203,10 +203,12 @@ struct Secrets: Sendable {
         forms.sort { $0.count > $1.count }
     }
 
-    /// `text` with every form of every secret replaced by `REDACTED`.
+    /// `text` with every `serviceKey=` value, and every form of every secret (of 6 characters or more:
+    /// a shorter one would blot out ordinary words), replaced by `REDACTED`.
     func redact(_ text: String) -> String {
-        var text = text
-        for form in forms { text = text.replacingOccurrences(of: form, with: "REDACTED") }
+        var text = text.replacingOccurrences(
+            of: "serviceKey=[^&\\s\"]*", with: "serviceKey=REDACTED", options: .regularExpression)
+        for form in forms where form.count >= 6 { text = text.replacingOccurrences(of: form, with: "REDACTED") }
         return text
     }
 

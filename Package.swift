@@ -7,6 +7,8 @@ import PackageDescription
 //   NearbyCore, NearbyRegions ← NearbyTiles ← NearbyKit (vector tiles; zlib through CZlib)
 //   NearbyCore ← NearbyStore ← NearbyPostGIS ← NearbyServer, nearby
 //   NearbyCore ← NearbyCarousel ← NearbyBench, nearby
+//   NearbyKit ← NearbySync ← nearby (AsyncHTTPClient: `nearby sync`; NearbyKit does not depend on it)
+//   NearbyReplay ← nearby, NearbySyncTests (a TourAPI and Kakao stand-in on loopback: tests, bench-sync.sh)
 // PostgreSQL is opt-in: NearbyKit neither depends on NearbyPostGIS nor links libpq (NearbyCLITests's
 // PackageGraphTests holds it to that). Tests: NearbyCore, NearbyStore ← NearbyTestSupport ← the test targets.
 // No target carries unsafe flags, so the products can be used with `.package(url:…, from:)`.
@@ -34,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -64,6 +67,13 @@ let package = Package(
         .target(name: "NearbyRegions", dependencies: ["NearbyCore"]),
         .target(name: "NearbyBench", dependencies: ["NearbyKit", "NearbyCarousel"]),
         .target(
+            name: "NearbySync",
+            dependencies: [
+                "NearbyKit", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]),
+        .target(name: "NearbyReplay"),
+        .target(
             name: "NearbyServer",
             dependencies: [
                 "NearbyKit", "NearbyPostGIS", "CMalloc", "CThreadAffinity",
@@ -82,8 +92,8 @@ let package = Package(
         .executableTarget(
             name: "nearby",
             dependencies: [
-                "NearbyKit", "NearbyBench", "NearbyCarousel", "NearbyServer", "NearbyPostGIS",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "NearbyKit", "NearbyBench", "NearbyCarousel", "NearbyServer", "NearbyPostGIS", "NearbySync",
+                "NearbyReplay", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .target(
@@ -113,6 +123,9 @@ let package = Package(
         .testTarget(
             name: "NearbyTilesTests", dependencies: ["NearbyTiles", "NearbyRegions", "NearbyCore", "NearbyTestSupport"]),
         .testTarget(name: "NearbyPostGISTests", dependencies: ["NearbyPostGIS", "NearbyKit", "NearbyTestSupport"]),
-        .testTarget(name: "NearbyCLITests", dependencies: ["nearby", "NearbyBench", "NearbyTestSupport"]),
+        .testTarget(
+            name: "NearbySyncTests", dependencies: ["NearbySync", "NearbyReplay", "NearbyKit", "NearbyTestSupport"]),
+        .testTarget(
+            name: "NearbyCLITests", dependencies: ["nearby", "NearbyBench", "NearbyReplay", "NearbyTestSupport"]),
     ]
 )

@@ -70,7 +70,7 @@ public protocol PlaceSink: AnyObject {
 /// reused for every record. Valid only inside the `write` call that made it.
 public final class PlaceCacheWriter: PlaceSink {
     public private(set) var counts = WriteCounts()
-    private let connection: SQLiteConnection
+    let connection: SQLiteConnection
     private let find, insertRow, replaceRow, removePlace: SQLiteStatement
     private let findPending, savePending, removePending: SQLiteStatement
     /// Some detail waits in `pending_details`: each new place must look for its own.

@@ -25,6 +25,8 @@ struct Nearby: ParsableCommand {
             GenerateCommand.self,
             CheckCommand.self,
             ServeCommand.self,
+            SyncCommand.self,
+            ReplayCommand.self,
             WhereCommand.self,
             RegionCommand.self,
             TilesCommand.self,

@@ -6,7 +6,8 @@ import Testing
 @Suite struct HelpTests {
     @Test(arguments: [
         ["query"], ["import"], ["export"], ["generate"], ["distance"], ["carousel"], ["serve"],
-        ["where"], ["region"], ["tiles"], ["bench", "where"], ["clusters"],
+        ["where"], ["region"], ["tiles"], ["bench", "where"], ["clusters"], ["sync", "tourapi"],
+        ["sync", "kakao"],
     ])
     func examplesAreWholeLines(command: [String]) throws {
         let help = try CLIRunner.run(command + ["--help"])

@@ -60,6 +60,16 @@ import Testing
         #expect(Self.closure("nearby", in: graph).isSuperset(of: ["NearbyPostGIS", "CLibPQ"]))
     }
 
+    /// The HTTP client is the sync's alone: the libraries below it do not link AsyncHTTPClient.
+    @Test func syncIsAboveKit() throws {
+        let graph = try Self.targetDependencies()
+        #expect(graph["NearbySync"]?.contains("NearbyKit") == true, "\(graph)")
+        for library in ["NearbyCore", "NearbyStore", "NearbyRegions", "NearbyKit", "NearbyServer", "NearbyReplay"] {
+            #expect(!Self.closure(library, in: graph).contains("NearbySync"), "\(library) reaches NearbySync")
+        }
+        #expect(Self.closure("nearby", in: graph).isSuperset(of: ["NearbySync", "NearbyReplay"]))
+    }
+
     @Test func coreDependsOnNoOtherNearbyTarget() throws {
         let reached = Self.closure("NearbyCore", in: try Self.targetDependencies())
         #expect(reached.filter { $0.hasPrefix("Nearby") } == ["NearbyCore"])

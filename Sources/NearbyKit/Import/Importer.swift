@@ -98,6 +98,27 @@ public struct Importer {
         }
     }
 
+    /// Imports documents already in memory (the pages and details a sync fetched, each named for
+    /// messages) into `cache` in one transaction, as `importFiles` imports files; `alongside` runs in the
+    /// same transaction after the last record (a sync saves its checkpoint there, so a page and the
+    /// checkpoint after it commit together). The index snapshot is left alone: a sync applies many
+    /// such writes and updates it once at the end (`CacheSnapshot.update`).
+    public func importDocuments(
+        _ documents: [(name: String, bytes: [UInt8])], into cache: PlaceCache,
+        alongside: (PlaceCacheWriter) throws -> Void = { _ in }
+    ) throws -> ImportSummary {
+        let opened = try documents.map { try InputFile(name: $0.name, bytes: $0.bytes, format: format) }
+        let regions = loadRegions()
+        return try cache.write { writer in
+            var summary = ImportSummary()
+            for input in opened { summary.files.append(try importFile(input, into: writer, regions: regions)) }
+            try alongside(writer)
+            summary.counts = writer.counts
+            summary.counts.rejected = summary.files.reduce(0) { $0 + $1.rejected }
+            return summary
+        }
+    }
+
     /// Writes `places` (already valid, e.g. generated) into `cache` in one transaction.
     public func importPlaces<S: Sequence<Place>>(_ places: S, into cache: PlaceCache) throws -> WriteCounts {
         try cache.write { writer in

@@ -59,6 +59,19 @@ final class InputFile {
         }
     }
 
+    /// Bytes already in memory (a page a sync fetched), named `name` in messages; copied.
+    init(name: String, bytes: [UInt8], format: ImportFormat? = nil) throws {
+        self.name = name
+        let prefix = bytes.prefix(PlaceParser.detectionPrefix)
+        self.format = try prefix.withUnsafeBytes {
+            try PlaceParser.detectPrefix(
+                $0, truncated: prefix.count < bytes.count, file: name, format: format, encoding: nil)
+        }
+        let copy = UnsafeMutableRawPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
+        bytes.withUnsafeBytes { copy.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
+        (base, count, mapped) = (copy, bytes.count, false)
+    }
+
     private static func map(_ fd: Int32, count: Int, name: String) throws -> UnsafeMutableRawPointer {
         guard let p = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else {
             throw UnreadableInputError(name: name, reason: Self.reason(errno))

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOPosix
 import NearbyKit
 
 /// `/v1/clusters…`: supercluster's hierarchy over the places a filter matches (`nearby clusters`,
@@ -111,6 +112,9 @@ struct ClustersAPI: Sendable {
 /// The hierarchies kept for one cache generation, by `ClusterRequest.hierarchyKey`; a request for
 /// a newer generation drops them. A hierarchy being built is shared by the requests that wait for it.
 final class KeptHierarchies: @unchecked Sendable {
+    /// A build's task runs on the event loops, as the requests do (an unstructured task does not take
+    /// their preference): it only waits there, for a lane and for `ClustersAPI.offload`.
+    private static let executor = EventLoopExecutor(MultiThreadedEventLoopGroup.singleton)
     private let lock = NSLock()
     private var generation: Int64?
     private var builds: [String: Task<PlaceClusters, any Error>] = [:]
@@ -128,9 +132,11 @@ final class KeptHierarchies: @unchecked Sendable {
         if let kept { return try await kept.value }
         let task: Task<PlaceClusters, any Error> = lock.withLock {
             // A request still on an older generation builds its own, kept by no one.
-            guard generation == self.generation else { return Task { try await build() } }
+            guard generation == self.generation else {
+                return Task(executorPreference: Self.executor) { try await build() }
+            }
             if let task = builds[key] { return task }
-            let task = Task { try await build() }
+            let task = Task(executorPreference: Self.executor) { try await build() }
             builds[key] = task
             return task
         }

@@ -214,15 +214,20 @@ public struct PlaceRows: RandomAccessCollection, Sendable, Hashable {
     /// engine's candidates), so that an answer kept while it is written (a streamed page, whose records
     /// `fetchingRecords(inChunksOf:_:)` fetches) does not keep every candidate's record. Rows without
     /// records and fetched rows are returned as they are.
+    /// The table's rows are in id order, as every table's are (its id rank is the row), so the rows
+    /// order by id there as they did in the engine's table (clusters and tiles read them so).
     public func keepingOnlyIDs() -> PlaceRows {
         guard hasRecords, let table, !table.places.isEmpty else { return self }
-        let ids = rows.map { table.id($0.item) }
-        let own = rows.indices.map { Row(item: $0, dist: rows[$0].dist) }
+        let byID = rows.indices.sorted { table.idRank(rows[$0].item) < table.idRank(rows[$1].item) }
+        var slot = [Int](repeating: 0, count: rows.count)
+        for (rank, i) in byID.enumerated() { slot[i] = rank }
+        let ids = byID.map { table.id(rows[$0].item) }
+        let own = rows.indices.map { Row(item: slot[$0], dist: rows[$0].dist) }
         var points: [Double] = []
         points.reserveCapacity(2 * rows.count)
-        for row in rows {
-            points.append(table.lon(row.item))
-            points.append(table.lat(row.item))
+        for i in byID {
+            points.append(table.lon(rows[i].item))
+            points.append(table.lat(rows[i].item))
         }
         return PlaceRows(table: PlaceTable(ids: ids, points: points), rows: own, records: false)
     }

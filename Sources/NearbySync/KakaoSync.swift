@@ -49,7 +49,6 @@ public final class KakaoSync: @unchecked Sendable {
     private let cache: PlaceCache
     private let importer: Importer
     private let fetcher: SyncFetcher
-    private let secrets: Secrets
     public var onProgress: (String) -> Void = { _ in }
     /// Cells that still held more than 45 places at the smallest size (their first 45 were kept).
     public private(set) var crowdedCells = 0
@@ -60,7 +59,7 @@ public final class KakaoSync: @unchecked Sendable {
         var importer = importer
         importer.format = .kakao
         self.importer = importer
-        secrets = Secrets([options.restAPIKey])
+        let secrets = Secrets([options.restAPIKey])
         // Kakao's quota days are Korea's too.
         fetcher = SyncFetcher(
             options: options.http,
@@ -74,19 +73,7 @@ public final class KakaoSync: @unchecked Sendable {
     }
 
     public func run() async throws -> SyncSummary {
-        var summary = SyncSummary()
-        do {
-            try await sync(&summary)
-        } catch let stop as SyncStop {
-            summary.stop = secrets.scrub(stop)
-        } catch {
-            await fetcher.shutdown()
-            throw error
-        }
-        await fetcher.shutdown()
-        summary.requests = fetcher.tally.requests
-        summary.retries = fetcher.tally.retries
-        return summary
+        try await fetcher.run { summary in try await sync(&summary) }
     }
 
     private func sync(_ summary: inout SyncSummary) async throws {

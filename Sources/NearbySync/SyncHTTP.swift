@@ -93,8 +93,23 @@ public final class SyncFetcher: @unchecked Sendable {
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
-    func shutdown() async {
+    /// A sync's whole run: `body` to its end or to a stop (kept in the summary, scrubbed of secrets),
+    /// then the client shut down and the requests and retries counted into the summary. Any other
+    /// error is thrown, after the shutdown.
+    func run(_ body: (inout SyncSummary) async throws -> Void) async throws -> SyncSummary {
+        var summary = SyncSummary()
+        do {
+            try await body(&summary)
+        } catch let stop as SyncStop {
+            summary.stop = secrets.scrub(stop)
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
         try? await client.shutdown()
+        summary.requests = tally.requests
+        summary.retries = tally.retries
+        return summary
     }
 
     /// Fetches `url` until `judge` accepts the answer, retrying transient failures; throws `SyncStop`

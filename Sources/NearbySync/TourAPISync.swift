@@ -148,19 +148,7 @@ public final class TourAPISync: @unchecked Sendable {
 
     /// Runs the sync to its end or to a stop (in the summary). Throws for a cache that fails.
     public func run() async throws -> SyncSummary {
-        var summary = SyncSummary()
-        do {
-            try await sync(&summary)
-        } catch let stop as SyncStop {
-            summary.stop = secrets.scrub(stop)
-        } catch {
-            await fetcher.shutdown()
-            throw error
-        }
-        await fetcher.shutdown()
-        summary.requests = fetcher.tally.requests
-        summary.retries = fetcher.tally.retries
-        return summary
+        try await fetcher.run { summary in try await sync(&summary) }
     }
 
     private var streams: [TourAPICheckpoint.Step] {

@@ -31,20 +31,29 @@ if [[ ! -f $OUT/built || -n $stamp ]]; then
     echo "fuzz: building the libraries with coverage (a few minutes)" >&2
     # From a snapshot of the sources, so editing them meanwhile cannot break the build.
     rm -rf "$OUT/src" && mkdir -p "$OUT/src" && cp -R Sources/NearbyCore Sources/NearbyStore "$OUT/src/"
-    swiftc "${FLAGS[@]}" -wmo -emit-library -static -emit-module -module-name NearbyCore \
+    swiftc "${FLAGS[@]}" -wmo -num-threads "$(nproc)" -emit-library -static -emit-module -module-name NearbyCore \
         -emit-module-path "$OUT/modules/NearbyCore.swiftmodule" -o "$OUT/modules/libNearbyCore.a" \
         "${C_MODULES[@]}" $(find "$OUT/src/NearbyCore" -name '*.swift')
-    swiftc "${FLAGS[@]}" -wmo -emit-library -static -emit-module -module-name NearbyStore \
+    swiftc "${FLAGS[@]}" -wmo -num-threads "$(nproc)" -emit-library -static -emit-module -module-name NearbyStore \
         -emit-module-path "$OUT/modules/NearbyStore.swiftmodule" -o "$OUT/modules/libNearbyStore.a" \
         -I "$OUT/modules" "${C_MODULES[@]}" $(find "$OUT/src/NearbyStore" -name '*.swift')
-    for src in Fuzz/Targets/Fuzz*.swift; do
-        [[ $(basename "$src") == FuzzCheck.swift ]] && continue
-        t=$(basename "$src" .swift)
+    # The targets one per core, as the runs below.
+    build_target() {
+        local t=$1
         swiftc "${FLAGS[@]}" -I "$OUT/modules" "${C_MODULES[@]}" \
-            "$src" Fuzz/Targets/FuzzCheck.swift -o "$OUT/bin/$t" \
-            -L "$OUT/modules" -lNearbyStore -lNearbyCore -lsqlite3 2>"$OUT/logs/link-$t.log" \
-            || { cat "$OUT/logs/link-$t.log" >&2; exit 1; }
+            "Fuzz/Targets/$t.swift" Fuzz/Targets/FuzzCheck.swift -o "$OUT/bin/$t" \
+            -L "$OUT/modules" -lNearbyStore -lNearbyCore -lsqlite3 >"$OUT/logs/link-$t.log" 2>&1 \
+            || { cat "$OUT/logs/link-$t.log" >&2; touch "$OUT/logs/link-$t.failed"; }
+    }
+    rm -f "$OUT"/logs/link-*.failed
+    for src in Fuzz/Targets/Fuzz*.swift; do
+        t=$(basename "$src" .swift)
+        [[ $t == FuzzCheck ]] && continue
+        while (( $(jobs -rp | wc -l) >= $(nproc) )); do sleep 0.2; done
+        build_target "$t" &
     done
+    wait
+    if ls "$OUT"/logs/link-*.failed >/dev/null 2>&1; then exit 1; fi
     touch "$OUT/built"
 fi
 

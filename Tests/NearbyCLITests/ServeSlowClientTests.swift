@@ -86,7 +86,9 @@ import Testing
         // answer, and quickly.
         var seconds: [Double] = []
         var open = 0.0
-        let admitted = Date().addingTimeInterval(20)
+        // A generous window: on a loaded machine the last answers begin late (13 of 20 after 20 s, seen);
+        // a passing run leaves as soon as every answer has begun.
+        let admitted = Date().addingTimeInterval(90)
         while seconds.count < 50 || (open < Double(stalled.count) && Date() < admitted) {
             let t = Date()
             let r = try http.get(small)

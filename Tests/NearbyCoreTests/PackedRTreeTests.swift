@@ -120,7 +120,13 @@ struct BruteForce {
     func nearest(k: Int, maxDistance: Double = .infinity, include: (Int32) -> Bool = { _ in true })
         -> [(item: Int32, distance: Double)]
     {
-        Array(ranked.filter { $0.distance <= maxDistance && include($0.item) }.prefix(k))
+        // `ranked` is by distance: the walk ends at the first item beyond `maxDistance`.
+        var found: [(item: Int32, distance: Double)] = []
+        for r in ranked {
+            if found.count == k || r.distance > maxDistance { break }
+            if include(r.item) { found.append(r) }
+        }
+        return found
     }
 }
 
@@ -129,7 +135,7 @@ func testCentres(_ xs: [Double], _ ys: [Double], _ g: inout SeededGenerator) -> 
     var centres: [(lon: Double, lat: Double)] = [
         (0, 90), (0, -90), (180, 0), (-180, 0), (179.95, 0.5), (-179.95, -0.5),
     ]
-    for i in 0..<24 {
+    for i in 0..<12 {
         if !xs.isEmpty && i % 2 == 0 {
             let p = Int.random(in: 0..<xs.count, using: &g)
             let jitter = i % 4 == 0 ? 0 : 0.01

@@ -27,7 +27,7 @@ import Testing
     func randomPersonalQueriesMatchBruteForce(model: DistanceModel) throws {
         var g = QuerySampler(seed: 500 + UInt64(model.description.count))
         var nonEmpty = 0
-        for n in 0..<120 {
+        for n in 0..<60 {
             let q = g.personalQuery(model: model, data: Self.users[n % Self.users.count])
             let expected = Self.reference.page(q)
             if !expected.ids.isEmpty { nonEmpty += 1 }
@@ -37,7 +37,7 @@ import Testing
                 if got != expected { return }
             }
         }
-        #expect(nonEmpty > 30, "the sampled queries select something")
+        #expect(nonEmpty > 15, "the sampled queries select something")
     }
 
     @Test func cursorPagesOfPersonalQueriesConcatenate() throws {

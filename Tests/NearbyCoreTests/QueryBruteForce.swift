@@ -70,8 +70,11 @@ struct QueryBruteForce {
     }
 
     /// One page of the answer, as `--limit/--page` defines it.
-    func page(_ q: PlaceQuery) -> Answer {
-        var a = all(q)
+    func page(_ q: PlaceQuery) -> Answer { page(q, of: all(q)) }
+
+    /// `q`'s page of `whole`, the answer of `all(q)`: many pages of one query, ranked once.
+    func page(_ q: PlaceQuery, of whole: Answer) -> Answer {
+        var a = whole
         guard q.limit > 0 else { return a }
         let start = min(a.ids.count, (q.page - 1) * q.limit)
         let end = min(a.ids.count, start + q.limit)

@@ -314,7 +314,7 @@
       const [lon, lat] = feature.geometry.coordinates;
       const p = feature.properties || {};
       if (p.cluster) {
-        const size = Math.round(Math.min(56, 24 + 5 * Math.log10(p.point_count) * 2));
+        const size = Math.round(Math.min(44, 20 + 6 * Math.log10(p.point_count)));
         const marker = L.marker([lat, lon], {
           icon: L.divIcon({ className: 'nearby-marker cluster', html: '', iconSize: [size, size] }),
           keyboard: false,
@@ -336,7 +336,7 @@
       } else {
         const id = String(p.id !== undefined ? p.id : feature.id);
         const marker = L.marker([lat, lon], {
-          icon: L.divIcon({ className: 'nearby-marker place', html: '', iconSize: [14, 14] }),
+          icon: L.divIcon({ className: 'nearby-marker place', html: '', iconSize: [12, 12] }),
           keyboard: false,
         });
         marker.on('add', () => {
@@ -637,10 +637,12 @@
     nearby.map = map;
     map.setView([view.lat, view.lon], view.zoom);
     markers = L.layerGroup().addTo(map);
-    // The clusters first: the boundaries' tiles follow them.
-    refreshClusters().then(() => regionsLayer().addTo(map));
-    refreshCounts();
-    refreshList();
+    // The clusters first, alone: the boundaries' tiles, the counts and the list follow them.
+    refreshClusters().then(() => {
+      regionsLayer().addTo(map);
+      refreshCounts();
+      refreshList();
+    });
     map.on('moveend', () => {
       const c = map.getCenter();
       history.replaceState(null, '', `#${map.getZoom()}/${c.lat.toFixed(5)}/${c.lng.toFixed(5)}`);

@@ -448,7 +448,14 @@
         .filter(Boolean)
         .join(' · ');
       card.append(title, meta);
+      card.tabIndex = 0;
       card.addEventListener('click', () => tapCard(index));
+      card.addEventListener('keydown', (event) => {
+        if (event.key === 'Enter' || event.key === ' ') {
+          event.preventDefault();
+          tapCard(index);
+        }
+      });
       box.appendChild(card);
     });
     box.scrollLeft = 0;

@@ -87,7 +87,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-            ]
+            ],
+            // The map page's HTML, JavaScript and CSS, compiled into the binary (`PackageResources`).
+            resources: [.embedInCode("MapPage")]
         ),
         .executableTarget(
             name: "nearby",

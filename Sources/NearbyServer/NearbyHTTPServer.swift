@@ -45,8 +45,8 @@ public struct ServerOptions: Sendable {
     public init() {}
 }
 
-/// The HTTP server: Nearby's API (`/v1/…`), vector tiles (`/tiles/…`), TourAPI's (`/B551011/KorService2/…`), `/healthz`, on
-/// Hummingbird, reloading the engine when the cache changes.
+/// The HTTP server: Nearby's API (`/v1/…`), vector tiles (`/tiles/…`), TourAPI's (`/B551011/KorService2/…`), `/healthz`,
+/// the map page (`/`, `MapPage`), on Hummingbird, reloading the engine when the cache changes.
 public enum NearbyHTTPServer {
     /// Every path the server answers (`{id}` one path segment); `/openapi.json` documents each.
     public static let paths =
@@ -54,7 +54,7 @@ public enum NearbyHTTPServer {
             "/v1/places", "/v1/places/{id}", "/v1/clusters", "/v1/clusters/{id}/children", "/v1/clusters/{id}/leaves",
             "/v1/distance", "/v1/where", "/tiles/{z}/{x}/{y}.mvt", "/healthz", "/metrics", "/openapi.json",
         ]
-        + TourAPI.operations.map { TourAPI.prefix + $0 }
+        + TourAPI.operations.map { TourAPI.prefix + $0 } + MapPage.paths
 
     /// The template in `paths` that `path` matches (so a router 404 there means a wrong method), or nil.
     /// A `{name}` segment matches any non-empty segment, `{name}.ext` one that ends in `.ext` after something.
@@ -130,6 +130,7 @@ public enum NearbyHTTPServer {
                 try await tour.answer(operation, request)
             }
         }
+        MapPage().add(to: router)
         let maxURLLength = options.maxURLLength
         let app = Application(
             router: router,

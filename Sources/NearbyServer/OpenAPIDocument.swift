@@ -196,6 +196,9 @@ enum OpenAPIDocument {
                 "responses": clusterResponses,
             ]
         ]
+        for (path, summary, type) in MapPage.documented {
+            paths[path] = ["get": ["summary": summary, "responses": ["200": response("The file", type)]]]
+        }
         for operation in TourAPI.operations {
             let names = TourAPI.mapped.keys.sorted() + ["contentId", "serviceKey", "MobileOS", "MobileApp"]
             let type: [String: Any] = [

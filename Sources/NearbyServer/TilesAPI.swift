@@ -45,7 +45,7 @@ struct TilesAPI: Sendable {
         if let match = request.headers[.ifNoneMatch], Self.matches(match, etag) {
             return Response(status: .notModified, headers: headers)
         }
-        let layer = try regions.layer()
+        let layer = try await regions.loadedLayer()
         let key = "\(snapshot.generation) \(tile) \(query.canonical)"
         var body: [UInt8]
         if z < Self.smallFromZoom, let known = places.bytes(key) {
@@ -128,6 +128,14 @@ final class RegionsSource: @unchecked Sendable {
 
     private let lock = NSLock()
     private var loaded: RegionsLayer?
+
+    /// `layer()`, loaded on a dispatch queue the first time: the region index takes a few hundred
+    /// milliseconds (seconds in a debug build), which on an event loop would stall every connection
+    /// it serves (a map page asks for its tiles and its clusters at once).
+    func loadedLayer() async throws -> RegionsLayer {
+        if let loaded = lock.withLock({ loaded }) { return loaded }
+        return try await ClustersAPI.offload { try self.layer() }
+    }
 
     func layer() throws -> RegionsLayer {
         lock.lock()

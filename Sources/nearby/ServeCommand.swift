@@ -20,6 +20,12 @@ struct ServeCommand: ParsableCommand {
             searchKeyword2, searchFestival2, detailCommon2 (XML as TourAPI, JSON \
             with _type=json; docs/tourapi-compat.md).
 
+            The map page is / (open http://127.0.0.1:8080/ in a browser): the \
+            region boundaries, clusters, category counts and the places nearest \
+            the centre, with nothing from the internet. It draws with Leaflet from \
+            Debian's libjs-leaflet (apt-get install libjs-leaflet; read from \
+            /usr/share/javascript/leaflet); without it the page says so. docs/map.md.
+
             When another process imports into the cache, the server reloads \
             within a second; a cursor from before gets 409. SIGINT or SIGTERM \
             stop it: it stops listening, lets the requests in flight finish for \

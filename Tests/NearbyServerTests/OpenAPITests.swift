@@ -29,7 +29,8 @@ extension RealServer {
                 var target = path.replacingOccurrences(
                     of: "{id}", with: path.hasPrefix("/v1/clusters/") ? "\(clusterID as? Int ?? -1)" : "1")
                 // A tile of the open Pacific: no region to draw, so the first tile dissolves no boundary.
-                for (name, value) in [("{z}", "14"), ("{x}", "0"), ("{y}", "8000")] {
+                let file = path.hasPrefix("/map/leaflet/") ? "leaflet.js" : "map.js"
+                for (name, value) in [("{z}", "14"), ("{x}", "0"), ("{y}", "8000"), ("{file}", file)] {
                     target = target.replacingOccurrences(of: name, with: value)
                 }
                 let values = [

@@ -70,7 +70,8 @@ extension TourAPI {
     }
 
     /// The items a detail operation answers for a cached place, from what the cache keeps:
-    /// - detailCommon2: the list fields (and a festival's dates); detailCommon1: `contentid`,
+    /// - detailCommon2: the list fields (and a festival's dates), `telname`, `homepage` and `overview`
+    ///   empty; detailCommon1: `contentid`,
     ///   `contenttypeid` and the groups its flags ask for, fields the cache does not keep empty.
     /// - detailImage: the place's one image (`firstimage`) as `originimgurl` and `smallimageurl`, none
     ///   for `imageYN=N` (menu images) or a place without an image.
@@ -80,7 +81,7 @@ extension TourAPI {
     static func detailItems(_ operation: TourOperation, _ p: Place, flags: [String: Bool]) -> [[(String, String)]] {
         switch operation.kind {
         case .common where operation.generation == .two:
-            return [fields(p, .two, dist: nil, eventDates: p.category == 15)]
+            return [fields(p, .two, dist: nil, eventDates: p.category == 15) + detailOnly]
         case .common:
             let known = Dictionary(
                 fields(p, .one, dist: nil, eventDates: false) + [("homepage", ""), ("telname", ""), ("overview", "")],
@@ -106,6 +107,10 @@ extension TourAPI {
             return []
         }
     }
+
+    /// detailCommon2's fields beyond the list's, which the cache does not keep: written empty, so an app
+    /// that reads them finds them.
+    static let detailOnly = [("telname", ""), ("homepage", ""), ("overview", "")]
 
     /// A stored detail (`PlaceDetail.originalText`) as one item: `contentid`, then `names` in order.
     private static func stored(_ text: String?, names: [String], id: String) -> [[(String, String)]] {

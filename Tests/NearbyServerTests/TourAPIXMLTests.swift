@@ -133,7 +133,7 @@ extension RealServer {
             let festival = try expectSameAnswer(
                 "searchFestival2?eventStartDate=20250515&numOfRows=50", extra: ["eventstartdate", "eventenddate"])
             #expect(festival.items.count == 50)
-            let detail = try expectSameAnswer("detailCommon2?contentId=2")
+            let detail = try expectSameAnswer("detailCommon2?contentId=2", extra: ["telname", "homepage", "overview"])
             #expect(detail.items.count == 1)
         }
 

@@ -45,7 +45,7 @@ public struct ServerOptions: Sendable {
     public init() {}
 }
 
-/// The HTTP server: Nearby's API (`/v1/…`), vector tiles (`/tiles/…`), TourAPI's (`/B551011/KorService2/…`), `/healthz`,
+/// The HTTP server: Nearby's API (`/v1/…`), vector tiles (`/tiles/…`), TourAPI's (`/B551011/…`), `/healthz`,
 /// the map page (`/`, `MapPage`), on Hummingbird, reloading the engine when the cache changes.
 public enum NearbyHTTPServer {
     /// Every path the server answers (`{id}` one path segment); `/openapi.json` documents each.
@@ -54,7 +54,7 @@ public enum NearbyHTTPServer {
             "/v1/places", "/v1/places/{id}", "/v1/clusters", "/v1/clusters/{id}/children", "/v1/clusters/{id}/leaves",
             "/v1/distance", "/v1/where", "/tiles/{z}/{x}/{y}.mvt", "/healthz", "/metrics", "/openapi.json",
         ]
-        + TourAPI.operations.map { TourAPI.prefix + $0 } + MapPage.paths
+        + TourAPI.served.map(\.path) + MapPage.paths
 
     /// The template in `paths` that `path` matches (so a router 404 there means a wrong method), or nil.
     /// A `{name}` segment matches any non-empty segment, `{name}.ext` one that ends in `.ext` after something.
@@ -94,7 +94,7 @@ public enum NearbyHTTPServer {
                 maxURLLength: options.maxURLLength,
                 route: route,
                 errorResponse: { request, error in
-                    request.uri.path.hasPrefix(TourAPI.prefix)
+                    TourAPI.owns(request.uri.path)
                         ? TourAPI.errorResponse(error, format: TourAPI.errorFormat(request)) : error.response()
                 },
                 cors: CORSPolicy(origins: options.corsOrigins),
@@ -125,8 +125,8 @@ public enum NearbyHTTPServer {
                 body: .init(byteBuffer: ByteBuffer(bytes: metrics.text())))
         }
         router.get("/openapi.json") { _, _ in PlacesAPI.json(OpenAPIDocument.json) }
-        for operation in TourAPI.operations {
-            router.get(RouterPath(TourAPI.prefix + operation)) { request, _ in
+        for operation in TourAPI.served {
+            router.get(RouterPath(operation.path)) { request, _ in
                 try await tour.answer(operation, request)
             }
         }
@@ -137,7 +137,7 @@ public enum NearbyHTTPServer {
             server: HTTPServerBuilder { responder in
                 RejectingHTTP1Channel(base: HTTP1Channel(responder: responder), maxURLLength: maxURLLength) {
                     path, error in
-                    path.hasPrefix(TourAPI.prefix) ? TourAPI.errorBody(error) : error.json
+                    TourAPI.owns(path) ? TourAPI.errorBody(error) : error.json
                 }
             },
             configuration: .init(address: .hostname(options.host, port: options.port), serverName: "nearby"),

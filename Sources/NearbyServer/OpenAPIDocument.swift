@@ -199,8 +199,9 @@ enum OpenAPIDocument {
         for (path, summary, type) in MapPage.documented {
             paths[path] = ["get": ["summary": summary, "responses": ["200": response("The file", type)]]]
         }
-        for operation in TourAPI.operations {
-            let names = TourAPI.mapped.keys.sorted() + ["contentId", "serviceKey", "MobileOS", "MobileApp"]
+        for operation in TourAPI.served {
+            let names =
+                TourAPI.mapped.keys.sorted() + ["contentId", "serviceKey", "MobileOS", "MobileApp"] + operation.flags
             let type: [String: Any] = [
                 "name": "_type", "in": "query", "required": false,
                 "description": "The envelope: xml (also when absent or empty, as TourAPI) or json; case-insensitive.",
@@ -214,11 +215,14 @@ enum OpenAPIDocument {
                     "content": [TourAPI.Format.xml.mediaType: schema, TourAPI.Format.json.mediaType: schema],
                 ]
             }
-            paths[TourAPI.prefix + operation] = [
+            paths[operation.path] = [
                 "get": [
-                    "summary": "TourAPI KorService2 \(operation), answered from the cache (docs/tourapi-compat.md).",
+                    "summary":
+                        "TourAPI \(operation.service) \(operation.name), answered from the cache (docs/tourapi-compat.md).",
                     "parameters": names.map {
-                        parameter($0, TourAPI.mapped[$0].map { "As Nearby's \($0)." } ?? "See docs/tourapi-compat.md.")
+                        parameter(
+                            $0, TourAPI.mapped[$0].map { "As Nearby's \($0)." } ?? "See docs/tourapi-compat.md.",
+                            required: operation.required.contains($0))
                     } + [type],
                     "responses": [
                         "200": tourResponse("TourAPI's envelope, resultCode 0000"),
@@ -232,7 +236,7 @@ enum OpenAPIDocument {
             "openapi": "3.1.0",
             "info": [
                 "title": "Nearby", "version": NearbyVersion.current,
-                "description": "Nearby-search over a local cache of places; TourAPI-compatible list operations.",
+                "description": "Nearby-search over a local cache of places; TourAPI-compatible operations.",
             ],
             "paths": paths,
         ]

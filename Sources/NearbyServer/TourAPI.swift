@@ -2,19 +2,15 @@ import Foundation
 import Hummingbird
 import NearbyKit
 
-/// TourAPI 4.0's KorService2 list operations, answered from the cache: TourAPI's parameter names
-/// mapped onto `QueryParameters`, TourAPI's envelope with every item value a string: XML unless the
-/// request asks `_type=json`, as the public service answers.
+/// TourAPI 4.0's operations (`TourAPI.served`: KorService2's and KorService1's lists and details,
+/// KorWithService2's and KorPetTourService2's details, `areaCode2`), answered from the cache: TourAPI's
+/// parameter names mapped onto `QueryParameters`, TourAPI's envelope with every item value a string:
+/// XML unless the request asks `_type=json`, as the public service answers.
 /// Where this differs from the public service: docs/tourapi-compat.md.
 struct TourAPI: Sendable {
     let engine: LiveEngine
     let options: ServerOptions
     let api: PlacesAPI
-
-    static let prefix = "/B551011/KorService2/"
-    static let operations = [
-        "locationBasedList2", "areaBasedList2", "searchKeyword2", "searchFestival2", "detailCommon2",
-    ]
 
     /// TourAPI name → `QueryParameters` name.
     static let mapped: [String: String] = [
@@ -31,8 +27,11 @@ struct TourAPI: Sendable {
     static let combined = ["cat": "cat1", "lcls": "lclsSystm1", "ldong": "lDongRegnCd"]
     /// Accepted and ignored (the app's identity; `serviceKey` is checked only with `--service-key`).
     static let ignored: Set<String> = ["MobileOS", "MobileApp", "serviceKey", "_type", "listYN", "showflag"]
+    /// KorService1's popularity orders (B, and P with an image only) → the order answered instead: the
+    /// cache keeps no view counts, so modified time (C, Q), TourAPI's own default.
+    static let popularOrders = ["B": "C", "P": "Q"]
 
-    func answer(_ operation: String, _ request: Request) async throws -> Response {
+    func answer(_ operation: TourOperation, _ request: Request) async throws -> Response {
         var pairs: [(name: String, value: String)] = []
         var given: [String: String] = [:]
         for (name, value) in try PlacesAPI.pairs(request) {
@@ -40,7 +39,8 @@ struct TourAPI: Sendable {
                 throw APIError(.badRequest, parameter: name, "given twice")
             }
             if let nearby = Self.mapped[name], !value.isEmpty {
-                pairs.append((nearby, value))
+                let popular = operation.generation == .one && name == "arrange"
+                pairs.append((nearby, popular ? Self.popularOrders[value.uppercased()] ?? value : value))
             }
         }
         for (names, parameter) in Self.levels {
@@ -62,32 +62,32 @@ struct TourAPI: Sendable {
         guard let format = Self.format(given["_type"]) else {
             throw APIError(.badRequest, parameter: "_type", "json or xml (absent or empty: xml)")
         }
-        func require(_ names: String...) throws {
-            for name in names where (given[name] ?? "").isEmpty {
-                throw APIError(.badRequest, parameter: name, "missing (required by \(operation))")
-            }
+        for name in operation.required where (given[name] ?? "").isEmpty {
+            throw APIError(.badRequest, parameter: name, "missing (required by \(operation.name))")
         }
         func defaultOrder(_ code: String) { if given["arrange"] == nil { pairs.append(("arrange", code)) } }
-        switch operation {
-        case "locationBasedList2":
-            try require("mapX", "mapY", "radius")
+        func only(_ category: String) {
+            pairs.removeAll { $0.name == "category" }
+            pairs.append(("category", category))
+        }
+        switch operation.kind {
+        case .locationList:
             if let r = given["radius"].flatMap(DecimalNumber.double), r > 20_000 {
                 throw APIError(.badRequest, parameter: "radius", "at most 20000 metres, as TourAPI")
             }
             defaultOrder("E")
-        case "searchKeyword2":
-            try require("keyword")
+        case .festivalList:
+            only("15")
             defaultOrder("C")
-        case "searchFestival2":
-            try require("eventStartDate")
-            pairs.removeAll { $0.name == "category" }
-            pairs.append(("category", "15"))
+        case .stayList:
+            only("32")
             defaultOrder("C")
-        case "detailCommon2":
-            try require("contentId")
-            return try await detail(given["contentId"]!, format: format)
-        default:
+        case .areaList, .keywordList:
             defaultOrder("C")
+        case .common, .intro, .info, .image, .barrierFree, .pet:
+            return try await detail(operation, given["contentId"]!, given: given, format: format)
+        case .areaCodes:
+            return try areaCodes(given, format: format)
         }
         var query: PlaceQuery
         do { query = try api.parse(pairs) } catch let e as APIError {
@@ -99,21 +99,24 @@ struct TourAPI: Sendable {
         // A page of more than `PlacesAPI.streamAbove` rows streams as `/v1/places` does: its rows
         // without records, fetched a chunk at a time as the envelope is written, among the large answers.
         let (_, answer, ticket) = try await api.page(query)
-        let withDistance = operation == "locationBasedList2"
-        let eventDates = operation == "searchFestival2"
+        let withDistance = operation.kind == .locationList
+        let eventDates = operation.kind == .festivalList
+        let generation = operation.generation
         let footer = Self.footer(
             numOfRows: query.limit, pageNo: answer.page, totalCount: answer.total ?? 0, format: format)
         let write: @Sendable (StdoutBlocks) throws -> Void = { blocks in
             var blocks = blocks
             blocks.bytes.append(contentsOf: Self.header(format))
             if answer.rows.isEmpty {
-                Self.appendItems([], eventDates: eventDates, format: format, to: &blocks.bytes)
+                Self.appendItems([], format: format, to: &blocks.bytes)
             } else {
                 blocks.bytes.append(contentsOf: Self.itemsStart(format))
                 try answer.rows.forEachRow { i, place in
                     if i > 0, format == .json { blocks.bytes.append(UInt8(ascii: ",")) }
                     Self.appendItem(
-                        place.pointee, dist: withDistance ? answer.distance(at: i) : nil, eventDates: eventDates,
+                        Self.fields(
+                            place.pointee, generation, dist: withDistance ? answer.distance(at: i) : nil,
+                            eventDates: eventDates),
                         format: format, to: &blocks.bytes)
                     try blocks.flushIfFull()
                 }
@@ -124,17 +127,6 @@ struct TourAPI: Sendable {
         }
         return PlacesAPI.response(
             headers: [.contentType: format.contentType], rows: answer.rows.count, ticket: ticket, write: write)
-    }
-
-    private func detail(_ id: String, format: Format) async throws -> Response {
-        let place = try await engine.current.place(id: id, timeout: options.requestTimeout)
-        var out = Self.header(format)
-        Self.appendItems(
-            place.map { [($0, nil)] } ?? [], eventDates: place?.category == 15, format: format, to: &out)
-        out.append(
-            contentsOf: Self.footer(numOfRows: 1, pageNo: 1, totalCount: place == nil ? 0 : 1, format: format))
-        return Response(
-            status: .ok, headers: [.contentType: format.contentType], body: .init(byteBuffer: ByteBuffer(bytes: out)))
     }
 
     /// The envelope's two forms: TourAPI's JSON (`_type=json`) and its XML (`_type` absent, empty or
@@ -202,22 +194,21 @@ struct TourAPI: Sendable {
 
     /// `{"item":[…]}` / `<items><item>…</item>…</items>`, or for none `""` / `<items/>`, as TourAPI
     /// writes an empty page.
-    static func appendItems(_ items: [(Place, Double?)], eventDates: Bool, format: Format, to out: inout [UInt8]) {
+    static func appendItems(_ items: [[(String, String)]], format: Format, to out: inout [UInt8]) {
         guard !items.isEmpty else {
             out.append(contentsOf: (format == .json ? "\"\"" : "<items/>").utf8)
             return
         }
         out.append(contentsOf: itemsStart(format))
-        for (n, (p, dist)) in items.enumerated() {
+        for (n, fields) in items.enumerated() {
             if n > 0, format == .json { out.append(UInt8(ascii: ",")) }
-            appendItem(p, dist: dist, eventDates: eventDates, format: format, to: &out)
+            appendItem(fields, format: format, to: &out)
         }
         out.append(contentsOf: itemsEnd(format))
     }
 
-    /// One item, in either format from the one field list (`fields`).
-    static func appendItem(_ p: Place, dist: Double?, eventDates: Bool, format: Format, to out: inout [UInt8]) {
-        let fields = fields(p, dist: dist, eventDates: eventDates)
+    /// One item, in either format from the one field list (`fields`, `detailItems`).
+    static func appendItem(_ fields: [(String, String)], format: Format, to out: inout [UInt8]) {
         switch format {
         case .json:
             out.append(UInt8(ascii: "{"))
@@ -263,29 +254,40 @@ struct TourAPI: Sendable {
         }
     }
 
-    /// One item's fields, in TourAPI's order: every value a string, `dist` for a distance, the event
-    /// dates for festivals.
-    static func fields(_ p: Place, dist: Double?, eventDates: Bool) -> [(String, String)] {
+    /// One list item's fields, in TourAPI's order: every value a string, `dist` for a distance, the
+    /// event dates for festivals. KorService2 writes the legal-dong and new classification codes after
+    /// the common fields; KorService1 has `booktour` (empty here: the cache does not keep it) and not those.
+    static func fields(_ p: Place, _ generation: TourOperation.Generation = .two, dist: Double?, eventDates: Bool)
+        -> [(String, String)]
+    {
         var fields: [(String, String)] = [
             ("addr1", p.addr ?? ""), ("addr2", ""), ("areacode", p.areacode ?? ""),
+        ]
+        if generation == .one { fields.append(("booktour", "")) }
+        fields += [
             ("cat1", p.cat1 ?? ""), ("cat2", p.cat2 ?? ""), ("cat3", p.cat3 ?? ""),
             ("contentid", p.id), ("contenttypeid", String(p.category)),
             ("createdtime", p.created ?? ""), ("firstimage", p.image ?? ""), ("firstimage2", ""),
             ("cpyrhtDivCd", ""), ("mapx", "\(p.lon)"), ("mapy", "\(p.lat)"), ("mlevel", ""),
             ("modifiedtime", p.modified ?? ""), ("sigungucode", p.sigungucode ?? ""), ("tel", p.tel ?? ""),
             ("title", p.title), ("zipcode", ""),
-            ("lDongRegnCd", p.lDongRegnCd ?? ""), ("lDongSignguCd", p.lDongSignguCd ?? ""),
-            ("lclsSystm1", p.lclsSystm1 ?? ""), ("lclsSystm2", p.lclsSystm2 ?? ""),
-            ("lclsSystm3", p.lclsSystm3 ?? ""),
         ]
+        if generation == .two {
+            fields += [
+                ("lDongRegnCd", p.lDongRegnCd ?? ""), ("lDongSignguCd", p.lDongSignguCd ?? ""),
+                ("lclsSystm1", p.lclsSystm1 ?? ""), ("lclsSystm2", p.lclsSystm2 ?? ""),
+                ("lclsSystm3", p.lclsSystm3 ?? ""),
+            ]
+        }
         if let dist { fields.append(("dist", "\(dist)")) }
         if eventDates { fields += [("eventstartdate", p.eventStart ?? ""), ("eventenddate", p.eventEnd ?? "")] }
         return fields
     }
 
-    /// TourAPI's error envelope: `resultCode` 10 (a bad value), 11 (a required one missing), 30 (the
-    /// service key), 04 (HTTP: unknown path, wrong method), 05 (the request timed out), 99 (anything else); `resultMsg` the code's
-    /// name, then the parameter and why; in the format the request asked for.
+    /// TourAPI's error envelope: `resultCode` 10 (a bad value), 11 (a required one missing), 12 (no such
+    /// service or operation), 30 (the service key), 04 (HTTP: wrong method, a URL too long), 05 (the
+    /// request timed out), 99 (anything else); `resultMsg` the code's name, then the parameter and why;
+    /// in the format the request asked for.
     static func errorResponse(_ error: APIError, format: Format) -> Response {
         var headers: HTTPFields = [.contentType: format.contentType]
         headers.append(contentsOf: error.headers)
@@ -303,7 +305,8 @@ struct TourAPI: Sendable {
             case .badRequest, .conflict:
                 error.reason.hasPrefix("missing")
                     ? ("11", "NO_MANDATORY_REQUEST_PARAMETERS_ERROR") : ("10", "INVALID_REQUEST_PARAMETER_ERROR")
-            case .notFound, .methodNotAllowed, .uriTooLong, .requestHeaderFieldsTooLarge: ("04", "HTTP_ERROR")
+            case .notFound: ("12", "NO_OPENAPI_SERVICE_ERROR")
+            case .methodNotAllowed, .uriTooLong, .requestHeaderFieldsTooLarge: ("04", "HTTP_ERROR")
             default: ("99", "UNKNOWN_ERROR")
             }
         let message = name + ": " + (error.parameter.map { "\($0): " } ?? "") + error.reason

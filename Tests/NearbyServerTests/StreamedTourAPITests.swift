@@ -50,8 +50,10 @@ extension RealServer {
                 for (type, format) in [("&_type=json", TourAPI.Format.json), ("", .xml)] {
                     var expected = TourAPI.header(format)
                     TourAPI.appendItems(
-                        zip(answer.rows, answer.distances).map { ($0, withDistance ? $1 : nil) },
-                        eventDates: eventDates, format: format, to: &expected)
+                        zip(answer.rows, answer.distances).map {
+                            TourAPI.fields($0, dist: withDistance ? $1 : nil, eventDates: eventDates)
+                        },
+                        format: format, to: &expected)
                     expected += TourAPI.footer(
                         numOfRows: query.limit, pageNo: answer.page, totalCount: answer.total ?? 0, format: format)
                     let r = try server.http.get(prefix + request + type)

@@ -121,7 +121,7 @@ extension RealServer {
                 ("searchKeyword2?_type=json", 400, "11", "keyword"),
                 ("searchFestival2?eventStartDate=2025-13-45", 400, "10", "eventStartDate"),
                 ("detailCommon2?_type=json", 400, "11", "contentId"),
-                ("noSuchOperation2", 404, "04", ""),
+                ("noSuchOperation2", 404, "12", ""),
             ]
             for (target, status, code, parameter) in cases {
                 let r = try server.http.get(TourAPIPath.prefix + target)

@@ -133,7 +133,7 @@ extension RealServer {
             let festival = try expectSameAnswer(
                 "searchFestival2?eventStartDate=20250515&numOfRows=50", extra: ["eventstartdate", "eventenddate"])
             #expect(festival.items.count == 50)
-            let detail = try expectSameAnswer("detailCommon2?contentId=2")
+            let detail = try expectSameAnswer("detailCommon2?contentId=2", extra: ["telname", "homepage", "overview"])
             #expect(detail.items.count == 1)
         }
 
@@ -155,7 +155,7 @@ extension RealServer {
                 ("areaBasedList2?numOfRows=x&_type=xml", 400, "10", "numOfRows"),
                 ("areaBasedList2?_type=yaml", 400, "10", "_type"),
                 ("detailCommon2?_type=XML", 400, "11", "contentId"),
-                ("noSuchOperation2", 404, "04", ""),
+                ("noSuchOperation2", 404, "12", ""),
             ]
             for (target, status, code, parameter) in cases {
                 let r = try server.http.get(TourAPIPath.prefix + target)
@@ -228,8 +228,8 @@ extension RealServer {
         @Test func testTheOpenAPIDocumentListsTheTypes() throws {
             let document = try server.http.get("/openapi.json").json
             let paths = document["paths"] as? [String: Any] ?? [:]
-            for operation in TourAPI.operations {
-                let get = (paths[TourAPIPath.prefix + operation] as? [String: Any])?["get"] as? [String: Any]
+            for operation in TourAPI.served {
+                let get = (paths[operation.path] as? [String: Any])?["get"] as? [String: Any]
                 let type = (get?["parameters"] as? [[String: Any]] ?? []).first { $0["name"] as? String == "_type" }
                 let values = (type?["schema"] as? [String: Any])?["enum"] as? [String] ?? []
                 #expect(Set(values) == ["xml", "json"], "\(operation)")

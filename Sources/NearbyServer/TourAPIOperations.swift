@@ -1,0 +1,100 @@
+/// One TourAPI operation `nearby serve` answers under the public service's path: its service, its
+/// name, what it does (`Kind`), which generation's item fields it writes and what it requires.
+/// docs/tourapi-compat.md lists every operation of the services, served or not, and why.
+struct TourOperation: Sendable, Hashable {
+    enum Kind: Sendable, Hashable {
+        /// Lists of places from the cache's query engine.
+        case locationList, areaList, keywordList, festivalList, stayList
+        /// One place's details (`contentId`).
+        case common, intro, info, image, barrierFree, pet
+        /// `areaCode2`: TourAPI's area codes.
+        case areaCodes
+    }
+
+    /// KorService1's item fields (`booktour`; no legal-dong or new classification codes; detailCommon1's
+    /// `…YN` flags) or KorService2's.
+    enum Generation: Sendable, Hashable { case one, two }
+
+    let service: String
+    let name: String
+    let kind: Kind
+    let generation: Generation
+
+    var path: String { TourAPI.root + service + "/" + name }
+
+    /// The parameters the operation cannot do without (TourAPI answers `11` without them).
+    var required: [String] {
+        switch kind {
+        case .locationList: ["mapX", "mapY", "radius"]
+        case .keywordList: ["keyword"]
+        case .festivalList: ["eventStartDate"]
+        case .common, .intro, .info, .image, .barrierFree, .pet: ["contentId"]
+        case .areaList, .stayList, .areaCodes: []
+        }
+    }
+
+    /// Parameters of this operation beside the list parameters (`TourAPI.mapped`) and `contentId`.
+    var flags: [String] {
+        switch kind {
+        case .common where generation == .one: TourAPI.commonOneGroups.map(\.flag)
+        case .image: generation == .one ? ["imageYN", "subImageYN"] : ["imageYN"]
+        default: []
+        }
+    }
+}
+
+extension TourAPI {
+    /// The start of every TourAPI path (the public service's organisation segment).
+    static let root = "/B551011/"
+
+    /// Whether `path` is TourAPI's (its errors get TourAPI's envelope, an unknown one code `12`).
+    static func owns(_ path: some StringProtocol) -> Bool { path.hasPrefix(root) }
+
+    /// Every operation served: KorService2's and KorService1's lists, details and area codes, and the
+    /// barrier-free (KorWithService2) and pet (KorPetTourService2, KorService2) details.
+    static let served: [TourOperation] = {
+        let names: [(String, TourOperation.Kind)] = [
+            ("locationBasedList", .locationList), ("areaBasedList", .areaList), ("searchKeyword", .keywordList),
+            ("searchFestival", .festivalList), ("searchStay", .stayList), ("detailCommon", .common),
+            ("detailIntro", .intro), ("detailInfo", .info), ("detailImage", .image), ("areaCode", .areaCodes),
+        ]
+        var out: [TourOperation] = []
+        for (generation, n) in [(TourOperation.Generation.two, "2"), (.one, "1")] {
+            for (name, kind) in names {
+                out.append(.init(service: "KorService" + n, name: name + n, kind: kind, generation: generation))
+            }
+        }
+        // KorService2 also carries detailPetTour2 (its manual, Ver 4.3), as KorPetTourService2 does.
+        out.append(.init(service: "KorService2", name: "detailPetTour2", kind: .pet, generation: .two))
+        out.append(.init(service: "KorWithService2", name: "detailWithTour2", kind: .barrierFree, generation: .two))
+        out.append(.init(service: "KorPetTourService2", name: "detailPetTour2", kind: .pet, generation: .two))
+        return out
+    }()
+
+    /// detailCommon1's flags, each with the fields it adds (`Y`; absent, empty or `N` leaves them out),
+    /// in the order KorService1 writes them after `contentid` and `contenttypeid`.
+    static let commonOneGroups: [(flag: String, names: [String])] = [
+        ("defaultYN", ["booktour", "createdtime", "homepage", "modifiedtime", "tel", "telname", "title"]),
+        ("firstImageYN", ["firstimage", "firstimage2", "cpyrhtDivCd"]),
+        ("areacodeYN", ["areacode", "sigungucode"]),
+        ("catcodeYN", ["cat1", "cat2", "cat3"]),
+        ("addrinfoYN", ["addr1", "addr2", "zipcode"]),
+        ("mapinfoYN", ["mapx", "mapy", "mlevel"]),
+        ("overviewYN", ["overview"]),
+    ]
+
+    /// detailWithTour2's fields after `contentid`, in KorWithService2's order (its manual's groups:
+    /// physical, visual, hearing, families with infants; `BarrierFreeDetail.fields`).
+    static let barrierFreeNames = [
+        "parking", "route", "publictransport", "ticketoffice", "promotion", "wheelchair", "exit", "elevator",
+        "restroom", "auditorium", "room", "handicapetc", "braileblock", "helpdog", "guidehuman", "audioguide",
+        "bigprint", "brailepromotion", "guidesystem", "blindhandicapetc", "signguide", "videoguide", "hearingroom",
+        "hearinghandicapetc", "stroller", "lactationroom", "babysparechair", "infantsfamilyetc",
+    ]
+
+    /// detailPetTour2's fields after `contentid` (`PetFriendliness.fields`).
+    static let petNames = [
+        "acmpyTypeCd", "acmpyPsblCpam", "acmpyNeedMtr", "relaPosesFclty", "relaFrnshPrdlst", "etcAcmpyInfo",
+        "relaPurcPrdlst", "relaRntlPrdlst", "relaAcdntRiskMtr",
+    ]
+}

@@ -293,8 +293,11 @@ struct ServeCommand: ParsableCommand {
 
     /// TourAPI's `locationBasedList2` as the server's fallback (`TourAPIAreaFetch`), every error redacted.
     static func fallback(path: String, _ settings: TourAPISyncOptions) -> UpstreamFallback {
-        let fetch = TourAPIAreaFetch(
-            cachePath: path, options: settings, importer: SendableImporter(syncImporter(command: "tourapi")).importer)
+        let importer = syncImporter(command: "tourapi")
+        // The region index its imports check codes with is loaded now, before the server listens, not
+        // by the first query that waits for upstream (seconds, which would leave it `upstream-slow`).
+        _ = try? importer.regions?()
+        let fetch = TourAPIAreaFetch(cachePath: path, options: settings, importer: importer)
         return UpstreamFallback(source: "tourapi") { area in
             do { return try fetch.isKnown(area: area.key) } catch { throw UpstreamError(settings.redact("\(error)")) }
         } fetch: { area in

@@ -1,4 +1,5 @@
 import Foundation
+import NearbyKit
 import NearbyReplay
 import NearbyTestSupport
 import Testing
@@ -100,15 +101,11 @@ import Testing
         let replay = ReplayServer(catalog: catalog, serviceKey: key)
         try replay.start()
         let folder = try TempFolder()
-        let db = folder.file("places.sqlite")
-        let local = try folder.write(
-            "local.jsonl",
-            """
-            {"id":"busan-1","title":"부산역","lat":35.1151,"lon":129.0415,"category":12}
-
-            """)
-        #expect(try CLIRunner.run(["import", local, "--db", db]).status == 0)
-        let (run, http) = try Self.serve(["--db", db, "--fallback", "tourapi"] + Self.upstream(replay), key: key)
+        let db = folder.file("places.sqlite")  // made empty by the server
+        // --timeout 3: a query waits at most 3 s for upstream; answers are slow to read at most 10 s.
+        let (run, http) = try Self.serve(
+            ["--db", db, "--fallback", "tourapi", "--timeout", "3"] + Self.upstream(replay) + ["--read-timeout", "10"],
+            key: key)
         func located() -> Int { replay.requests.filter { $0.contains("locationBasedList2") }.count }
 
         // Eight queries of the same unsynced area at once: one upstream call, every answer has its places.
@@ -144,12 +141,13 @@ import Testing
         #expect(tour.text.contains(near[0]), "\(tour.text)")
         #expect(located() == 1, "\(replay.requests)")
 
-        // Upstream refuses the key (code 30): the cache's answer, marked partial.
+        // A wider circle is another area. Upstream refuses the key (code 30): the cache's answer (the
+        // places fetched before), marked partial.
         replay.fail([.gateway("30", status: 200)])
-        let busan = try http.get("/v1/places?lat=35.1151&lon=129.0415&radius=1000&fields=id")
-        #expect(busan.status == 200)
-        #expect(busan.headers["nearby-partial"] == "upstream-failed")
-        #expect(busan.text.contains("busan-1"), "\(busan.text)")
+        let wide = try http.get("/v1/places?lat=37.5665&lon=126.978&radius=5000&fields=id")
+        #expect(wide.status == 200)
+        #expect(wide.headers["nearby-partial"] == "upstream-failed")
+        #expect(wide.text.contains(near[0]), "\(wide.text)")
         #expect(located() == 2)
         // Upstream failing (5xx, every retry): a TourAPI answer from the cache (empty here), marked partial.
         replay.fail(Array(repeating: .status(503, retryAfter: nil), count: 3))
@@ -159,11 +157,23 @@ import Testing
         #expect(daegu.text.contains(#""totalCount":0"#), "\(daegu.text)")
         // A failed area is not asked again at once.
         let before = located()
-        let again = try http.get("/v1/places?lat=35.1151&lon=129.0415&radius=1000&fields=id")
+        let again = try http.get("/v1/places?lat=37.5665&lon=126.978&radius=5000&fields=id")
         #expect(again.headers["nearby-partial"] == "upstream-failed")
         #expect(located() == before)
+        // Upstream slower than the query's wait: answered from the cache at once, marked; the fetch goes
+        // on, and a later query of the area is whole without a second call.
+        replay.fail([.stall(3.5)])
+        let slow = try http.get("/v1/places?lat=35.16&lon=126.85&radius=900&fields=id")
+        #expect(slow.status == 200)
+        #expect(slow.headers["nearby-partial"] == "upstream-slow")
+        Thread.sleep(forTimeInterval: 1)
+        let later = try http.get("/v1/places?lat=35.16&lon=126.85&radius=900&fields=id")
+        #expect(later.status == 200 && later.headers["nearby-partial"] == nil, "\(later.headers)")
+        #expect(located() == before + 1)
+
         let metrics = try http.get("/metrics").text
-        #expect(metrics.contains(#"nearby_upstream_fetches_total{result="ok"} 1"#), "\(metrics)")
+        #expect(metrics.contains(#"nearby_upstream_fetches_total{result="ok"} 2"#), "\(metrics)")
+        #expect(metrics.contains(#"nearby_upstream_fetches_total{result="failed"} 2"#), "\(metrics)")
         kill(run.process.processIdentifier, SIGTERM)
         let result = try run.finish()
         #expect(result.status == 0, "\(result.stderr)")
@@ -175,13 +185,13 @@ import Testing
         for form in Self.forms(key) {
             #expect(everything.range(of: Data(form.utf8)) == nil, "the key shows as \(form)")
         }
-        // The area is remembered in the cache: a new server does not ask upstream for it.
-        let (second, http2) = try Self.serve(["--db", db, "--fallback", "tourapi"] + Self.upstream(replay), key: key)
-        let r = try http2.get("/v1/places?lat=37.5665&lon=126.978&radius=900&fields=id")
-        #expect(r.status == 200 && r.headers["nearby-partial"] == nil)
-        #expect(located() == before)
-        kill(second.process.processIdentifier, SIGTERM)
-        #expect(try second.finish().status == 0)
+        // The areas fetched are remembered in the cache (the next server asks upstream for none of them);
+        // the failed ones are not.
+        let cache = try PlaceCache(path: db, readOnly: true)
+        let source = "tourapi KorService2 locationBasedList2"
+        #expect(try cache.syncAreaFetched(source: source, area: "37.57,126.98,2000"))
+        #expect(try cache.syncAreaFetched(source: source, area: "35.16,126.85,2000"))
+        #expect(try !cache.syncAreaFetched(source: source, area: "37.57,126.98,10000"))
     }
 
     @Test func badSyncFlagsAreUsageErrors() throws {

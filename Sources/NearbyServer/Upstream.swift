@@ -364,7 +364,10 @@ final class UpstreamAreas: @unchecked Sendable {
             if outcome == nil {
                 known.insert(area)
             } else {
-                failedUntil[area] = ContinuousClock.now + fallback.retryAfter
+                let now = ContinuousClock.now
+                // Areas queried once and failed are let go when their pause is over (many areas, a spent budget).
+                if failedUntil.count >= 4096 { failedUntil = failedUntil.filter { $0.value > now } }
+                failedUntil[area] = now + fallback.retryAfter
             }
             flight.ended = .some(outcome)
             let all = Array(flight.waiters.values)

@@ -299,6 +299,8 @@ struct ServeCommand: ParsableCommand {
         _ = try? importer.regions?()
         let fetch = TourAPIAreaFetch(cachePath: path, options: settings, importer: importer)
         return UpstreamFallback(source: "tourapi") { area in
+            // TourAPI has Korea's places only: an area outside its box has nothing to ask for.
+            guard (32.5...39.0).contains(area.lat), (124.0...132.0).contains(area.lon) else { return true }
             do { return try fetch.isKnown(area: area.key) } catch { throw UpstreamError(settings.redact("\(error)")) }
         } fetch: { area in
             do {

@@ -119,7 +119,7 @@ struct ServeCommand: ParsableCommand {
             "Ask this source once for the area of a location query the cache has never had.", valueName: "tourapi"))
     var fallback: Upstream?
 
-    @OptionGroup(title: "TourAPI (--sync tourapi, --fallback tourapi; as nearby sync tourapi)")
+    @OptionGroup(title: "TourAPI, for --sync and --fallback (as nearby sync tourapi)")
     var tourapi: TourAPISyncFlags
 
     enum Upstream: String, ExpressibleByArgument, CaseIterable {

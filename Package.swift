@@ -7,7 +7,9 @@ import PackageDescription
 //   NearbyCore, NearbyRegions ← NearbyTiles ← NearbyKit (vector tiles; zlib through CZlib)
 //   NearbyCore ← NearbyStore ← NearbyPostGIS ← NearbyServer, nearby
 //   NearbyCore ← NearbyCarousel ← NearbyBench, nearby
-//   NearbyKit ← NearbySync ← nearby (AsyncHTTPClient: `nearby sync`; NearbyKit does not depend on it)
+//   NearbyKit ← NearbySync ← nearby (AsyncHTTPClient: `nearby sync`; NearbyKit does not depend on it;
+//     NearbyServer neither: `nearby serve --sync/--fallback` fills in the server's BackgroundSync and
+//     UpstreamFallback with NearbySync in the executable)
 //   NearbyReplay ← nearby, NearbySyncTests (a TourAPI and Kakao stand-in on loopback: tests, bench-sync.sh)
 // PostgreSQL is opt-in: NearbyKit neither depends on NearbyPostGIS nor links libpq (NearbyCLITests's
 // PackageGraphTests holds it to that). Tests: NearbyCore, NearbyStore ← NearbyTestSupport ← the test targets.

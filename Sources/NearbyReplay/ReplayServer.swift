@@ -9,7 +9,8 @@ import Foundation
 /// public services' answer shapes, and failures on demand.
 ///
 /// It serves what `catalog` holds: `areaBasedList2` (shown places, newest `modifiedtime` first, ties by
-/// content id), `areaBasedSyncList2` (places whose `modifiedtime` starts with `modifiedtime`, hidden ones
+/// content id), `locationBasedList2` (shown places within `radius` metres of `mapX`/`mapY`, nearest first,
+/// with `dist`), `areaBasedSyncList2` (places whose `modifiedtime` starts with `modifiedtime`, hidden ones
 /// with `showflag` 0, renamed ones with `oldContentid`), `detailCommon2`, `detailWithTour2`,
 /// `detailPetTour2`, and Kakao's `/v2/local/search/category.json` (`rect`, at most 45 documents a query
 /// in pages of up to 15, `meta.total_count` the whole count). A key, when set, is checked: a wrong one
@@ -294,6 +295,22 @@ public final class ReplayServer: @unchecked Sendable {
         case ("KorService2", "areaBasedList2"):
             let places = ordered.filter { !$0.hidden && request.matches($0) }
             return (Self.page(places, request) { $0.item(sync: false) }, 200, Self.json, [])
+        case ("KorService2", "locationBasedList2"):
+            guard let x = request.value("mapX").flatMap(Double.init),
+                let y = request.value("mapY").flatMap(Double.init),
+                let radius = request.value("radius").flatMap(Double.init)
+            else {
+                return (Self.envelope(code: "11", message: "NO_MANDATORY_REQUEST_PARAMETERS_ERROR"), 200, Self.json, [])
+            }
+            let near = ordered.compactMap { place -> (ReplayPlace, Double)? in
+                guard !place.hidden, request.matches(place), let lon = place["mapx"].flatMap(Double.init),
+                    let lat = place["mapy"].flatMap(Double.init)
+                else { return nil }
+                let d = Self.metres(lat1: y, lon1: x, lat2: lat, lon2: lon)
+                return d <= radius ? (place, d) : nil
+            }.sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0.id < $1.0.id }
+            let body = Self.page(near, request) { $0.0.item(sync: false) + [("dist", String(format: "%.6f", $0.1))] }
+            return (body, 200, Self.json, [])
         case ("KorService2", "areaBasedSyncList2"):
             let prefix = request.value("modifiedtime") ?? ""
             let places = ordered.filter {
@@ -313,6 +330,14 @@ public final class ReplayServer: @unchecked Sendable {
         default:
             return (Self.gateway("12"), 200, "text/xml;charset=UTF-8", [])
         }
+    }
+
+    /// The haversine distance in metres (TourAPI's `dist`).
+    static func metres(lat1: Double, lon1: Double, lat2: Double, lon2: Double) -> Double {
+        let r = Double.pi / 180
+        let a =
+            pow(sin((lat2 - lat1) * r / 2), 2) + cos(lat1 * r) * cos(lat2 * r) * pow(sin((lon2 - lon1) * r / 2), 2)
+        return 2 * 6_371_008.8 * asin(min(1, sqrt(a)))
     }
 
     /// One page of `items` as TourAPI writes it (`"items": ""` when the page is empty).

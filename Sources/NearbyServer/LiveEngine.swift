@@ -216,32 +216,16 @@ final class Watcher: @unchecked Sendable {
     }
 }
 
-/// Polls the cache's generation every `interval` and reloads off the request threads.
+/// Polls the cache's generation every `interval` and reloads off the request threads (`Reloader`),
+/// except while a background sync runs (its finished generation is swapped in when it ends).
 struct ReloadService: Service {
-    let engine: LiveEngine
+    let reloader: Reloader
     let interval: Duration
-    let logger: Logger
-    let metrics: ServerMetrics
 
     func run() async throws {
-        let watcher = try Watcher(engine)
-        let thread = DispatchQueue(label: "nearby.reload")
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             try? await Task.sleep(for: interval)
-            let result: Result<EngineSnapshot?, any Error> = await withCheckedContinuation { done in
-                thread.async { done.resume(returning: Result { try engine.reloadIfChanged(watcher: watcher) }) }
-            }
-            switch result {
-            case .success(let fresh?):
-                metrics.reload(succeeded: true)
-                metrics.serving(fresh)
-                logger.info("reloaded", metadata: ["generation": "\(fresh.generation)", "places": "\(fresh.count)"])
-            case .success(nil): break
-            case .failure(let error):
-                metrics.reload(succeeded: false)
-                // A failed reload (a damaged write, a vanished file) keeps the last good snapshot serving.
-                logger.error("reload failed; still serving the last good generation", metadata: ["error": "\(error)"])
-            }
+            if !reloader.held { await reloader.reload() }
         }
     }
 }

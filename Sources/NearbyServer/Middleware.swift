@@ -87,7 +87,8 @@ struct CORSPolicy: Sendable {
         headers[.vary] = "Origin"
         guard let allow = allowed(origin) else { return }
         headers[.accessControlAllowOrigin] = allow
-        headers[.accessControlExposeHeaders] = "X-Total-Count, X-Next-Cursor, X-Cache-Generation, Retry-After"
+        headers[.accessControlExposeHeaders] =
+            "X-Total-Count, X-Next-Cursor, X-Cache-Generation, Retry-After, Nearby-Partial"
     }
 
     /// The answer to a preflight `OPTIONS` on a known path: 204 with what may be sent, 403 for an

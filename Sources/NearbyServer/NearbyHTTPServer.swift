@@ -36,6 +36,10 @@ public struct ServerOptions: Sendable {
     /// After SIGTERM or SIGINT, requests in flight get this long to finish; then the streams still
     /// open are cancelled, their connections closed, and the server exits.
     public var shutdownTimeout: Duration = .seconds(10)
+    /// A sync run at start and then every interval, each finished run's generation swapped in (`--sync`).
+    public var sync: BackgroundSync?
+    /// Upstream asked for the areas of location queries the cache has never had (`--fallback`).
+    public var fallback: UpstreamFallback?
 
     /// `maxLargeAnswers`, or its default: as many as `lanes`. A writer fetches its records through the
     /// lanes and encodes them on the cores the lanes use: more at once would share the same lanes and
@@ -85,7 +89,14 @@ public enum NearbyHTTPServer {
         let largeAnswers = LargeAnswers(limit: options.largeAnswerLimit) { writing, waiting, open in
             metrics.largeAnswers(writing: writing, waiting: waiting, open: open)
         }
-        let api = PlacesAPI(engine: engine, options: options, largeAnswers: largeAnswers)
+        let reloader = Reloader(engine: engine, logger: logger, metrics: metrics)
+        let status = options.sync.map { SyncStatus(source: $0.source) }
+        var places = PlacesAPI(engine: engine, options: options, largeAnswers: largeAnswers)
+        places.syncStatus = status
+        places.upstream = options.fallback.map {
+            UpstreamAreas(fallback: $0, reloader: reloader, logger: logger, metrics: metrics)
+        }
+        let api = places
         let tour = TourAPI(engine: engine, options: options, api: api)
         let clusters = ClustersAPI(engine: engine, options: options)
         let tiles = TilesAPI(engine: engine, options: options, regions: RegionsSource.shared, clusters: clusters)
@@ -145,8 +156,13 @@ public enum NearbyHTTPServer {
             logger: logger
         )
         metrics.serving(engine.current)
-        let reload = ReloadService(engine: engine, interval: options.reloadInterval, logger: logger, metrics: metrics)
-        return [OnEventLoops(app: app, onCancel: largeAnswers.shutdown), reload]
+        let reload = ReloadService(reloader: reloader, interval: options.reloadInterval)
+        var services: [any Service] = [OnEventLoops(app: app, onCancel: largeAnswers.shutdown), reload]
+        if let sync = options.sync, let status {
+            services.append(
+                SyncService(sync: sync, status: status, reloader: reloader, logger: logger, metrics: metrics))
+        }
+        return services
     }
 
     /// Serves the cache at `path` until SIGINT or SIGTERM, then finishes the requests in flight (for at

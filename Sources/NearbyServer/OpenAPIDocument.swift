@@ -48,7 +48,8 @@ enum OpenAPIDocument {
                             "A personal parameter (bookmarked, min-rating, …, a personal sort key) without a valid Authorization: Bearer TOKEN; the token names the user (user= is refused)"
                         ),
                         "200": [
-                            "description": "One page; X-Total-Count, X-Next-Cursor and X-Cache-Generation headers.",
+                            "description":
+                                "One page; X-Total-Count, X-Next-Cursor and X-Cache-Generation headers (and Nearby-Partial when upstream could not fill in the area, with --fallback).",
                             "content": Dictionary(
                                 uniqueKeysWithValues: OutputFormat.allCases.map { f in
                                     (
@@ -130,7 +131,10 @@ enum OpenAPIDocument {
                 ]
             ],
             "/healthz": [
-                "get": ["summary": "Liveness: {status, generation, places}.", "responses": ["200": response("ok")]]
+                "get": [
+                    "summary": "Liveness: {status, generation, places}, and sync {…} with --sync.",
+                    "responses": ["200": response("ok")],
+                ]
             ],
             "/metrics": [
                 "get": [

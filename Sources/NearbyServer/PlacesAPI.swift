@@ -10,6 +10,10 @@ struct PlacesAPI: Sendable {
     let options: ServerOptions
     /// The large answers being written and their queue (`--max-large-answers`).
     let largeAnswers: LargeAnswers
+    /// The background sync's state, shown by `/healthz` (`--sync`).
+    var syncStatus: SyncStatus?
+    /// Upstream, asked for the areas of circles the cache has never had (`--fallback`).
+    var upstream: UpstreamAreas?
 
     /// Answers with more rows than this stream from a writer thread; smaller ones are written at once.
     static let streamAbove = 2_000
@@ -43,6 +47,7 @@ struct PlacesAPI: Sendable {
         // A public query pays nothing for the personal layer: no header is read.
         let query = parsed.usesPersonalData ? try Self.personalized(parsed, request, engine: engine) : parsed
         let records = !PlaceWriter.writesOnlyIDs(format: format, fields: fields)
+        let partial = await cover(query)
         // The table format is rendered whole (column widths), so it takes its records at once.
         let (snapshot, answer, ticket) = try await page(query, records: records, streams: format != .table)
 
@@ -54,6 +59,7 @@ struct PlacesAPI: Sendable {
         let (chosenFormat, chosenFields) = (format, fields)
         if let next { headers[.xNextCursor] = next }
         if let plan = answer.explanation { headers[.xQueryPlan] = plan.description }
+        if let partial { headers[.nearbyPartial] = partial.rawValue }
 
         let write: @Sendable (StdoutBlocks) throws -> Void = { blocks in
             var blocks = blocks
@@ -73,6 +79,13 @@ struct PlacesAPI: Sendable {
             if chosenFormat == .json { try blocks.sink("}\n") }
         }
         return Self.response(headers: headers, rows: answer.rows.count, ticket: ticket, write: write)
+    }
+
+    /// With `--fallback`: makes sure the cache holds the area of a circle query (`UpstreamAreas.cover`),
+    /// nil when it does, else why the answer is partial (`Nearby-Partial`). Other shapes are not asked.
+    func cover(_ query: PlaceQuery) async -> UpstreamAreas.Partial? {
+        guard let upstream, let center = query.center, case .radius(let r) = query.shape else { return nil }
+        return await upstream.cover(lat: center.lat, lon: center.lon, radius: r)
     }
 
     /// `query`'s answer as a writer takes it (`/v1/places`, TourAPI's lists), the generation it was read
@@ -218,10 +231,14 @@ struct PlacesAPI: Sendable {
         return q
     }
 
-    /// `GET /healthz`: `{"status":"ok","generation":g,"places":n}`.
+    /// `GET /healthz`: `{"status":"ok","generation":g,"places":n}`, with `"sync":{…}` (`SyncStatus.json`)
+    /// when the server syncs in the background.
     func health() -> Response {
         let s = engine.current
-        return Self.json(Array("{\"status\":\"ok\",\"generation\":\(s.generation),\"places\":\(s.count)}\n".utf8))
+        var out = Array("{\"status\":\"ok\",\"generation\":\(s.generation),\"places\":\(s.count)".utf8)
+        if let syncStatus { out += Array(",\"sync\":".utf8) + syncStatus.json() }
+        out += Array("}\n".utf8)
+        return Self.json(out)
     }
 
     /// Over HTTP the bearer token names the user (`personalized`), never a parameter.
@@ -332,6 +349,8 @@ extension HTTPField.Name {
     static let xCacheGeneration = HTTPField.Name("X-Cache-Generation")!
     static let xNextCursor = HTTPField.Name("X-Next-Cursor")!
     static let xQueryPlan = HTTPField.Name("X-Query-Plan")!
+    /// Set when upstream could not fill in the query's area: `upstream-failed` or `upstream-slow`.
+    static let nearbyPartial = HTTPField.Name("Nearby-Partial")!
 }
 
 extension StdoutBlocks {

@@ -17,7 +17,12 @@ import struct Prometheus.PrometheusMetricsFactory
 /// - `nearby_reloads_total{result}`: reloads after another process's import, `ok` or `failed`;
 /// - `nearby_large_answers_writing`, `nearby_large_answers_waiting`, `nearby_large_answers_open`:
 ///   streamed answers (pages of more than 2,000 rows) writing now (at most `--max-large-answers`),
-///   waiting in line for a place, and admitted and not yet ended (their clients reading or not).
+///   waiting in line for a place, and admitted and not yet ended (their clients reading or not);
+/// - with `--sync`: `nearby_sync_runs_total{outcome}` (`complete`, `stopped`, `failed`),
+///   `nearby_sync_last_run_timestamp_seconds`, `nearby_sync_last_complete_timestamp_seconds` (Unix time),
+///   `nearby_sync_last_places{change}` (`added`, `updated`, `deleted` by the last run) and
+///   `nearby_sync_last_requests`;
+/// - with `--fallback`: `nearby_upstream_fetches_total{result}` (`ok`, `failed`).
 public final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
@@ -49,6 +54,34 @@ public final class ServerMetrics: Sendable {
         largeWaiting = Gauge(label: "nearby_large_answers_waiting", factory: factory)
         largeOpen = Gauge(label: "nearby_large_answers_open", factory: factory)
         largeAnswers(writing: 0, waiting: 0, open: 0)
+    }
+
+    /// A background sync run ended (`SyncService`). Counts only: no message, so no secret, reaches the metrics.
+    func syncFinished(_ result: Result<SyncRun, any Error>) {
+        let outcome: String
+        switch result {
+        case .success(let run): outcome = run.stopped == nil ? "complete" : "stopped"
+        case .failure: outcome = "failed"
+        }
+        Counter(label: "nearby_sync_runs_total", dimensions: [("outcome", outcome)], factory: factory).increment()
+        let now = Date().timeIntervalSince1970
+        Gauge(label: "nearby_sync_last_run_timestamp_seconds", factory: factory).record(now)
+        guard case .success(let run) = result else { return }
+        if run.stopped == nil {
+            Gauge(label: "nearby_sync_last_complete_timestamp_seconds", factory: factory).record(now)
+        }
+        for (change, n) in [("added", run.added), ("updated", run.updated), ("deleted", run.deleted)] {
+            Gauge(label: "nearby_sync_last_places", dimensions: [("change", change)], factory: factory).record(n)
+        }
+        Gauge(label: "nearby_sync_last_requests", factory: factory).record(run.requests)
+    }
+
+    /// One fetch of an area from upstream (`UpstreamAreas`) ended.
+    func upstreamFetch(ok: Bool) {
+        Counter(
+            label: "nearby_upstream_fetches_total", dimensions: [("result", ok ? "ok" : "failed")], factory: factory
+        )
+        .increment()
     }
 
     /// The large answers now writing, waiting for a place, and open (`LargeAnswers`).

@@ -96,6 +96,8 @@ struct TourAPI: Sendable {
             throw e
         }
         query.countsTotal = true  // TourAPI's envelope always carries totalCount
+        var partial: UpstreamAreas.Partial?
+        if operation.kind == .locationList { partial = await api.cover(query) }
         // A page of more than `PlacesAPI.streamAbove` rows streams as `/v1/places` does: its rows
         // without records, fetched a chunk at a time as the envelope is written, among the large answers.
         let (_, answer, ticket) = try await api.page(query)
@@ -125,8 +127,9 @@ struct TourAPI: Sendable {
             blocks.bytes.append(contentsOf: footer)
             try blocks.flush()
         }
-        return PlacesAPI.response(
-            headers: [.contentType: format.contentType], rows: answer.rows.count, ticket: ticket, write: write)
+        var headers: HTTPFields = [.contentType: format.contentType]
+        if let partial { headers[.nearbyPartial] = partial.rawValue }
+        return PlacesAPI.response(headers: headers, rows: answer.rows.count, ticket: ticket, write: write)
     }
 
     /// The envelope's two forms: TourAPI's JSON (`_type=json`) and its XML (`_type` absent, empty or

@@ -40,6 +40,10 @@ public struct TourAPISyncOptions: Sendable {
     public var http = SyncHTTPOptions()
     public init() {}
 
+    /// `text` with the service key, in every form it is written, and every `serviceKey=` value replaced
+    /// by `REDACTED`: for a caller that shows a sync's errors (the server's log and `/healthz`).
+    public func redact(_ text: String) -> String { Secrets([serviceKey]).redact(text) }
+
     /// The checkpoint's key: one per service and scope, so syncing other types or areas starts its own crawl.
     var source: String {
         var parts = ["tourapi", service]
@@ -336,6 +340,10 @@ public final class TourAPISync: @unchecked Sendable {
 
     /// The URL of an operation (`service/operation`) with `parameters`, the common ones and the key.
     func url(_ path: String, _ parameters: [(String, String)]) -> String {
+        Self.url(path, parameters, options: options)
+    }
+
+    static func url(_ path: String, _ parameters: [(String, String)], options: TourAPISyncOptions) -> String {
         var query = parameters + [("MobileOS", "ETC"), ("MobileApp", "Nearby"), ("_type", "json")]
         query = query.map { ($0.0, Self.escape($0.1)) }
         query.append(("serviceKey", TourAPIKey.queryValue(options.serviceKey)))

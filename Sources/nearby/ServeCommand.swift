@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NearbyKit
 import NearbyServer
+import NearbySync
 
 /// `nearby serve`: the cache over HTTP, until SIGINT or SIGTERM.
 struct ServeCommand: ParsableCommand {
@@ -41,6 +42,16 @@ struct ServeCommand: ParsableCommand {
             and get 503 after --timeout. Browsers may call the server only from \
             the pages of a --cors-origin.
 
+            --sync tourapi runs nearby sync tourapi in the background (its flags \
+            below; the key from $TOURAPI_SERVICE_KEY or --service-key-file): at \
+            start, then --sync-every (24h), each finished run served at once; a \
+            failed run is logged (the key REDACTED) and tried again at the next \
+            interval. /healthz shows the last run. --fallback tourapi asks \
+            TourAPI's locationBasedList2 once for the area of a location query \
+            the cache has never had, imports it and answers from the cache; when \
+            upstream fails the answer carries Nearby-Partial: upstream-failed. \
+            docs/sync.md.
+
             Examples:
               nearby serve --db /tmp/places.sqlite --port 8080
               curl 'localhost:8080/v1/places?lat=37.5665&lon=126.978&radius=2000'
@@ -48,6 +59,7 @@ struct ServeCommand: ParsableCommand {
               nearby serve --cors-origin https://map.example --timeout 2
               nearby serve --max-large-answers 4 --shutdown-timeout 5
               nearby serve --pin-event-loops --log-level warning   (a machine of its own)
+              nearby serve --sync tourapi --sync-every 12h --fallback tourapi
             """
     )
 
@@ -99,6 +111,27 @@ struct ServeCommand: ParsableCommand {
     )
     var pinEventLoops = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Sync this source into the cache in the background: at start, then every --sync-every.",
+            valueName: "tourapi"))
+    var sync: Upstream?
+
+    @Option(help: ArgumentHelp("Time between background syncs: 24h, 90m, 1d, 3600s (default 24h).", valueName: "time"))
+    var syncEvery: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Ask this source once for the area of a location query the cache has never had.", valueName: "tourapi"))
+    var fallback: Upstream?
+
+    @OptionGroup(title: "TourAPI, for --sync and --fallback (as nearby sync tourapi)")
+    var tourapi: TourAPISyncFlags
+
+    enum Upstream: String, ExpressibleByArgument, CaseIterable {
+        case tourapi
+    }
+
     @Option(help: ArgumentHelp("info (access log per request), warning or error.", valueName: "level"))
     var logLevel: LogLevel = .info
 
@@ -140,6 +173,36 @@ struct ServeCommand: ParsableCommand {
             throw ValidationError("--pg names a database: use it with --engine postgis")
         }
         guard maxLimit >= 1 else { throw ValidationError("--max-limit must be at least 1") }
+        if let syncEvery {
+            guard sync != nil else { throw ValidationError("--sync-every needs --sync tourapi") }
+            guard Self.interval(syncEvery) != nil else {
+                throw ValidationError(
+                    "--sync-every \(syncEvery): a time from 1s to 365d, as a number and a unit (s, m, h, d): 24h, 90m, 1d"
+                )
+            }
+        }
+        if sync != nil || fallback != nil {
+            if engine == .postgis || postgis.pg != nil {
+                throw ValidationError("--sync and --fallback write the cache file: not with --engine postgis or --pg")
+            }
+        }
+    }
+
+    /// `24h`, `90m`, `1d`, `3600s` or `3600` (seconds): from 1 s to 365 days, or nil.
+    static func interval(_ text: String) -> Duration? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
+        var number = Substring(text.trimmingCharacters(in: .whitespaces))
+        var unit = 1.0
+        if let last = number.last, let u = units[last] {
+            unit = u
+            number = number.dropLast()
+        }
+        guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+            let value = Double(number), value.isFinite
+        else { return nil }
+        let seconds = value * unit
+        guard seconds >= 1, seconds <= 365 * 86400 else { return nil }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
     func run() throws {
@@ -152,11 +215,17 @@ struct ServeCommand: ParsableCommand {
         if engine == .postgis, postgis.url(db: cache.db) == nil {
             throw UsageError("--engine postgis needs a database: --pg URL or $NEARBY_PG")
         }
+        let upstream = sync != nil || fallback != nil
+        if upstream, engine == nil, postgis.url(db: cache.db) != nil {
+            throw UsageError("--sync and --fallback write the cache file: give --engine snapshot (or memory, sqlite)")
+        }
+        var path = ""
         if let url = engine == nil || engine == .postgis ? postgis.url(db: cache.db) : nil {
             live = try LiveEngine(postgis: url, lanes: lanes)
         } else {
-            live = try LiveEngine(
-                path: try cache.open(readOnly: true).path, provider: .kind(engine ?? .snapshot), lanes: lanes)
+            // A server that syncs may start from no cache at all: it is made, and the first run fills it.
+            path = try cache.open(readOnly: !upstream).path
+            live = try LiveEngine(path: path, provider: .kind(engine ?? .snapshot), lanes: lanes)
         }
         var options = ServerOptions()
         options.host = host
@@ -169,6 +238,16 @@ struct ServeCommand: ParsableCommand {
         options.pinEventLoops = pinEventLoops
         options.maxLargeAnswers = maxLargeAnswers
         options.shutdownTimeout = .milliseconds(Int64((shutdownTimeout * 1000).rounded()))
+        if upstream {
+            let settings = try tourapi.options(serviceKey: nil)
+            let every = syncEvery.flatMap(Self.interval) ?? .seconds(86400)
+            if sync != nil { options.sync = Self.backgroundSync(path: path, settings, every: every, logger: logger) }
+            if fallback != nil {
+                var fallback = Self.fallback(path: path, settings)
+                fallback.wait = min(fallback.wait, options.requestTimeout)
+                options.fallback = fallback
+            }
+        }
         let done = DispatchSemaphore(value: 0)
         final class Outcome: @unchecked Sendable { var error: (any Error)? }
         let outcome = Outcome()
@@ -181,4 +260,73 @@ struct ServeCommand: ParsableCommand {
         done.wait()
         if let error = outcome.error { throw error }
     }
+
+    /// `nearby sync tourapi` as the server runs it: one run under the sync lock, the snapshot brought up
+    /// to date when it changed something, what it did for `/healthz` and the log, every text redacted.
+    static func backgroundSync(path: String, _ settings: TourAPISyncOptions, every: Duration, logger: Logger)
+        -> BackgroundSync
+    {
+        let importer = SendableImporter(syncImporter(command: "tourapi"))
+        return BackgroundSync(source: "tourapi", interval: every) {
+            do {
+                let cache = try PlaceCache(path: path)
+                let lock = try SyncLock(cachePath: path)
+                let sync = TourAPISync(cache: cache, options: settings, importer: importer.importer)
+                sync.onRetry = { url, reason, delay in
+                    logger.warning(
+                        "sync: retrying",
+                        metadata: ["url": "\(url)", "reason": "\(reason)", "in_s": "\(String(format: "%.1f", delay))"])
+                }
+                let summary = try await sync.run()
+                if summary.added + summary.updated + summary.deleted > 0 {
+                    CacheSnapshot.update(cache) { logger.warning("sync: \(settings.redact($0))") }
+                }
+                withExtendedLifetime(lock) {}
+                var run = SyncRun()
+                (run.added, run.updated, run.deleted, run.unchanged) =
+                    (summary.added, summary.updated, summary.deleted, summary.unchanged)
+                (run.details, run.rejected, run.requests, run.retries) =
+                    (summary.details, summary.rejected, summary.requests, summary.retries)
+                run.stopped = summary.stop.map { settings.redact($0.description) }
+                return run
+            } catch let error as CancellationError {
+                throw error
+            } catch {
+                throw UpstreamError(settings.redact("\(error)"))
+            }
+        }
+    }
+
+    /// TourAPI's `locationBasedList2` as the server's fallback (`TourAPIAreaFetch`), every error redacted.
+    static func fallback(path: String, _ settings: TourAPISyncOptions) -> UpstreamFallback {
+        let importer = syncImporter(command: "tourapi")
+        // The region index its imports check codes with is loaded now, before the server listens, not
+        // by the first query that waits for upstream (seconds, which would leave it `upstream-slow`).
+        _ = try? importer.regions?()
+        let fetch = TourAPIAreaFetch(cachePath: path, options: settings, importer: importer)
+        return UpstreamFallback(source: "tourapi") { area in
+            // TourAPI has Korea's places only: an area outside its box has nothing to ask for.
+            guard (32.5...39.0).contains(area.lat), (124.0...132.0).contains(area.lon) else { return true }
+            do { return try fetch.isKnown(area: area.key) } catch { throw UpstreamError(settings.redact("\(error)")) }
+        } fetch: { area in
+            do {
+                _ = try await fetch.fetch(area: area.key, lat: area.lat, lon: area.lon, radius: area.radius)
+            } catch {
+                throw UpstreamError(settings.redact("\(error)"))
+            }
+        }
+    }
+}
+
+/// An upstream failure as the server logs it: its text, secrets already redacted.
+struct UpstreamError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The sync's importer, handed to the server's background tasks. It is used by one task at a time (a
+/// sync run, or a fallback fetch whose import takes the cache's write lock).
+final class SendableImporter: @unchecked Sendable {
+    let importer: Importer
+    init(_ importer: Importer) { self.importer = importer }
 }

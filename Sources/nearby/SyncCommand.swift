@@ -115,29 +115,15 @@ func syncImporter(command: String) -> Importer {
     return importer
 }
 
-struct TourAPISyncCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "tourapi",
-        abstract: "Fetch TourAPI's places (KorService2): a full crawl first, then what changed.",
-        discussion: """
-            The first run pages through areaBasedList2; later runs ask areaBasedSyncList2 what changed \
-            since the last complete sync (a day of overlap), remove withdrawn places (showflag 0), follow \
-            renamed ones (oldContentid), and fetch --details only for new or changed places. The key is \
-            never printed: URLs show it as REDACTED.
-
-            Examples:
-              export TOURAPI_SERVICE_KEY=...
-              nearby sync tourapi --db places.sqlite --content-type 12,39
-              nearby sync tourapi --areacode 1 --details barrier-free,pet
-            """)
-
-    @OptionGroup var cache: CacheOptions
+/// The flags of a TourAPI sync, parsed in one place for `nearby sync tourapi` and for `nearby serve --sync
+/// tourapi` / `--fallback tourapi`: the service and its scope, the key's file, the budget, timeouts and
+/// retries. The key as a flag (`--service-key`) is `nearby sync tourapi`'s alone: `nearby serve
+/// --service-key` is the key its own TourAPI endpoints require.
+struct TourAPISyncFlags: ParsableArguments {
     @OptionGroup var http: SyncHTTPFlags
 
-    @Option(help: "The data.go.kr service key (else --service-key-file, else $TOURAPI_SERVICE_KEY).")
-    var serviceKey: String?
-
-    @Option(help: ArgumentHelp("A file holding the service key.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp("A file holding the data.go.kr service key (else $TOURAPI_SERVICE_KEY).", valueName: "file"))
     var serviceKeyFile: String?
 
     @Option(help: ArgumentHelp("Everything before the service name.", valueName: "url"))
@@ -186,7 +172,9 @@ struct TourAPISyncCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    /// The sync's options, the key from `serviceKey` (a flag), else `--service-key-file`, else the
+    /// environment; a usage error when there is none.
+    func options(serviceKey: String?) throws -> TourAPISyncOptions {
         var options = TourAPISyncOptions()
         options.serviceKey = try readSecret(
             flag: serviceKey, file: serviceKeyFile, environment: "TOURAPI_SERVICE_KEY", flagName: "--service-key")
@@ -203,8 +191,37 @@ struct TourAPISyncCommand: ParsableCommand {
         options.pageSize = pageSize
         options.maxRequests = http.maxRequests
         options.http = http.options
+        return options
+    }
+}
+
+struct TourAPISyncCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tourapi",
+        abstract: "Fetch TourAPI's places (KorService2): a full crawl first, then what changed.",
+        discussion: """
+            The first run pages through areaBasedList2; later runs ask areaBasedSyncList2 what changed \
+            since the last complete sync (a day of overlap), remove withdrawn places (showflag 0), follow \
+            renamed ones (oldContentid), and fetch --details only for new or changed places. The key is \
+            never printed: URLs show it as REDACTED. nearby serve --sync tourapi runs the same sync in \
+            the background, with the same flags.
+
+            Examples:
+              export TOURAPI_SERVICE_KEY=...
+              nearby sync tourapi --db places.sqlite --content-type 12,39
+              nearby sync tourapi --areacode 1 --details barrier-free,pet
+            """)
+
+    @OptionGroup var cache: CacheOptions
+
+    @Option(help: "The data.go.kr service key (else --service-key-file, else $TOURAPI_SERVICE_KEY).")
+    var serviceKey: String?
+
+    @OptionGroup var tourapi: TourAPISyncFlags
+
+    func run() throws {
+        let settings = try tourapi.options(serviceKey: serviceKey)
         let importer = syncImporter(command: "tourapi")
-        let settings = options
         try runSync(command: "tourapi", cache: cache) { cache in
             let sync = TourAPISync(cache: cache, options: settings, importer: importer)
             sync.onProgress = StandardError.progress

@@ -60,14 +60,18 @@ import Testing
         #expect(Self.closure("nearby", in: graph).isSuperset(of: ["NearbyPostGIS", "CLibPQ"]))
     }
 
-    /// The HTTP client is the sync's alone: the libraries below it do not link AsyncHTTPClient.
+    /// The HTTP client is the sync's alone: the libraries below it do not link AsyncHTTPClient. The server
+    /// and the sync do not know each other: NearbyServer owns what a background sync and an upstream
+    /// fallback are (`BackgroundSync`, `UpstreamFallback`), and the `nearby` executable, which links
+    /// both, fills them in with NearbySync (`nearby serve --sync`, `--fallback`).
     @Test func syncIsAboveKit() throws {
         let graph = try Self.targetDependencies()
         #expect(graph["NearbySync"]?.contains("NearbyKit") == true, "\(graph)")
         for library in ["NearbyCore", "NearbyStore", "NearbyRegions", "NearbyKit", "NearbyServer", "NearbyReplay"] {
             #expect(!Self.closure(library, in: graph).contains("NearbySync"), "\(library) reaches NearbySync")
         }
-        #expect(Self.closure("nearby", in: graph).isSuperset(of: ["NearbySync", "NearbyReplay"]))
+        #expect(!Self.closure("NearbySync", in: graph).contains("NearbyServer"), "NearbySync reaches NearbyServer")
+        #expect(Self.closure("nearby", in: graph).isSuperset(of: ["NearbySync", "NearbyReplay", "NearbyServer"]))
     }
 
     @Test func coreDependsOnNoOtherNearbyTarget() throws {

@@ -2,7 +2,7 @@
 # The test command (README, .ci/run): the formatting check (`swift format lint` with .swift-format; fix
 # with `swift format format --in-place --parallel -r $FORMATTED`), every test (`swift test`), then every
 # fuzz target briefly on its committed corpus and regression inputs (scripts/fuzz.sh; FUZZ_SECONDS per
-# target, default 10).
+# target, default 5).
 #
 #   bash scripts/test.sh                       what CI runs
 #   FUZZ_SECONDS=0 bash scripts/test.sh        the tests only (0 skips fuzzing)
@@ -12,5 +12,5 @@ FORMATTED="Sources Tests Fuzz Benchmarks/Benchmarks Package.swift Benchmarks/Pac
 # shellcheck disable=SC2086
 swift format lint --strict --parallel -r $FORMATTED
 swift test
-seconds=${FUZZ_SECONDS:-10}
+seconds=${FUZZ_SECONDS:-5}
 if [[ $seconds != 0 ]]; then bash scripts/fuzz.sh "$seconds"; fi

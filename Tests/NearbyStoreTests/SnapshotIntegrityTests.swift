@@ -129,8 +129,9 @@ import Testing
             notes.count == 1 && notes[0].contains("damaged (checksum of block")
                 && notes[0].contains("section \(section)")
                 && notes[0].hasSuffix("; rebuilding it"), "\(notes)")
+        // Byte for byte the snapshot `check` found whole before the damage (the `before` report names only
+        // the damaged section), so no second `check` of 80,000 rows is needed.
         #expect([UInt8](FileManager.default.contents(atPath: path)!) == good, "rebuilt byte for byte")
-        #expect(try cache.check(limit: 1_000_000).problems.allSatisfy { !$0.contains("index snapshot") })
     }
 
     /// A bit of a place's latitude flipped: the nearest places were answered without it.

@@ -33,12 +33,69 @@ public enum UserTokens {
         user(forToken: token, among: try cache.activeTokenHashes())
     }
 
-    /// The check over hashes already read (a server keeps them and rereads after a change).
+    /// The check over hashes already read (a server keeps a `Table` and rereads after a change).
     public static func user(forToken token: String, among hashes: [(hash: String, user: String)]) -> String? {
-        let presented = Array(hash(token).utf8)
-        var found: String?
-        for (h, user) in hashes where constantTimeEqual(presented, Array(h.utf8)) { found = user }
-        return found
+        Table(hashes).user(forToken: token)
+    }
+
+    /// Active token hashes as digests, ready for the check: what a server keeps between requests.
+    public struct Table: Sendable {
+        /// The 32 bytes of each SHA-256, one after another; `users[i]` owns digest i.
+        private let digests: [UInt8]
+        private let users: [String]
+
+        public init(_ hashes: [(hash: String, user: String)]) {
+            var digests: [UInt8] = []
+            var users: [String] = []
+            for (h, user) in hashes {
+                guard let bytes = Self.bytes(hex: h) else { continue }
+                digests += bytes
+                users.append(user)
+            }
+            self.digests = digests
+            self.users = users
+        }
+
+        public var count: Int { users.count }
+
+        /// The user `token` names, or nil: its SHA-256 against every digest, each compared in constant
+        /// time and all of them always compared.
+        public func user(forToken token: String) -> String? {
+            let presented = SHA256.hash(data: Array(token.utf8))
+            var found = -1
+            presented.withUnsafeBytes { p in
+                digests.withUnsafeBufferPointer { d in
+                    for i in users.indices {
+                        var diff: UInt8 = 0
+                        for j in 0..<32 { diff |= p[j] ^ d[i * 32 + j] }
+                        // Branch-free: remember i when equal, keep the earlier value otherwise.
+                        let equal = Int(diff == 0 ? 1 : 0)
+                        found = equal * i + (1 - equal) * found
+                    }
+                }
+            }
+            return found >= 0 ? users[found] : nil
+        }
+
+        private static func bytes(hex: String) -> [UInt8]? {
+            let u = Array(hex.utf8)
+            guard u.count == 64 else { return nil }
+            func nibble(_ c: UInt8) -> UInt8? {
+                switch c {
+                case 48...57: c - 48
+                case 97...102: c - 87
+                case 65...70: c - 55
+                default: nil
+                }
+            }
+            var out: [UInt8] = []
+            out.reserveCapacity(32)
+            for i in stride(from: 0, to: 64, by: 2) {
+                guard let hi = nibble(u[i]), let lo = nibble(u[i + 1]) else { return nil }
+                out.append(hi << 4 | lo)
+            }
+            return out
+        }
     }
 
     /// Equal bytes, in time that depends on the lengths only.

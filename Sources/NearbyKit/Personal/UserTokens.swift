@@ -64,13 +64,23 @@ public enum UserTokens {
             let presented = SHA256.hash(data: Array(token.utf8))
             var found = -1
             presented.withUnsafeBytes { p in
-                digests.withUnsafeBufferPointer { d in
-                    for i in users.indices {
-                        var diff: UInt8 = 0
-                        for j in 0..<32 { diff |= p[j] ^ d[i * 32 + j] }
-                        // Branch-free: remember i when equal, keep the earlier value otherwise.
-                        let equal = Int(diff == 0 ? 1 : 0)
-                        found = equal * i + (1 - equal) * found
+                let (p0, p1, p2, p3) = (
+                    p.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
+                    p.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                    p.loadUnaligned(fromByteOffset: 16, as: UInt64.self),
+                    p.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
+                )
+                digests.withUnsafeBytes { d in
+                    for i in 0..<users.count {
+                        let o = i * 32
+                        let diff =
+                            (d.loadUnaligned(fromByteOffset: o, as: UInt64.self) ^ p0)
+                            | (d.loadUnaligned(fromByteOffset: o + 8, as: UInt64.self) ^ p1)
+                            | (d.loadUnaligned(fromByteOffset: o + 16, as: UInt64.self) ^ p2)
+                            | (d.loadUnaligned(fromByteOffset: o + 24, as: UInt64.self) ^ p3)
+                        // Branch-free: 0 when equal, all ones otherwise; keep i when equal.
+                        let differs = Int(truncatingIfNeeded: (diff | (0 &- diff)) >> 63) &* -1
+                        found = (found & differs) | (i & ~differs)
                     }
                 }
             }

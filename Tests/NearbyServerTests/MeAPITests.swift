@@ -78,7 +78,7 @@ extension RealServer {
         /// Every personal parameter and sort key of `/v1/places` (and `/v1/clusters`).
         static let personalQueries = [
             "bookmarked=true", "bookmarked-in=default", "min-rating=3", "has-memo=true", "visited=true",
-            "not-visited=true", "keyword=%EC%9E%A5&keyword-in=memo", "sort=rating", "sort=-bookmarked", "sort=memo",
+            "not-visited=true", "keyword=memo&keyword-in=memo", "sort=rating", "sort=-bookmarked", "sort=memo",
             "sort=visited",
         ]
 
@@ -138,6 +138,23 @@ extension RealServer {
             #expect(backup.status == 200 && !backup.text.contains("ana") && !backup.text.contains("tokenHashes\":[\""))
             let places = try s.send("GET", "/v1/places?bookmarked=true", token: s.bo)
             #expect(places.status == 200 && places.json["total"] as? Int == 0, "\(places.text)")
+            // Nor through any personal parameter of /v1/places or /v1/clusters, asked right after ana
+            // asked the same (nothing kept for one user answers another).
+            for q in Self.personalQueries {
+                let target = "/v1/places?\(q)&limit=300&fields=id"
+                let mine = try s.send("GET", target, token: s.ana)
+                #expect(mine.status == 200, "\(q): \(mine.text.prefix(300))")
+                let theirs = try s.send("GET", target, token: s.bo)
+                #expect(theirs.status == 200, "\(q): \(theirs.text.prefix(300))")
+                for secret in ["\"rating\":4.5", "ana's memo", "2023-11-14", "\"bookmarks\":[{"] {
+                    #expect(!theirs.text.contains(secret), "\(q): \(secret)")
+                }
+                if q.hasPrefix("sort=") || q.hasPrefix("not-visited") { continue }
+                #expect(theirs.json["total"] as? Int == 0, "\(q): \(theirs.text.prefix(300))")
+                let clusters = "/v1/clusters?zoom=0&format=jsonl&\(q)"
+                #expect(try s.send("GET", clusters, token: s.ana).text.contains("\"id\""), "\(q)")
+                #expect(try s.send("GET", clusters, token: s.bo).text.isEmpty, "\(q)")
+            }
             // bo changes nothing of ana's.
             #expect(try s.send("DELETE", "/v1/me/bookmarks/5", token: s.bo).status == 404)
             #expect(try s.send("DELETE", "/v1/me/ratings/7", token: s.bo).status == 404)

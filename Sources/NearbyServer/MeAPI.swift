@@ -324,7 +324,8 @@ extension MeAPI {
         let changed = json("If-Match names another tag: the item changed since; ETag is its tag now", etag: false)
         let noContent: [String: Any] = ["description": "Done"]
         func op(
-            _ summary: String, _ parameters: [[String: Any]], _ responses: [String: Any], body: [String: Any]? = nil
+            _ summary: String, _ parameters: [[String: Any]], _ responses: [String: Any], body: [String: Any]? = nil,
+            bodyRequired: Bool = true
         ) -> [String: Any] {
             var o: [String: Any] = [
                 "summary": summary, "parameters": parameters, "security": [["bearer": [String]()]],
@@ -332,7 +333,7 @@ extension MeAPI {
             ]
             if let body {
                 o["requestBody"] = [
-                    "required": false,
+                    "required": bodyRequired,
                     "content": ["application/json": ["schema": ["type": "object", "properties": body]]],
                 ]
             }
@@ -372,7 +373,8 @@ extension MeAPI {
             "/v1/me/visits/{id}": [
                 "post": op(
                     "Record a visit, now or at {at} (ISO 8601, yyyy-MM-dd or Unix milliseconds): {id, at}.", [id],
-                    ["201": json("The visit"), "404": notFound], body: ["at": ["type": "string"]])
+                    ["201": json("The visit"), "404": notFound], body: ["at": ["type": "string"]],
+                    bodyRequired: false)
             ],
             "/v1/me/history": [
                 "get": op(

@@ -12,12 +12,15 @@ import NearbyKit
 struct ClustersAPI: Sendable {
     let engine: LiveEngine
     let options: ServerOptions
+    /// Tokens and personal reads, as `/v1/places` (`PersonalAccess.personalized`).
+    let personal: PersonalAccess
     let kept = KeptHierarchies()
 
     enum Answer { case zoom, children, leaves }
 
     /// `GET /v1/clusters?zoom=&bbox=&…`, `GET /v1/clusters/{id}/children?…`, `GET /v1/clusters/{id}/leaves?…`.
-    func answer(_ request: Request, _ answer: Answer, id rawID: String? = nil) async throws -> Response {
+    func answer(_ request: Request, _ answer: Answer, id rawID: String? = nil, client: String) async throws -> Response
+    {
         var pairs = try PlacesAPI.pairs(request)
         var format = ClusterFormat.geojson
         if let i = pairs.firstIndex(where: { $0.name == "format" }) {
@@ -36,7 +39,7 @@ struct ClustersAPI: Sendable {
         // Personal conditions name their user by the bearer token, as on `/v1/places`.
         try PlacesAPI.refuseUserParameter(pairs)
         if parsed.query.usesPersonalData {
-            parsed.query = try PlacesAPI.personalized(parsed.query, request, engine: engine)
+            parsed.query = try personal.personalized(parsed.query, request, client: client)
         }
         let clusterRequest = parsed
         let id = try rawID.map { raw in

@@ -49,7 +49,7 @@ struct MapPage: Sendable {
     static let missingLeaflet = Array(
         "/* Leaflet is not installed on the server: apt-get install libjs-leaflet */\n".utf8)
 
-    func add(to router: Router<BasicRequestContext>) {
+    func add<Context: RequestContext>(to router: Router<Context>) {
         router.get("/") { _, _ in Self.response(PackageResources.index_html, type: "text/html; charset=utf-8") }
         router.get("/map/leaflet/:file") { _, context in
             try self.leaflet(context.parameters.get("file") ?? "")

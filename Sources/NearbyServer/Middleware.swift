@@ -31,14 +31,16 @@ struct ServerMiddleware<Context: RequestContext>: RouterMiddleware {
         } else if request.method == .options, route != nil, let origin,
             request.headers[.accessControlRequestMethod] != nil
         {
-            response = cors.preflight(origin: origin, request.headers)
+            response = cors.preflight(origin: origin, request.headers, methods: NearbyHTTPServer.methods(route!))
         } else {
             do {
                 response = try await next(request, context)
             } catch let error as HTTPError where error.status == .notFound {
-                if route != nil {
-                    var e = APIError(.methodNotAllowed, "\(request.method) is not allowed here; use GET")
-                    e.headers[.allow] = cors.isEnabled ? "GET, OPTIONS" : "GET"
+                if let route {
+                    let methods = NearbyHTTPServer.methods(route).map(\.rawValue)
+                    let allowed = methods.joined(separator: ", ")
+                    var e = APIError(.methodNotAllowed, "\(request.method) is not allowed here; use \(allowed)")
+                    e.headers[.allow] = allowed + (cors.isEnabled ? ", OPTIONS" : "")
                     response = errorResponse(request, e)
                 } else {
                     response = errorResponse(request, APIError(.notFound, "no such path: \(path.prefix(200))"))
@@ -88,12 +90,13 @@ struct CORSPolicy: Sendable {
         guard let allow = allowed(origin) else { return }
         headers[.accessControlAllowOrigin] = allow
         headers[.accessControlExposeHeaders] =
-            "X-Total-Count, X-Next-Cursor, X-Cache-Generation, Retry-After, Nearby-Partial"
+            "X-Total-Count, X-Next-Cursor, X-Cache-Generation, Retry-After, ETag, Nearby-Partial"
     }
 
     /// The answer to a preflight `OPTIONS` on a known path: 204 with what may be sent, 403 for an
     /// origin not allowed, 405 when CORS is off.
-    func preflight(origin: String, _ request: HTTPFields) -> Response {
+    func preflight(origin: String, _ request: HTTPFields, methods: [HTTPRequest.Method] = [.get]) -> Response {
+        let methodList = methods.map(\.rawValue).joined(separator: ", ")
         guard isEnabled else {
             var e = APIError(.methodNotAllowed, "OPTIONS is not allowed here (no --cors-origin); use GET")
             e.headers[.allow] = "GET"
@@ -104,13 +107,14 @@ struct CORSPolicy: Sendable {
                 .forbidden, parameter: "Origin", "\(origin.prefix(200)) may not call this server (--cors-origin)"
             ).response()
         }
-        guard request[.accessControlRequestMethod] == "GET" else {
-            var e = APIError(.methodNotAllowed, parameter: "Access-Control-Request-Method", "only GET is served")
-            e.headers[.allow] = "GET, OPTIONS"
+        guard let asked = request[.accessControlRequestMethod], methods.map(\.rawValue).contains(asked) else {
+            var e = APIError(
+                .methodNotAllowed, parameter: "Access-Control-Request-Method", "only \(methodList) is served here")
+            e.headers[.allow] = methodList + ", OPTIONS"
             return e.response()
         }
         var headers: HTTPFields = [:]
-        headers[.accessControlAllowMethods] = "GET, OPTIONS"
+        headers[.accessControlAllowMethods] = methodList + ", OPTIONS"
         if let asked = request[.accessControlRequestHeaders] { headers[.accessControlAllowHeaders] = asked }
         headers[.accessControlMaxAge] = "600"
         headers[.contentLength] = "0"

@@ -40,6 +40,10 @@ public struct ServerOptions: Sendable {
     public var sync: BackgroundSync?
     /// Upstream asked for the areas of location queries the cache has never had (`--fallback`).
     public var fallback: UpstreamFallback?
+    /// Failed token checks from one address within `authFailureWindow` after which it gets 429 until
+    /// the window ends (`AuthFailures`).
+    public var authFailureLimit = 10
+    public var authFailureWindow: Duration = .seconds(60)
 
     /// `maxLargeAnswers`, or its default: as many as `lanes`. A writer fetches its records through the
     /// lanes and encodes them on the cores the lanes use: more at once would share the same lanes and
@@ -58,7 +62,12 @@ public enum NearbyHTTPServer {
             "/v1/places", "/v1/places/{id}", "/v1/clusters", "/v1/clusters/{id}/children", "/v1/clusters/{id}/leaves",
             "/v1/distance", "/v1/where", "/tiles/{z}/{x}/{y}.mvt", "/healthz", "/metrics", "/openapi.json",
         ]
-        + TourAPI.served.map(\.path) + MapPage.paths
+        + TourAPI.served.map(\.path) + MapPage.paths + MeAPI.routes.map(\.path)
+
+    /// The methods a path template answers (`paths`): GET, but for `/v1/me/…`'s.
+    static func methods(_ route: String) -> [HTTPRequest.Method] {
+        MeAPI.routes.first { $0.path == route }?.methods ?? [.get]
+    }
 
     /// The template in `paths` that `path` matches (so a router 404 there means a wrong method), or nil.
     /// A `{name}` segment matches any non-empty segment, `{name}.ext` one that ends in `.ext` after something.
@@ -85,20 +94,21 @@ public enum NearbyHTTPServer {
         engine: LiveEngine, options: ServerOptions, logger: Logger, metrics: ServerMetrics = ServerMetrics(),
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> [any Service] {
-        let router = Router(context: BasicRequestContext.self)
+        let router = Router(context: NearbyRequestContext.self)
         let largeAnswers = LargeAnswers(limit: options.largeAnswerLimit) { writing, waiting, open in
             metrics.largeAnswers(writing: writing, waiting: waiting, open: open)
         }
         let reloader = Reloader(engine: engine, logger: logger, metrics: metrics)
         let status = options.sync.map { SyncStatus(source: $0.source) }
-        var places = PlacesAPI(engine: engine, options: options, largeAnswers: largeAnswers)
+        let personal = PersonalAccess(engine: engine, options: options)
+        var places = PlacesAPI(engine: engine, options: options, largeAnswers: largeAnswers, personal: personal)
         places.syncStatus = status
         places.upstream = options.fallback.map {
             UpstreamAreas(fallback: $0, reloader: reloader, logger: logger, metrics: metrics)
         }
         let api = places
         let tour = TourAPI(engine: engine, options: options, api: api)
-        let clusters = ClustersAPI(engine: engine, options: options)
+        let clusters = ClustersAPI(engine: engine, options: options, personal: personal)
         let tiles = TilesAPI(engine: engine, options: options, regions: RegionsSource.shared, clusters: clusters)
         router.add(
             middleware: ServerMiddleware(
@@ -111,16 +121,19 @@ public enum NearbyHTTPServer {
                 cors: CORSPolicy(origins: options.corsOrigins),
                 metrics: metrics
             ))
-        router.get("/v1/places") { request, _ in try await api.places(request) }
+        router.get("/v1/places") { request, context in try await api.places(request, client: context.client) }
         router.get("/v1/places/:id") { request, context in
             try await api.place(request, id: PlacesAPI.pathSegment(context.parameters.get("id") ?? "", parameter: "id"))
         }
-        router.get("/v1/clusters") { request, _ in try await clusters.answer(request, .zoom) }
+        router.get("/v1/clusters") { request, context in
+            try await clusters.answer(request, .zoom, client: context.client)
+        }
         router.get("/v1/clusters/:id/children") { request, context in
-            try await clusters.answer(request, .children, id: context.parameters.get("id") ?? "")
+            try await clusters.answer(
+                request, .children, id: context.parameters.get("id") ?? "", client: context.client)
         }
         router.get("/v1/clusters/:id/leaves") { request, context in
-            try await clusters.answer(request, .leaves, id: context.parameters.get("id") ?? "")
+            try await clusters.answer(request, .leaves, id: context.parameters.get("id") ?? "", client: context.client)
         }
         router.get("/v1/distance") { request, _ in try api.distance(request) }
         router.get("/v1/where") { request, _ in try api.whereAt(request) }
@@ -142,6 +155,7 @@ public enum NearbyHTTPServer {
             }
         }
         MapPage().add(to: router)
+        MeAPI(access: personal).register(on: router)
         let maxURLLength = options.maxURLLength
         let app = Application(
             router: router,

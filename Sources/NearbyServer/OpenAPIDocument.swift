@@ -236,8 +236,10 @@ enum OpenAPIDocument {
                 ]
             ]
         }
+        paths.merge(MeAPI.openAPIPaths) { a, _ in a }
         return [
             "openapi": "3.1.0",
+            "components": ["securitySchemes": ["bearer": ["type": "http", "scheme": "bearer"]]],
             "info": [
                 "title": "Nearby", "version": NearbyVersion.current,
                 "description": "Nearby-search over a local cache of places; TourAPI-compatible operations.",

@@ -10,6 +10,8 @@ struct PlacesAPI: Sendable {
     let options: ServerOptions
     /// The large answers being written and their queue (`--max-large-answers`).
     let largeAnswers: LargeAnswers
+    /// Tokens, personal reads (`personalized`).
+    let personal: PersonalAccess
     /// The background sync's state, shown by `/healthz` (`--sync`).
     var syncStatus: SyncStatus?
     /// Upstream, asked for the areas of circles the cache has never had (`--fallback`).
@@ -24,7 +26,7 @@ struct PlacesAPI: Sendable {
 
     /// `GET /v1/places`: `{"total","page","next","places":[…]}`, or any other `OutputFormat` asked
     /// by `format=` or `Accept` (total and next also in `X-Total-Count`/`X-Next-Cursor`).
-    func places(_ request: Request) async throws -> Response {
+    func places(_ request: Request, client: String) async throws -> Response {
         var pairs = try Self.pairs(request)
         var format = request.headers[.accept].flatMap(OutputFormat.init(accept:)) ?? .json
         var fields = PlaceJSON.Selection.all
@@ -45,7 +47,7 @@ struct PlacesAPI: Sendable {
         pairs.removeAll { $0.name == "format" || $0.name == "fields" }
         let parsed = try parse(pairs)
         // A public query pays nothing for the personal layer: no header is read.
-        let query = parsed.usesPersonalData ? try Self.personalized(parsed, request, engine: engine) : parsed
+        let query = parsed.usesPersonalData ? try personal.personalized(parsed, request, client: client) : parsed
         let records = !PlaceWriter.writesOnlyIDs(format: format, fields: fields)
         let partial = await cover(query)
         // The table format is rendered whole (column widths), so it takes its records at once.
@@ -207,28 +209,6 @@ struct PlacesAPI: Sendable {
         var out = RegionJSON.whereLine(lat: point[0], lon: point[1], index.locate(lat: point[0], lon: point[1]))
         out.append(0x0A)
         return Self.json(out)
-    }
-
-    /// `query` with the data of the user its `Authorization: Bearer TOKEN` names (`UserTokens`, the hash
-    /// compared in constant time with every stored one). No header, another scheme, an unknown token and
-    /// a revoked user's are one answer, 401, which does not say whether a user exists; the token is in no
-    /// message or log. The personal tables are in the cache file: the postgis engine refuses.
-    /// `/v1/places` and `/v1/clusters` share it.
-    static func personalized(_ query: PlaceQuery, _ request: Request, engine: LiveEngine) throws -> PlaceQuery {
-        let refused = APIError(.unauthorized, "personal parameters need a valid token: Authorization: Bearer TOKEN")
-        guard let header = request.headers[.authorization], header.count > 7,
-            header.prefix(7).lowercased() == "bearer "
-        else { throw refused }
-        guard !engine.isPostGIS else {
-            throw APIError(PersonalDataUnavailable("the postgis engine has no personal data"))
-        }
-        let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
-        let cache = try PlaceCache(path: engine.path, readOnly: true)
-        guard let user = try UserTokens.user(forToken: token, in: cache) else { throw refused }
-        var q = query
-        q.personal.user = user
-        q.personalData = PersonalDataRef(try cache.personalData(user: user))
-        return q
     }
 
     /// `GET /healthz`: `{"status":"ok","generation":g,"places":n}`, with `"sync":{…}` (`SyncStatus.json`)

@@ -114,6 +114,58 @@ extension PlaceCache {
         return PersonalData(user: user, items: items)
     }
 
+    /// One bookmark of `user`: when it was added and last written, or nil.
+    public func bookmarkRecord(user: String, place: String, list: String) throws -> (added: Int64, updated: Int64)? {
+        try wrap {
+            var found: (Int64, Int64)?
+            try rows(
+                "SELECT added, updated FROM user_bookmarks WHERE user = ?1 AND place = ?2 AND list = ?3",
+                {
+                    try $0.bind(1, user)
+                    try $0.bind(2, place)
+                    try $0.bind(3, list)
+                }
+            ) { found = ($0.int64(0), $0.int64(1)) }
+            return found
+        }
+    }
+
+    /// `user`'s rating of `place` and when it was written, or nil.
+    public func ratingRecord(user: String, place: String) throws -> (stars: Double, updated: Int64)? {
+        try wrap {
+            var found: (Double, Int64)?
+            try rows(
+                "SELECT stars, updated FROM user_ratings WHERE user = ?1 AND place = ?2",
+                {
+                    try $0.bind(1, user)
+                    try $0.bind(2, place)
+                }
+            ) { found = ($0.double(0), $0.int64(1)) }
+            return found
+        }
+    }
+
+    /// `user`'s memo on `place`, or nil.
+    public func memoRecord(user: String, place: String) throws -> (text: String, created: Int64, updated: Int64)? {
+        try wrap {
+            var found: (String, Int64, Int64)?
+            try rows(
+                "SELECT text, created, updated FROM user_memos WHERE user = ?1 AND place = ?2",
+                {
+                    try $0.bind(1, user)
+                    try $0.bind(2, place)
+                }
+            ) { found = ($0.text(0)!, $0.int64(1), $0.int64(2)) }
+            return found
+        }
+    }
+
+    /// SQLite's `data_version` of this connection: it changes when another connection (of this
+    /// process or another) commits, so a reader can tell cheaply whether what it read is still current.
+    public func dataVersion() throws -> Int64 {
+        try wrap { try connection.integer("PRAGMA data_version") }
+    }
+
     /// The user's searches, newest first.
     public func searchHistory(user: String) throws -> [(keyword: String, at: Int64)] {
         try wrap {

@@ -53,19 +53,7 @@ struct BookmarkCommand: ParsableCommand {
         @OptionGroup var cache: CacheOptions
         func run() throws {
             for b in try PersonalLayer(cache: cache.open(readOnly: true)).bookmarks(user: user.user, list: list) {
-                printJSONLine { out in
-                    out += Array("{\"id\":".utf8)
-                    JSONWriter.appendString(b.place, to: &out)
-                    out += Array(",\"list\":".utf8)
-                    JSONWriter.appendString(b.list, to: &out)
-                    out += Array(",\"added\":\"\(PersonalLayer.isoTime(b.added))\"".utf8)
-                    if let t = b.title {
-                        out += Array(",\"title\":".utf8)
-                        JSONWriter.appendString(t, to: &out)
-                    }
-                    if b.gone { out += Array(",\"gone\":true".utf8) }
-                    out.append(UInt8(ascii: "}"))
-                }
+                printJSONLine { b.appendJSON(to: &$0) }
             }
         }
     }

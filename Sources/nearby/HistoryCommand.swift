@@ -17,11 +17,7 @@ struct HistoryCommand: ParsableCommand {
     func run() throws {
         if clear { return try PersonalLayer(cache: cache.open(readOnly: false)).clearHistory(user: user.user) }
         for h in try PersonalLayer(cache: cache.open(readOnly: true)).history(user: user.user) {
-            printJSONLine { out in
-                out += Array("{\"keyword\":".utf8)
-                JSONWriter.appendString(h.keyword, to: &out)
-                out += Array(",\"at\":\"\(PersonalLayer.isoTime(h.at))\"}".utf8)
-            }
+            printJSONLine { PersonalLayer.appendHistoryLine(keyword: h.keyword, at: h.at, to: &$0) }
         }
     }
 }

@@ -137,4 +137,42 @@ import Testing
         _ = try cache.revokeUser(name: "ana", at: 3)
         #expect(try UserTokens.user(forToken: token, in: cache) == nil)
     }
+
+    /// Items one at a time with entity tags, and writes that check them first (what `/v1/me` runs).
+    @Test func conditionalWritesCheckTheEntityTag() throws {
+        let dir = try TempFolder()
+        let cache = try Self.cache([Place(id: "1", title: "a", lat: 37, lon: 127, category: 12)], in: dir, "a.sqlite")
+        var now: Int64 = 1_000
+        let layer = PersonalLayer(cache: cache, clock: { now })
+        #expect(try layer.memo(user: "me", place: "1") == nil)
+        let first = try layer.putMemo(user: "me", place: "1", text: "one")
+        #expect(try layer.memo(user: "me", place: "1") == first)
+        now += 1
+        let second = try layer.putMemo(user: "me", place: "1", text: "two", if: .oneOf([first.etag]))
+        #expect(second.etag != first.etag)
+        #expect(throws: PersonalPreconditionFailed.self) {
+            try layer.putMemo(user: "me", place: "1", text: "three", if: .oneOf([first.etag]))
+        }
+        #expect(String(decoding: try layer.memo(user: "me", place: "1")!.json, as: UTF8.self).contains("two"))
+        #expect(throws: PersonalPreconditionFailed.self) {
+            try layer.putRating(user: "me", place: "1", stars: 4, if: .oneOf(["\"x\""]))
+        }
+        #expect(
+            try layer.putRating(user: "me", place: "1", stars: 4, if: PersonalPrecondition(ifMatch: "*")).etag.count
+                == 18)
+        #expect(PersonalPrecondition(ifMatch: nil) == .any)
+        #expect(PersonalPrecondition(ifMatch: #""a", W/"b""#) == .oneOf([#""a""#, #"W/"b""#]))
+        #expect(!PersonalPrecondition(ifMatch: #"W/"b""#).admits(#""b""#), "weak tags never match")
+        #expect(try layer.deleteMemo(user: "me", place: "1", if: .oneOf([second.etag])))
+        #expect(try !layer.deleteMemo(user: "me", place: "1"))
+
+        // The token table: the hashes as stored, in either case of hex; a malformed one is skipped.
+        let token = UserTokens.newToken()
+        let table = UserTokens.Table([
+            (UserTokens.hash(token).uppercased(), "ana"), ("zz", "bad"), (UserTokens.hash("other"), "bo"),
+        ])
+        #expect(table.count == 2)
+        #expect(table.user(forToken: token) == "ana" && table.user(forToken: "other") == "bo")
+        #expect(table.user(forToken: token + "x") == nil)
+    }
 }

@@ -15,10 +15,13 @@ final class RunningServer: @unchecked Sendable {
     private let group: ServiceGroup
     private let done: DispatchSemaphore
 
-    init(path: String, options: ServerOptions = RunningServer.options(), provider: EngineProvider = .default) throws {
+    init(
+        path: String, options: ServerOptions = RunningServer.options(), provider: EngineProvider = .default,
+        logger given: Logger? = nil
+    ) throws {
         engine = try LiveEngine(path: path, provider: provider, lanes: options.lanes)
-        var logger = Logger(label: "nearby.test")
-        logger.logLevel = .warning
+        var logger = given ?? Logger(label: "nearby.test")
+        if given == nil { logger.logLevel = .warning }
         final class Port: @unchecked Sendable { var value = 0 }
         let box = Port()
         let ready = DispatchSemaphore(value: 0)

@@ -33,11 +33,14 @@ public struct LoopbackHTTP {
         try send(method: "GET", target: target, headers: headers)
     }
 
-    public func send(method: String, target: String, headers: [String: String] = [:]) throws -> Response {
+    public func send(method: String, target: String, headers: [String: String] = [:], body: [UInt8]? = nil) throws
+        -> Response
+    {
         var request = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (k, v) in headers { request += "\(k): \(v)\r\n" }
+        if let body { request += "Content-Length: \(body.count)\r\n" }
         request += "\r\n"
-        return try raw(Array(request.utf8))
+        return try raw(Array(request.utf8) + (body ?? []))
     }
 
     /// Sends `request` as is and reads the response to the end of the connection.

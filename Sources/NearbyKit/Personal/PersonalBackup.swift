@@ -26,8 +26,11 @@ public enum PersonalBackup {
     public static let format = "nearby-personal"
     public static let version = 1
 
-    /// The document for `user` (every user with data or registered, when nil).
-    public static func write(cache: PlaceCache, user: String?, withPlaces: Bool) throws -> [UInt8] {
+    /// The document for `user` (every user with data or registered, when nil). `withTokens: false`
+    /// leaves the users' token hashes out (the server's `GET /v1/me/backup`: tokens are the operator's).
+    public static func write(cache: PlaceCache, user: String?, withPlaces: Bool, withTokens: Bool = true) throws
+        -> [UInt8]
+    {
         let names =
             try user.map { [try PersonalLayer.user($0)] }
             ?? Set(try cache.users().map(\.name) + cache.usersWithData()).sorted()
@@ -39,7 +42,7 @@ public enum PersonalBackup {
             JSONWriter.appendString(u.name, to: &out)
             out += Array(
                 ",\"revoked\":\(u.revoked),\"created\":\(u.created),\"updated\":\(u.updated),\"tokenHashes\":[".utf8)
-            for (j, h) in u.tokenHashes.enumerated() {
+            for (j, h) in (withTokens ? u.tokenHashes : []).enumerated() {
                 if j > 0 { out.append(UInt8(ascii: ",")) }
                 JSONWriter.appendString(h, to: &out)
             }
@@ -119,8 +122,9 @@ public enum PersonalBackup {
     }
 
     /// Reads and checks a document; a problem names `file:line` and the field (usage), a newer version
-    /// is `unsupported`.
-    public static func read(_ bytes: [UInt8], file: String) throws -> Contents {
+    /// is `unsupported`. With `onlyUser` (a restore over HTTP, by that user) an item or user of anyone
+    /// else is refused, and the users' records (revocation, token hashes) are not read: only items.
+    public static func read(_ bytes: [UInt8], file: String, onlyUser: String? = nil) throws -> Contents {
         func line(_ offset: Int) -> Int { 1 + bytes[..<min(offset, bytes.count)].reduce(0) { $0 + ($1 == 10 ? 1 : 0) } }
         let root: JSONValue
         do {
@@ -151,6 +155,9 @@ public enum PersonalBackup {
                 guard case .object(let o) = u else { throw bad(top, "users[\(i)]", "not an object") }
                 let name = try string(o, "name", "users[\(i)]", bad)
                 guard PersonalFilter.isUserName(name) else { throw bad(o, "users[\(i)].name", "not a user name") }
+                if let onlyUser, name != onlyUser {
+                    throw bad(o, "users[\(i)].name", "not the user of the token: a restore holds that user's data only")
+                }
                 guard case .bool(let revoked)? = o["revoked"] else {
                     throw bad(o, "users[\(i)].revoked", "missing or not true/false")
                 }
@@ -178,6 +185,9 @@ public enum PersonalBackup {
             guard case .object(let o) = item else { throw bad(top, at, "not an object") }
             let user = try string(o, "user", at, bad)
             guard PersonalFilter.isUserName(user) else { throw bad(o, "\(at).user", "not a user name") }
+            if let onlyUser, user != onlyUser {
+                throw bad(o, "\(at).user", "not the user of the token: a restore holds that user's data only")
+            }
             let updated = try time(o, "updated", at, bad)
             let record: PersonalRecord
             switch try string(o, "type", at, bad) {
@@ -209,6 +219,10 @@ public enum PersonalBackup {
             c.items[user, default: []].append(record)
         }
         for u in c.users where c.items[u.name] == nil { c.items[u.name] = [] }
+        if let onlyUser {
+            c.users = []
+            c.items[onlyUser] = c.items[onlyUser] ?? []
+        }
         return c
     }
 
@@ -229,10 +243,12 @@ public enum PersonalBackup {
     }
 
     /// Restores `bytes` into `cache` (merge, or `replace` each named user's items); returns what it read.
+    /// `onlyUser`: the document may name no one else, and only items are restored (`read`).
     @discardableResult
-    public static func restore(_ bytes: [UInt8], file: String, into cache: PlaceCache, replace: Bool) throws -> Contents
-    {
-        let c = try read(bytes, file: file)
+    public static func restore(
+        _ bytes: [UInt8], file: String, into cache: PlaceCache, replace: Bool, onlyUser: String? = nil
+    ) throws -> Contents {
+        let c = try read(bytes, file: file, onlyUser: onlyUser)
         try cache.restorePersonal(users: c.users, items: c.items, replace: replace)
         return c
     }

@@ -135,11 +135,7 @@ public struct PersonalLayer {
     }
 
     /// Unix milliseconds as ISO 8601 UTC with milliseconds (`2026-11-28T06:10:15.123Z`).
-    public static func isoTime(_ ms: Int64) -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return f.string(from: Date(timeIntervalSince1970: Double(ms) / 1000))
-    }
+    public static func isoTime(_ ms: Int64) -> String { PersonalJSON.time(ms) }
 
     /// ISO 8601 (with or without fractional seconds, `Z` or an offset), a `yyyy-MM-dd` day, or Unix
     /// milliseconds; nil otherwise.

@@ -1,0 +1,239 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdAuth
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import NearbyKit
+
+/// The server's request context: Hummingbird's, the user a bearer token named (`identity`, set by
+/// `BearerAuthenticator` on `/v1/me/…`), and the client's address (read only when a token is checked).
+struct NearbyRequestContext: AuthRequestContext, RemoteAddressRequestContext {
+    var coreContext: CoreRequestContextStorage
+    var identity: PersonalUser?
+    private let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channel = source.channel
+    }
+
+    var remoteAddress: SocketAddress? { channel.remoteAddress }
+
+    /// The address failed authentications are counted by (`AuthFailures`).
+    var client: String { remoteAddress?.ipAddress ?? "unknown" }
+}
+
+/// A user a valid token named.
+struct PersonalUser: Sendable, Equatable {
+    let name: String
+}
+
+/// The server's side of the personal layer: who a token names (`TokenCheck`), failed attempts per
+/// address (`AuthFailures`), connections for reads (`ReadConnections`) and the one writer
+/// (`PersonalWriter`). The personal tables are in the cache file; the postgis engine has none.
+final class PersonalAccess: Sendable {
+    let path: String
+    let isPostGIS: Bool
+    let tokens: TokenCheck
+    let failures: AuthFailures
+    let readers: ReadConnections
+    let writer: PersonalWriter
+
+    init(engine: LiveEngine, options: ServerOptions) {
+        path = engine.path
+        isPostGIS = engine.isPostGIS
+        tokens = TokenCheck(path: engine.path)
+        failures = AuthFailures(limit: options.authFailureLimit, window: options.authFailureWindow)
+        readers = ReadConnections(path: engine.path)
+        writer = PersonalWriter(path: engine.path)
+    }
+
+    /// The one answer to a missing, malformed, unknown or revoked token: it does not say which, nor
+    /// whether a user exists, and never repeats the token.
+    static var unauthorized: APIError {
+        var e = APIError(.unauthorized, "personal data needs a valid token: Authorization: Bearer TOKEN")
+        e.headers[.wwwAuthenticate] = "Bearer realm=\"nearby\""
+        return e
+    }
+
+    /// The user the request's `Authorization: Bearer TOKEN` names, or nil when it has no bearer token.
+    /// Throws the 401 for a token that names no active user (and counts the failure against `client`),
+    /// 429 while `client` has failed too often.
+    func user(_ request: Request, client: String) throws -> PersonalUser? {
+        guard let token = Self.bearerToken(request.headers) else { return nil }
+        if let wait = failures.retryAfter(client) {
+            var e = APIError(
+                .tooManyRequests, "too many failed authentications from this address; retry after \(wait) s")
+            e.headers[.retryAfter] = String(wait)
+            throw e
+        }
+        guard !isPostGIS else { throw Self.noPersonalData }
+        guard let name = try tokens.user(forToken: token) else {
+            failures.failed(client)
+            throw Self.unauthorized
+        }
+        return PersonalUser(name: name)
+    }
+
+    static let noPersonalData = APIError(
+        .notImplemented, "the postgis engine has no personal data (the personal tables are in the SQLite cache)")
+
+    /// The token of `Authorization: Bearer TOKEN` (the scheme in any case), or nil.
+    static func bearerToken(_ headers: HTTPFields) -> String? {
+        if let bearer = headers.bearer { return bearer.token.trimmingCharacters(in: .whitespaces) }
+        guard let header = headers[.authorization], header.count > 7, header.prefix(7).lowercased() == "bearer "
+        else { return nil }
+        return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// `query` with the data of the user the request's bearer token names (`/v1/places`, `/v1/clusters`
+    /// with a personal parameter). Any refusal is `unauthorized`; the data is read from the cache as
+    /// committed now, so a write (over `/v1/me`, by a command, a restore) is seen by the next query.
+    func personalized(_ query: PlaceQuery, _ request: Request, client: String) throws -> PlaceQuery {
+        guard let user = try user(request, client: client) else { throw Self.unauthorized }
+        var q = query
+        q.personal.user = user.name
+        q.personalData = PersonalDataRef(try readers.with { try $0.personalData(user: user.name) })
+        return q
+    }
+}
+
+/// Authenticates `/v1/me/…` through hummingbird-auth: the bearer token's user becomes the context's
+/// identity; without one the request gets the 401 (`RequireUser`).
+struct BearerAuthenticator: AuthenticatorMiddleware {
+    typealias Context = NearbyRequestContext
+    let access: PersonalAccess
+
+    func authenticate(request: Request, context: NearbyRequestContext) async throws -> PersonalUser? {
+        try access.user(request, client: context.client)
+    }
+}
+
+/// Refuses a request no token authenticated, with the one 401 and `WWW-Authenticate: Bearer`.
+struct RequireUser: RouterMiddleware {
+    typealias Context = NearbyRequestContext
+
+    func handle(
+        _ request: Request, context: NearbyRequestContext,
+        next: (Request, NearbyRequestContext) async throws -> Response
+    ) async throws -> Response {
+        guard context.identity != nil else { throw PersonalAccess.unauthorized }
+        return try await next(request, context)
+    }
+}
+
+/// Who a token names: the active token hashes as a `UserTokens.Table`, reread when the cache's
+/// `data_version` says another connection (a command, this server's writer) committed since. The
+/// check compares the token's SHA-256 with every active hash, in constant time each.
+final class TokenCheck: @unchecked Sendable {
+    let path: String
+    private let lock = NIOLock()
+    private var cache: PlaceCache?
+    private var version: Int64 = .min
+    private var table = UserTokens.Table([])
+
+    init(path: String) { self.path = path }
+
+    func user(forToken token: String) throws -> String? {
+        try lock.withLock {
+            let cache = try self.cache ?? PlaceCache(path: path, readOnly: true)
+            self.cache = cache
+            let now = try cache.dataVersion()
+            if now != version {
+                table = UserTokens.Table(try cache.activeTokenHashes())
+                version = now
+            }
+            return table.user(forToken: token)
+        }
+    }
+}
+
+/// Failed authentications per client address: after `limit` failures within `window`, the address
+/// gets 429 (with `Retry-After`) without its token being checked until the window ends. At most
+/// `capacity` addresses are remembered: when full, ended windows go first, then the oldest.
+final class AuthFailures: @unchecked Sendable {
+    let limit: Int
+    let window: Duration
+    let capacity: Int
+    private let lock = NIOLock()
+    private var entries: [String: (count: Int, start: ContinuousClock.Instant)] = [:]
+
+    init(limit: Int, window: Duration, capacity: Int = 10_000) {
+        self.limit = limit
+        self.window = window
+        self.capacity = capacity
+    }
+
+    /// Seconds until `client` may try again, or nil when it may now.
+    func retryAfter(_ client: String, now: ContinuousClock.Instant = .now) -> Int? {
+        lock.withLock {
+            guard let e = entries[client], e.count >= limit else { return nil }
+            let left = e.start + window - now
+            guard left > .zero else {
+                entries[client] = nil
+                return nil
+            }
+            return max(
+                1, Int((Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18).rounded(.up)))
+        }
+    }
+
+    func failed(_ client: String, now: ContinuousClock.Instant = .now) {
+        lock.withLock {
+            if let e = entries[client], now - e.start < window {
+                entries[client] = (e.count + 1, e.start)
+                return
+            }
+            if entries[client] == nil && entries.count >= capacity {
+                entries = entries.filter { now - $0.value.start < window }
+                if entries.count >= capacity, let oldest = entries.min(by: { $0.value.start < $1.value.start }) {
+                    entries[oldest.key] = nil
+                }
+            }
+            entries[client] = (1, now)
+        }
+    }
+
+    var count: Int { lock.withLock { entries.count } }
+}
+
+/// Read-only connections to the cache for personal reads, kept between requests (a few at most):
+/// readers never wait for the writer (the file is in WAL mode), and each read sees what was committed
+/// when it began.
+final class ReadConnections: @unchecked Sendable {
+    let path: String
+    private let lock = NIOLock()
+    private var idle: [PlaceCache] = []
+    private let keep = 8
+
+    init(path: String) { self.path = path }
+
+    func with<T>(_ body: (PlaceCache) throws -> T) throws -> T {
+        let cache = try lock.withLock { idle.popLast() } ?? PlaceCache(path: path, readOnly: true)
+        defer { lock.withLock { if idle.count < keep { idle.append(cache) } } }
+        return try body(cache)
+    }
+}
+
+/// The server's one writer of personal data: a writable connection used by one write at a time, off
+/// the event loops (NIO's thread pool), so concurrent writes each land in turn and a write's check of
+/// an entity tag and the write itself are one step among the server's writes.
+final class PersonalWriter: @unchecked Sendable {
+    let path: String
+    private let lock = NIOLock()
+    private var cache: PlaceCache?
+
+    init(path: String) { self.path = path }
+
+    func write<T: Sendable>(_ body: @escaping @Sendable (PersonalLayer) throws -> T) async throws -> T {
+        try await NIOThreadPool.singleton.runIfActive { [self] in
+            try lock.withLock {
+                let cache = try self.cache ?? PlaceCache(path: path)
+                self.cache = cache
+                return try body(PersonalLayer(cache: cache))
+            }
+        }
+    }
+}

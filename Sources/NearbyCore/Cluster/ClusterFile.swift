@@ -299,9 +299,18 @@ public enum ClusterFile {
 extension ClusterIndex.Level {
     /// Whether every slot names a position and every point's id a point (what a query indexes by).
     func isConsistent(pointCount: Int) -> Bool {
-        let c = ids.count
-        guard slot.allSatisfy({ Int($0) < c }) else { return false }
-        for k in 0..<c where counts[k] <= 1 && Int(ids[k]) >= pointCount { return false }
-        return true
+        let c = UInt32(ids.count)
+        let n = UInt32(pointCount)
+        return slot.withUnsafeBufferPointer { slot in
+            ids.withUnsafeBufferPointer { ids in
+                counts.withUnsafeBufferPointer { counts in
+                    var bad = false
+                    for k in 0..<slot.count {
+                        bad = bad || slot[k] >= c || (counts[k] <= 1 && ids[k] >= n)
+                    }
+                    return !bad
+                }
+            }
+        }
     }
 }

@@ -7,8 +7,9 @@ import NearbyKit
 
 /// `/v1/clusters…`: supercluster's hierarchy over the places a filter matches (`nearby clusters`,
 /// the same `ClusterRequest` and writer). The hierarchies of every place and of one content type, with
-/// the default options, are kept for the cache generation they were built at (built on the first
-/// request that needs each); other filters build theirs for the request.
+/// the default options (`ClusterRequest.isKept`), are kept for the cache generation they were built at
+/// (read from their `ClusterFile` beside the cache, or built, on the first request that needs each);
+/// other filters build theirs for the request.
 struct ClustersAPI: Sendable {
     let engine: LiveEngine
     let options: ServerOptions
@@ -89,19 +90,24 @@ struct ClustersAPI: Sendable {
                 answer = try await snapshot.run(request.query, records: true, timeout: options.requestTimeout)
             }
             let rows = answer.rows
-            return try await Self.offload { PlaceClusters(rows: rows, options: request.options) }
+            return try await Self.offload {
+                PlaceClusters(rows: rows, options: request.options, kept: keptFile(request, snapshot))
+            }
         }
-        guard Self.isKept(request) else { return try await build() }
+        guard request.isKept else { return try await build() }
         return try await kept.hierarchy(generation: snapshot.generation, key: request.hierarchyKey, build: build)
     }
 
-    /// Hierarchies worth keeping: every place, or one content type, with the default options.
-    static func isKept(_ request: ClusterRequest) -> Bool {
-        var filter = request.query.filter
-        let categories = filter.categories
-        filter.categories = nil
-        return request.options == ClusterOptions() && request.query.center == nil && request.query.shape == .all
-            && filter == PlaceFilter() && (categories?.count ?? 1) == 1 && !request.query.usesPersonalData
+    /// Where the request's hierarchy is kept beside the cache (`ClusterFile`), stamped with the
+    /// generation the snapshot's lanes read; nil for PostGIS, a filter or options not kept, or a
+    /// cache whose identity cannot be read.
+    func keptFile(_ request: ClusterRequest, _ snapshot: EngineSnapshot) -> ClusterFile.Location? {
+        guard !engine.isPostGIS, let path = ClusterFile.path(ofCache: engine.path, for: request),
+            let identity = try? PlaceCache(path: engine.path, readOnly: true).identity()
+        else { return nil }
+        return ClusterFile.Location(
+            path: path, stamp: IndexSnapshot.Stamp(identity: identity, generation: snapshot.generation),
+            key: request.hierarchyKey)
     }
 
     /// `work` on a dispatch queue, never an event loop (a build takes a second on a million places).

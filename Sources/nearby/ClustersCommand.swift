@@ -66,9 +66,21 @@ struct ClustersCommand: ParsableCommand {
         let placeCache = try cache.open(readOnly: true)
         // Personal conditions (`--bookmarked`, `--min-rating`, …) read the user's data from the cache.
         try PersonalLayer.attach(&request.query, from: placeCache)
-        let queryEngine = try (engine ?? .snapshot).open(placeCache) { StandardError.write("nearby clusters: \($0)") }
+        // The hierarchy of every place or of one content type is kept beside the cache (`ClusterFile`),
+        // stamped with the cache state read before the engine reads the places.
+        let kept = try ClusterFile.path(ofCache: placeCache.path, for: request).map { path in
+            ClusterFile.Location(
+                path: path,
+                stamp: IndexSnapshot.Stamp(
+                    identity: try placeCache.identity(), generation: try placeCache.generation()),
+                key: request.hierarchyKey)
+        }
+        let report: (String) -> Void = { StandardError.write("nearby clusters: \($0)") }
+        let queryEngine = try (engine ?? .snapshot).open(placeCache, report: report)
         let clusters: PlaceClusters
-        do { clusters = try PlaceClusters(queryEngine, request) } catch let e as RequestError { throw UsageError(e) }
+        do {
+            clusters = try PlaceClusters(queryEngine, request, kept: kept, report: report)
+        } catch let e as RequestError { throw UsageError(e) }
         let items: [ClusterItem]
         if let zoom = request.zoom {
             items = clusters.clusters(request, zoom: zoom)

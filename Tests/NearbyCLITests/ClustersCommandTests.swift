@@ -100,6 +100,64 @@ import Testing
         }
     }
 
+    @Test func theHierarchyIsKeptBesideTheCacheAndRebuiltWhenItNoLongerHolds() throws {
+        let folder = try TempFolder()
+        let db = folder.file("kept.sqlite")
+        let places = Self.places.split(separator: "\n")
+        let r0 = try CLIRunner.run(
+            ["import", "--db", db, folder.write("a.jsonl", places.prefix(2_000).joined(separator: "\n") + "\n")])
+        #expect(r0.status == 0, "\(r0.stderr)")
+        let kept = db + ".nearby-clusters"
+        func run(_ arguments: [String]) throws -> CLIResult {
+            let r = try CLIRunner.run(["clusters", "--db", db, "--format", "jsonl"] + arguments)
+            #expect(r.status == 0, "\(arguments): \(r.stderr)")
+            return r
+        }
+        let first = try run(["--zoom", "9"])
+        #expect(FileManager.default.fileExists(atPath: kept))
+        #expect(first.stderr.isEmpty)
+        // Read back: the same answers at each zoom, for children and leaves too.
+        let top = try objects(first)
+        let id = String(try #require(top.first { $0["cluster"] as? Bool == true })["cluster_id"] as! Int)
+        let answers = try [["--zoom", "3"], ["--zoom", "17"], ["--children", id], ["--leaves", id, "--limit", "0"]].map
+        {
+            try run($0).stdout
+        }
+        #expect(try run(["--zoom", "9"]).stdout == first.stdout)
+        // A damaged file is refused, said so, answered from a build and replaced.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: kept))
+        let good = bytes
+        bytes[bytes.count / 2] ^= 1
+        try bytes.write(to: URL(fileURLWithPath: kept))
+        let again = try run(["--zoom", "9"])
+        #expect(again.stdout == first.stdout)
+        #expect(again.stderr.contains("damaged"), "\(again.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: kept)) == good)
+        try FileManager.default.removeItem(atPath: kept)
+        #expect(
+            try [["--zoom", "3"], ["--zoom", "17"], ["--children", id], ["--leaves", id, "--limit", "0"]].map {
+                try run($0).stdout
+            } == answers)
+        // One content type is kept in its own file; other options are not kept.
+        _ = try run(["--zoom", "5", "--category", "39"])
+        #expect(FileManager.default.fileExists(atPath: db + ".nearby-clusters-39"))
+        _ = try run(["--zoom", "5", "--radius-px", "30"])
+        _ = try run(["--zoom", "5", "--category", "39", "--keyword", "a"])
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains("clusters") }
+        #expect(Set(names) == ["kept.sqlite.nearby-clusters", "kept.sqlite.nearby-clusters-39"])
+        // Another generation: the file no longer holds, and the answer is the new places' hierarchy.
+        let r1 = try CLIRunner.run(
+            ["import", "--db", db, folder.write("b.jsonl", places.dropFirst(2_000).joined(separator: "\n") + "\n")])
+        #expect(r1.status == 0, "\(r1.stderr)")
+        let index = ClusterIndex(lons: Self.rows.map(\.lon), lats: Self.rows.map(\.lat))
+        let now = try run(["--zoom", "9"])
+        #expect(now.stderr.contains("another cache state"), "\(now.stderr)")
+        let ids = Set(try objects(now).compactMap { $0["cluster_id"] as? Int })
+        #expect(ids == Set(index.level(zoom: 9).filter(\.isCluster).map(\.id)))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: kept)) != good)
+        #expect(try run(["--zoom", "9"]).stdout == now.stdout)
+    }
+
     @Test func badRequestsNameTheirFlag() throws {
         let cases: [([String], Int32, String)] = [
             (["--zoom", "3", "--sort", "title"], 2, "--sort"),

@@ -187,3 +187,132 @@ enum ClusterPoints {
         #expect(clustered > 100)
     }
 }
+
+/// The hierarchy kept on disk (`ClusterFile`): read back exactly, refused when stale or damaged.
+@Suite struct ClusterFileTests {
+    static let points: (lons: [Double], lats: [Double]) = {
+        var p = ClusterPoints.korea(2_000, seed: 11)
+        p.lons.append(.nan)
+        p.lats.append(37)
+        return p
+    }()
+    static let index = ClusterIndex(lons: points.lons, lats: points.lats)
+    static let stamp = IndexSnapshot.Stamp(identity: 42, generation: 7)
+
+    func location(_ folder: TempFolder, generation: Int64 = 7, key: String = "|all") -> ClusterFile.Location {
+        ClusterFile.Location(
+            path: folder.file("cache.sqlite.nearby-clusters"),
+            stamp: IndexSnapshot.Stamp(identity: 42, generation: generation),
+            key: key)
+    }
+
+    func read(_ location: ClusterFile.Location) throws(ClusterFile.Problem) -> ClusterIndex {
+        try ClusterFile.read(location, options: ClusterOptions(), pointCount: Self.points.lons.count)
+    }
+
+    /// Every answer of `a` and `b` at every zoom: levels, viewports, children, leaves, expansion zooms.
+    func expectSameAnswers(_ a: ClusterIndex, _ b: ClusterIndex) throws {
+        #expect(a.levelCounts == b.levelCounts)
+        #expect(a.byteCount == b.byteCount)
+        for z in 0...18 {
+            #expect(a.level(zoom: z) == b.level(zoom: z), "zoom \(z)")
+            #expect(
+                a.clusters(minLon: 126, minLat: 35, maxLon: 128, maxLat: 37.5, zoom: z)
+                    == b.clusters(minLon: 126, minLat: 35, maxLon: 128, maxLat: 37.5, zoom: z), "zoom \(z)")
+            for item in a.level(zoom: z) where item.isCluster {
+                #expect(try a.children(of: item.id) == b.children(of: item.id))
+                #expect(try a.leaves(of: item.id, limit: 0) == b.leaves(of: item.id, limit: 0))
+                #expect(try a.expansionZoom(of: item.id) == b.expansionZoom(of: item.id))
+            }
+        }
+    }
+
+    @Test func aKeptHierarchyGivesTheSameAnswersAsABuild() throws {
+        let folder = try TempFolder()
+        try ClusterFile.write(Self.index, to: location(folder))
+        try expectSameAnswers(try read(location(folder)), Self.index)
+        // An empty hierarchy, and one with other options, round-trip too.
+        let options = ClusterOptions(radius: 60, extent: 256, minPoints: 3, minZoom: 2, maxZoom: 12, nodeSize: 16)
+        let other = ClusterIndex(lons: Self.points.lons, lats: Self.points.lats, options: options)
+        try ClusterFile.write(other, to: location(folder))
+        let back = try ClusterFile.read(location(folder), options: options, pointCount: Self.points.lons.count)
+        try expectSameAnswers(back, other)
+        let empty = ClusterIndex(lons: [], lats: [])
+        try ClusterFile.write(empty, to: location(folder))
+        #expect(
+            try ClusterFile.read(location(folder), options: ClusterOptions(), pointCount: 0).levelCounts.count == 18)
+    }
+
+    @Test func anotherStateOptionsOrFilterIsIgnoredAndReplaced() throws {
+        let folder = try TempFolder()
+        try ClusterFile.write(Self.index, to: location(folder, generation: 6))
+        #expect(throws: ClusterFile.Problem.stale) { try read(location(folder)) }
+        #expect(throws: ClusterFile.Problem.stale) { try read(location(folder, generation: 6, key: "category=39|")) }
+        #expect(throws: ClusterFile.Problem.stale) {
+            try ClusterFile.read(
+                location(folder, generation: 6), options: ClusterOptions(radius: 41), pointCount: 2_008)
+        }
+        #expect(throws: ClusterFile.Problem.stale) {
+            try ClusterFile.read(location(folder, generation: 6), options: ClusterOptions(), pointCount: 2_007)
+        }
+        var built = 0
+        var heard: [String] = []
+        let index = ClusterFile.index(
+            at: location(folder), options: ClusterOptions(), pointCount: Self.points.lons.count,
+            report: { heard.append($0) }
+        ) {
+            built += 1
+            return Self.index
+        }
+        #expect(built == 1 && index === Self.index)
+        #expect(heard.count == 1 && heard[0].contains("another cache state"))
+        try expectSameAnswers(try read(location(folder)), Self.index)
+        #expect(throws: ClusterFile.Problem.stale) { try read(location(folder, generation: 6)) }
+        // Now current: read, not built.
+        _ = ClusterFile.index(at: location(folder), options: ClusterOptions(), pointCount: Self.points.lons.count) {
+            built += 1
+            return Self.index
+        }
+        #expect(built == 1)
+    }
+
+    @Test func aDamagedFileIsRefusedAndRebuilt() throws {
+        let folder = try TempFolder()
+        let place = location(folder)
+        try ClusterFile.write(Self.index, to: place)
+        let good = try Data(contentsOf: URL(fileURLWithPath: place.path))
+        // A flipped byte anywhere read (header, table, each level, the points), and cuts.
+        let positions = [3, 20, 100, 200, good.count / 3, good.count / 2, good.count - 9, good.count - 1]
+        var damaged: [Data] = positions.map {
+            var d = good
+            d[$0] ^= 0x10
+            return d
+        }
+        damaged += [good.prefix(good.count - 1), good.prefix(good.count / 2), good.prefix(50), Data()]
+        for bytes in damaged {
+            try bytes.write(to: URL(fileURLWithPath: place.path))
+            #expect(throws: ClusterFile.Problem.self) { try read(place) }
+            var built = 0
+            let index = ClusterFile.index(at: place, options: ClusterOptions(), pointCount: Self.points.lons.count) {
+                built += 1
+                return Self.index
+            }
+            #expect(built == 1 && index === Self.index)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: place.path)) == good)
+        }
+    }
+
+    @Test func aFolderThatCannotBeWrittenStillAnswers() throws {
+        let folder = try TempFolder()
+        // A path under a plain file cannot be written, whoever runs the test.
+        let blocked = ClusterFile.Location(
+            path: try folder.write("plain", "x") + "/cache.nearby-clusters", stamp: Self.stamp, key: "|all")
+        var heard: [String] = []
+        let index = ClusterFile.index(
+            at: blocked, options: ClusterOptions(), pointCount: Self.points.lons.count, report: { heard.append($0) }
+        ) { Self.index }
+        #expect(index === Self.index)
+        #expect(heard.count == 1 && heard[0].contains("cannot keep"))
+        #expect(throws: (any Error).self) { try ClusterFile.write(Self.index, to: blocked) }
+    }
+}

@@ -159,6 +159,18 @@ public final class ClusterIndex: Sendable {
         levels = built.reversed()
     }
 
+    /// An index of levels read back (`ClusterFile.read`), as `init(lons:lats:options:)` built them.
+    init(options: ClusterOptions, lons: [Double], lats: [Double], levels: [Level]) {
+        self.options = options
+        self.lons = lons
+        self.lats = lats
+        self.levels = levels
+        pointCount = lons.count
+    }
+
+    /// The arrays `ClusterFile` writes.
+    var parts: (levels: [Level], lons: [Double], lats: [Double]) { (levels, lons, lats) }
+
     /// Bytes held by the levels and the points' coordinates.
     public var byteCount: Int {
         levels.reduce(16 * pointCount) { $0 + 32 * $1.count }

@@ -105,6 +105,16 @@ public struct ClusterRequest: Sendable, Hashable {
         q.order = PlaceOrder([])
     }
 
+    /// Hierarchies worth keeping (the server keeps them per generation, `ClusterFile` on disk): every
+    /// place, or one content type, with the default options, and no personal condition.
+    public var isKept: Bool {
+        var filter = query.filter
+        let categories = filter.categories
+        filter.categories = nil
+        return options == ClusterOptions() && query.center == nil && query.shape == .all && filter == PlaceFilter()
+            && (categories?.count ?? 1) == 1 && !query.usesPersonalData
+    }
+
     /// What makes two requests' hierarchies the same (with the cache generation): the filters and
     /// the options, not the zoom, viewport or page of leaves.
     public var hierarchyKey: String {
@@ -149,20 +159,37 @@ public final class PlaceClusters: Sendable {
     public let rows: PlaceRows
 
     /// The hierarchy of an answer's rows (of every match: `ClusterRequest.query`), which must have
-    /// their coordinates (`PlaceRows.hasCoordinates`).
-    public init(rows answerRows: PlaceRows, options: ClusterOptions = ClusterOptions()) {
+    /// their coordinates (`PlaceRows.hasCoordinates`). With `kept`, the one kept in that file when it
+    /// matches these rows' count, the options and the file's stamp and key, else one built and kept
+    /// there (`ClusterFile.index`; `report` hears why a file was not used or written).
+    public init(
+        rows answerRows: PlaceRows, options: ClusterOptions = ClusterOptions(), kept: ClusterFile.Location? = nil,
+        report: (String) -> Void = { _ in }
+    ) {
         precondition(answerRows.hasCoordinates, "rows with their coordinates")
-        rows = answerRows.inIdOrder()
-        let (lons, lats) = rows.coordinates()
-        index = ClusterIndex(lons: lons, lats: lats, options: options)
+        let rows = answerRows.inIdOrder()
+        self.rows = rows
+        func build() -> ClusterIndex {
+            let (lons, lats) = rows.coordinates()
+            return ClusterIndex(lons: lons, lats: lats, options: options)
+        }
+        if let kept {
+            index = ClusterFile.index(at: kept, options: options, pointCount: rows.count, report: report, build: build)
+        } else {
+            index = build()
+        }
     }
 
     /// The hierarchy of `request`'s places on `engine`, answered without records when the engine's
-    /// rows keep their coordinates so (`PlaceRows.hasCoordinates`), else with them.
-    public convenience init(_ engine: any QueryEngine, _ request: ClusterRequest) throws {
+    /// rows keep their coordinates so (`PlaceRows.hasCoordinates`), else with them; kept in a file
+    /// as `init(rows:options:kept:report:)` says.
+    public convenience init(
+        _ engine: any QueryEngine, _ request: ClusterRequest, kept: ClusterFile.Location? = nil,
+        report: (String) -> Void = { _ in }
+    ) throws {
         var rows = try engine.run(request.query, records: false).rows
         if !rows.hasCoordinates { rows = try engine.run(request.query, records: true).rows }
-        self.init(rows: rows, options: request.options)
+        self.init(rows: rows, options: request.options, kept: kept, report: report)
     }
 
     /// The rows of the points among `items` (clusters left out), in their order.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Latency of `GET /tiles/{z}/{x}/{y}.mvt` on a warm release server over the default 100k cache
 # (`nearby generate`): for zooms 0, 6, 10 and 14, the tiles over the places (at 10 and 14, a sample
-# around five cities), each asked once to warm the server (region layers, pages, the places layers of
+# around five cities), each asked once to warm the server (region layers, pages, the whole answers of
 # tiles below zoom 12, which the server keeps per generation and query), then asked ROUNDS times over
 # one keep-alive connection with Accept-Encoding: gzip: p50, p99 and the mean size; and made afresh
 # (fresh_*: each round another filter that every place passes, so no places layer is kept yet).

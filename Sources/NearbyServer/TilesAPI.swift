@@ -12,9 +12,10 @@ struct TilesAPI: Sendable {
     let regions: RegionsSource
     /// The hierarchies the `places` layer reads up to the clusters' `maxZoom` (`/v1/clusters`' own).
     let clusters: ClustersAPI
-    /// The places layers of coarse tiles (below `smallFromZoom`), by generation, tile and query: such
-    /// a tile reads every place of a large box, and is the same until an import.
-    let places = TileBytesCache(budget: 32 << 20)
+    /// The answers of coarse tiles (below `smallFromZoom`) as sent, by generation, tile, query and
+    /// encoding: such a tile reads every place of a large box and is the same until an import, so a
+    /// repeat costs neither the encoding nor the gzip.
+    let coarseTiles = TileBytesCache(budget: 32 << 20)
 
     /// Tiles from this zoom on run at once when a lane is free, as small pages do (their boxes hold
     /// few places); coarser tiles wait in the long line, off the event loops.
@@ -46,10 +47,13 @@ struct TilesAPI: Sendable {
             return Response(status: .notModified, headers: headers)
         }
         let layer = try await regions.loadedLayer()
-        let key = "\(snapshot.generation) \(tile) \(query.canonical)"
+        let gzip = Self.acceptsGzip(request.headers[.acceptEncoding])
+        headers[.contentType] = VectorTile.mediaType
+        if gzip { headers[.contentEncoding] = "gzip" }
+        let key = "\(snapshot.generation) \(tile) \(query.canonical)\(gzip ? " gzip" : "")"
         var body: [UInt8]
-        if z < Self.smallFromZoom, let known = places.bytes(key) {
-            body = layer.encoded(tile) + known
+        if z < Self.smallFromZoom, let known = coarseTiles.bytes(key) {
+            body = known
         } else {
             let points: [TilePoint]
             if z <= ClusterOptions().maxZoom {
@@ -64,14 +68,9 @@ struct TilesAPI: Sendable {
                     try query.points(for: tile, run: { try engine.run($0, records: false) }, fetch: fetch)
                 }
             }
-            let placeBytes = VectorTile.encode([PlacesLayer.layer(points, tile: tile)])
-            if z < Self.smallFromZoom { places.keep(key, placeBytes) }
-            body = layer.encoded(tile) + placeBytes
-        }
-        headers[.contentType] = VectorTile.mediaType
-        if Self.acceptsGzip(request.headers[.acceptEncoding]) {
-            body = try Gzip.compress(body)
-            headers[.contentEncoding] = "gzip"
+            body = layer.encoded(tile) + VectorTile.encode([PlacesLayer.layer(points, tile: tile)])
+            if gzip { body = try Gzip.compress(body) }
+            if z < Self.smallFromZoom { coarseTiles.keep(key, body) }
         }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
@@ -151,7 +150,7 @@ final class RegionsSource: @unchecked Sendable {
     }
 }
 
-/// Encoded tile layers by key, up to `budget` bytes, the oldest dropped first.
+/// Encoded tiles by key, up to `budget` bytes, the oldest dropped first.
 final class TileBytesCache: @unchecked Sendable {
     private let budget: Int
     private let lock = NSLock()

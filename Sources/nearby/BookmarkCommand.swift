@@ -24,8 +24,10 @@ struct BookmarkCommand: ParsableCommand {
         @Option(help: ArgumentHelp("The list (default: default).", valueName: "name")) var list: String?
         @OptionGroup var user: UserOption
         @OptionGroup var cache: CacheOptions
+        func validate() throws {
+            guard !ids.isEmpty else { throw ValidationError("give one or more place ids") }
+        }
         func run() throws {
-            guard !ids.isEmpty else { throw UsageError("give one or more place ids") }
             try PersonalLayer(cache: cache.open(readOnly: false)).addBookmarks(user: user.user, places: ids, list: list)
         }
     }
@@ -36,8 +38,10 @@ struct BookmarkCommand: ParsableCommand {
         @Option(help: ArgumentHelp("The list (default: default).", valueName: "name")) var list: String?
         @OptionGroup var user: UserOption
         @OptionGroup var cache: CacheOptions
+        func validate() throws {
+            guard !ids.isEmpty else { throw ValidationError("give one or more place ids") }
+        }
         func run() throws {
-            guard !ids.isEmpty else { throw UsageError("give one or more place ids") }
             try PersonalLayer(cache: cache.open(readOnly: false)).removeBookmarks(
                 user: user.user, places: ids, list: list)
         }

@@ -94,6 +94,8 @@ struct TourAPI: Sendable {
             return try legalDongCodes(given, format: format)
         case .classificationCodes:
             return try classificationCodes(given, format: format)
+        case .serviceCategoryCodes:
+            return try serviceCategoryCodes(given, format: format)
         }
         var query = try parse(pairs)
         query.countsTotal = true  // TourAPI's envelope always carries totalCount

@@ -79,28 +79,22 @@ extension TourAPI {
     }
 }
 
-/// `lclsSystmCode2`: the new classification's codes and Korean names (`TourClassification`,
-/// data/tourapi-lcls.tsv).
+/// `lclsSystmCode2` and `categoryCode2`: a code tree's codes and Korean names (`TourCodeTable`:
+/// data/tourapi-lcls.tsv, data/tourapi-cat.tsv).
 extension TourAPI {
-    static let classification: Result<[TourClassification.Entry], DataUnavailable> =
-        Result { try TourClassification.load() }.mapError { DataUnavailable(message: "\($0)") }
+    static let classification: Result<[TourCodeTable.Entry], DataUnavailable> =
+        Result { try TourCodeTable.load(TourCodeTable.classification) }.mapError { DataUnavailable(message: "\($0)") }
+    static let serviceCategories: Result<[TourCodeTable.Entry], DataUnavailable> =
+        Result { try TourCodeTable.load(TourCodeTable.serviceCategories) }.mapError {
+            DataUnavailable(message: "\($0)")
+        }
 
-    /// With `lclsSystmListYn` N (the default): the level 1 codes (`rnum`, `code`, `name`), or with
-    /// `lclsSystm1` its level 2 codes, with `lclsSystm2` too its level 3 codes, with `lclsSystm3` that
-    /// code alone. With `lclsSystmListYn` Y every level 3 code (under the levels given) with its parents:
-    /// `lclsSystm1Cd`, `lclsSystm1Nm`, `lclsSystm2Cd`, `lclsSystm2Nm`, `lclsSystm3Cd`, `lclsSystm3Nm`, `rnum`.
+    /// `lclsSystmCode2` with `lclsSystmListYn` N (the default): the level 1 codes (`rnum`, `code`,
+    /// `name`), or with `lclsSystm1` its level 2 codes, with `lclsSystm2` too its level 3 codes, with
+    /// `lclsSystm3` that code alone. With `lclsSystmListYn` Y every level 3 code (under the levels given)
+    /// with its parents: `lclsSystm1Cd`, `lclsSystm1Nm`, `lclsSystm2Cd`, `lclsSystm2Nm`, `lclsSystm3Cd`,
+    /// `lclsSystm3Nm`, `rnum`.
     func classificationCodes(_ given: [String: String], format: Format) throws -> Response {
-        let levels = ["lclsSystm1", "lclsSystm2", "lclsSystm3"].map { given[$0] ?? "" }
-        for (n, code) in levels.enumerated() where !code.isEmpty && n > 0 && levels[n - 1].isEmpty {
-            throw APIError(
-                .badRequest, parameter: "lclsSystm\(n)", "missing (lclsSystm\(n + 1) needs it)")
-        }
-        for (n, code) in levels.enumerated()
-        where code.utf8.contains(where: { !(0x30...0x39).contains($0) && !(0x41...0x5A).contains($0) }) {
-            throw APIError(
-                .badRequest, parameter: "lclsSystm\(n + 1)",
-                "\(MessageText.quoted(code)) is not a code (digits and capitals)")
-        }
         let list: Bool
         switch (given["lclsSystmListYn"] ?? "").uppercased() {
         case "", "N": list = false
@@ -108,16 +102,41 @@ extension TourAPI {
         case let other:
             throw APIError(.badRequest, parameter: "lclsSystmListYn", "\(MessageText.quoted(other)) is not Y or N")
         }
+        return try codeTree(
+            Self.classification, names: ["lclsSystm1", "lclsSystm2", "lclsSystm3"], list: list, given, format: format)
+    }
+
+    /// `categoryCode2` (and KorService1's `categoryCode1`): the cat1 codes (`rnum`, `code`, `name`), or with
+    /// `cat1` its cat2 codes, with `cat2` too its cat3 codes, with `cat3` that code alone. `contentTypeId` is
+    /// read and not applied: the table does not say which content types use a code.
+    func serviceCategoryCodes(_ given: [String: String], format: Format) throws -> Response {
+        try codeTree(Self.serviceCategories, names: ["cat1", "cat2", "cat3"], list: false, given, format: format)
+    }
+
+    /// One page of a three-level code tree, the levels given by the parameters `names`; with `list` every
+    /// level 3 code with its parents (`…1Cd`, `…1Nm`, … `rnum`), else one level's codes.
+    private func codeTree(
+        _ table: Result<[TourCodeTable.Entry], DataUnavailable>, names: [String], list: Bool,
+        _ given: [String: String], format: Format
+    ) throws -> Response {
+        let levels = names.map { given[$0] ?? "" }
+        for (n, code) in levels.enumerated() where !code.isEmpty && n > 0 && levels[n - 1].isEmpty {
+            throw APIError(.badRequest, parameter: names[n - 1], "missing (\(names[n]) needs it)")
+        }
+        for (n, code) in levels.enumerated()
+        where code.utf8.contains(where: { !(0x30...0x39).contains($0) && !(0x41...0x5A).contains($0) }) {
+            throw APIError(
+                .badRequest, parameter: names[n], "\(MessageText.quoted(code)) is not a code (digits and capitals)")
+        }
         let (rows, page) = try paging(given)
-        let entries: [TourClassification.Entry]
-        switch Self.classification {
+        let entries: [TourCodeTable.Entry]
+        switch table {
         case .success(let e): entries = e
-        case .failure(let e):
-            throw APIError(.internalServerError, "the classification data could not be read: \(e.message)")
+        case .failure(let e): throw APIError(.internalServerError, "the code table could not be read: \(e.message)")
         }
         let byCode = Dictionary(entries.map { ($0.code, $0) }, uniquingKeysWith: { a, _ in a })
         /// Whether an entry lies under the levels given (its own code or its parents' equal them).
-        func under(_ e: TourClassification.Entry) -> Bool {
+        func under(_ e: TourCodeTable.Entry) -> Bool {
             var path = [e.code]
             var parent = e.parent
             while let p = byCode[parent] {
@@ -135,17 +154,15 @@ extension TourAPI {
                 let two = byCode[e.parent]
                 let one = two.flatMap { byCode[$0.parent] }
                 return [
-                    ("lclsSystm1Cd", one?.code ?? ""), ("lclsSystm1Nm", one?.name ?? ""),
-                    ("lclsSystm2Cd", two?.code ?? ""), ("lclsSystm2Nm", two?.name ?? ""),
-                    ("lclsSystm3Cd", e.code), ("lclsSystm3Nm", e.name), ("rnum", String(n + 1)),
+                    (names[0] + "Cd", one?.code ?? ""), (names[0] + "Nm", one?.name ?? ""),
+                    (names[1] + "Cd", two?.code ?? ""), (names[1] + "Nm", two?.name ?? ""),
+                    (names[2] + "Cd", e.code), (names[2] + "Nm", e.name), ("rnum", String(n + 1)),
                 ]
             }
         } else {
             let depth = levels.lastIndex { !$0.isEmpty }.map { $0 + 1 } ?? 0
-            let shown =
-                depth == 3
-                ? entries.filter { $0.level == 3 && under($0) }
-                : entries.filter { $0.level == depth + 1 && under($0) }
+            let level = min(depth + 1, 3)
+            let shown = entries.filter { $0.level == level && under($0) }
             items = shown.enumerated().map { n, e in [("rnum", String(n + 1)), ("code", e.code), ("name", e.name)] }
         }
         return Self.page(items, rows: rows, page: page, format: format)

@@ -104,7 +104,8 @@ extension TourAPI {
         case .pet:
             return stored(p.petInfo, names: petNames, id: p.id)
         case .intro, .info, .locationList, .areaList, .keywordList, .festivalList, .stayList, .areaCodes,
-            .syncList, .legalDongCodes, .classificationCodes:
+            .syncList, .legalDongCodes, .classificationCodes,
+            .serviceCategoryCodes:
             return []
         }
     }

@@ -15,6 +15,8 @@ struct TourOperation: Sendable, Hashable {
         case legalDongCodes
         /// `lclsSystmCode2`: the new classification's codes and names (`TourAPICodes.swift`).
         case classificationCodes
+        /// `categoryCode2`: the service classification's codes and names (`TourAPICodes.swift`).
+        case serviceCategoryCodes
     }
 
     /// KorService1's item fields (`booktour`; no legal-dong or new classification codes; detailCommon1's
@@ -35,7 +37,9 @@ struct TourOperation: Sendable, Hashable {
         case .keywordList: ["keyword"]
         case .festivalList: ["eventStartDate"]
         case .common, .intro, .info, .image, .barrierFree, .pet: ["contentId"]
-        case .areaList, .stayList, .areaCodes, .syncList, .legalDongCodes, .classificationCodes: []
+        case .areaList, .stayList, .areaCodes, .syncList, .legalDongCodes, .classificationCodes,
+            .serviceCategoryCodes:
+            []
         }
     }
 
@@ -66,7 +70,7 @@ extension TourAPI {
             ("locationBasedList", .locationList), ("areaBasedList", .areaList), ("searchKeyword", .keywordList),
             ("searchFestival", .festivalList), ("searchStay", .stayList), ("detailCommon", .common),
             ("detailIntro", .intro), ("detailInfo", .info), ("detailImage", .image), ("areaCode", .areaCodes),
-            ("areaBasedSyncList", .syncList),
+            ("areaBasedSyncList", .syncList), ("categoryCode", .serviceCategoryCodes),
         ]
         var out: [TourOperation] = []
         for (generation, n) in [(TourOperation.Generation.two, "2"), (.one, "1")] {

@@ -197,5 +197,29 @@ extension RealServer {
                 #expect(try TourXML(Array(r.body)).header["resultCode"] == code, "\(query)")
             }
         }
+        @Test func testCategoryCode2() throws {
+            // hapsody/brip-api src/prisma/seeds/tourPlace/readMe.md: categoryCode1 with numOfRows=50&pageNo=1
+            // &MobileOS=ETC&MobileApp=AppTest&_type=json, then with a code for the next level.
+            let common = "numOfRows=50&pageNo=1&MobileOS=ETC&MobileApp=AppTest"
+            let one = try TourAnswer(server, "/B551011/KorService2/categoryCode2?\(common)")
+            #expect(one.names.allSatisfy { $0 == ["rnum", "code", "name"] })
+            #expect(one.items.map { $0["code"] as? String ?? "" } == ["A01", "A02", "A03", "A04", "A05", "B02", "C01"])
+            #expect(one.value("name", at: 4) == "음식" && one.value("rnum", at: 4) == "5")
+            let food = try TourAnswer(server, "/B551011/KorService1/categoryCode1?\(common)&cat1=A05&cat2=A0502")
+            #expect(food.value("code") == "A05020100" && food.value("name") == "한식")
+            #expect(food.items.contains { $0["code"] as? String == "A05020900" && $0["name"] as? String == "카페/전통찻집" })
+            // contentTypeId is read and not applied; paging; a code with nothing under it.
+            let typed = try TourAnswer(
+                server, "/B551011/KorService2/categoryCode2?contentTypeId=12&numOfRows=3&pageNo=3")
+            #expect(typed.totalCount == 7 && typed.ids.count == 1 && typed.value("code") == "C01")
+            let none = try TourAnswer(server, "/B551011/KorService2/categoryCode2?cat1=A0101")
+            #expect(none.totalCount == 0)
+            for (query, code) in [("cat3=A05020100", "11"), ("cat1=a01", "10")] {
+                let r = try server.http.get("/B551011/KorService2/categoryCode2?\(query)&_type=json")
+                #expect(r.status == 400)
+                let header = (r.json["response"] as? [String: Any])?["header"] as? [String: String] ?? [:]
+                #expect(header["resultCode"] == code, "\(query)")
+            }
+        }
     }
 }

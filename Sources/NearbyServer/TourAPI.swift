@@ -270,8 +270,9 @@ struct TourAPI: Sendable {
     }
 
     /// One list item's fields, in TourAPI's order: every value a string, `dist` for a distance, the
-    /// event dates for festivals (and in a sync list). KorService2 writes the legal-dong and new classification codes after
-    /// the common fields; KorService1 has `booktour` (empty here: the cache does not keep it) and not those.
+    /// event dates for festivals (searchFestival, detailCommon2, the sync list). KorService2 writes the
+    /// legal-dong and new classification codes after the common fields; KorService1 has `booktour` (empty
+    /// here: the cache does not keep it) and not those.
     static func fields(_ p: Place, _ generation: TourOperation.Generation = .two, dist: Double?, eventDates: Bool)
         -> [(String, String)]
     {

@@ -88,13 +88,16 @@ struct TourAPI: Sendable {
             return try await detail(operation, given["contentId"]!, given: given, format: format)
         case .areaCodes:
             return try areaCodes(given, format: format)
+        case .syncList:
+            return try await changes(operation, given: given, pairs: pairs, format: format)
+        case .legalDongCodes:
+            return try legalDongCodes(given, format: format)
+        case .classificationCodes:
+            return try classificationCodes(given, format: format)
+        case .serviceCategoryCodes:
+            return try serviceCategoryCodes(given, format: format)
         }
-        var query: PlaceQuery
-        do { query = try api.parse(pairs) } catch let e as APIError {
-            var e = e
-            e.parameter = e.parameter.map { p in Self.mapped.first { $0.value == p }?.key ?? Self.combined[p] ?? p }
-            throw e
-        }
+        var query = try parse(pairs)
         query.countsTotal = true  // TourAPI's envelope always carries totalCount
         var partial: UpstreamAreas.Partial?
         if operation.kind == .locationList { partial = await api.cover(query) }
@@ -130,6 +133,15 @@ struct TourAPI: Sendable {
         var headers: HTTPFields = [.contentType: format.contentType]
         if let partial { headers[.nearbyPartial] = partial.rawValue }
         return PlacesAPI.response(headers: headers, rows: answer.rows.count, ticket: ticket, write: write)
+    }
+
+    /// The query of `pairs` (`QueryParameters` names), its errors naming the TourAPI parameter.
+    func parse(_ pairs: [(name: String, value: String)]) throws -> PlaceQuery {
+        do { return try api.parse(pairs) } catch let e as APIError {
+            var e = e
+            e.parameter = e.parameter.map { p in Self.mapped.first { $0.value == p }?.key ?? Self.combined[p] ?? p }
+            throw e
+        }
     }
 
     /// The envelope's two forms: TourAPI's JSON (`_type=json`) and its XML (`_type` absent, empty or
@@ -258,8 +270,9 @@ struct TourAPI: Sendable {
     }
 
     /// One list item's fields, in TourAPI's order: every value a string, `dist` for a distance, the
-    /// event dates for festivals. KorService2 writes the legal-dong and new classification codes after
-    /// the common fields; KorService1 has `booktour` (empty here: the cache does not keep it) and not those.
+    /// event dates for festivals (searchFestival, detailCommon2, the sync list). KorService2 writes the
+    /// legal-dong and new classification codes after the common fields; KorService1 has `booktour` (empty
+    /// here: the cache does not keep it) and not those.
     static func fields(_ p: Place, _ generation: TourOperation.Generation = .two, dist: Double?, eventDates: Bool)
         -> [(String, String)]
     {
@@ -276,8 +289,13 @@ struct TourAPI: Sendable {
             ("title", p.title), ("zipcode", ""),
         ]
         if generation == .two {
+            // The legal-dong codes as the source gave them: codes the import derived from the coordinates
+            // (`lDongSource` `coordinates`) are left out, so a cache that syncs from these lists derives
+            // the same ones and stores what this cache stores.
+            let given = p.lDongSource != "coordinates"
             fields += [
-                ("lDongRegnCd", p.lDongRegnCd ?? ""), ("lDongSignguCd", p.lDongSignguCd ?? ""),
+                ("lDongRegnCd", given ? p.lDongRegnCd ?? "" : ""),
+                ("lDongSignguCd", given ? p.lDongSignguCd ?? "" : ""),
                 ("lclsSystm1", p.lclsSystm1 ?? ""), ("lclsSystm2", p.lclsSystm2 ?? ""),
                 ("lclsSystm3", p.lclsSystm3 ?? ""),
             ]

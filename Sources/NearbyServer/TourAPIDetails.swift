@@ -103,7 +103,9 @@ extension TourAPI {
             return stored(p.barrierFree, names: barrierFreeNames, id: p.id)
         case .pet:
             return stored(p.petInfo, names: petNames, id: p.id)
-        case .intro, .info, .locationList, .areaList, .keywordList, .festivalList, .stayList, .areaCodes:
+        case .intro, .info, .locationList, .areaList, .keywordList, .festivalList, .stayList, .areaCodes,
+            .syncList, .legalDongCodes, .classificationCodes,
+            .serviceCategoryCodes:
             return []
         }
     }

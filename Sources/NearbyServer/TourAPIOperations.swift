@@ -9,6 +9,14 @@ struct TourOperation: Sendable, Hashable {
         case common, intro, info, image, barrierFree, pet
         /// `areaCode2`: TourAPI's area codes.
         case areaCodes
+        /// `areaBasedSyncList2`: the cache's change history (`TourAPIChanges.swift`).
+        case syncList
+        /// `ldongCode2`: the legal-dong codes and names (`TourAPICodes.swift`).
+        case legalDongCodes
+        /// `lclsSystmCode2`: the new classification's codes and names (`TourAPICodes.swift`).
+        case classificationCodes
+        /// `categoryCode2`: the service classification's codes and names (`TourAPICodes.swift`).
+        case serviceCategoryCodes
     }
 
     /// KorService1's item fields (`booktour`; no legal-dong or new classification codes; detailCommon1's
@@ -29,7 +37,9 @@ struct TourOperation: Sendable, Hashable {
         case .keywordList: ["keyword"]
         case .festivalList: ["eventStartDate"]
         case .common, .intro, .info, .image, .barrierFree, .pet: ["contentId"]
-        case .areaList, .stayList, .areaCodes: []
+        case .areaList, .stayList, .areaCodes, .syncList, .legalDongCodes, .classificationCodes,
+            .serviceCategoryCodes:
+            []
         }
     }
 
@@ -38,6 +48,9 @@ struct TourOperation: Sendable, Hashable {
         switch kind {
         case .common where generation == .one: TourAPI.commonOneGroups.map(\.flag)
         case .image: generation == .one ? ["imageYN", "subImageYN"] : ["imageYN"]
+        case .syncList: ["modifiedtime", "showflag"]
+        case .legalDongCodes: ["lDongListYn"]
+        case .classificationCodes: ["lclsSystmListYn"]
         default: []
         }
     }
@@ -57,6 +70,7 @@ extension TourAPI {
             ("locationBasedList", .locationList), ("areaBasedList", .areaList), ("searchKeyword", .keywordList),
             ("searchFestival", .festivalList), ("searchStay", .stayList), ("detailCommon", .common),
             ("detailIntro", .intro), ("detailInfo", .info), ("detailImage", .image), ("areaCode", .areaCodes),
+            ("areaBasedSyncList", .syncList), ("categoryCode", .serviceCategoryCodes),
         ]
         var out: [TourOperation] = []
         for (generation, n) in [(TourOperation.Generation.two, "2"), (.one, "1")] {
@@ -64,6 +78,9 @@ extension TourAPI {
                 out.append(.init(service: "KorService" + n, name: name + n, kind: kind, generation: generation))
             }
         }
+        out.append(.init(service: "KorService2", name: "ldongCode2", kind: .legalDongCodes, generation: .two))
+        out.append(
+            .init(service: "KorService2", name: "lclsSystmCode2", kind: .classificationCodes, generation: .two))
         // KorService2 also carries detailPetTour2 (its manual, Ver 4.3), as KorPetTourService2 does.
         out.append(.init(service: "KorService2", name: "detailPetTour2", kind: .pet, generation: .two))
         out.append(.init(service: "KorWithService2", name: "detailWithTour2", kind: .barrierFree, generation: .two))

@@ -4,11 +4,13 @@ import NearbyCore
 
 /// The persistent cache of places: one SQLite file.
 ///
-/// Layout (schema version 5, `PRAGMA application_id` = `PlaceCache.applicationID`):
+/// Layout (schema version 6, `PRAGMA application_id` = `PlaceCache.applicationID`):
 /// - `places`: an integer `rowid`, the unique text `id`, then every `Place` field under its JSON name.
 ///   `accessibility` is the tag list joined with "," (NULL when empty) so it round-trips exactly, and
 ///   `accessMask` is the bitmask of its known tags and their visitor groups (`Accessibility.placeMask`).
 ///   `checksum` is the `RowChecksum` of the other columns (`checkedColumns`), checked by every read of a row.
+///   `changed`, outside the checksum, is when the cache last wrote the row (`ChangeHistory.swift`).
+/// - `removed_places(id, changed, place)`: the places writes removed, and when (`ChangeHistory.swift`).
 /// - `pending_details(id, kind, fields)`: details for places not cached yet (`pendingDetailsSQL`).
 /// - `places_rtree(rowid, minLon, maxLon, minLat, maxLat)`: an R*Tree over the same rowids. R*Tree boxes are
 ///   32-bit floats, so each point is stored as the box from the Float just below to the Float just above it:
@@ -33,7 +35,7 @@ public final class PlaceCache {
     public static let applicationID: Int64 = 0x4E52_4259
     /// The schema version this code reads and writes. Opening a file with a newer version is refused;
     /// an older one is upgraded in place by `migrations` (which needs write access to the file).
-    public static let schemaVersion: Int64 = 5
+    public static let schemaVersion: Int64 = 6
     /// `migrations[v]` turns schema version v into v + 1. Each adds columns or tables (nullable, or filled
     /// from the row), so a migrated cache holds the same places. Version 3 also gives `accessMask` the
     /// visitor-group bits (the index snapshot format changed with it, so an old snapshot is rebuilt, not
@@ -56,6 +58,14 @@ public final class PlaceCache {
         },
         // The personal tables (users, bookmarks, ratings, memos, visits, search history).
         4: { try $0.execute(personalSQL) },
+        // The change history: when each row was written, and the places removed.
+        5: { db in
+            if try db.integer("SELECT count(*) FROM pragma_table_info('places') WHERE name = 'changed'") == 0 {
+                try db.execute("ALTER TABLE places ADD COLUMN changed TEXT")
+            }
+            try db.execute(
+                removedPlacesSQL.replacingOccurrences(of: "CREATE TABLE", with: "CREATE TABLE IF NOT EXISTS"))
+        },
     ]
     /// Details (`PlaceDetail`) whose place is not cached yet: kind is `barrierFree` or `pet`, fields the
     /// detail's `originalText`. The writer merges them into the place when it arrives, and drops them.
@@ -223,8 +233,10 @@ public final class PlaceCache {
                     image TEXT, cat1 TEXT, cat2 TEXT, cat3 TEXT, eventStart TEXT, eventEnd TEXT,
                     accessibility TEXT, accessMask INTEGER NOT NULL DEFAULT 0,
                     lDongRegnCd TEXT, lDongSignguCd TEXT, lclsSystm1 TEXT, lclsSystm2 TEXT, lclsSystm3 TEXT,
-                    kakaoCategory TEXT, lDongSource TEXT, pet TEXT, barrierFree TEXT, petInfo TEXT, checksum INTEGER);
+                    kakaoCategory TEXT, lDongSource TEXT, pet TEXT, barrierFree TEXT, petInfo TEXT, checksum INTEGER,
+                    changed TEXT);
                 \(Self.pendingDetailsSQL);
+                \(Self.removedPlacesSQL);
                 \(Self.personalSQL);
                 \(RTreeBulkLoader.createSQL);
                 CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;

@@ -73,6 +73,12 @@ public final class PlaceCacheWriter: PlaceSink {
     let connection: SQLiteConnection
     private let find, insertRow, replaceRow, removePlace: SQLiteStatement
     private let findPending, savePending, removePending: SQLiteStatement
+    private let saveRemoved, dropRemoved: SQLiteStatement
+    /// Some tombstone is in `removed_places`: a new place must drop its own.
+    private var hasRemoved: Bool
+    /// The time this write marks the rows it writes and the places it removes with
+    /// (`PlaceCache.changeTime`; the change history in `ChangeHistory.swift`).
+    let changeTime = PlaceCache.changeTime()
     /// Some detail waits in `pending_details`: each new place must look for its own.
     private var hasPending: Bool
     /// The cache was empty when the write began: insert without looking the id up first (a duplicate id
@@ -92,9 +98,10 @@ public final class PlaceCacheWriter: PlaceSink {
     fileprivate init(_ connection: SQLiteConnection) throws {
         self.connection = connection
         find = try connection.prepare("SELECT rowid, \(PlaceCache.rowColumns) FROM places WHERE id = ?1")
-        // ?1 is the rowid (NULL for a new row), ?2... the `checkedColumns` in order, then the checksum.
-        let values = (1...PlaceCache.checkedColumns.count + 2).map { "?\($0)" }.joined(separator: ", ")
-        let columns = "rowid, \(PlaceCache.rowColumns)"
+        // ?1 is the rowid (NULL for a new row), ?2... the `checkedColumns` in order, then the checksum
+        // and the change time.
+        let values = (1...PlaceCache.checkedColumns.count + 3).map { "?\($0)" }.joined(separator: ", ")
+        let columns = "rowid, \(PlaceCache.rowColumns), changed"
         insertRow = try connection.prepare("INSERT INTO places(\(columns)) VALUES(\(values))")
         replaceRow = try connection.prepare("REPLACE INTO places(\(columns)) VALUES(\(values))")
         removePlace = try connection.prepare("DELETE FROM places WHERE rowid = ?1")
@@ -103,6 +110,9 @@ public final class PlaceCacheWriter: PlaceSink {
         savePending = try connection.prepare("REPLACE INTO pending_details(id, kind, fields) VALUES(?1, ?2, ?3)")
         removePending = try connection.prepare("DELETE FROM pending_details WHERE id = ?1")
         hasPending = try connection.integer("SELECT EXISTS (SELECT 1 FROM pending_details)") == 1
+        saveRemoved = try connection.prepare("REPLACE INTO removed_places(id, changed, place) VALUES(?1, ?2, ?3)")
+        dropRemoved = try connection.prepare("DELETE FROM removed_places WHERE id = ?1")
+        hasRemoved = try connection.integer("SELECT EXISTS (SELECT 1 FROM removed_places)") == 1
         rowsBefore = Int(try connection.integer("SELECT coalesce(max(rowid), 0) FROM places"))
     }
 
@@ -200,7 +210,7 @@ public final class PlaceCacheWriter: PlaceSink {
         try removePending.step()
     }
 
-    /// Removes the place with `id` if it is cached.
+    /// Removes the place with `id` if it is cached, leaving its tombstone (`removed_places`).
     public func delete(id: String) throws {
         defer { find.reset() }
         try find.bind(1, id)
@@ -210,7 +220,17 @@ public final class PlaceCacheWriter: PlaceSink {
         }
         let rowid = find.int64(0)
         dropFeed()
+        var json: [UInt8] = []
+        PlaceJSON.append(try cachedPlace(), to: &json)
         find.reset()
+        do {
+            defer { saveRemoved.reset() }
+            try saveRemoved.bind(1, id)
+            try saveRemoved.bind(2, changeTime)
+            try saveRemoved.bind(3, String(decoding: json, as: UTF8.self))
+            try saveRemoved.step()
+            hasRemoved = true
+        }
         defer { removePlace.reset() }
         try removePlace.bind(1, rowid)
         try removePlace.step()
@@ -263,8 +283,17 @@ public final class PlaceCacheWriter: PlaceSink {
             }
         }
         try row.bind(Int64(Accessibility.placeMask(p.accessibility)))
-        try row.step()
-        if rowid == nil { counts.inserted += 1 } else { counts.updated += 1 }
+        try row.step(changed: changeTime)
+        if rowid == nil {
+            counts.inserted += 1
+            if hasRemoved {
+                defer { dropRemoved.reset() }
+                try dropRemoved.bind(1, p.id)
+                try dropRemoved.step()
+            }
+        } else {
+            counts.updated += 1
+        }
         feed?.add(p)
         if moved { noteBox(rowid ?? connection.lastInsertRowID, (p.lon, p.lat)) }
     }
@@ -342,10 +371,11 @@ public final class PlaceCacheWriter: PlaceSink {
             column += 1
         }
 
-        /// Binds the checksum after the last column and writes the row.
-        func step() throws {
+        /// Binds the checksum after the last column, then the change time, and writes the row.
+        func step(changed: String) throws {
             precondition(column == PlaceCache.checkedColumns.count, "a column of the row was not bound")
             try statement.bind(parameter, sum.stored)
+            try statement.bind(parameter + 1, changed)
             try statement.stepStaged()
         }
     }

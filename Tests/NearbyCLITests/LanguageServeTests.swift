@@ -109,5 +109,10 @@ import Testing
         let titles = (v1.json["places"] as? [[String: Any]])?.compactMap { $0["title"] as? String } ?? []
         #expect(titles == ["Gyeongbokgung Palace (경복궁)"], "\(v1.text)")
         #expect(try http.get("/v1/places?lang=xx").status == 400)
+        // Tiles and clusters hold the Korean places: a language is refused, not answered in Korean.
+        for target in ["/tiles/12/3493/1586.mvt?lang=en", "/v1/clusters?zoom=12&lang=en"] {
+            let refused = try http.get(target)
+            #expect(refused.status == 400 && refused.text.contains("lang"), "\(target): \(refused.text)")
+        }
     }
 }

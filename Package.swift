@@ -130,7 +130,8 @@ let package = Package(
             name: "NearbyTilesTests", dependencies: ["NearbyTiles", "NearbyRegions", "NearbyCore", "NearbyTestSupport"]),
         .testTarget(name: "NearbyPostGISTests", dependencies: ["NearbyPostGIS", "NearbyKit", "NearbyTestSupport"]),
         .testTarget(
-            name: "NearbySyncTests", dependencies: ["NearbySync", "NearbyReplay", "NearbyKit", "NearbyTestSupport"]),
+            name: "NearbySyncTests", dependencies: ["NearbySync", "NearbyReplay", "NearbyKit", "NearbyTestSupport"],
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "NearbyCLITests", dependencies: ["nearby", "NearbyBench", "NearbyReplay", "NearbyTestSupport"]),
     ]

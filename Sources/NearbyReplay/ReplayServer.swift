@@ -4,7 +4,8 @@ import Foundation
     import Glibc
 #endif
 
-/// A stand-in for TourAPI (KorService2, KorWithService2, KorPetTourService2) and Kakao Local on a
+/// A stand-in for TourAPI (KorService2, KorWithService2, KorPetTourService2, and the language services
+/// such as EngService2, each from a catalog of its own: `languages`) and Kakao Local on a
 /// loopback port, for the sync's tests and `scripts/bench-sync.sh`: real HTTP/1.1 over a socket, the
 /// public services' answer shapes, and failures on demand.
 ///
@@ -42,6 +43,9 @@ public final class ReplayServer: @unchecked Sendable {
 
     private let lock = NSLock()
     private var catalogStorage: ReplayCatalog
+    /// The language services' catalogs by service name (`EngService2`); their list and detail operations
+    /// answer as KorService2's do, from these places.
+    private var languageStorage: [String: ReplayCatalog]
     private var queued: [Failure] = []
     private var answered = 0
     private var listener: Int32 = -1
@@ -55,8 +59,12 @@ public final class ReplayServer: @unchecked Sendable {
     /// The loopback port it listens on.
     public private(set) var port = 0
 
-    public init(catalog: ReplayCatalog, serviceKey: String? = nil, kakaoKey: String? = nil) {
+    public init(
+        catalog: ReplayCatalog, languages: [String: ReplayCatalog] = [:], serviceKey: String? = nil,
+        kakaoKey: String? = nil
+    ) {
         catalogStorage = catalog
+        languageStorage = languages
         self.serviceKey = serviceKey
         self.kakaoKey = kakaoKey
     }
@@ -92,6 +100,16 @@ public final class ReplayServer: @unchecked Sendable {
 
     /// Changes the catalog between requests.
     public func mutate(_ body: (inout ReplayCatalog) -> Void) { lock.withLock { body(&catalogStorage) } }
+
+    /// A language service's catalog (`EngService2`; empty when it has none).
+    public func catalog(of service: String) -> ReplayCatalog {
+        lock.withLock { languageStorage[service] ?? ReplayCatalog() }
+    }
+
+    /// Changes a language service's catalog between requests (made when it has none).
+    public func mutate(service: String, _ body: (inout ReplayCatalog) -> Void) {
+        lock.withLock { body(&languageStorage[service, default: ReplayCatalog()]) }
+    }
 
     /// Listens on 127.0.0.1 at `port` (0: a free one) and answers on threads of its own. Throws when it
     /// cannot listen.
@@ -290,8 +308,16 @@ public final class ReplayServer: @unchecked Sendable {
         if let serviceKey, request.value("serviceKey") != serviceKey {
             return (Self.gateway("30"), 200, "text/xml;charset=UTF-8", [])
         }
-        let (catalog, ordered) = lock.withLock { (catalogStorage, catalogStorage.ordered) }
-        switch (parts[1], parts[2]) {
+        // KorService2's lists and details from `catalog`, a language service's from its own catalog.
+        let service = parts[1]
+        let (catalog, ordered) = lock.withLock { () -> (ReplayCatalog, [ReplayPlace]) in
+            if service != "KorService2", languageStorage[service] != nil {
+                return (languageStorage[service]!, languageStorage[service]!.ordered)
+            }
+            return (catalogStorage, catalogStorage.ordered)
+        }
+        let list = service == "KorService2" || lock.withLock { languageStorage[service] != nil }
+        switch (list ? "KorService2" : service, parts[2]) {
         case ("KorService2", "areaBasedList2"):
             let places = ordered.filter { !$0.hidden && request.matches($0) }
             return (Self.page(places, request) { $0.item(sync: false) }, 200, Self.json, [])

@@ -16,6 +16,10 @@ public final class EngineSnapshot: @unchecked Sendable {
     private let lanes: LanePool
     /// Small queries run at once when a lane is free (not for PostGIS: a query waits on the network).
     private let inline: Bool
+    /// The places of the languages synced from TourAPI's language services, loaded on first use and
+    /// shared by the lanes (each lane's engine dispatches on the query's language); nil for PostGIS,
+    /// which holds the Korean places only.
+    let languages: LanguageEngines?
 
     /// Opens `lanes` engines over the cache at `path` (one engine shared by all when the provider's
     /// engine is concurrent), or, with `postgis`, `lanes` connections to the database at that URL
@@ -28,6 +32,7 @@ public final class EngineSnapshot: @unchecked Sendable {
             attempt += 1
             var opened: [EngineLane] = []
             var shared: (any QueryEngine)?
+            let languages = postgis ? nil : LanguageEngines(path: path)
             for _ in 0..<n {
                 if postgis {
                     let store = try PostGISStore(url: path, readOnly: true)
@@ -41,13 +46,14 @@ public final class EngineSnapshot: @unchecked Sendable {
                     if provider.isConcurrent { shared = engine }
                     opened.append(
                         EngineLane(
-                            engine: engine, place: { try cache.place(id: $0) },
+                            engine: languages!.dispatching(engine), place: { try cache.place(id: $0) },
                             generation: { try cache.generation() }, count: { try cache.count() }))
                 }
             }
             let generations = Set(try opened.map { try $0.generation() })
             if generations.count == 1 {
                 generation = generations.first!
+                self.languages = languages
                 count = try opened[0].count()
                 laneCount = n
                 lanes = LanePool(opened)
@@ -102,6 +108,9 @@ public final class EngineSnapshot: @unchecked Sendable {
         _ query: PlaceQuery, timeout: Duration,
         _ answer: @escaping @Sendable (EngineLane, PlaceQuery) throws -> QueryAnswer
     ) async throws -> QueryAnswer {
+        if languages == nil, query.language != .ko {
+            throw APIError(.badRequest, parameter: "lang", "the PostGIS engine holds the Korean places only")
+        }
         let rows = query.page.multipliedReportingOverflow(by: query.limit)
         let small = !rows.overflow && rows.partialValue >= 1 && rows.partialValue <= Self.smallRows
         if inline, !small, let probe = Self.countingPage(of: query),

@@ -86,7 +86,9 @@ struct PlacesAPI: Sendable {
     /// With `--fallback`: makes sure the cache holds the area of a circle query (`UpstreamAreas.cover`),
     /// nil when it does, else why the answer is partial (`Nearby-Partial`). Other shapes are not asked.
     func cover(_ query: PlaceQuery) async -> UpstreamAreas.Partial? {
-        guard let upstream, let center = query.center, case .radius(let r) = query.shape else { return nil }
+        // The upstream fills in the Korean places; another language's query is answered from the cache.
+        guard let upstream, query.language == .ko, let center = query.center, case .radius(let r) = query.shape
+        else { return nil }
         return await upstream.cover(lat: center.lat, lon: center.lon, radius: r)
     }
 

@@ -40,9 +40,17 @@ struct TourAPI: Sendable {
             }
             if let nearby = Self.mapped[name], !value.isEmpty {
                 let popular = operation.generation == .one && name == "arrange"
-                pairs.append((nearby, popular ? Self.popularOrders[value.uppercased()] ?? value : value))
+                var sent = popular ? Self.popularOrders[value.uppercased()] ?? value : value
+                // (The festival and stay lists ignore it: they answer their one type.)
+                if name == "contentTypeId", operation.language != .ko,
+                    operation.kind != .festivalList, operation.kind != .stayList
+                {
+                    sent = try Self.storedContentTypes(sent, operation.language)
+                }
+                pairs.append((nearby, sent))
             }
         }
+        if operation.language != .ko { pairs.append(("lang", operation.language.code)) }
         for (names, parameter) in Self.levels {
             if let code = names.lazy.compactMap({ given[$0] }).first(where: { !$0.isEmpty }) {
                 pairs.append((parameter, code))
@@ -100,13 +108,14 @@ struct TourAPI: Sendable {
         var query = try parse(pairs)
         query.countsTotal = true  // TourAPI's envelope always carries totalCount
         var partial: UpstreamAreas.Partial?
-        if operation.kind == .locationList { partial = await api.cover(query) }
+        if operation.kind == .locationList, operation.language == .ko { partial = await api.cover(query) }
         // A page of more than `PlacesAPI.streamAbove` rows streams as `/v1/places` does: its rows
         // without records, fetched a chunk at a time as the envelope is written, among the large answers.
         let (_, answer, ticket) = try await api.page(query)
         let withDistance = operation.kind == .locationList
         let eventDates = operation.kind == .festivalList
         let generation = operation.generation
+        let language = operation.language
         let footer = Self.footer(
             numOfRows: query.limit, pageNo: answer.page, totalCount: answer.total ?? 0, format: format)
         let write: @Sendable (StdoutBlocks) throws -> Void = { blocks in
@@ -120,8 +129,8 @@ struct TourAPI: Sendable {
                     if i > 0, format == .json { blocks.bytes.append(UInt8(ascii: ",")) }
                     Self.appendItem(
                         Self.fields(
-                            place.pointee, generation, dist: withDistance ? answer.distance(at: i) : nil,
-                            eventDates: eventDates),
+                            place.pointee, generation, language,
+                            dist: withDistance ? answer.distance(at: i) : nil, eventDates: eventDates),
                         format: format, to: &blocks.bytes)
                     try blocks.flushIfFull()
                 }
@@ -142,6 +151,23 @@ struct TourAPI: Sendable {
             e.parameter = e.parameter.map { p in Self.mapped.first { $0.value == p }?.key ?? Self.combined[p] ?? p }
             throw e
         }
+    }
+
+    /// A language service's `contentTypeId` (its own numbers, `TourLanguage.serviceContentTypeIDs`; a
+    /// list of them too) as the stored Korean ones; another number is refused (`10`), saying the service's.
+    static func storedContentTypes(_ value: String, _ language: TourLanguage) throws -> String {
+        var out: [String] = []
+        for item in value.split(separator: ",", omittingEmptySubsequences: false) {
+            let text = item.trimmingCharacters(in: .whitespaces)
+            guard let n = Int(text), language.serviceContentTypeIDs.contains(n) else {
+                let known = language.serviceContentTypeIDs.map(String.init).joined(separator: ", ")
+                throw APIError(
+                    .badRequest, parameter: "contentTypeId",
+                    "\(MessageText.quoted(text)) is not one of \(language.service)'s content types (\(known))")
+            }
+            out.append(String(language.storedContentType(n)))
+        }
+        return out.joined(separator: ",")
     }
 
     /// The envelope's two forms: TourAPI's JSON (`_type=json`) and its XML (`_type` absent, empty or
@@ -273,16 +299,17 @@ struct TourAPI: Sendable {
     /// event dates for festivals (searchFestival, detailCommon2, the sync list). KorService2 writes the
     /// legal-dong and new classification codes after the common fields; KorService1 has `booktour` (empty
     /// here: the cache does not keep it) and not those.
-    static func fields(_ p: Place, _ generation: TourOperation.Generation = .two, dist: Double?, eventDates: Bool)
-        -> [(String, String)]
-    {
+    static func fields(
+        _ p: Place, _ generation: TourOperation.Generation = .two, _ language: TourLanguage = .ko, dist: Double?,
+        eventDates: Bool
+    ) -> [(String, String)] {
         var fields: [(String, String)] = [
             ("addr1", p.addr ?? ""), ("addr2", ""), ("areacode", p.areacode ?? ""),
         ]
         if generation == .one { fields.append(("booktour", "")) }
         fields += [
             ("cat1", p.cat1 ?? ""), ("cat2", p.cat2 ?? ""), ("cat3", p.cat3 ?? ""),
-            ("contentid", p.id), ("contenttypeid", String(p.category)),
+            ("contentid", language.contentID(p.id)), ("contenttypeid", String(language.serviceContentType(p.category))),
             ("createdtime", p.created ?? ""), ("firstimage", p.image ?? ""), ("firstimage2", ""),
             ("cpyrhtDivCd", ""), ("mapx", "\(p.lon)"), ("mapy", "\(p.lat)"), ("mlevel", ""),
             ("modifiedtime", p.modified ?? ""), ("sigungucode", p.sigungucode ?? ""), ("tel", p.tel ?? ""),

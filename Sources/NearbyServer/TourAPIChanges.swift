@@ -7,7 +7,8 @@ import NearbyKit
 /// TourAPI. Each item is the list item of the place as it is (or was, when removed) with `showflag`
 /// `1`, or `0` for a removed place; `modifiedtime` selects by when the cache changed the place (a
 /// prefix of its Korean `yyyyMMddHHmmss`: `YYYY`, `YYYYMM` or `YYYYMMDD`), while the item's own
-/// `modifiedtime` stays the place's. The same filters as `areaBasedList2` (content type, area,
+/// `modifiedtime` stays the place's. A language service's list holds its language's places only
+/// (`TourLanguage`), in its content type numbers. The same filters as `areaBasedList2` (content type, area,
 /// classification, legal-dong codes), paged as the details are; the order is the history's: cached
 /// places as they were first stored, then removed ones by id.
 extension TourAPI {
@@ -39,18 +40,21 @@ extension TourAPI {
         let filter = try parse(pairs).filter
         let path = engine.path
         let generation = operation.generation
+        let language = operation.language
         let (skip, overflow) = (page - 1).multipliedReportingOverflow(by: rows)
         let (items, total) = try await engine.current.withLane(small: false, timeout: options.requestTimeout) { _, _ in
             let cache = try PlaceCache(path: path, readOnly: true)
             var items: [[(String, String)]] = []
             var total = 0
             try cache.forEachChange(prefix: prefix, side: side) { change in
-                guard Self.passes(change.place, filter) else { return }
+                guard TourLanguage.of(id: change.place.id) == language, Self.passes(change.place, filter) else {
+                    return
+                }
                 defer { total += 1 }
                 guard !overflow, total >= skip, items.count < rows else { return }
                 let p = change.place
                 items.append(
-                    Self.fields(p, generation, dist: nil, eventDates: p.category == 15) + [
+                    Self.fields(p, generation, language, dist: nil, eventDates: p.category == 15) + [
                         ("showflag", change.removed ? "0" : "1")
                     ])
             }

@@ -12,7 +12,13 @@ extension TourAPI {
         let (rows, page) = try paging(given)
         var flags: [String: Bool] = [:]
         for name in operation.flags { flags[name] = try Self.flag(name, given[name]) }
-        let place = try await engine.current.place(id: id, timeout: options.requestTimeout)
+        // A service's contentId names a place of its language: the cached id carries the language's prefix,
+        // and a Korean service never answers another language's place.
+        let stored = operation.language.storedID(id)
+        var place: Place?
+        if TourLanguage.of(id: stored) == operation.language {
+            place = try await engine.current.place(id: stored, timeout: options.requestTimeout)
+        }
         let items = place.map { Self.detailItems(operation, $0, flags: flags) } ?? []
         return Self.page(items, rows: rows, page: page, format: format)
     }
@@ -81,7 +87,7 @@ extension TourAPI {
     static func detailItems(_ operation: TourOperation, _ p: Place, flags: [String: Bool]) -> [[(String, String)]] {
         switch operation.kind {
         case .common where operation.generation == .two:
-            return [fields(p, .two, dist: nil, eventDates: p.category == 15) + detailOnly]
+            return [fields(p, .two, operation.language, dist: nil, eventDates: p.category == 15) + detailOnly]
         case .common:
             let known = Dictionary(
                 fields(p, .one, dist: nil, eventDates: false) + [("homepage", ""), ("telname", ""), ("overview", "")],
@@ -95,7 +101,8 @@ extension TourAPI {
             guard flags["imageYN"] != false, let image = p.image, !image.isEmpty else { return [] }
             return [
                 [
-                    ("contentid", p.id), ("imgname", ""), ("originimgurl", image), ("serialnum", "1"),
+                    ("contentid", operation.language.contentID(p.id)), ("imgname", ""), ("originimgurl", image),
+                    ("serialnum", "1"),
                     ("smallimageurl", image), ("cpyrhtDivCd", ""),
                 ]
             ]

@@ -1,3 +1,5 @@
+import NearbyKit
+
 /// One TourAPI operation `nearby serve` answers under the public service's path: its service, its
 /// name, what it does (`Kind`), which generation's item fields it writes and what it requires.
 /// docs/tourapi-compat.md lists every operation of the services, served or not, and why.
@@ -27,6 +29,9 @@ struct TourOperation: Sendable, Hashable {
     let name: String
     let kind: Kind
     let generation: Generation
+    /// The language of the service's places: Korean, or a language service's (EngService2, …), answered
+    /// from the places synced from it, with its own content type numbers (`TourLanguage`).
+    var language = TourLanguage.ko
 
     var path: String { TourAPI.root + service + "/" + name }
 
@@ -63,8 +68,9 @@ extension TourAPI {
     /// Whether `path` is TourAPI's (its errors get TourAPI's envelope, an unknown one code `12`).
     static func owns(_ path: some StringProtocol) -> Bool { path.hasPrefix(root) }
 
-    /// Every operation served: KorService2's and KorService1's lists, details and area codes, and the
-    /// barrier-free (KorWithService2) and pet (KorPetTourService2, KorService2) details.
+    /// Every operation served: KorService2's and KorService1's lists, details and area codes, the
+    /// barrier-free (KorWithService2) and pet (KorPetTourService2, KorService2) details, and the language
+    /// services' (EngService2, …) lists, details and change lists.
     static let served: [TourOperation] = {
         let names: [(String, TourOperation.Kind)] = [
             ("locationBasedList", .locationList), ("areaBasedList", .areaList), ("searchKeyword", .keywordList),
@@ -85,6 +91,15 @@ extension TourAPI {
         out.append(.init(service: "KorService2", name: "detailPetTour2", kind: .pet, generation: .two))
         out.append(.init(service: "KorWithService2", name: "detailWithTour2", kind: .barrierFree, generation: .two))
         out.append(.init(service: "KorPetTourService2", name: "detailPetTour2", kind: .pet, generation: .two))
+        // The language services' lists, details and change lists, as KorService2's (their code lists are
+        // not served: the names shipped are Korean).
+        for language in TourLanguage.allCases where language != .ko {
+            for (name, kind) in names where kind != .areaCodes && kind != .serviceCategoryCodes {
+                out.append(
+                    .init(service: language.service, name: name + "2", kind: kind, generation: .two, language: language)
+                )
+            }
+        }
         return out
     }()
 

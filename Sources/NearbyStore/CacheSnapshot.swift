@@ -90,7 +90,7 @@ public enum CacheSnapshot {
             return try IndexSnapshot.engine(path, wanted: wanted, cursorKey: key) { try fetch($0, from: cache) }
         } catch let error as IndexSnapshot.Problem {
             report("cannot use the index snapshot \(path): \(error); answering from memory (slower)")
-            return MemoryEngine(places: try cache.allPlaces(), generation: wanted.generation, cursorKey: key)
+            return MemoryEngine(places: try cache.places(of: .ko), generation: wanted.generation, cursorKey: key)
         }
     }
 
@@ -118,6 +118,8 @@ public enum CacheSnapshot {
             let s = try cache.connection.prepare("SELECT \(PlaceCache.rowColumns) FROM places")
             func text(_ field: PlaceField) -> String? { s.text(Int32(field.rawValue)) }
             while try s.step() {
+                // The snapshot holds the Korean places; a language's are answered apart (`TourLanguage`).
+                guard TourLanguage.isKorean(id: text(.id) ?? "") else { continue }
                 do { try PlaceCache.verifyChecksum(s) } catch {
                     throw PlaceCacheError.damaged(
                         path: cache.path, row: PlaceCache.rowName(s), field: error.field, reason: error.reason)

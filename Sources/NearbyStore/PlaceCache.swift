@@ -401,6 +401,39 @@ public final class PlaceCache {
         return places
     }
 
+    /// The cached places of one language (`TourLanguage`): the Korean ones (ids without a language
+    /// prefix), or those whose ids carry `language`'s prefix (a range of the id index).
+    public func places(of language: TourLanguage) throws -> [Place] {
+        var places: [Place] = []
+        if language == .ko {
+            try eachPlace("SELECT \(Self.rowColumns) FROM places") {
+                if TourLanguage.isKorean(id: $0.id) { places.append($0) }
+            }
+            return places
+        }
+        // The prefix ends in `:`, and `;` is the byte after it: every id with the prefix sorts between.
+        let low = language.idPrefix
+        let high = String(low.dropLast()) + ";"
+        try eachPlace(
+            "SELECT \(Self.rowColumns) FROM places WHERE id >= ?1 AND id < ?2",
+            bind: {
+                try $0.bind(1, low)
+                try $0.bind(2, high)
+            }
+        ) { places.append($0) }
+        return places
+    }
+
+    /// `places(of:)` with the generation and cursor key they were read at, in one read: what an
+    /// engine of the language's places is made from (`LanguageEngines`).
+    public func snapshot(of language: TourLanguage) throws -> (
+        places: [Place], generation: Int64, cursorKey: PageCursor.Key
+    ) {
+        do { try connection.execute("BEGIN") } catch { throw PlaceCacheError(error, path: path) }
+        defer { try? connection.execute("COMMIT") }
+        return (try places(of: language), try generation(), try cursorKey())
+    }
+
     /// Calls `body` with every cached place in id order (byte order of the UTF-8 ids), streaming: the
     /// export path, which must not hold a million places in memory.
     public func forEachPlaceByID(_ body: (Place) throws -> Void) throws {

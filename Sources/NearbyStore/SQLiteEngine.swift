@@ -34,7 +34,7 @@ public final class SQLiteEngine: QueryEngine {
             } else if let box = q.filter.bbox ?? q.filter.region?.box {
                 places = try candidates(in: Self.split(box))
             } else {
-                places = try cache.allPlaces()
+                places = try cache.places(of: .ko)
             }
             return try MemoryEngine(places: places, generation: generation, cursorKey: cursorKey, indexed: false).run(q)
         }
@@ -72,15 +72,17 @@ public final class SQLiteEngine: QueryEngine {
         return answer
     }
 
+    /// The Korean places in the boxes (a language's places are answered apart: `TourLanguage`).
     private func candidates(in boxes: [GeoBox]) throws -> [Place] {
         if boxes.count == 1 {
             let b = boxes[0]
             return try cache.candidates(minLon: b.minLon, minLat: b.minLat, maxLon: b.maxLon, maxLat: b.maxLat)
+                .filter { TourLanguage.isKorean(id: $0.id) }
         }
         var seen = Set<String>()
         return try boxes.flatMap {
             try cache.candidates(minLon: $0.minLon, minLat: $0.minLat, maxLon: $0.maxLon, maxLat: $0.maxLat)
-        }.filter { seen.insert($0.id).inserted }
+        }.filter { TourLanguage.isKorean(id: $0.id) && seen.insert($0.id).inserted }
     }
 
     /// Longer than any distance on the Earth under every model (half the equator is 20,037,508 m).

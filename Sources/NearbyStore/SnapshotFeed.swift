@@ -42,7 +42,8 @@ public final class SnapshotFeed: @unchecked Sendable {
 
     /// Adds a place the write inserted.
     func add(_ place: Place) {
-        guard isCollecting else { return }
+        // The snapshot holds the Korean places only (`TourLanguage`).
+        guard isCollecting, TourLanguage.isKorean(id: place.id) else { return }
         batch.append(place)
         if batch.count == Self.batchSize { handOver() }
     }

@@ -22,6 +22,7 @@ public final class TourAPIAreaFetch: @unchecked Sendable {
         self.options = options
         var importer = importer
         importer.format = .tourapi
+        importer.language = options.language
         self.importer = importer
         secrets = Secrets([options.serviceKey])
     }
@@ -71,7 +72,10 @@ public final class TourAPIAreaFetch: @unchecked Sendable {
                         ("radius", String(min(20_000, max(1, radius)))), ("arrange", "E"),
                         ("numOfRows", String(options.pageSize)), ("pageNo", String(page)),
                     ]
-                    if let type { parameters.append(("contentTypeId", type)) }
+                    if let type {
+                        let asked = Int(type).map { String(options.language.serviceContentType($0)) } ?? type
+                        parameters.append(("contentTypeId", asked))
+                    }
                     let operation = "\(options.service)/locationBasedList2"
                     let answer = try await fetcher.get(
                         TourAPISync.url(operation, parameters, options: options), judge: TourAPIAnswer.judge)

@@ -24,6 +24,7 @@ public enum TourDetail: String, CaseIterable, Sendable {
 public struct TourAPISyncOptions: Sendable {
     /// Everything before the service name.
     public var baseURL = "https://apis.data.go.kr/B551011"
+    /// The list service: KorService2, or a language's (`TourLanguage.service`: EngService2, …).
     public var service = "KorService2"
     public var serviceKey = ""
     /// `contentTypeId`s (empty: every type), one crawl each.
@@ -39,6 +40,9 @@ public struct TourAPISyncOptions: Sendable {
     public var maxRequests = 1000
     public var http = SyncHTTPOptions()
     public init() {}
+
+    /// The language `service` publishes (Korean for a service that is not a language's list service).
+    public var language: TourLanguage { TourLanguage(service: service) ?? .ko }
 
     /// `text` with the service key, in every form it is written, and every `serviceKey=` value replaced
     /// by `REDACTED`: for a caller that shows a sync's errors (the server's log and `/healthz`).
@@ -136,6 +140,7 @@ public final class TourAPISync: @unchecked Sendable {
         self.options = options
         var importer = importer
         importer.format = .tourapi
+        importer.language = options.language
         self.importer = importer
         secrets = Secrets([options.serviceKey])
         fetcher = SyncFetcher(
@@ -249,13 +254,14 @@ public final class TourAPISync: @unchecked Sendable {
                 var counted = SyncSummary()
                 var changed: [String] = []
                 var renamed: [String] = []
+                let language = options.language
                 for item in page.items {
-                    let cached = try cache.place(id: item.id)
+                    let cached = try cache.place(id: language.storedID(item.id))
                     if item.hidden {
                         if cached != nil { counted.deleted += 1 } else { counted.unchanged += 1 }
                         continue
                     }
-                    if let old = item.oldID, old != item.id, try cache.place(id: old) != nil {
+                    if let old = item.oldID, old != item.id, try cache.place(id: language.storedID(old)) != nil {
                         renamed.append(old)
                         counted.deleted += 1
                     }
@@ -360,7 +366,10 @@ public final class TourAPISync: @unchecked Sendable {
     private func fetchList(_ step: TourAPICheckpoint.Step, page: Int, full: Bool) async throws -> ListPage {
         var parameters = [("numOfRows", String(options.pageSize)), ("pageNo", String(page))]
         if full { parameters.append(("arrange", "C")) }
-        if let t = step.contentType { parameters.append(("contentTypeId", t)) }
+        if let t = step.contentType {
+            // The checkpoint keeps the types as given (Korean numbers); a language's service wants its own.
+            parameters.append(("contentTypeId", Int(t).map { String(options.language.serviceContentType($0)) } ?? t))
+        }
         if let a = step.area { parameters.append(("areaCode", a)) }
         if let l = step.ldong {
             parameters.append(("lDongRegnCd", String(l.prefix(2))))

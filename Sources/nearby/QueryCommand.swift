@@ -139,11 +139,15 @@ struct QueryCommand: ParsableCommand {
             throw UsageError("--engine postgis needs a database: --pg URL or $NEARBY_PG")
         }
         if let url = engine == nil || engine == .postgis ? postgis.url(db: cache.db) : nil {
+            if jobs.contains(where: { $0.query.language != .ko }) {
+                throw UsageError("--lang: the PostGIS engine holds the Korean places only; query the cache")
+            }
             queryEngine = try PostGISEngine.open(url: url)
         } else {
-            queryEngine = try (self.engine ?? .snapshot).open(try cache.open(readOnly: true)) {
-                StandardError.write("nearby query: \($0)")
-            }
+            // Korean queries on the engine asked for, another language's on that language's places.
+            let opened = try cache.open(readOnly: true)
+            queryEngine = LanguageEngines(path: opened.path).dispatching(
+                try (self.engine ?? .snapshot).open(opened) { StandardError.write("nearby query: \($0)") })
         }
         var out = PlaceWriter(format: format, fields: selection, meta: meta)
         out.personalFields = personalFields

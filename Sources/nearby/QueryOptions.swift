@@ -40,6 +40,7 @@ struct QueryOptions: ParsableArguments {
     @Option(help: help("pet")) var pet: [String] = []
     @Option(help: help("total")) var total: String?
     @Flag(help: ArgumentHelp(QueryParameters.parameter(named: "explain")!.help)) var explain = false
+    @Option(help: help("lang")) var lang: String?
     @Option(help: help("user")) var user: String?
     @Flag(help: flagHelp("bookmarked")) var bookmarked = false
     @Option(name: .customLong("bookmarked-in"), help: help("bookmarked-in")) var bookmarkedIn: String?
@@ -96,6 +97,7 @@ struct QueryOptions: ParsableArguments {
         for p in pet { add("pet", p) }
         add("total", total)
         if explain { add("explain", "true") }
+        add("lang", lang)
         add("user", user)
         if bookmarked { add("bookmarked", "true") }
         add("bookmarked-in", bookmarkedIn)

@@ -186,6 +186,10 @@ struct ServeCommand: ParsableCommand {
                 throw ValidationError("--sync and --fallback write the cache file: not with --engine postgis or --pg")
             }
         }
+        if fallback != nil, tourapi.language != .ko {
+            throw ValidationError(
+                "--fallback tourapi fills in Korean location queries: not with --service \(tourapi.language.service)")
+        }
     }
 
     /// `24h`, `90m`, `1d`, `3600s` or `3600` (seconds): from 1 s to 365 days, or nil.

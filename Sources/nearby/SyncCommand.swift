@@ -129,10 +129,26 @@ struct TourAPISyncFlags: ParsableArguments {
     @Option(help: ArgumentHelp("Everything before the service name.", valueName: "url"))
     var baseURL = "https://apis.data.go.kr/B551011"
 
-    @Option(help: "The list service.")
-    var service = "KorService2"
+    @Option(
+        help: ArgumentHelp(
+            "The list service: KorService2 (default), or a language's: EngService2, JpnService2, ChsService2, ChtService2, GerService2, FreService2, SpnService2, RusService2.",
+            valueName: "name"))
+    var service: String?
 
-    @Option(help: ArgumentHelp("Content types (contentTypeId), e.g. 12,39; default all.", valueName: "ids"))
+    @Option(
+        help: ArgumentHelp(
+            "The language, as --service spells it: ko, en, ja, zh-CN, zh-TW, de, fr, es, ru.", valueName: "code"))
+    var lang: String?
+
+    /// The language asked by `--service` or `--lang` (Korean when neither); `validate` refuses a conflict.
+    var language: TourLanguage {
+        service.flatMap(TourLanguage.init(service:)) ?? lang.flatMap(TourLanguage.init(code:)) ?? .ko
+    }
+
+    @Option(
+        help: ArgumentHelp(
+            "Content types (contentTypeId), e.g. 12,39, in Korean numbers (a language's service is sent its own); default all.",
+            valueName: "ids"))
     var contentType: [String] = []
 
     @Option(help: ArgumentHelp("TourAPI area codes (areaCode), e.g. 1,6.", valueName: "codes"))
@@ -153,6 +169,31 @@ struct TourAPISyncFlags: ParsableArguments {
     func validate() throws {
         guard (1...1000).contains(pageSize) else { throw ValidationError("--page-size must be 1…1000") }
         guard areacode.isEmpty || ldong.isEmpty else { throw ValidationError("give --areacode or --ldong, not both") }
+        let services = TourLanguage.allCases.map(\.service).joined(separator: ", ")
+        if let service, TourLanguage(service: service) == nil {
+            throw ValidationError("--service \(service): not a list service (use \(services))")
+        }
+        if let lang {
+            guard let asked = TourLanguage(code: lang) else {
+                let codes = TourLanguage.allCases.map(\.code).joined(separator: ", ")
+                throw ValidationError("--lang \(lang): not a language of TourAPI's (use \(codes))")
+            }
+            if let service, let named = TourLanguage(service: service), named != asked {
+                throw ValidationError(
+                    "--service \(service) publishes \(named.code), not \(asked.code): give one of them, or both agreeing"
+                )
+            }
+        }
+        if language != .ko {
+            for kind in commaList(details) where kind != TourDetail.common.rawValue {
+                throw ValidationError(
+                    "--details \(kind): KorWithService2 and KorPetTourService2 describe Korean places only; \(language.service) takes common"
+                )
+            }
+            for code in commaList(contentType) where code == "25" {
+                throw ValidationError("--content-type 25: travel courses are published in Korean only")
+            }
+        }
         for kind in commaList(details) where TourDetail(rawValue: kind) == nil {
             if kind == "intro" || kind == "images" {
                 throw ValidationError(
@@ -179,7 +220,7 @@ struct TourAPISyncFlags: ParsableArguments {
         options.serviceKey = try readSecret(
             flag: serviceKey, file: serviceKeyFile, environment: "TOURAPI_SERVICE_KEY", flagName: "--service-key")
         options.baseURL = baseURL
-        options.service = service
+        options.service = language.service
         options.contentTypes = commaList(contentType)
         options.areaCodes = commaList(areacode)
         options.ldongs = commaList(ldong)
@@ -198,18 +239,20 @@ struct TourAPISyncFlags: ParsableArguments {
 struct TourAPISyncCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tourapi",
-        abstract: "Fetch TourAPI's places (KorService2): a full crawl first, then what changed.",
+        abstract: "Fetch TourAPI's places (KorService2 or a language's): a full crawl first, then what changed.",
         discussion: """
             The first run pages through areaBasedList2; later runs ask areaBasedSyncList2 what changed \
             since the last complete sync (a day of overlap), remove withdrawn places (showflag 0), follow \
             renamed ones (oldContentid), and fetch --details only for new or changed places. The key is \
             never printed: URLs show it as REDACTED. nearby serve --sync tourapi runs the same sync in \
-            the background, with the same flags.
+            the background, with the same flags. --service EngService2 (or --lang en, and the other \
+            languages) keeps that language's places beside the Korean ones, queried with --lang en.
 
             Examples:
               export TOURAPI_SERVICE_KEY=...
               nearby sync tourapi --db places.sqlite --content-type 12,39
               nearby sync tourapi --areacode 1 --details barrier-free,pet
+              nearby sync tourapi --lang en --content-type 12,39
             """)
 
     @OptionGroup var cache: CacheOptions

@@ -21,7 +21,7 @@ import Testing
         "distance": ("haversine", "geodesic"), "region": ("11110", "11140"),
         "cat": ("A05", "A05020900"), "lcls": ("FD", "FD05"), "ldong": ("11", "11110"), "kakao-category": ("CE7", "FD6"),
         "pet": ("all", "some"),
-        "explain": ("true", "false"), "total": ("exact", "none"),
+        "explain": ("true", "false"), "total": ("exact", "none"), "lang": ("en", "ja"),
         "user": ("ana", "bo"), "bookmarked": ("true", "false"), "bookmarked-in": ("default", "seoul"),
         "min-rating": ("3", "4.5"), "has-memo": ("true", "false"), "visited": ("true", "false"),
         "not-visited": ("true", "false"), "keyword-in": ("title,memo", "memo"), "no-history": ("true", "false"),

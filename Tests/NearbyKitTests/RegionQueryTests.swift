@@ -97,7 +97,7 @@ import Testing
         ]
         let notFilters: Set = [
             "lat", "lon", "radius", "knn", "sort", "arrange", "limit", "page", "cursor", "distance", "region",
-            "explain", "total",
+            "explain", "total", "lang",
         ]
         for parameter in QueryParameters.all where !notFilters.contains(parameter.name) {
             #expect(samples[parameter.name] != nil, "no sample for the filter \(parameter.name): add one here")

@@ -292,7 +292,7 @@ extension RealServer {
         @Test func testOperationsAndServicesNotServed() throws {
             for target in [
                 "/B551011/KorPetTourService2/areaBasedList2?_type=json", "/B551011/KorWithService2/areaCode2",
-                "/B551011/EngService2/areaBasedList2", "/B551011/KorService2/", "/B551011/KorService9/detailCommon9",
+                "/B551011/EngService2/areaCode2", "/B551011/KorService2/", "/B551011/KorService9/detailCommon9",
             ] {
                 let r = try server.http.get(target)
                 #expect(r.status == 404, "\(target)")

@@ -66,6 +66,9 @@ public struct ClusterRequest: Sendable, Hashable {
             }
         }
         var request = ClusterRequest(query: try QueryParameters.parse(rest, areas: areas))
+        if request.query.language != .ko {
+            throw RequestError(parameter: "lang", reason: "clusters hold the Korean places only; use /v1/places")
+        }
         func integer(_ name: String, _ range: ClosedRange<Int>) throws(RequestError) -> Int? {
             guard let text = own[name] else { return nil }
             guard let v = DecimalNumber.integer(text) else {

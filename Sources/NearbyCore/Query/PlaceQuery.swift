@@ -41,6 +41,10 @@ public struct PlaceQuery: Sendable, Hashable {
     /// sorted page stops once it is full: a filter no statistic answers (a keyword, a code family) then
     /// costs the rows of the page, not a count of every place. Changes no row.
     public var countsTotal = true
+    /// The language whose places answer (`TourLanguage`: Korean, the default, or one synced from a
+    /// language service). The engines over a cache hold the Korean places; the caller (NearbyKit, the
+    /// server) runs another language's query on that language's engine.
+    public var language = TourLanguage.ko
     /// The user and the conditions on that user's data (`PersonalFilter`); unset for a public query.
     public var personal = PersonalFilter()
     /// The user's data the engine consults when `usesPersonalData` (attached by NearbyKit's

@@ -125,6 +125,10 @@ public enum QueryParameters {
             "explain", "",
             "Report the plan (spatial index first, order walk, column scan, statistics) and the rows it read.",
             flag: true),
+        Parameter(
+            "lang", "code",
+            "The language of the places: ko (default), or one synced from TourAPI's language services: en, ja, zh-CN, zh-TW, de, fr, es, ru. Their titles and addresses; --category keeps the Korean content type ids."
+        ),
         Parameter("user", "name", "Whose bookmarks, ratings, memos, visits and history the query reads (default me)."),
         Parameter("bookmarked", "", "Only places the user bookmarked, in any list.", flag: true),
         Parameter("bookmarked-in", "list", "Only places the user bookmarked in this list."),
@@ -221,6 +225,7 @@ public enum QueryParameters {
         if q.distance != .haversine { add("distance", q.distance.description) }
         if !q.countsTotal { add("total", "none") }
         if q.explain { add("explain", "true") }
+        if q.language != .ko { add("lang", q.language.code) }
         let p = q.personal
         if p.user != PersonalFilter.defaultUser { add("user", p.user) }
         if p.bookmarked { add("bookmarked", "true") }
@@ -430,6 +435,16 @@ public enum QueryParameters {
             case "none": q.countsTotal = false
             case let other?:
                 throw RequestError(parameter: "total", reason: "\(MessageText.quoted(other)) is not exact or none")
+            }
+            if let code = one("lang") {
+                guard let language = TourLanguage(code: code) else {
+                    throw RequestError(
+                        parameter: "lang",
+                        reason:
+                            "\(RequestError.quoted(code)) is not a language (ko, \(TourLanguage.allCases.dropFirst().map(\.code).joined(separator: ", ")))"
+                    )
+                }
+                q.language = language
             }
             q.personal = try personal()
             if let problem = q.problem { throw problem }

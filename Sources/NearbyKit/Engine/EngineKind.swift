@@ -23,7 +23,7 @@ public enum EngineKind: String, CaseIterable, Sendable {
         case .sqlite: return SQLiteEngine(cache: cache, cursorKey: try cache.cursorKey())
         case .memory:
             return MemoryEngine(
-                places: try cache.allPlaces(), generation: try cache.generation(), cursorKey: try cache.cursorKey())
+                places: try cache.places(of: .ko), generation: try cache.generation(), cursorKey: try cache.cursorKey())
         case .postgis:
             throw UsageError(
                 "--engine postgis reads a PostgreSQL database, not a cache: give --pg URL or set NEARBY_PG")

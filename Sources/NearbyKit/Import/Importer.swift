@@ -37,6 +37,10 @@ public struct Importer {
     public var regions: (() throws -> RegionIndex)?
     /// Told about each place whose codes disagree with its coordinates (`file:line: lDongRegnCd: …`).
     public var onCodeWarning: (RecordError) -> Void = { _ in }
+    /// The language of the records read (a TourAPI language service's answers): each record's id becomes
+    /// the language's cached id (`en:264337`, also for deletes and details) and each content type its
+    /// Korean number (`TourLanguage`). Korean (the default) keeps records as they are.
+    public var language = TourLanguage.ko
 
     public init(format: ImportFormat? = nil, strict: Bool = false) {
         self.format = format
@@ -177,7 +181,7 @@ public struct Importer {
             input.bytes, file: input.name, format: input.format, encoding: encoding, strict: strict,
             maxRecordBytes: maxRecordBytes,
             emit: { item in
-                batch.append(item)
+                batch.append(language == .ko ? item : Self.record(item, in: language))
                 if batch.count == Self.batchSize { try send() }
                 records += 1
                 if records % 100_000 == 0 { onProgress("\(input.name): \(records) records") }
@@ -190,6 +194,22 @@ public struct Importer {
         try send()  // the last batch goes in flight, the one before it is written
         try send()  // and then the last
         return ImportSummary.File(name: input.name, format: format, records: records, rejected: rejected)
+    }
+
+    /// `item` of a language service's answer as the cache keeps it: the language's id, the Korean content type.
+    static func record(_ item: LineRecord, in language: TourLanguage) -> LineRecord {
+        var item = item
+        switch item.record {
+        case .upsert(var place):
+            place.id = language.storedID(place.id)
+            place.category = language.storedContentType(place.category)
+            item.record = .upsert(place)
+        case .delete(let id): item.record = .delete(id: language.storedID(id))
+        case .detail(var detail):
+            detail.id = language.storedID(detail.id)
+            item.record = .detail(detail)
+        }
+        return item
     }
 
     /// Records per batch: a few hundred KB of places, enough that handing a batch to another thread

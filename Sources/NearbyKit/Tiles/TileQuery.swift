@@ -36,6 +36,9 @@ public struct TileQuery: Sendable, Hashable {
                 parameter: personal?.name,
                 reason: "tiles show public places only; a user's places are on /v1/clusters and /v1/places")
         }
+        if query.language != .ko {
+            throw RequestError(parameter: "lang", reason: "tiles show the Korean places only; use /v1/places")
+        }
         query.limit = 0
         query.countsTotal = false
         box = query.filter.bbox

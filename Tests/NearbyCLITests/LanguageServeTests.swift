@@ -1,0 +1,118 @@
+import Foundation
+import NearbyReplay
+import NearbyTestSupport
+import Testing
+
+/// The language services end to end, as processes: `nearby sync tourapi --service EngService2` from the
+/// replay server beside a Korean sync, `nearby query --lang en`, and `nearby serve`'s EngService2
+/// operations and `/v1/places?lang=en`.
+@Suite(.serialized) struct LanguageServeTests {
+    static let english = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("NearbySyncTests/Fixtures/EngService2").path
+
+    /// A cache with the Korean fixtures and the English pages synced into it, by `nearby sync tourapi`.
+    static func synced(_ folder: TempFolder) throws -> String {
+        var korean = ReplayCatalog()
+        try korean.addPlaces(fromFile: SyncCommandTests.realData + "/bare-array.json")
+        var english = ReplayCatalog()
+        try english.addPlaces(fromFile: Self.english + "/areaBasedList2-page1.json")
+        try english.addPlaces(fromFile: Self.english + "/areaBasedList2-page2.json")
+        let replay = ReplayServer(catalog: korean, languages: ["EngService2": english], serviceKey: "k")
+        try replay.start()
+        let db = folder.file("places.sqlite")
+        let flags = ["sync", "tourapi", "--db", db] + ServeSyncTests.upstream(replay)
+        for extra in [[], ["--service", "EngService2"], ["--lang", "en"]] {
+            let result = try CLIRunner.run(flags + extra, environment: ["TOURAPI_SERVICE_KEY": "k"])
+            #expect(result.status == 0, "\(extra): \(result.stderr)")
+        }
+        #expect(replay.requests.contains { $0.hasPrefix("/B551011/EngService2/areaBasedList2") })
+        return db
+    }
+
+    @Test func aConflictingServiceAndLanguageIsAUsageError() throws {
+        let folder = try TempFolder()
+        for flags in [
+            ["--service", "EngService2", "--lang", "ja"], ["--lang", "xx"], ["--service", "KorService9"],
+            ["--lang", "en", "--details", "pet"], ["--lang", "de", "--content-type", "25"],
+        ] {
+            let result = try CLIRunner.run(
+                ["sync", "tourapi", "--db", folder.file("x.sqlite"), "--base-url", "http://127.0.0.1:9/B551011"]
+                    + flags, environment: ["TOURAPI_SERVICE_KEY": "k"])
+            #expect(result.status == 2, "\(flags): \(result.stderr)")
+        }
+    }
+
+    @Test func queriesAskTheLanguageAndTheServerAnswersItsServices() throws {
+        let folder = try TempFolder()
+        let db = try Self.synced(folder)
+        let around = ["--lat", "37.5760836609", "--lon", "126.9767375783", "--radius", "100", "--format", "jsonl"]
+        let korean = try CLIRunner.run(["query", "--db", db] + around)
+        #expect(korean.status == 0, "\(korean.stderr)")
+        #expect(korean.output.contains("경복궁") && !korean.output.contains("Gyeongbokgung"), "\(korean.output)")
+        let english = try CLIRunner.run(["query", "--db", db, "--lang", "en"] + around)
+        #expect(english.status == 0, "\(english.stderr)")
+        #expect(english.output.contains("Gyeongbokgung Palace (경복궁)"), "\(english.output)")
+        #expect(english.output.contains("161, Sajik-ro, Jongno-gu, Seoul"), "\(english.output)")
+        let bad = try CLIRunner.run(["query", "--db", db, "--lang", "xx"] + around)
+        #expect(bad.status == 2, "\(bad.stderr)")
+
+        let (run, http) = try ServeSyncTests.serve(["--db", db], key: "k")
+        defer {
+            kill(run.process.processIdentifier, SIGTERM)
+            _ = try? run.finish()
+        }
+        func items(_ target: String) throws -> (status: Int, body: [String: Any], items: [[String: Any]]) {
+            let answer = try http.get(target)
+            let body = (answer.json["response"] as? [String: Any])?["body"] as? [String: Any] ?? [:]
+            let list = (body["items"] as? [String: Any])?["item"] as? [[String: Any]] ?? []
+            return (answer.status, answer.json, list)
+        }
+        let near = "mapX=126.9767375783&mapY=37.5760836609&radius=2000&numOfRows=100&_type=json"
+        let located = try items("/B551011/EngService2/locationBasedList2?" + near)
+        #expect(located.status == 200, "\(located.body)")
+        let ids = located.items.compactMap { $0["contentid"] as? String }
+        #expect(ids.first == "264337", "\(ids)")
+        #expect(!ids.contains("126508"), "\(ids)")
+        #expect(located.items.first?["contenttypeid"] as? String == "76")
+        #expect(located.items.first?["title"] as? String == "Gyeongbokgung Palace (경복궁)")
+        // The service's own content type numbers are taken, and a Korean one is refused.
+        let restaurants = try items("/B551011/EngService2/locationBasedList2?contentTypeId=82&" + near)
+        #expect(restaurants.items.compactMap { $0["contentid"] as? String } == ["2495622"], "\(restaurants.body)")
+        #expect(restaurants.items.first?["contenttypeid"] as? String == "82")
+        let refused = try items("/B551011/EngService2/areaBasedList2?contentTypeId=12&_type=json")
+        #expect(refused.status == 400)
+        let header = (refused.body["response"] as? [String: Any])?["header"] as? [String: Any]
+        #expect(header?["resultCode"] as? String == "10", "\(refused.body)")
+        let transport = try items("/B551011/EngService2/areaBasedList2?contentTypeId=77&_type=json")
+        #expect(transport.items.compactMap { $0["contentid"] as? String } == ["2698640"], "\(transport.body)")
+        // Korean's list does not show the English places; English's detail is English's.
+        let koreanList = try items("/B551011/KorService2/locationBasedList2?" + near)
+        #expect(
+            Set(koreanList.items.compactMap { $0["contentid"] as? String }) == ["126508", "126511"],
+            "\(koreanList.body)")
+        let detail = try items("/B551011/EngService2/detailCommon2?contentId=264337&_type=json")
+        #expect(detail.items.first?["title"] as? String == "Gyeongbokgung Palace (경복궁)", "\(detail.body)")
+        #expect(detail.items.first?["contentid"] as? String == "264337")
+        #expect(try items("/B551011/KorService2/detailCommon2?contentId=264337&_type=json").items.isEmpty)
+        #expect(try items("/B551011/EngService2/detailCommon2?contentId=126508&_type=json").items.isEmpty)
+        // A language with nothing synced: TourAPI's empty page, not an error.
+        let japanese = try http.get("/B551011/JpnService2/areaBasedList2?_type=json")
+        #expect(japanese.status == 200)
+        #expect(japanese.text.contains(#""items":"""#), "\(japanese.text)")
+        #expect(japanese.text.contains(#""totalCount":0"#), "\(japanese.text)")
+        // XML, the service's default.
+        let xml = try http.get("/B551011/EngService2/areaBasedList2?contentTypeId=85")
+        #expect(xml.text.contains("<contentid>2784542</contentid>"), "\(xml.text)")
+        #expect(xml.text.contains("<contenttypeid>85</contenttypeid>"), "\(xml.text)")
+        // Nearby's own API through the one request parser: lang=en.
+        let v1 = try http.get("/v1/places?lat=37.5760836609&lon=126.9767375783&radius=100&lang=en")
+        let titles = (v1.json["places"] as? [[String: Any]])?.compactMap { $0["title"] as? String } ?? []
+        #expect(titles == ["Gyeongbokgung Palace (경복궁)"], "\(v1.text)")
+        #expect(try http.get("/v1/places?lang=xx").status == 400)
+        // Tiles and clusters hold the Korean places: a language is refused, not answered in Korean.
+        for target in ["/tiles/12/3493/1586.mvt?lang=en", "/v1/clusters?zoom=12&lang=en"] {
+            let refused = try http.get(target)
+            #expect(refused.status == 400 && refused.text.contains("lang"), "\(target): \(refused.text)")
+        }
+    }
+}

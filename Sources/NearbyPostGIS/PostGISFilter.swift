@@ -78,7 +78,7 @@ struct PostGISFilter {
                 }
                 let memos = PostGISStore.arrayLiteral(personal.memoMatchIDs(data, keyword: f.keyword!))
                 guard titleKeyword else {
-                    add("km", Self.idIn("?0"), [memos])
+                    add("me", Self.idIn("?0"), [memos])
                     break
                 }
                 keyword(KeywordMatcher(f.keyword!))
@@ -108,7 +108,7 @@ struct PostGISFilter {
         // comparisons first, so a row they reject never reaches the code prefixes' array scans or the
         // keyword's substring or regular expression (a page no row passes reads every row; with the
         // keyword first it ran the expression on each, several times the page's time).
-        let cost = ["ca": 1, "lc": 1, "ld": 1, "k": 2, "kr": 2, "km": 2, "kmm": 2, "krm": 2]
+        let cost = ["ca": 1, "lc": 1, "ld": 1, "k": 2, "kr": 2, "me": 2, "km": 2, "krm": 2]
         tests = tests.enumerated().sorted { a, b in
             (cost[a.element.tag] ?? 0, a.offset) < (cost[b.element.tag] ?? 0, b.offset)
         }.map(\.element)

@@ -247,6 +247,38 @@ import Testing
         #expect(nonEmpty > 10, "the sampled queries select something")
     }
 
+    /// Each personal condition alone and each keyword target, in turn on one connection (each set of SQL
+    /// tests is its own prepared statement), with and without a shape, give the memory engine's answer.
+    @Test func everyPersonalConditionAndKeywordTargetOnOneConnection() throws {
+        var g = QuerySampler(seed: 313)
+        let places = g.places(400)
+        let store = try PostGISEngineTests.database(places)
+        let data = g.personalData(user: "me", places: places, items: 300)
+        try store.restorePersonal(users: [], items: ["me": Self.records(data)], replace: true)
+        let postgis = try PostGISEngine(store: store)
+        let memory = MemoryEngine(places: places, generation: try store.generation(), cursorKey: postgis.cursorKey)
+        let memos = data.items.values.compactMap { $0.memo?.text }.sorted()
+        let memoWord = String(memos.first?.prefix(1) ?? "")
+        var cases: [[(String, String)]] = [
+            [("bookmarked", "true")], [("bookmarked-in", "food")], [("min-rating", "3.5")], [("has-memo", "true")],
+            [("visited", "true")], [("not-visited", "true")], [("sort", "-rating,title")], [("sort", "visited")],
+        ]
+        for target in ["title", "memo", "title,memo"] {
+            for keyword in [memoWord, "ㄱ"] { cases.append([("keyword", keyword), ("keyword-in", target)]) }
+        }
+        for pairs in cases {
+            for shape in [[], [("lat", "37.5665"), ("lon", "126.978"), ("radius", "20000")]] {
+                var q = try QueryParameters.parse(pairs + shape + [("limit", "0")])
+                q.personalData = PersonalDataRef(data)
+                let m = try memory.run(q)
+                #expect(Self.same(try postgis.run(q), m), "\(pairs) \(shape)")
+                if !pairs.contains(where: { $0.0 == "sort" || $0.0 == "not-visited" }) {
+                    #expect(m.total! > 0 && m.total! < places.count, "\(pairs) \(shape): selects some")
+                }
+            }
+        }
+    }
+
     /// The default dataset's first 20,000 places (ids 1…20,000 of `DefaultDataset.places()`; the whole
     /// takes seconds of CPU to generate and load) in PostGIS with generated users: random personal
     /// queries, with the data attached and read from the tables, give the memory engine's answers.

@@ -120,7 +120,8 @@ let package = Package(
         .testTarget(
             name: "NearbyServerTests",
             dependencies: [
-                "NearbyServer", "NearbyKit", "NearbyTestSupport", .product(name: "NIOPosix", package: "swift-nio"),
+                "NearbyServer", "NearbyKit", "NearbyPostGIS", "NearbyTestSupport",
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(

@@ -15,7 +15,10 @@ import NearbyStore
 ///   beyond 100 km also `ST_DWithin` on PostGIS's sphere with the same widened angle), the ids and
 ///   points back, exact distances here under the query's model, then the page's rows by id;
 /// - anything else (keyword, region, code families, pet, a projected model, orders mixing distance
-///   with other keys): the candidates narrowed by the tests SQL has, then `MemoryEngine` in scan mode.
+///   with other keys, personal conditions and sort keys): the candidates narrowed by the tests SQL has,
+///   then `MemoryEngine` in scan mode. A personal query's data is the one attached to it
+///   (`PlaceQuery.personalData`), else the user's rows of the personal tables (`PostGISPersonal.swift`),
+///   read once for the query; `PostGISFilter` narrows to the user's items when a condition needs one.
 /// `PlaceQuery.explain` gets PostgreSQL's plan of a keyset page, and the candidates read by the others.
 /// k nearest searches growing circles until one holds k matches, as `SQLiteEngine` does, from a
 /// first circle sized by a KNN search (`<->`) of the GiST index.
@@ -40,13 +43,15 @@ public final class PostGISEngine: QueryEngine {
 
     public func run(_ q: PlaceQuery) throws -> QueryAnswer {
         if let problem = q.problem { throw problem }
-        // The personal tables live in the SQLite cache only.
-        if q.usesPersonalData {
-            throw PersonalDataUnavailable(
-                "the postgis engine has no personal data (bookmarks, ratings, memos, visits); use --engine snapshot, memory or sqlite"
-            )
+        var q = q
+        // A personal query answers with the data it was given (the caller writes its output fields from
+        // the same data), else with the user's data read from the personal tables now.
+        if q.usesPersonalData && q.personalData == nil {
+            q.personalData = PersonalDataRef(try store.personalData(user: q.personal.user))
         }
-        let filter = PostGISFilter(q.filter)
+        let filter =
+            q.usesPersonalData
+            ? PostGISFilter(q.filter, personal: q.personal, data: q.personalData?.data) : PostGISFilter(q.filter)
         switch Self.plan(q, filter) {
         case .keyset: return try keysetPage(q, filter, Self.distance(q))
         case .distance: if let a = try distancePage(q, filter, Self.distance(q)!) { return a }
@@ -59,6 +64,8 @@ public final class PostGISEngine: QueryEngine {
     enum Plan { case keyset, distance, scan }
 
     static func plan(_ q: PlaceQuery, _ filter: PostGISFilter) -> Plan {
+        // Personal conditions and sort keys are `MemoryEngine`'s, on candidates SQL narrowed.
+        if q.usesPersonalData { return .scan }
         let measured = distance(q) != nil
         guard filter.isExact && (q.center == nil || measured) else { return .scan }
         if q.shape == .all && !q.effectiveOrder.usesDistance { return .keyset }

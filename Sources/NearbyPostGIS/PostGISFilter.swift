@@ -13,11 +13,19 @@ struct ColumnTest {
 /// (`004_filter_indexes.sql`). Every `PlaceFilter.Condition` is a case of the switch below: one SQL
 /// cannot test exactly (a region's polygons) sets `isExact` to false, so the tests only narrow the
 /// candidates and `MemoryEngine` checks the whole filter on them.
+///
+/// With a user's data (`personal`, `data`), the personal conditions narrow too: the places passing those
+/// that need an item (`--bookmarked`, `--bookmarked-in`, `--min-rating`, `--has-memo`, `--visited`) as
+/// one test on the id against the user's items, and the keyword, with `--keyword-in memo`, as the title's
+/// test or the id of a place whose memo holds it. `--not-visited` narrows nothing here (`MemoryEngine`
+/// drops the visited places).
 struct PostGISFilter {
     private(set) var tests: [ColumnTest] = []
     private(set) var isExact = true
 
-    init(_ f: PlaceFilter) {
+    init(_ f: PlaceFilter, personal: PersonalFilter = PersonalFilter(), data: PersonalData? = nil) {
+        let memoKeyword = personal.keywordIn?.contains(.memo) ?? false
+        let titleKeyword = personal.keywordIn?.contains(.title) ?? true
         for condition in f.conditions {
             switch condition {
             // One wanted value is an equality, which an index on (category, key) walks in the key's
@@ -59,7 +67,24 @@ struct PostGISFilter {
                 add(
                     b.crossesAntimeridian ? "xa" : "x", "lat BETWEEN ?0::float8 AND ?1::float8 AND \(lon)",
                     ["\(b.minLat)", "\(b.maxLat)", "\(b.minLon)", "\(b.maxLon)"])
-            case .keyword: keyword(KeywordMatcher(f.keyword!))
+            case .keyword:
+                guard memoKeyword else {
+                    keyword(KeywordMatcher(f.keyword!))
+                    break
+                }
+                guard let data else {
+                    isExact = false
+                    break
+                }
+                let memos = PostGISStore.arrayLiteral(personal.memoMatchIDs(data, keyword: f.keyword!))
+                guard titleKeyword else {
+                    add("me", Self.idIn("?0"), [memos])
+                    break
+                }
+                keyword(KeywordMatcher(f.keyword!))
+                let title = tests.removeLast()
+                let n = title.values.count
+                add(title.tag + "m", "(\(title.sql) OR \(Self.idIn("?\(n)")))", title.values + [memos])
             case .cat: levels("ca", ["cat1", "cat2", "cat3"], f.cat!)
             case .lcls: levels("lc", ["lclssystm1", "lclssystm2", "lclssystm3"], f.lcls!)
             case .ldong:
@@ -76,11 +101,14 @@ struct PostGISFilter {
             case .region: isExact = false
             }
         }
+        if let data, let ids = personal.passingIDs(data) {
+            add("pi", Self.idIn("?0"), [PostGISStore.arrayLiteral(ids)])
+        }
         // PostgreSQL tests a row's conditions of equal estimated cost in the order written: the cheap
         // comparisons first, so a row they reject never reaches the code prefixes' array scans or the
         // keyword's substring or regular expression (a page no row passes reads every row; with the
         // keyword first it ran the expression on each, several times the page's time).
-        let cost = ["ca": 1, "lc": 1, "ld": 1, "k": 2, "kr": 2]
+        let cost = ["ca": 1, "lc": 1, "ld": 1, "k": 2, "kr": 2, "me": 2, "km": 2, "krm": 2]
         tests = tests.enumerated().sorted { a, b in
             (cost[a.element.tag] ?? 0, a.offset) < (cost[b.element.tag] ?? 0, b.offset)
         }.map(\.element)
@@ -124,6 +152,10 @@ struct PostGISFilter {
             tag, "\(column) <> 0 AND \(column) BETWEEN ?0::bigint AND ?1::bigint",
             ["\(r.lowerBound)", "\(r.upperBound)"])
     }
+
+    /// The place's id is one of the text[] `parameter`: a semi-join PostgreSQL can hash or answer
+    /// from the primary key, however many ids the user has.
+    static func idIn(_ parameter: String) -> String { "id IN (SELECT unnest(\(parameter)::text[]))" }
 
     private mutating func add(_ tag: String, _ sql: String, _ values: [String]) {
         tests.append(ColumnTest(tag: tag, sql: sql, values: values))

@@ -113,7 +113,7 @@ struct MeAPI: Sendable {
             return try read(request) { layer in
                 PersonalRepresentation(
                     json: try PersonalBackup.write(
-                        cache: layer.cache, user: user, withPlaces: withPlaces, withTokens: false))
+                        store: layer.store, user: user, withPlaces: withPlaces, withTokens: false))
             }
         }
         me.post("restore") { request, context in
@@ -130,7 +130,7 @@ struct MeAPI: Sendable {
             }
             let (users, items) = (contents.users, contents.items)
             try await access.writer.write { layer in
-                try layer.cache.restorePersonal(users: users, items: items, replace: replace)
+                try layer.store.restorePersonal(users: users, items: items, replace: replace)
             }
             let n = contents.items[user]?.count ?? 0
             return PlacesAPI.json(Array("{\"user\":\"\(user)\",\"items\":\(n),\"replaced\":\(replace)}\n".utf8))
@@ -144,7 +144,7 @@ struct MeAPI: Sendable {
     private func read(
         _ request: Request, missing: String = "item", _ body: (PersonalLayer) throws -> PersonalRepresentation?
     ) throws -> Response {
-        guard let r = try Self.mapped({ try access.readers.with { try body(PersonalLayer(cache: $0)) } }) else {
+        guard let r = try Self.mapped({ try access.readers.with { try body(PersonalLayer(store: $0)) } }) else {
             throw APIError(.notFound, "no \(missing) for this place")
         }
         if let tags = request.headers[.ifNoneMatch], PersonalPrecondition(ifMatch: tags).admits(r.etag) {

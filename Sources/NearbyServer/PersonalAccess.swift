@@ -6,6 +6,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NearbyKit
+import NearbyPostGIS
 
 /// The server's request context: Hummingbird's, the user a bearer token named (`identity`, set by
 /// `BearerAuthenticator` on `/v1/me/…`), and the client's address (read only when a token is checked).
@@ -32,10 +33,10 @@ struct PersonalUser: Sendable, Equatable {
 
 /// The server's side of the personal layer: who a token names (`TokenCheck`), failed attempts per
 /// address (`AuthFailures`), connections for reads (`ReadConnections`) and the one writer
-/// (`PersonalWriter`). The personal tables are in the cache file; the postgis engine has none.
+/// (`PersonalWriter`). The personal tables are those of what the server answers from: the cache file, or
+/// the PostgreSQL database of `--engine postgis` (its `008_personal.sql`), both `PersonalStorage`s.
 final class PersonalAccess: Sendable {
     let path: String
-    let isPostGIS: Bool
     let tokens: TokenCheck
     let failures: AuthFailures
     let readers: ReadConnections
@@ -43,11 +44,19 @@ final class PersonalAccess: Sendable {
 
     init(engine: LiveEngine, options: ServerOptions) {
         path = engine.path
-        isPostGIS = engine.isPostGIS
-        tokens = TokenCheck(path: engine.path)
+        let open = Self.opener(engine)
+        tokens = TokenCheck(open: open)
         failures = AuthFailures(limit: options.authFailureLimit, window: options.authFailureWindow)
-        readers = ReadConnections(path: engine.path)
-        writer = PersonalWriter(path: engine.path)
+        readers = ReadConnections(open: open)
+        writer = PersonalWriter(open: open)
+    }
+
+    /// Opens a connection to the personal tables of `engine`'s data: a reader for the cache (a writer
+    /// with `writable`), or a connection to the PostGIS database (whose schema a reader checks only).
+    static func opener(_ engine: LiveEngine) -> StorageOpener {
+        let path = engine.path
+        if engine.isPostGIS { return { _ in try PostGISStore(url: path, readOnly: true) } }
+        return { writable in try PlaceCache(path: path, readOnly: !writable) }
     }
 
     /// The one answer to a missing, malformed, unknown or revoked token: it does not say which, nor
@@ -69,16 +78,12 @@ final class PersonalAccess: Sendable {
             e.headers[.retryAfter] = String(wait)
             throw e
         }
-        guard !isPostGIS else { throw Self.noPersonalData }
         guard let name = try tokens.user(forToken: token) else {
             failures.failed(client)
             throw Self.unauthorized
         }
         return PersonalUser(name: name)
     }
-
-    static let noPersonalData = APIError(
-        .notImplemented, "the postgis engine has no personal data (the personal tables are in the SQLite cache)")
 
     /// The token of `Authorization: Bearer TOKEN` (the scheme in any case), or nil.
     static func bearerToken(_ headers: HTTPFields) -> String? {
@@ -124,23 +129,27 @@ struct RequireUser: RouterMiddleware {
     }
 }
 
-/// Who a token names: the active token hashes as a `UserTokens.Table`, reread when the cache's
-/// `data_version` says another connection (a command, this server's writer) committed since. The
-/// check compares the token's SHA-256 with every active hash, in constant time each.
+/// Opens a connection to the personal tables; `true`: one that writes.
+typealias StorageOpener = @Sendable (_ writable: Bool) throws -> any PersonalStorage
+
+/// Who a token names: the active token hashes as a `UserTokens.Table`, reread when the store's
+/// `tokenVersion` says users or tokens may have changed since (a command, this server's writer, another
+/// server on the same database). The check compares the token's SHA-256 with every active hash, in
+/// constant time each.
 final class TokenCheck: @unchecked Sendable {
-    let path: String
+    let open: StorageOpener
     private let lock = NIOLock()
-    private var cache: PlaceCache?
+    private var store: (any PersonalStorage)?
     private var version: Int64 = .min
     private var table = UserTokens.Table([])
 
-    init(path: String) { self.path = path }
+    init(open: @escaping StorageOpener) { self.open = open }
 
     func user(forToken token: String) throws -> String? {
         try lock.withLock {
-            let cache = try self.cache ?? PlaceCache(path: path, readOnly: true)
-            self.cache = cache
-            let now = try cache.dataVersion()
+            let cache = try self.store ?? open(false)
+            self.store = cache
+            let now = try cache.tokenVersion()
             if now != version {
                 table = UserTokens.Table(try cache.activeTokenHashes())
                 version = now
@@ -199,19 +208,19 @@ final class AuthFailures: @unchecked Sendable {
     var count: Int { lock.withLock { entries.count } }
 }
 
-/// Read-only connections to the cache for personal reads, kept between requests (a few at most):
-/// readers never wait for the writer (the file is in WAL mode), and each read sees what was committed
-/// when it began.
+/// Connections for personal reads, kept between requests (a few at most): readers never wait for the
+/// writer (the cache file is in WAL mode; PostgreSQL's readers take no locks), and each read sees what
+/// was committed when it began.
 final class ReadConnections: @unchecked Sendable {
-    let path: String
+    let open: StorageOpener
     private let lock = NIOLock()
-    private var idle: [PlaceCache] = []
+    private var idle: [any PersonalStorage] = []
     private let keep = 8
 
-    init(path: String) { self.path = path }
+    init(open: @escaping StorageOpener) { self.open = open }
 
-    func with<T>(_ body: (PlaceCache) throws -> T) throws -> T {
-        let cache = try lock.withLock { idle.popLast() } ?? PlaceCache(path: path, readOnly: true)
+    func with<T>(_ body: (any PersonalStorage) throws -> T) throws -> T {
+        let cache = try lock.withLock { idle.popLast() } ?? open(false)
         defer { lock.withLock { if idle.count < keep { idle.append(cache) } } }
         return try body(cache)
     }
@@ -221,18 +230,18 @@ final class ReadConnections: @unchecked Sendable {
 /// the event loops (NIO's thread pool), so concurrent writes each land in turn and a write's check of
 /// an entity tag and the write itself are one step among the server's writes.
 final class PersonalWriter: @unchecked Sendable {
-    let path: String
+    let open: StorageOpener
     private let lock = NIOLock()
-    private var cache: PlaceCache?
+    private var store: (any PersonalStorage)?
 
-    init(path: String) { self.path = path }
+    init(open: @escaping StorageOpener) { self.open = open }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (PersonalLayer) throws -> T) async throws -> T {
         try await NIOThreadPool.singleton.runIfActive { [self] in
             try lock.withLock {
-                let cache = try self.cache ?? PlaceCache(path: path)
-                self.cache = cache
-                return try body(PersonalLayer(cache: cache))
+                let store = try self.store ?? open(true)
+                self.store = store
+                return try body(PersonalLayer(store: store))
             }
         }
     }

@@ -97,23 +97,6 @@ extension PlaceCache {
         }
     }
 
-    /// `user`'s data by place, for a query (`PlaceQuery.personalData`).
-    public func personalData(user: String) throws -> PersonalData {
-        var items: [String: PersonalData.Item] = [:]
-        for r in try personalRecords(user: user) {
-            switch r {
-            case .bookmark(let place, let list, let added, _):
-                items[place, default: .init()].bookmarks.append(.init(list: list, added: added))
-            case .rating(let place, let stars, _): items[place, default: .init()].rating = stars
-            case .memo(let place, let text, let created, let updated):
-                items[place, default: .init()].memo = .init(text: text, created: created, updated: updated)
-            case .visit(let place, let at, _): items[place, default: .init()].visits.append(at)
-            case .search: break
-            }
-        }
-        return PersonalData(user: user, items: items)
-    }
-
     /// One bookmark of `user`: when it was added and last written, or nil.
     public func bookmarkRecord(user: String, place: String, list: String) throws -> (added: Int64, updated: Int64)? {
         try wrap {

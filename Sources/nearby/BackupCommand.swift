@@ -16,10 +16,10 @@ struct BackupCommand: ParsableCommand {
             """)
     @Option(help: ArgumentHelp("Only this user (default: every user).", valueName: "name")) var user: String?
     @Flag(name: .customLong("with-places"), help: "Add the places the items name.") var withPlaces = false
-    @OptionGroup var cache: CacheOptions
+    @OptionGroup var cache: PersonalStoreOptions
 
     func run() throws {
-        let bytes = try PersonalBackup.write(cache: cache.open(readOnly: true), user: user, withPlaces: withPlaces)
+        let bytes = try PersonalBackup.write(store: cache.open(readOnly: true), user: user, withPlaces: withPlaces)
         FileHandle.standardOutput.write(Data(bytes))
     }
 }
@@ -40,7 +40,7 @@ struct RestoreCommand: ParsableCommand {
             """)
     @Argument(help: "The backup file.") var file: String
     @Flag(help: "Make each user's data equal the file's.") var replace = false
-    @OptionGroup var cache: CacheOptions
+    @OptionGroup var cache: PersonalStoreOptions
 
     func run() throws {
         guard let data = FileManager.default.contents(atPath: file) else {

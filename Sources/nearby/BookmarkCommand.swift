@@ -23,12 +23,12 @@ struct BookmarkCommand: ParsableCommand {
         @Argument(help: "Place ids.") var ids: [String]
         @Option(help: ArgumentHelp("The list (default: default).", valueName: "name")) var list: String?
         @OptionGroup var user: UserOption
-        @OptionGroup var cache: CacheOptions
+        @OptionGroup var cache: PersonalStoreOptions
         func validate() throws {
             guard !ids.isEmpty else { throw ValidationError("give one or more place ids") }
         }
         func run() throws {
-            try PersonalLayer(cache: cache.open(readOnly: false)).addBookmarks(user: user.user, places: ids, list: list)
+            try PersonalLayer(store: cache.open(readOnly: false)).addBookmarks(user: user.user, places: ids, list: list)
         }
     }
 
@@ -37,12 +37,12 @@ struct BookmarkCommand: ParsableCommand {
         @Argument(help: "Place ids.") var ids: [String]
         @Option(help: ArgumentHelp("The list (default: default).", valueName: "name")) var list: String?
         @OptionGroup var user: UserOption
-        @OptionGroup var cache: CacheOptions
+        @OptionGroup var cache: PersonalStoreOptions
         func validate() throws {
             guard !ids.isEmpty else { throw ValidationError("give one or more place ids") }
         }
         func run() throws {
-            try PersonalLayer(cache: cache.open(readOnly: false)).removeBookmarks(
+            try PersonalLayer(store: cache.open(readOnly: false)).removeBookmarks(
                 user: user.user, places: ids, list: list)
         }
     }
@@ -54,9 +54,9 @@ struct BookmarkCommand: ParsableCommand {
         )
         @Option(help: ArgumentHelp("Only this list.", valueName: "name")) var list: String?
         @OptionGroup var user: UserOption
-        @OptionGroup var cache: CacheOptions
+        @OptionGroup var cache: PersonalStoreOptions
         func run() throws {
-            for b in try PersonalLayer(cache: cache.open(readOnly: true)).bookmarks(user: user.user, list: list) {
+            for b in try PersonalLayer(store: cache.open(readOnly: true)).bookmarks(user: user.user, list: list) {
                 printJSONLine { b.appendJSON(to: &$0) }
             }
         }

@@ -12,11 +12,11 @@ struct HistoryCommand: ParsableCommand {
             """)
     @Flag(help: "Forget every search.") var clear = false
     @OptionGroup var user: UserOption
-    @OptionGroup var cache: CacheOptions
+    @OptionGroup var cache: PersonalStoreOptions
 
     func run() throws {
-        if clear { return try PersonalLayer(cache: cache.open(readOnly: false)).clearHistory(user: user.user) }
-        for h in try PersonalLayer(cache: cache.open(readOnly: true)).history(user: user.user) {
+        if clear { return try PersonalLayer(store: cache.open(readOnly: false)).clearHistory(user: user.user) }
+        for h in try PersonalLayer(store: cache.open(readOnly: true)).history(user: user.user) {
             printJSONLine { PersonalLayer.appendHistoryLine(keyword: h.keyword, at: h.at, to: &$0) }
         }
     }

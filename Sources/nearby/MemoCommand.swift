@@ -19,10 +19,10 @@ struct MemoCommand: ParsableCommand {
     @Argument(help: "The memo's text.") var text: String?
     @Flag(help: "Remove the memo.") var clear = false
     @OptionGroup var user: UserOption
-    @OptionGroup var cache: CacheOptions
+    @OptionGroup var cache: PersonalStoreOptions
 
     func run() throws {
         guard (text == nil) == clear else { throw UsageError("give TEXT or --clear") }
-        try PersonalLayer(cache: cache.open(readOnly: false)).memo(user: user.user, place: id, text: text)
+        try PersonalLayer(store: cache.open(readOnly: false)).memo(user: user.user, place: id, text: text)
     }
 }

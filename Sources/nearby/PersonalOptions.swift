@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NearbyKit
+import NearbyPostGIS
 
 /// `--user NAME` of the personal commands: whose data (default `me`, the one local user).
 struct UserOption: ParsableArguments {
@@ -14,4 +15,18 @@ func printJSONLine(_ build: (inout [UInt8]) -> Void) {
     build(&out)
     out.append(0x0A)
     FileHandle.standardOutput.write(Data(out))
+}
+
+/// Where the personal commands read and write: the cache (`--db`, default the default cache), or with
+/// `--pg URL` (or $NEARBY_PG without --db) the personal tables of that PostgreSQL/PostGIS database,
+/// the ones `nearby query --pg` and `nearby serve --engine postgis` read.
+struct PersonalStoreOptions: ParsableArguments {
+    @OptionGroup var cache: CacheOptions
+    @OptionGroup var postgis: PostGISOptions
+
+    /// The store; a database's schema must be current (`nearby import --pg` migrates it).
+    func open(readOnly: Bool) throws -> any PersonalStorage {
+        if let url = postgis.url(db: cache.db) { return try PostGISStore(url: url, readOnly: true) }
+        return try cache.open(readOnly: readOnly)
+    }
 }

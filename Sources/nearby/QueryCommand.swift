@@ -125,20 +125,26 @@ struct QueryCommand: ParsableCommand {
         // The personal layer: each query's user data read once before it runs, keywords recorded after.
         // A cache in a read-only folder still answers; its history is then not recorded (said on stderr).
         let personalWanted = !(personalFields ?? []).isEmpty
-        var personalCache: PlaceCache?
+        var personalCache: (any PersonalStorage)?
         // A batch file (`--queries`, the benchmarks' path) records no history: one write per query would
         // cost more than its answer.
         let recordsHistory = queries == nil
-        if personalWanted
-            || jobs.contains(where: { $0.query.usesPersonalData || (recordsHistory && $0.query.filter.keyword != nil) })
-        {
-            personalCache = try (try? cache.open(readOnly: false)) ?? cache.open(readOnly: true)
-        }
-        let queryEngine: any QueryEngine
         if engine == .postgis, postgis.url(db: cache.db) == nil {
             throw UsageError("--engine postgis needs a database: --pg URL or $NEARBY_PG")
         }
-        if let url = engine == nil || engine == .postgis ? postgis.url(db: cache.db) : nil {
+        let pgURL = engine == nil || engine == .postgis ? postgis.url(db: cache.db) : nil
+        if personalWanted
+            || jobs.contains(where: { $0.query.usesPersonalData || (recordsHistory && $0.query.filter.keyword != nil) })
+        {
+            // The personal tables beside the places: the database's with --pg, else the cache's.
+            if let pgURL {
+                personalCache = try PostGISStore(url: pgURL, readOnly: true)
+            } else {
+                personalCache = try (try? cache.open(readOnly: false)) ?? cache.open(readOnly: true)
+            }
+        }
+        let queryEngine: any QueryEngine
+        if let url = pgURL {
             if jobs.contains(where: { $0.query.language != .ko }) {
                 throw UsageError("--lang: the PostGIS engine holds the Korean places only; query the cache")
             }
@@ -162,7 +168,7 @@ struct QueryCommand: ParsableCommand {
             let tookMs = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
             try out.write(answer, query: query, qid: job.qid, tookMs: tookMs)
             if let personalCache, recordsHistory {
-                do { try PersonalLayer(cache: personalCache).recordSearch(of: query) } catch {
+                do { try PersonalLayer(store: personalCache).recordSearch(of: query) } catch {
                     StandardError.write("nearby query: the search history was not updated: \(error)")
                 }
             }

@@ -17,7 +17,7 @@ struct RateCommand: ParsableCommand {
     @Argument(help: "Stars: 1, 1.5, … 5.") var stars: String?
     @Flag(help: "Remove the rating.") var clear = false
     @OptionGroup var user: UserOption
-    @OptionGroup var cache: CacheOptions
+    @OptionGroup var cache: PersonalStoreOptions
 
     func run() throws {
         let value: Double?
@@ -30,6 +30,6 @@ struct RateCommand: ParsableCommand {
             value = v
         default: throw UsageError("give STARS or --clear")
         }
-        try PersonalLayer(cache: cache.open(readOnly: false)).rate(user: user.user, place: id, stars: value)
+        try PersonalLayer(store: cache.open(readOnly: false)).rate(user: user.user, place: id, stars: value)
     }
 }

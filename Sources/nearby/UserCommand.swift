@@ -24,16 +24,16 @@ struct UserCommand: ParsableCommand {
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Register a user and print a new access token.")
         @Argument(help: "The user's name.") var name: String
-        @OptionGroup var cache: CacheOptions
+        @OptionGroup var cache: PersonalStoreOptions
         func run() throws {
-            print(try UserTokens.addUser(name, cache: cache.open(readOnly: false), now: UserCommand.now()))
+            print(try UserTokens.addUser(name, store: cache.open(readOnly: false), now: UserCommand.now()))
         }
     }
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "One JSON line a user: {\"name\",\"revoked\",\"tokens\",\"created\"}.")
-        @OptionGroup var cache: CacheOptions
+        @OptionGroup var cache: PersonalStoreOptions
         func run() throws {
             for u in try cache.open(readOnly: true).users() {
                 printJSONLine { out in
@@ -50,7 +50,7 @@ struct UserCommand: ParsableCommand {
     struct Revoke: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Stop a user's tokens; the data stays.")
         @Argument(help: "The user's name.") var name: String
-        @OptionGroup var cache: CacheOptions
+        @OptionGroup var cache: PersonalStoreOptions
         func run() throws {
             guard try cache.open(readOnly: false).revokeUser(name: name, at: UserCommand.now()) else {
                 throw PersonalNotFound("no user \(MessageText.quoted(name))")
@@ -61,7 +61,7 @@ struct UserCommand: ParsableCommand {
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Delete a user, its tokens and all its data.")
         @Argument(help: "The user's name.") var name: String
-        @OptionGroup var cache: CacheOptions
+        @OptionGroup var cache: PersonalStoreOptions
         func run() throws {
             guard try cache.open(readOnly: false).removeUser(name: name) else {
                 throw PersonalNotFound("no user \(MessageText.quoted(name)) and no data of one")

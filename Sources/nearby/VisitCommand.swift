@@ -18,7 +18,7 @@ struct VisitCommand: ParsableCommand {
     @Argument(help: "The place id.") var id: String
     @Option(help: ArgumentHelp("When (default: now).", valueName: "time")) var at: String?
     @OptionGroup var user: UserOption
-    @OptionGroup var cache: CacheOptions
+    @OptionGroup var cache: PersonalStoreOptions
 
     func run() throws {
         let time = try at.map {
@@ -27,6 +27,6 @@ struct VisitCommand: ParsableCommand {
             }
             return t
         }
-        try PersonalLayer(cache: cache.open(readOnly: false)).visit(user: user.user, place: id, at: time)
+        try PersonalLayer(store: cache.open(readOnly: false)).visit(user: user.user, place: id, at: time)
     }
 }

@@ -63,6 +63,50 @@ import Testing
         #expect(missing.status == 1 && missing.stderr.contains("no cached place"))
     }
 
+    /// The same commands with `--pg URL` write the database's personal tables, and `nearby query --pg`
+    /// answers from them as `--db` does from the cache's; a backup of the cache restores into the database.
+    @Test func theCommandsOnPostGIS() throws {
+        let dir = try TempFolder()
+        let db = try cache(dir)
+        let url = try PostgresCluster.shared().makeDatabase()
+        let imported = try CLIRunner.run(["import", "--pg", url, dir.file("p.jsonl")])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        func both(_ args: [String]) throws -> String {
+            let a = try CLIRunner.run(args + ["--db", db])
+            let b = try CLIRunner.run(args + ["--pg", url])
+            #expect(a.status == 0 && b.status == 0, "\(args): \(a.stderr) \(b.stderr)")
+            // Times of writes differ by the milliseconds between the two runs.
+            func timeless(_ s: String) -> String {
+                s.replacingOccurrences(of: #""\d{4}-\d\d-\d\dT[0-9:.]+Z""#, with: "t", options: .regularExpression)
+            }
+            #expect(timeless(a.output) == timeless(b.output), "\(args)")
+            return b.output
+        }
+        _ = try both(["bookmark", "add", "1", "3"])
+        _ = try both(["bookmark", "add", "2", "--list", "food"])
+        _ = try both(["rate", "3", "4.5"])
+        _ = try both(["memo", "2", "빈대떡 맛집"])
+        _ = try both(["visit", "1", "--at", "2026-05-05T14:00:00+09:00"])
+        #expect(
+            try both(["query", "--bookmarked", "--fields", "id"]) == "{\"id\":\"1\"}\n{\"id\":\"2\"}\n{\"id\":\"3\"}\n")
+        #expect(
+            try both(["query", "--sort", "-rating", "--limit", "1", "--fields", "id,rating"])
+                == "{\"id\":\"3\",\"rating\":4.5}\n")
+        #expect(
+            try both(["query", "--keyword", "맛집", "--keyword-in", "title,memo", "--fields", "id"]) == "{\"id\":\"2\"}\n"
+        )
+        _ = try both(["query", "--not-visited", "--fields", "id,memo,visits", "--lat", "37.57", "--lon", "127"])
+        #expect(try both(["history"]).contains("맛집"))
+        #expect(try both(["bookmark", "list"]).contains("\"list\":\"food\""))
+        let missing = try CLIRunner.run(["bookmark", "add", "99", "--pg", url])
+        #expect(missing.status == 1 && missing.stderr.contains("no cached place"))
+        // A user's data moved from the cache to the database by backup and restore.
+        _ = try CLIRunner.run(["rate", "1", "2", "--user", "ana", "--db", db])
+        let backup = try dir.write("ana.json", try CLIRunner.run(["backup", "--user", "ana", "--db", db]).output)
+        #expect(try CLIRunner.run(["restore", backup, "--pg", url]).status == 0)
+        _ = try both(["query", "--min-rating", "1", "--user", "ana", "--fields", "id,rating"])
+    }
+
     @Test func aKilledRestoreLeavesTheDataAsBeforeOrAfter() throws {
         let dir = try TempFolder()
         let db = try cache(dir)

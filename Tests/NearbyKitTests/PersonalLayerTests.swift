@@ -37,7 +37,7 @@ import Testing
         let dir = try TempFolder()
         let source = try Self.cache(places, in: dir, "a.sqlite")
         var clock: Int64 = 1_764_000_000_000
-        let layer = PersonalLayer(cache: source, historyLength: 5) {
+        let layer = PersonalLayer(store: source, historyLength: 5) {
             clock += 1000
             return clock
         }
@@ -57,14 +57,14 @@ import Testing
             }
         }
         #expect(try layer.history(user: "ana").count == 5, "the history keeps its length")
-        _ = try UserTokens.addUser("ana", cache: source, now: 1)
-        let backup = try PersonalBackup.write(cache: source, user: nil, withPlaces: true)
+        _ = try UserTokens.addUser("ana", store: source, now: 1)
+        let backup = try PersonalBackup.write(store: source, user: nil, withPlaces: true)
         let target = try Self.cache(places, in: dir, "b.sqlite")
         try PersonalBackup.restore(backup, file: "backup.json", into: target, replace: false)
-        #expect(try PersonalBackup.write(cache: target, user: nil, withPlaces: true) == backup)
+        #expect(try PersonalBackup.write(store: target, user: nil, withPlaces: true) == backup)
         // Restoring again changes nothing.
         try PersonalBackup.restore(backup, file: "backup.json", into: target, replace: false)
-        #expect(try PersonalBackup.write(cache: target, user: nil, withPlaces: true) == backup)
+        #expect(try PersonalBackup.write(store: target, user: nil, withPlaces: true) == backup)
 
         var queries: [PlaceQuery] = []
         for n in 0..<60 {
@@ -80,13 +80,13 @@ import Testing
         let dir = try TempFolder()
         let places = [Place(id: "1", title: "a", lat: 37, lon: 127, category: 12)]
         let a = try Self.cache(places, in: dir, "a.sqlite")
-        try PersonalLayer(cache: a).rate(user: "me", place: "1", stars: 4)
-        let backup = try PersonalBackup.write(cache: a, user: "me", withPlaces: false)
-        try PersonalLayer(cache: a).addBookmarks(user: "me", places: ["1"], list: nil)
+        try PersonalLayer(store: a).rate(user: "me", place: "1", stars: 4)
+        let backup = try PersonalBackup.write(store: a, user: "me", withPlaces: false)
+        try PersonalLayer(store: a).addBookmarks(user: "me", places: ["1"], list: nil)
         try PersonalBackup.restore(backup, file: "f", into: a, replace: false)
         #expect(try a.personalRecords(user: "me").count == 2)
         try PersonalBackup.restore(backup, file: "f", into: a, replace: true)
-        #expect(try PersonalBackup.write(cache: a, user: "me", withPlaces: false) == backup)
+        #expect(try PersonalBackup.write(store: a, user: "me", withPlaces: false) == backup)
     }
 
     @Test func aMalformedOrNewerFileIsRefusedNamingItsLineAndChangesNothing() throws {
@@ -116,7 +116,7 @@ import Testing
     @Test func itemRulesAndTokens() throws {
         let dir = try TempFolder()
         let cache = try Self.cache([Place(id: "1", title: "a", lat: 37, lon: 127, category: 12)], in: dir, "a.sqlite")
-        let layer = PersonalLayer(cache: cache)
+        let layer = PersonalLayer(store: cache)
         #expect(throws: UsageError.self) { try layer.rate(user: "me", place: "1", stars: 4.2) }
         #expect(throws: UsageError.self) { try layer.rate(user: "me", place: "1", stars: 5.5) }
         #expect(throws: PersonalNotFound.self) { try layer.addBookmarks(user: "me", places: ["9"], list: nil) }
@@ -128,12 +128,12 @@ import Testing
         try cache.write { w in try w.delete(id: "1") }
         #expect(try layer.bookmarks(user: "me", list: nil).map(\.gone) == [true])
 
-        let token = try UserTokens.addUser("ana", cache: cache, now: 1)
+        let token = try UserTokens.addUser("ana", store: cache, now: 1)
         #expect(token.hasPrefix("nby_") && token.count >= 4 + 43)
         #expect(try UserTokens.user(forToken: token, in: cache) == "ana")
         #expect(try UserTokens.user(forToken: token + "x", in: cache) == nil)
         #expect(try cache.users().first?.tokenHashes == [UserTokens.hash(token)], "only the hash is stored")
-        #expect(throws: UsageError.self) { try UserTokens.addUser("ana", cache: cache, now: 2) }
+        #expect(throws: UsageError.self) { try UserTokens.addUser("ana", store: cache, now: 2) }
         _ = try cache.revokeUser(name: "ana", at: 3)
         #expect(try UserTokens.user(forToken: token, in: cache) == nil)
     }
@@ -143,7 +143,7 @@ import Testing
         let dir = try TempFolder()
         let cache = try Self.cache([Place(id: "1", title: "a", lat: 37, lon: 127, category: 12)], in: dir, "a.sqlite")
         var now: Int64 = 1_000
-        let layer = PersonalLayer(cache: cache, clock: { now })
+        let layer = PersonalLayer(store: cache, clock: { now })
         #expect(try layer.memo(user: "me", place: "1") == nil)
         let first = try layer.putMemo(user: "me", place: "1", text: "one")
         #expect(try layer.memo(user: "me", place: "1") == first)

@@ -107,7 +107,7 @@ import Testing
         let cache = try PlaceCache(path: dir.file("f.sqlite"))
         _ = try Importer().importPlaces(places, into: cache)
         CacheSnapshot.update(cache)
-        let personal = PersonalLayer(cache: cache)
+        let personal = PersonalLayer(store: cache)
         for (i, p) in places.enumerated() where i % 7 == 0 {
             try personal.addBookmarks(user: "me", places: [p.id], list: i % 2 == 0 ? "seoul" : nil)
             if i % 3 == 0 { try personal.rate(user: "me", place: p.id, stars: Double(2 + (i / 7) % 9) / 2) }

@@ -13,7 +13,7 @@ import Testing
     /// arrange codes without a centre (A, C, D and, with an image only, O, Q, R).
     static let orders: [(name: String, order: PlaceOrder, withImage: Bool)] = {
         var orders: [(String, PlaceOrder, Bool)] = []
-        // Personal keys read a user's data, which the postgis engine refuses (`PersonalDataUnavailable`).
+        // Personal keys read a user's data: `PostGISPersonalTests` sorts by them.
         for field in SortField.allCases where field != .distance && !field.isPersonal {
             for descending in [false, true] {
                 let key = SortKey(field, descending: descending)

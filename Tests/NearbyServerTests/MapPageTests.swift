@@ -51,9 +51,9 @@ extension RealServer {
             let path = folder.file("places.sqlite")
             _ = try Importer().importPlaces(Fixture.places(Self.places), into: PlaceCache(path: path))
             let cache = try PlaceCache(path: path)
-            let token = try UserTokens.addUser("ana", cache: cache, now: 1)
+            let token = try UserTokens.addUser("ana", store: cache, now: 1)
             let bookmarks = ["1", "2", "85", "4000"]
-            try PersonalLayer(cache: cache).addBookmarks(user: "ana", places: bookmarks, list: nil)
+            try PersonalLayer(store: cache).addBookmarks(user: "ana", places: bookmarks, list: nil)
             let server = try RunningServer(path: path)
             defer { server.stop() }
             let screenshot = folder.file("map.png")

@@ -20,7 +20,7 @@ extension RealServer {
             _ = try Importer().importPlaces(Fixture.places(2_000), into: PlaceCache(path: path))
             let cache = try PlaceCache(path: path)
             var tokens: [String] = []
-            for i in 0..<20 { tokens.append(try UserTokens.addUser("user\(i)", cache: cache, now: 1)) }
+            for i in 0..<20 { tokens.append(try UserTokens.addUser("user\(i)", store: cache, now: 1)) }
             let server = try RunningServer(path: path)
             defer { server.stop() }
             let headers = ["Authorization": "Bearer \(tokens[7])"]
@@ -39,7 +39,7 @@ extension RealServer {
                 "bookmark PUT over loopback HTTP: p50 \(String(format: "%.3f", p50)) ms, p99 \(String(format: "%.3f", p99)) ms"
             )
 
-            let check = TokenCheck(path: path)
+            let check = TokenCheck(open: { _ in try PlaceCache(path: path, readOnly: true) })
             let table = UserTokens.Table(try cache.activeTokenHashes())
             _ = try check.user(forToken: tokens[7])
             let n = 200_000

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NearbyKit
+import NearbyPostGIS
 import NearbyServer
 import NearbyTestSupport
 import Testing
@@ -11,24 +12,34 @@ extension RealServer {
     /// `If-Match` stops a second device overwriting; concurrent writes all land and the next query sees
     /// them; a malformed restore changes nothing; no token reaches the logs or `/metrics`.
     @Suite struct MeAPITests {
-        /// A cache of 300 places with users ana, bo and the revoked old, and a server over it.
+        /// A cache (or with `postgis` a PostgreSQL/PostGIS database) of 300 places with users ana, bo and
+        /// the revoked old, and a server over it.
         final class Served: @unchecked Sendable {
             let folder: TempFolder
-            let cache: PlaceCache
+            let cache: any PersonalStorage
             let ana: String
             let bo: String
             let old: String
             let server: RunningServer
 
-            init(logger: Logger? = nil, _ edit: (inout ServerOptions) -> Void = { _ in }) throws {
+            init(postgis: Bool = false, logger: Logger? = nil, _ edit: (inout ServerOptions) -> Void = { _ in }) throws
+            {
                 folder = try TempFolder()
                 let path = folder.file("places.sqlite")
-                _ = try Importer().importPlaces(Fixture.places(300), into: PlaceCache(path: path))
-                cache = try PlaceCache(path: path)
-                ana = try UserTokens.addUser("ana", cache: cache, now: 1)
-                bo = try UserTokens.addUser("bo", cache: cache, now: 1)
-                old = try UserTokens.addUser("old", cache: cache, now: 1)
-                let layer = PersonalLayer(cache: cache)
+                var url: String?
+                if postgis {
+                    url = try PostgresCluster.shared().makeDatabase()
+                    let store = try PostGISStore(url: url!, readOnly: false)
+                    _ = try store.write { w in for p in Fixture.places(300) { try w.upsert(p) } }
+                    cache = store
+                } else {
+                    _ = try Importer().importPlaces(Fixture.places(300), into: PlaceCache(path: path))
+                    cache = try PlaceCache(path: path)
+                }
+                ana = try UserTokens.addUser("ana", store: cache, now: 1)
+                bo = try UserTokens.addUser("bo", store: cache, now: 1)
+                old = try UserTokens.addUser("old", store: cache, now: 1)
+                let layer = PersonalLayer(store: cache)
                 try layer.addBookmarks(user: "ana", places: ["5"], list: nil)
                 try layer.rate(user: "ana", place: "7", stars: 4.5)
                 try layer.memo(user: "ana", place: "9", text: "ana's memo")
@@ -38,7 +49,9 @@ extension RealServer {
                 _ = try cache.revokeUser(name: "old", at: 2)
                 var options = RunningServer.options { $0.authFailureLimit = 10_000 }
                 edit(&options)
-                server = try RunningServer(path: path, options: options, logger: logger)
+                server =
+                    try url.map { try RunningServer(postgis: $0, options: options, logger: logger) }
+                    ?? RunningServer(path: path, options: options, logger: logger)
             }
 
             deinit { server.stop() }
@@ -82,8 +95,11 @@ extension RealServer {
             "sort=visited",
         ]
 
-        @Test func everyEndpointAndPersonalParameterRefusesAMissingOrRevokedToken() throws {
-            let s = try Served()
+        /// On a cache, and on PostGIS (the same tables, `008_personal.sql`).
+        @Test(arguments: [false, true]) func everyEndpointAndPersonalParameterRefusesAMissingOrRevokedToken(
+            postgis: Bool
+        ) throws {
+            let s = try Served(postgis: postgis)
             let before = try ["ana", "bo", "old"].map { try s.records($0) }
             var bodies = Set<String>()
             var targets = Self.endpoints
@@ -121,8 +137,9 @@ extension RealServer {
             #expect(try s.send("GET", "/v1/me/bookmarks?user=bo", token: s.ana).status == 400)
         }
 
-        @Test func oneUserCanNeitherReadNorChangeAnothersData() throws {
-            let s = try Served()
+        /// On a cache, and on PostGIS (the same tables, `008_personal.sql`).
+        @Test(arguments: [false, true]) func oneUserCanNeitherReadNorChangeAnothersData(postgis: Bool) throws {
+            let s = try Served(postgis: postgis)
             let before = try s.records("ana")
             let memo = try s.send("GET", "/v1/me/memos/9", token: s.ana)
             #expect(memo.status == 200 && memo.text.contains("ana's memo"), "\(memo.text)")
@@ -179,8 +196,9 @@ extension RealServer {
             #expect(try s.send("GET", "/v1/places?bookmarked=true", token: s.ana).json["total"] as? Int == 1)
         }
 
-        @Test func entityTagsStopASecondDeviceOverwriting() throws {
-            let s = try Served()
+        /// On a cache, and on PostGIS (the same tables, `008_personal.sql`).
+        @Test(arguments: [false, true]) func entityTagsStopASecondDeviceOverwriting(postgis: Bool) throws {
+            let s = try Served(postgis: postgis)
             let first = try s.send("PUT", "/v1/me/memos/21", token: s.ana, body: #"{"text":"봄에 다시"}"#)
             #expect(first.status == 200, "\(first.text)")
             let tag = try #require(first.headers["etag"])
@@ -242,8 +260,9 @@ extension RealServer {
             #expect(wrong.status == 405 && wrong.headers["allow"] == "GET, PUT, DELETE", "\(wrong.headers)")
         }
 
-        @Test func concurrentWritesAllLandAndTheNextQuerySeesThem() throws {
-            let s = try Served()
+        /// On a cache, and on PostGIS (the same tables, `008_personal.sql`).
+        @Test(arguments: [false, true]) func concurrentWritesAllLandAndTheNextQuerySeesThem(postgis: Bool) throws {
+            let s = try Served(postgis: postgis)
             // A write is seen by the very next query.
             #expect(try s.send("PUT", "/v1/me/bookmarks/40", token: s.ana).status == 200)
             let next = try s.send("GET", "/v1/places?bookmarked=true&fields=id", token: s.ana)
@@ -271,8 +290,11 @@ extension RealServer {
             #expect(statuses.all.suffix(8).allSatisfy { (200...201).contains($0) })
         }
 
-        @Test func aRestoreIsOneTransactionAndAMalformedOneChangesNothing() throws {
-            let s = try Served()
+        /// On a cache, and on PostGIS (the same tables, `008_personal.sql`).
+        @Test(arguments: [false, true]) func aRestoreIsOneTransactionAndAMalformedOneChangesNothing(postgis: Bool)
+            throws
+        {
+            let s = try Served(postgis: postgis)
             let backup = try s.send("GET", "/v1/me/backup", token: s.ana)
             #expect(backup.status == 200 && backup.text.hasPrefix("{\"format\":\"nearby-personal\""), "\(backup.text)")
             #expect(backup.text.contains("\"tokenHashes\":[]"))

@@ -13,9 +13,9 @@ extension RealServer {
             let path = folder.file("places.sqlite")
             _ = try Importer().importPlaces(Fixture.places(300), into: PlaceCache(path: path))
             let cache = try PlaceCache(path: path)
-            let ana = try UserTokens.addUser("ana", cache: cache, now: 1)
-            let bo = try UserTokens.addUser("bo", cache: cache, now: 1)
-            let layer = PersonalLayer(cache: cache)
+            let ana = try UserTokens.addUser("ana", store: cache, now: 1)
+            let bo = try UserTokens.addUser("bo", store: cache, now: 1)
+            let layer = PersonalLayer(store: cache)
             try layer.addBookmarks(user: "ana", places: ["5", "7"], list: nil)
             try layer.rate(user: "ana", place: "7", stars: 4.5)
             try layer.addBookmarks(user: "bo", places: ["9"], list: nil)
@@ -60,8 +60,8 @@ extension RealServer {
             let path = folder.file("places.sqlite")
             _ = try Importer().importPlaces(Fixture.places(300), into: PlaceCache(path: path))
             let cache = try PlaceCache(path: path)
-            let ana = try UserTokens.addUser("ana", cache: cache, now: 1)
-            try PersonalLayer(cache: cache).addBookmarks(user: "ana", places: ["5", "7", "9"], list: nil)
+            let ana = try UserTokens.addUser("ana", store: cache, now: 1)
+            try PersonalLayer(store: cache).addBookmarks(user: "ana", places: ["5", "7", "9"], list: nil)
             let server = try RunningServer(path: path)
             defer { server.stop() }
             let target = "/v1/clusters?zoom=0&bookmarked=true&format=jsonl"

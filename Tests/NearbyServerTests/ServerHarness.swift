@@ -15,11 +15,24 @@ final class RunningServer: @unchecked Sendable {
     private let group: ServiceGroup
     private let done: DispatchSemaphore
 
-    init(
+    convenience init(
         path: String, options: ServerOptions = RunningServer.options(), provider: EngineProvider = .default,
         logger given: Logger? = nil
     ) throws {
-        engine = try LiveEngine(path: path, provider: provider, lanes: options.lanes)
+        try self.init(
+            engine: try LiveEngine(path: path, provider: provider, lanes: options.lanes), options: options,
+            logger: given)
+    }
+
+    /// The server over a PostgreSQL/PostGIS database (`nearby serve --engine postgis`).
+    convenience init(postgis url: String, options: ServerOptions = RunningServer.options(), logger: Logger? = nil)
+        throws
+    {
+        try self.init(engine: try LiveEngine(postgis: url, lanes: options.lanes), options: options, logger: logger)
+    }
+
+    init(engine: LiveEngine, options: ServerOptions, logger given: Logger?) throws {
+        self.engine = engine
         var logger = given ?? Logger(label: "nearby.test")
         if given == nil { logger.logLevel = .warning }
         final class Port: @unchecked Sendable { var value = 0 }

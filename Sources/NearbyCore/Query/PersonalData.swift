@@ -83,7 +83,32 @@ public struct PersonalFilter: Sendable, Hashable {
     }
 
     /// The conditions keep only places the user has an item for (all but `--not-visited` and keyword-in).
-    var restrictsToItems: Bool { bookmarked || bookmarkedIn != nil || minRating != nil || hasMemo || visited == true }
+    public var restrictsToItems: Bool {
+        bookmarked || bookmarkedIn != nil || minRating != nil || hasMemo || visited == true
+    }
+
+    /// Whether `item` passes the conditions that keep only places with an item (`restrictsToItems`).
+    public func passes(_ item: PersonalData.Item) -> Bool {
+        if bookmarked && item.bookmarks.isEmpty { return false }
+        if let list = bookmarkedIn, !item.bookmarks.contains(where: { $0.list == list }) { return false }
+        if let min = minRating, (item.rating ?? -.infinity) < min { return false }
+        if hasMemo && item.memo == nil { return false }
+        if visited == true && item.visits.isEmpty { return false }
+        return true
+    }
+
+    /// The places of `data` passing the conditions that need an item, by id (nil when none is set):
+    /// a superset of a query's personal matches an engine can narrow its candidates to.
+    public func passingIDs(_ data: PersonalData) -> [String]? {
+        guard restrictsToItems else { return nil }
+        return data.items.filter { passes($0.value) }.map(\.key).sorted()
+    }
+
+    /// The places of `data` whose memo contains `keyword` (`--keyword-in memo`), by id.
+    public func memoMatchIDs(_ data: PersonalData, keyword: String) -> [String] {
+        let m = KeywordMatcher(keyword)
+        return data.items.filter { $0.value.memo.map { m.matches($0.text) } ?? false }.map(\.key).sorted()
+    }
 }
 
 extension PlaceQuery {
@@ -101,8 +126,8 @@ extension SortField {
     }
 }
 
-/// Refused: a query reads personal data the engine was not given (`PlaceQuery.personalData`), or an
-/// engine that cannot read personal data at all (PostGIS).
+/// Refused: a query reads personal data the engine was not given (`PlaceQuery.personalData`) and
+/// cannot read itself.
 public struct PersonalDataUnavailable: NearbyError {
     public var reason: String
     public init(_ reason: String) { self.reason = reason }
@@ -150,13 +175,7 @@ struct PersonalRows {
                 visited: item.visits.last ?? .min)
             if let m = memoMatcher, let memo = item.memo, m.matches(memo.text) { memoMatches!.insert(row) }
             if !item.visits.isEmpty { visitedRows?.insert(row) }
-            guard p.restrictsToItems else { continue }
-            if p.bookmarked && item.bookmarks.isEmpty { continue }
-            if let list = p.bookmarkedIn, !item.bookmarks.contains(where: { $0.list == list }) { continue }
-            if let min = p.minRating, (item.rating ?? -.infinity) < min { continue }
-            if p.hasMemo && item.memo == nil { continue }
-            if p.visited == true && item.visits.isEmpty { continue }
-            passing.append(row)
+            if p.restrictsToItems && p.passes(item) { passing.append(row) }
         }
         if p.restrictsToItems {
             passing.sort()

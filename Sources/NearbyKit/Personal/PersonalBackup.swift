@@ -28,14 +28,15 @@ public enum PersonalBackup {
 
     /// The document for `user` (every user with data or registered, when nil). `withTokens: false`
     /// leaves the users' token hashes out (the server's `GET /v1/me/backup`: tokens are the operator's).
-    public static func write(cache: PlaceCache, user: String?, withPlaces: Bool, withTokens: Bool = true) throws
+    public static func write(store: any PersonalStorage, user: String?, withPlaces: Bool, withTokens: Bool = true)
+        throws
         -> [UInt8]
     {
         let names =
             try user.map { [try PersonalLayer.user($0)] }
-            ?? Set(try cache.users().map(\.name) + cache.usersWithData()).sorted()
+            ?? Set(try store.users().map(\.name) + store.usersWithData()).sorted()
         var out = Array("{\"format\":\"\(format)\",\"version\":\(version),\n\"users\":[".utf8)
-        let registered = try cache.users().filter { names.contains($0.name) }
+        let registered = try store.users().filter { names.contains($0.name) }
         for (i, u) in registered.enumerated() {
             out += Array((i == 0 ? "\n" : ",\n").utf8)
             out += Array("{\"name\":".utf8)
@@ -52,7 +53,7 @@ public enum PersonalBackup {
         var first = true
         var places = Set<String>()
         for name in names {
-            for r in try cache.personalRecords(user: name) {
+            for r in try store.personalRecords(user: name) {
                 out += Array((first ? "\n" : ",\n").utf8)
                 first = false
                 out += Array("{\"user\":".utf8)
@@ -103,7 +104,7 @@ public enum PersonalBackup {
             out += Array(",\n\"places\":[".utf8)
             var firstPlace = true
             for id in places.sorted() {
-                guard let p = try cache.place(id: id) else { continue }
+                guard let p = try store.place(id: id) else { continue }
                 out += Array((firstPlace ? "\n" : ",\n").utf8)
                 firstPlace = false
                 PlaceJSON.append(p, fields: .all, to: &out)
@@ -242,14 +243,14 @@ public enum PersonalBackup {
         return v
     }
 
-    /// Restores `bytes` into `cache` (merge, or `replace` each named user's items); returns what it read.
+    /// Restores `bytes` into `store` (merge, or `replace` each named user's items); returns what it read.
     /// `onlyUser`: the document may name no one else, and only items are restored (`read`).
     @discardableResult
     public static func restore(
-        _ bytes: [UInt8], file: String, into cache: PlaceCache, replace: Bool, onlyUser: String? = nil
+        _ bytes: [UInt8], file: String, into store: any PersonalStorage, replace: Bool, onlyUser: String? = nil
     ) throws -> Contents {
         let c = try read(bytes, file: file, onlyUser: onlyUser)
-        try cache.restorePersonal(users: c.users, items: c.items, replace: replace)
+        try store.restorePersonal(users: c.users, items: c.items, replace: replace)
         return c
     }
 }

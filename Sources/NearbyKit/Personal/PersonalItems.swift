@@ -76,7 +76,7 @@ extension PersonalLayer {
     /// A bookmark as `{"id","list","added"}`, or nil.
     public func bookmark(user: String, place: String, list: String?) throws -> PersonalRepresentation? {
         let list = try Self.list(list)
-        guard let r = try cache.bookmarkRecord(user: try Self.user(user), place: place, list: list) else { return nil }
+        guard let r = try store.bookmarkRecord(user: try Self.user(user), place: place, list: list) else { return nil }
         var out: [UInt8] = []
         BookmarkLine(place: place, list: list, added: r.added, gone: false, title: nil).appendJSON(to: &out)
         return PersonalRepresentation(json: out)
@@ -114,7 +114,7 @@ extension PersonalLayer {
 
     /// A rating as `{"id","stars","updated"}`, or nil.
     public func rating(user: String, place: String) throws -> PersonalRepresentation? {
-        guard let r = try cache.ratingRecord(user: try Self.user(user), place: place) else { return nil }
+        guard let r = try store.ratingRecord(user: try Self.user(user), place: place) else { return nil }
         var out = Array("{\"id\":".utf8)
         JSONWriter.appendString(place, to: &out)
         out += Array(",\"stars\":\(r.stars),\"updated\":\"\(Self.isoTime(r.updated))\"}".utf8)
@@ -142,7 +142,7 @@ extension PersonalLayer {
 
     /// A memo as `{"id","text","created","updated"}`, or nil.
     public func memo(user: String, place: String) throws -> PersonalRepresentation? {
-        guard let m = try cache.memoRecord(user: try Self.user(user), place: place) else { return nil }
+        guard let m = try store.memoRecord(user: try Self.user(user), place: place) else { return nil }
         var out = Array("{\"id\":".utf8)
         JSONWriter.appendString(place, to: &out)
         out += Array(",\"text\":".utf8)

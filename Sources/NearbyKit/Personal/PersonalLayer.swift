@@ -3,11 +3,11 @@ import NearbyCore
 import NearbyStore
 
 /// The personal layer's use-cases: one user's bookmarks (in named lists), rating, memo, visits and
-/// search history, per place id, in the cache's personal tables (`PersonalStore.swift`); and what a
-/// query needs of them (`attach`, `recordSearch`). Shells (the CLI, the server) stay thin: they parse,
+/// search history, per place id, in a `PersonalStorage` (the cache's personal tables, or the same tables
+/// in PostGIS); and what a query needs of them (`attach`, `recordSearch`). Shells (the CLI, the server) stay thin: they parse,
 /// call these, and print.
 public struct PersonalLayer {
-    public let cache: PlaceCache
+    public let store: any PersonalStorage
     /// How many searches a user's history keeps (newest first).
     public var historyLength: Int
     /// Now, in Unix milliseconds (tests fix it).
@@ -16,9 +16,11 @@ public struct PersonalLayer {
     public static let defaultHistoryLength = 100
     public static let defaultList = "default"
 
-    public init(cache: PlaceCache, historyLength: Int = PersonalLayer.defaultHistoryLength, clock: (() -> Int64)? = nil)
-    {
-        self.cache = cache
+    public init(
+        store: any PersonalStorage, historyLength: Int = PersonalLayer.defaultHistoryLength,
+        clock: (() -> Int64)? = nil
+    ) {
+        self.store = store
         self.historyLength = historyLength
         self.clock = clock ?? { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
     }
@@ -27,15 +29,15 @@ public struct PersonalLayer {
 
     /// Attaches the user's data to `q` when it reads any, or `always` (output fields that show it).
     /// A public query is left as it is and pays nothing.
-    public static func attach(_ q: inout PlaceQuery, from cache: PlaceCache, always: Bool = false) throws {
+    public static func attach(_ q: inout PlaceQuery, from store: any PersonalStorage, always: Bool = false) throws {
         guard q.usesPersonalData || always else { return }
-        q.personalData = PersonalDataRef(try cache.personalData(user: q.personal.user))
+        q.personalData = PersonalDataRef(try store.personalData(user: q.personal.user))
     }
 
     /// Records a keyword query's keyword in its user's history, unless it said `no-history`.
     public func recordSearch(of q: PlaceQuery) throws {
         guard let keyword = q.filter.keyword, q.personal.recordsHistory else { return }
-        try cache.recordSearch(
+        try store.recordSearch(
             user: q.personal.user, keyword: TextNormalization.nfc(keyword), at: clock(), cap: historyLength)
     }
 
@@ -44,13 +46,13 @@ public struct PersonalLayer {
     public func addBookmarks(user: String, places: [String], list: String?) throws {
         let list = try Self.list(list)
         try requirePlaces(places)
-        try cache.addBookmarks(user: try Self.user(user), places: places, list: list, at: clock())
+        try store.addBookmarks(user: try Self.user(user), places: places, list: list, at: clock())
     }
 
     /// Removes bookmarks from `list` (the default list when nil); returns how many there were.
     @discardableResult
     public func removeBookmarks(user: String, places: [String], list: String?) throws -> Int {
-        try cache.removeBookmarks(user: try Self.user(user), places: places, list: try Self.list(list))
+        try store.removeBookmarks(user: try Self.user(user), places: places, list: try Self.list(list))
     }
 
     /// One bookmark as `nearby bookmark list` writes it.
@@ -67,9 +69,9 @@ public struct PersonalLayer {
     public func bookmarks(user: String, list: String?) throws -> [BookmarkLine] {
         let wanted = try list.map { try Self.list($0) }
         var out: [BookmarkLine] = []
-        for r in try cache.personalRecords(user: try Self.user(user)) {
+        for r in try store.personalRecords(user: try Self.user(user)) {
             guard case .bookmark(let place, let l, let added, _) = r, wanted == nil || wanted == l else { continue }
-            let p = try cache.place(id: place)
+            let p = try store.place(id: place)
             out.append(BookmarkLine(place: place, list: l, added: added, gone: p == nil, title: p?.title))
         }
         return out.sorted { ($0.list, $0.added, $0.place) < ($1.list, $1.added, $1.place) }
@@ -83,7 +85,7 @@ public struct PersonalLayer {
             }
             try requirePlaces([place])
         }
-        try cache.setRating(user: try Self.user(user), place: place, stars: stars, at: clock())
+        try store.setRating(user: try Self.user(user), place: place, stars: stars, at: clock())
     }
 
     /// Sets the memo (NFC-normalised; one per place), or clears it with nil.
@@ -94,20 +96,20 @@ public struct PersonalLayer {
             }
             try requirePlaces([place])
         }
-        try cache.setMemo(user: try Self.user(user), place: place, text: text.map(TextNormalization.nfc), at: clock())
+        try store.setMemo(user: try Self.user(user), place: place, text: text.map(TextNormalization.nfc), at: clock())
     }
 
     public func visit(user: String, place: String, at: Int64?) throws {
         try requirePlaces([place])
         let now = clock()
-        try cache.addVisit(user: try Self.user(user), place: place, at: at ?? now, now: now)
+        try store.addVisit(user: try Self.user(user), place: place, at: at ?? now, now: now)
     }
 
     public func history(user: String) throws -> [(keyword: String, at: Int64)] {
-        try cache.searchHistory(user: try Self.user(user))
+        try store.searchHistory(user: try Self.user(user))
     }
 
-    public func clearHistory(user: String) throws { try cache.clearHistory(user: try Self.user(user)) }
+    public func clearHistory(user: String) throws { try store.clearHistory(user: try Self.user(user)) }
 
     // MARK: Checks
 
@@ -129,7 +131,7 @@ public struct PersonalLayer {
 
     /// Items are made for cached places only (they stay when a place later disappears).
     private func requirePlaces(_ ids: [String]) throws {
-        for id in ids where try cache.place(id: id) == nil {
+        for id in ids where try store.place(id: id) == nil {
             throw PersonalNotFound("no cached place with id \(MessageText.quoted(id))")
         }
     }

@@ -29,8 +29,8 @@ public enum UserTokens {
     }
 
     /// The user a token names, or nil (unknown, malformed, or the user is revoked).
-    public static func user(forToken token: String, in cache: PlaceCache) throws -> String? {
-        user(forToken: token, among: try cache.activeTokenHashes())
+    public static func user(forToken token: String, in store: any PersonalStorage) throws -> String? {
+        user(forToken: token, among: try store.activeTokenHashes())
     }
 
     /// The check over hashes already read (a server keeps a `Table` and rereads after a change).
@@ -117,10 +117,10 @@ public enum UserTokens {
     }
 
     /// Registers `name` and returns its token (shown once); throws when the name is taken or invalid.
-    public static func addUser(_ name: String, cache: PlaceCache, now: Int64) throws -> String {
+    public static func addUser(_ name: String, store: any PersonalStorage, now: Int64) throws -> String {
         _ = try PersonalLayer.user(name)
         let token = newToken()
-        guard try cache.addUser(name: name, tokenHash: hash(token), at: now) else {
+        guard try store.addUser(name: name, tokenHash: hash(token), at: now) else {
             throw UsageError("user \(name) exists (nearby user remove \(name) first)")
         }
         return token

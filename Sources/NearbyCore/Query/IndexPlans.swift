@@ -185,7 +185,8 @@ extension QueryPlanner {
         var rest = query.filter
         rest.keyword = nil
         let m = Double(max(range.count, 2)) * (rest.isEmpty ? 1 : 0.5)
-        let cost = 2 * Double(range.count) + (query.limit == 0 ? m * log2(m) : m)
+        // The postings are ascending rows: read in order, each counts once.
+        let cost = Double(range.count) + (query.limit == 0 ? m * log2(m) : m)
         return Candidate(cost: cost) {
             var rows: [Row] = []
             let exact = TitlePostings.isExact(matcher) && rest.isEmpty

@@ -33,8 +33,8 @@ enum PlanChoice: Sendable, CaseIterable {
 ///
 /// Cost model (rows read; a walk reads rows out of order, so each counts twice): walk = 2 × the rows
 /// it expects to read before the page is full + the count's rows; scan = every row + sorting the
-/// matches (`m log m`, or `m` for a page's bounded heap); category runs and postings = 2 × the
-/// positions they read + sorting the matches they collect. Selectivities come from the statistics
+/// matches (`m log m`, or `m` for a page's bounded heap); category runs = 2 × the positions they read,
+/// postings = the rows they read (ascending, so in order), each + sorting the matches they collect. Selectivities come from the statistics
 /// (categories, areas: exact), the key range and the runs' lengths (exact), else fixed guesses.
 /// `--explain` names the plan that ran (`QueryExplanation`).
 struct QueryPlanner {

@@ -192,6 +192,8 @@ extension QueryPlanner {
             let exact = TitlePostings.isExact(matcher) && rest.isEmpty
             for p in range {
                 let row = Int(postings.rows[p])
+                // A row outside the table (damage no checksum saw): the engine scans instead.
+                guard row < table.count else { return nil }
                 if exact || filter(row) { rows.append(Row(item: row, dist: 0)) }
             }
             let plan =

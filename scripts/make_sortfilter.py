@@ -4,8 +4,10 @@
 usage: python3 scripts/make_sortfilter.py PREFIX [N_QUERIES] [SEED]
 
 Reads PREFIX.places.tsv (`nearby generate --workload PREFIX`, or the shared make_dataset.py) and
-writes N_QUERIES (default 10,000) mixed queries, deterministic for the same places file and SEED
-(default 42; Python's random module, as make_dataset.py uses). Standard library only.
+writes N_QUERIES (default 10,000) mixed queries of the first seven families below, then N_QUERIES / 5
+(2,000) of the last two, deterministic for the same places file and SEED (default 42; Python's random
+module, as make_dataset.py uses; the last two families draw from their own generator, seeded SEED + 1,
+so the first N_QUERIES lines are the same with or without them). Standard library only.
 
 The file follows the radius workload's conventions: a header, then one query a line, tab-separated,
 `qid` first. The other columns are `nearby query` parameter names, so `nearby query --queries` reads
@@ -28,6 +30,11 @@ their columns, `family` below):
     count     one category or one areacode, by id, 1 row (the total is the answer)      10 %
     mixed     modified since a day + category, by category then newest created, 50 a
               page, page 1-10                                                          10 %
+and, after them (qids N_QUERIES + 1 ...):
+    span      created in a span of years + category 1-2 types, newest modified first,
+              20 a page, page 1-5 (a date range, sorted by another key)                 50 %
+    multi     category 1-2 types + areacode + modified since a day, half of them also
+              created until the end of a year, by title, 20 a page, page 1-3            50 %
 """
 import csv
 import random
@@ -94,6 +101,22 @@ def main():
                       "category": str(rng.choice(CATEGORIES)), "sort": "category,-created",
                       "limit": "50", "page": str(rng.randint(1, 10))})
         out.write("\t".join(q.get(c, "") for c in COLUMNS) + "\n")
+    extra = random.Random(seed + 1)
+    for qid in range(count + 1, count + count // 5 + 1):
+        q = {"qid": str(qid)}
+        place = places[extra.randrange(len(places))]
+        q["category"] = ",".join(str(c) for c in sorted(extra.sample(CATEGORIES, extra.randint(1, 2))))
+        if extra.random() < 0.5:  # span
+            first = extra.randrange(len(years))
+            last = min(len(years) - 1, first + extra.randint(0, 3))
+            q.update({"created-since": years[first] + "0101", "created-until": years[last] + "1231",
+                      "sort": "-modified", "limit": "20", "page": str(extra.randint(1, 5))})
+        else:  # multi
+            q.update({"areacode": place[3], "modified-since": f"{extra.choice(years)}{extra.randint(1, 12):02d}01",
+                      "sort": "title", "limit": "20", "page": str(extra.randint(1, 3))})
+            if extra.random() < 0.5:
+                q["created-until"] = extra.choice(years) + "1231"
+        out.write("\t".join(q.get(c, "") for c in COLUMNS) + "\n")
     out.close()
 
 
@@ -101,7 +124,9 @@ def family(q):
     """The family of a query row (a dict of the columns), from the columns it sets."""
     sort = q.get("sort", "")
     if sort == "title":
-        return "keyword" if q.get("keyword") else "title"
+        return "keyword" if q.get("keyword") else "multi" if q.get("modified-since") else "title"
+    if sort == "-modified" and q.get("created-since"):
+        return "span"
     return {"-modified": "newest", "created": "created", "distance": "near",
             "category,-created": "mixed", "": "count"}[sort]
 

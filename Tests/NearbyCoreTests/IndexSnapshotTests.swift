@@ -236,15 +236,21 @@ import Testing
     @Test func theSnapshotStaysWithinItsByteBudget() throws {
         let size = try FileManager.default.attributesOfItem(atPath: Self.file)[.size] as! Int
         let folded = Self.mapped.table.foldedTitles().byteCount
+        let postings = try #require(Self.mapped.table.titlePostings()).byteCount
         let ids = Self.places.reduce(0) { $0 + $1.id.utf8.count + 4 }
         // Index and query columns (tree, id ranks, filter and sort columns, title ranks), per place,
-        // plus the folded titles and ids; small fixed parts (header, dictionaries, padding) aside.
-        let perPlace = Double(size - folded - ids) / Double(Self.places.count)
+        // plus the folded titles, their postings and ids; small fixed parts (header, dictionaries,
+        // padding) aside.
+        let perPlace = Double(size - folded - postings - ids) / Double(Self.places.count)
         // Format 7: 57 B of index and query columns here (16 of points, 8 of their cosines, 2 of boxes, 4 of
         // id rank, 4 of flags, 4 of title rank, 4 of area codes, and the packed columns: category 1, created
         // and modified 5 each, festival start and end 2 each), 4 B of cursor rows (`IDRW`), 10 B of
         // `CodeFamily` codes, about 2 B of fixed parts at this size (73 B), then 16 B for
-        // the four stored orders (`SortOrders`, 4 B each) and the table statistics.
-        #expect(perPlace < 92, "\(perPlace) bytes per place")
+        // the four stored orders (`SortOrders`, 4 B each) and the table statistics. Format 8: 8 B more for
+        // the created and modified orders split by category (`CategoryOrder`).
+        #expect(perPlace < 100, "\(perPlace) bytes per place")
+        // The title postings: at most two keys a folded unit (a syllable and its initial consonant), 4 B each.
+        let units = Self.mapped.table.foldedTitles().units.count
+        #expect(postings <= 8 * units + 4 * (Hangul.initialCount + 1) * 1000, "\(postings) bytes of postings")
     }
 }

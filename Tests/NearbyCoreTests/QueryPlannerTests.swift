@@ -33,7 +33,8 @@ import Testing
         var bytes = [UInt8](FileManager.default.contents(atPath: snapshot)!)
         let k = bytes[12..<16].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
         let hidden = Set(
-            (SortOrders.fields.map { SortOrders.tag(of: $0) } + [TableStatistics.categoryTag, TableStatistics.areaTag])
+            (SortOrders.fields.map { SortOrders.tag(of: $0) } + CategoryOrder.fields.map { CategoryOrder.tag(of: $0) }
+                + [TableStatistics.categoryTag, TableStatistics.areaTag, TitlePostings.keysTag])
                 .map { Array($0.utf8) })
         for i in 0..<k {
             let e = IndexSnapshot.headerSize + IndexSnapshot.entrySize * i
@@ -132,7 +133,7 @@ import Testing
         for n in 0..<150 {
             let q = g.query(model: .haversine)
             let expected = Self.reference.page(q)
-            for plan in [PlanChoice.scan, .orderWalk, .cheapest] {
+            for plan in [PlanChoice.scan, .orderWalk, .cheapest, .categoryRuns, .postings] {
                 let got = try Self.mapped.run(q, plan: plan)
                 #expect(Self.answer(got) == expected, "query \(n), plan \(plan): \(q)")
                 if Self.answer(got) != expected { return }

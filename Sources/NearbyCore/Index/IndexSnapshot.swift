@@ -10,14 +10,14 @@ import Foundation
 /// uses in place (no parsing, no copying), so a one-shot `nearby query` answers in milliseconds
 /// (flatbush's `Flatbush.from(buffer)` is the model).
 ///
-/// ## Format, version 7 (every integer little-endian)
+/// ## Format, version 8 (every integer little-endian)
 ///
 /// Header, 64 bytes:
 ///
 /// | offset | size | field |
 /// |---:|---:|---|
 /// | 0 | 8 | magic `NRBYSNAP` |
-/// | 8 | 4 | format version (7; 6 had one sampled body checksum instead of `BSUM`; 5 had no `TCOS` and plain integer `CATG`, `CRTD`, `MODF`, `EVST`, `EVEN`; 4 and 5 changed `RANK`; 2 kept rows in id order with `TITM`, `LAT `, `LON `; 1 had no `PET` keys and no visitor-group bits in `FLAG`) |
+/// | 8 | 4 | format version (8; 7 had no `OCCR`, `OCMO` and title postings; 6 had one sampled body checksum instead of `BSUM`; 5 had no `TCOS` and plain integer `CATG`, `CRTD`, `MODF`, `EVST`, `EVEN`; 4 and 5 changed `RANK`; 2 kept rows in id order with `TITM`, `LAT `, `LON `; 1 had no `PET` keys and no visitor-group bits in `FLAG`) |
 /// | 12 | 4 | number of sections k |
 /// | 16 | 8 | identity of the cache the snapshot was made from (`meta.identity`, random per cache file) |
 /// | 24 | 8 | cache generation it was made at (`meta.generation`) |
@@ -40,7 +40,7 @@ import Foundation
 /// sections (sort orders, statistics) without breaking older readers; a change to an existing
 /// section's meaning bumps the format version, and readers refuse versions they do not know.
 ///
-/// Sections of version 6. Rows are in the tree's Hilbert order: row i is the tree's point i, so the
+/// Sections of version 8. Rows are in the tree's Hilbert order: row i is the tree's point i, so the
 /// points are the rows' coordinates (stored once, no item column) and a subtree is a contiguous run
 /// of rows (counted by subtraction, read sequentially). Ties in every order are broken by id order,
 /// stored as each row's id rank (`PlaceTable.idRank`):
@@ -67,6 +67,10 @@ import Foundation
 /// | `LDGC`, `LDGO`, `LDGB` | as above | | `CodeFamily.ldong` keys |
 /// | `KKOC`, `KKOO`, `KKOB` | as above | | `CodeFamily.kakaoCategory` keys |
 /// | `PETC`, `PETO`, `PETB` | as above | | `CodeFamily.pet` keys |
+/// | `OTIT`, `OMOD`, `OCRE`, `OCAT` | UInt32 | n | stored orders (`SortOrders`): rows ascending by title rank, modified, created, category; ties by id rank |
+/// | `SCAT`, `SARE` | Int64 | 2·categories, d + 1 | statistics (`TableStatistics`): (category, rows) pairs ascending by category; rows per area code |
+/// | `OCCR`, `OCMO` | UInt32 | n | the created and modified orders split by category (`CategoryOrder`): each category's rows in that order, runs in ascending category, sized by `SCAT` |
+/// | `KWKY`, `KWST`, `KWRW` | UInt32 | keys, keys + 1, postings | the title substring index (`TitlePostings`): keys ascending (folded units, and 0x10000 + an initial consonant's index), where each key's rows start in `KWRW`, rows ascending per key |
 /// | `BSUM` | UInt64 | blocks | block checksums (above); the last section |
 ///
 /// A packed section (`PackedColumn`) is its base (Int64), then n codes of the entry's element size
@@ -98,7 +102,7 @@ import Foundation
 /// snapshot or the new one, and the generation stamp tells a snapshot older than the cache.
 public enum IndexSnapshot {
     static let magic = Array("NRBYSNAP".utf8)
-    public static let formatVersion: UInt32 = 7
+    public static let formatVersion: UInt32 = 8
     /// Sections stored as `PackedColumn`s, and the bytes each adds to its codes (base and padding).
     static let packedTags: Set<String> = ["CATG", "CRTD", "MODF", "EVST", "EVEN"]
     static var packedExtra: Int { 8 + PackedColumn<Int64>.padding }
@@ -302,6 +306,20 @@ public enum IndexSnapshot {
             }
             return orders
         }
+        func storedCategoryOrders() throws(Problem) -> [SortField: Column<UInt32>] {
+            var orders: [SortField: Column<UInt32>] = [:]
+            for field in CategoryOrder.fields where h.sections[CategoryOrder.tag(of: field)] != nil {
+                orders[field] = try column(CategoryOrder.tag(of: field), UInt32.self, count: n)
+            }
+            return orders
+        }
+        func storedPostings() throws(Problem) -> TitlePostings? {
+            guard h.sections[TitlePostings.keysTag] != nil else { return nil }
+            let keys = try column(TitlePostings.keysTag, UInt32.self)
+            return TitlePostings(
+                keys: keys, starts: try column(TitlePostings.startsTag, UInt32.self, count: keys.count + 1),
+                rows: try column(TitlePostings.rowsTag, UInt32.self))
+        }
         func storedStatistics() throws(Problem) -> TableStatistics? {
             guard h.sections[TableStatistics.categoryTag] != nil, h.sections[TableStatistics.areaTag] != nil else {
                 return nil
@@ -347,7 +365,8 @@ public enum IndexSnapshot {
             folded: FoldedTitles(
                 units: try column("FTUN", UInt16.self), ends: try column("FTEN", UInt32.self, count: n)),
             ids: try strings("IDOF", "IDBY", count: n), codeColumns: codeColumns,
-            orders: try storedOrders(), statistics: try storedStatistics(), verifier: verifier, fetch: fetch)
+            orders: try storedOrders(), categoryOrders: try storedCategoryOrders(), postings: try storedPostings(),
+            statistics: try storedStatistics(), verifier: verifier, fetch: fetch)
         try table.checkIntact()
         return MemoryEngine(table: table, tree: tree, generation: wanted.generation, cursorKey: cursorKey)
     }

@@ -66,6 +66,15 @@ public final class PlaceTable: @unchecked Sendable {
     /// Stored orders split by area (`AreaOrder`), and how often each was asked for before it was built.
     private var areaOrders: [SortField: AreaOrder] = [:]
     private var areaOrdersAsked: [SortField: Int] = [:]
+    /// Stored orders split by category (`CategoryOrder`): a mapped table's rows as the snapshot holds
+    /// them (checked on first use), the orders in use, and how often each was asked for.
+    private var storedCategoryOrders: [SortField: Column<UInt32>]
+    private var categoryOrders: [SortField: CategoryOrder] = [:]
+    private var categoryOrdersAsked: [SortField: Int] = [:]
+    /// The title substring index (`TitlePostings`): a mapped table's (checked on first use), or built.
+    private var postings: TitlePostings?
+    private var postingsChecked = false
+    private var postingsAsked = 0
 
     /// Takes places in any order; duplicate ids are kept (the cache never has them).
     public init(_ input: [Place]) {
@@ -118,6 +127,7 @@ public final class PlaceTable: @unchecked Sendable {
         fetch = nil
         verifier = nil
         orders = [:]
+        storedCategoryOrders = [:]
         buildsOrders = true
     }
 
@@ -144,6 +154,7 @@ public final class PlaceTable: @unchecked Sendable {
         fetch = nil
         verifier = nil
         orders = [:]
+        storedCategoryOrders = [:]
         buildsOrders = false
     }
 
@@ -156,6 +167,7 @@ public final class PlaceTable: @unchecked Sendable {
         eventStart: PackedColumn<Int32>,
         eventEnd: PackedColumn<Int32>, flags: Column<UInt32>, ranks: Column<UInt32>, folded: FoldedTitles,
         ids: StringColumn, codeColumns: [CodeColumn], orders: [SortField: Column<UInt32>] = [:],
+        categoryOrders: [SortField: Column<UInt32>] = [:], postings: TitlePostings? = nil,
         statistics: TableStatistics? = nil, verifier: BlockVerifier? = nil,
         fetch: @escaping ([String]) throws -> [Place]
     ) {
@@ -178,6 +190,8 @@ public final class PlaceTable: @unchecked Sendable {
         self.fetch = fetch
         self.codeColumns = codeColumns
         self.orders = orders
+        storedCategoryOrders = categoryOrders
+        self.postings = postings
         buildsOrders = false
         self.statistics = statistics
         self.verifier = verifier
@@ -289,6 +303,66 @@ public final class PlaceTable: @unchecked Sendable {
         return o
     }
 
+    /// `field`'s stored order split by category (`CategoryOrder`): a mapped table's from its snapshot
+    /// (nil without one, or when it names rows outside the table), else built on the second request
+    /// (the first when `now`: a plan forced by a test). Nil for a key without one.
+    func categoryOrder(_ field: SortField, now: Bool = false) -> CategoryOrder? {
+        guard CategoryOrder.fields.contains(field) else { return nil }
+        lock.lock()
+        if let o = categoryOrders[field] {
+            lock.unlock()
+            return o
+        }
+        categoryOrdersAsked[field, default: 0] += 1
+        let wanted = now || categoryOrdersAsked[field]! >= 2
+        let stored = storedCategoryOrders[field]
+        lock.unlock()
+        let o: CategoryOrder?
+        if let stored {
+            o = holdsOnlyRows(stored) ? CategoryOrder(rows: stored, statistics: tableStatistics()) : nil
+            lock.lock()
+            storedCategoryOrders[field] = nil
+            lock.unlock()
+        } else {
+            guard buildsOrders, wanted, let order = sortOrder(field) else { return nil }
+            let statistics = tableStatistics()
+            o = CategoryOrder(
+                rows: Column(CategoryOrder.rows(order: order, category: category, statistics: statistics)),
+                statistics: statistics)
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        if let o { categoryOrders[field] = o }
+        return o
+    }
+
+    /// The title substring index (`TitlePostings`): a mapped table's from its snapshot (nil without
+    /// one, or when its key table is malformed), else built on the second request (the first when `now`).
+    func titlePostings(now: Bool = false) -> TitlePostings? {
+        lock.lock()
+        if let p = postings {
+            if buildsOrders || postingsChecked {
+                lock.unlock()
+                return p
+            }
+            // Only the shape here: reading 4 B a posting at once would map all of them for a one-shot
+            // query. Each row is checked as a plan reads it (`QueryPlanner.keywordPostings`).
+            defer { lock.unlock() }
+            postingsChecked = true
+            if p.starts.count != p.keys.count + 1 { postings = nil }
+            return postings
+        }
+        postingsAsked += 1
+        let wanted = buildsOrders && (now || postingsAsked >= 2)
+        lock.unlock()
+        guard wanted else { return nil }
+        let p = TitlePostings(foldedTitles())
+        lock.lock()
+        defer { lock.unlock() }
+        postings = p
+        return p
+    }
+
     /// Rows per category and area (`TableStatistics`): the snapshot's, else counted on first use.
     func tableStatistics() -> TableStatistics {
         lock.lock()
@@ -368,6 +442,7 @@ public final class PlaceTable: @unchecked Sendable {
             + eventEnd.byteCount + flags.byteCount + (ranks?.byteCount ?? 0) + (folded?.byteCount ?? 0)
             + (idColumn.map { $0.offsets.byteCount + $0.bytes.byteCount } ?? 0)
             + orders.values.reduce(0) { $0 + $1.byteCount } + areaOrders.values.reduce(0) { $0 + $1.rows.count * 4 }
+            + categoryOrders.values.reduce(0) { $0 + $1.rows.byteCount } + (postings?.byteCount ?? 0)
             + codeColumns.reduce(0) { $0 + $1.codes.byteCount }
     }
 

@@ -183,6 +183,23 @@ public struct SnapshotWriter {
             tags += [(c, 2, n), (o, 4, dictionaryStrings[i].offsets.count), (b, 1, dictionaryStrings[i].bytes.count)]
         }
         tags += SortOrders.sections(count: n, statistics: statistics)
+        tags += CategoryOrder.fields.map { (CategoryOrder.tag(of: $0), 4, n) }
+        // The title postings are built before the layout, which needs their length (rows in row order).
+        var postings: (keys: [UInt32], starts: [UInt32], rows: [UInt32])
+        do {
+            let units = try foldedUnits.values(in: spill)
+            let ends = try foldedEnds.values(in: spill)
+            postings = TitlePostings.build(count: n) { row, add in
+                let i = Int(source[row])
+                for u in units[(i == 0 ? 0 : Int(ends[i - 1]))..<Int(ends[i])] {
+                    TitlePostings.keys(ofTitleUnit: u, add)
+                }
+            }
+        }
+        tags += [
+            (TitlePostings.keysTag, 4, postings.keys.count), (TitlePostings.startsTag, 4, postings.starts.count),
+            (TitlePostings.rowsTag, 4, postings.rows.count),
+        ]
         tags.append((IndexSnapshot.sumsTag, 8, 0))  // its count once the body's length is known
         let tableEnd = IndexSnapshot.headerSize + IndexSnapshot.entrySize * tags.count
         var offsets: [String: Int] = [:]
@@ -202,6 +219,8 @@ public struct SnapshotWriter {
         try IndexSnapshot.writeAtomically(to: path) { fd in
             func failed() -> IndexSnapshot.Problem { .unreadable("\(path): \(String(cString: strerror(errno)))") }
             guard ftruncate(fd, off_t(fileLength)) == 0 else { throw failed() }
+            // Each row's category, for the date orders split by category.
+            let rowCategories = PackedColumn(source.map { categories[Int($0)] })
             // Peak memory: before each large section, what the sections before it freed goes back.
             func put<T: BitwiseCopyable>(_ tag: String, _ values: [T]) throws {
                 if values.count * MemoryLayout<T>.stride >= 1 << 20 { FreedMemory.giveBack() }
@@ -225,10 +244,16 @@ public struct SnapshotWriter {
                     SortOrders.tag(of: field),
                     SortOrders.rows(count: n, key: { Int64(values[$0]) }, idRank: { UInt32(order[$0]) }))
             }
-            /// A sort key's packed column, then its stored order.
+            /// A sort key's packed column, then its stored order (and, for a date, the order split by category).
             func putSorted<T>(_ tag: String, _ field: SortField, _ frame: PackedColumn<T>.Frame, _ values: [T]) throws {
                 try putPacked(tag, frame, values)
-                try putOrder(field, values)
+                let rows = SortOrders.rows(count: n, key: { Int64(values[$0]) }, idRank: { UInt32(order[$0]) })
+                try put(SortOrders.tag(of: field), rows)
+                if CategoryOrder.fields.contains(field) {
+                    try put(
+                        CategoryOrder.tag(of: field),
+                        CategoryOrder.rows(order: Column(rows), category: rowCategories, statistics: statistics))
+                }
             }
             // The titles' ranks on a second thread (sorting their keys is most of the work), the other
             // sections meanwhile, each read back from the spill file, put in row order, written and freed.
@@ -293,6 +318,10 @@ public struct SnapshotWriter {
             try putText(
                 "FTUN", "FTEN", try foldedUnits.values(in: spill), try foldedEnds.values(in: spill), leadingZero: false)
             try putText("IDBY", "IDOF", try idBytes.values(in: spill), try idEnds.values(in: spill), leadingZero: true)
+            try put(TitlePostings.keysTag, postings.keys)
+            try put(TitlePostings.startsTag, postings.starts)
+            try put(TitlePostings.rowsTag, postings.rows)
+            postings = ([], [], [])
             try put(TableStatistics.categoryTag, statistics.categorySection)
             try put(TableStatistics.areaTag, statistics.areaSection)
             FreedMemory.giveBack()

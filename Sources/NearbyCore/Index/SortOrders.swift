@@ -136,3 +136,80 @@ struct TableStatistics: Sendable {
         codes.reduce(0) { $0 + (Int($1) < areaCounts.count ? areaCounts[Int($1)] : 0) }
     }
 }
+
+/// A stored order split by category: the rows of each category, in the order of one date key (ties by
+/// id rank), one run after another in ascending category value. A category's page by that date walks its
+/// run from either end, and a range of that date inside a category is a sub-run found by two binary
+/// searches: so `category c, modified ≥ d` counts in O(log n) (the `OCMO` run's tail), and a page of
+/// `category c` by newest created walks the `OCCR` run backwards, testing the rest as it goes
+/// (`QueryPlanner`, "category runs").
+///
+/// 4 B a place a key. Stored in the index snapshot (`tag(of:)`; the runs' bounds are the category
+/// statistics' counts, so only the rows are stored); built on a table's second query that would walk one.
+struct CategoryOrder: Sendable {
+    /// The date keys with a category order.
+    static let fields: [SortField] = [.created, .modified]
+
+    static func tag(of field: SortField) -> String {
+        switch field {
+        case .created: "OCCR"
+        case .modified: "OCMO"
+        default: preconditionFailure("\(field) has no category order")
+        }
+    }
+
+    let rows: Column<UInt32>
+    /// Where each category's run starts and ends.
+    private let runs: [Int32: Range<Int>]
+
+    /// The order over `rows`, runs sized by `statistics` (ascending category); nil when the sizes do not
+    /// add up to the rows (a damaged snapshot).
+    init?(rows: Column<UInt32>, statistics: TableStatistics) {
+        var runs: [Int32: Range<Int>] = [:]
+        var start = 0
+        for (c, n) in statistics.categoryCounts.sorted(by: { $0.key < $1.key }) {
+            runs[c] = start..<start + n
+            start += n
+        }
+        guard start == rows.count else { return nil }
+        self.rows = rows
+        self.runs = runs
+    }
+
+    /// `order` (one key's stored order) split by category: a stable partition, two passes.
+    static func rows(order: Column<UInt32>, category: PackedColumn<Int32>, statistics: TableStatistics) -> [UInt32] {
+        var next: [Int32: Int] = [:]
+        var start = 0
+        for (c, n) in statistics.categoryCounts.sorted(by: { $0.key < $1.key }) {
+            next[c] = start
+            start += n
+        }
+        var rows = [UInt32](repeating: 0, count: order.count)
+        for r in order {
+            let c = category[Int(r)]
+            rows[next[c]!] = r
+            next[c]! += 1
+        }
+        return rows
+    }
+
+    /// The run of category `c` (empty when no row has it).
+    func run(of c: Int32) -> Range<Int> { runs[c] ?? 0..<0 }
+
+    /// The positions of `run` whose row's key lies in `range` (rows without the date, key 0, never do):
+    /// two binary searches.
+    func span(_ run: Range<Int>, _ range: ClosedRange<Int64>, key: (Int) -> Int64) -> Range<Int> {
+        func first(_ isAfter: (Int64) -> Bool) -> Int {
+            var lo = run.lowerBound
+            var hi = run.upperBound
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if isAfter(key(Int(rows[mid]))) { hi = mid } else { lo = mid + 1 }
+            }
+            return lo
+        }
+        let lo = first { $0 >= max(range.lowerBound, 1) }
+        let hi = max(lo, first { $0 > range.upperBound })
+        return lo..<hi
+    }
+}

@@ -12,8 +12,9 @@ import Foundation
 /// - other radius queries visit the circle's points once, filtering and counting, then select the
 ///   top `page × limit` rows with a bounded heap (`RowOrder.top`), never sorting every match;
 /// - k nearest: best-first `nearest` with the filter as its predicate, then order and page;
-/// - no shape: a walk of a stored order when `QueryPlanner` finds it cheaper, else candidates from
-///   the bbox filter through the tree, or every row.
+/// - no shape: a walk of a stored order, the category runs of a date or a keyword's title postings
+///   when `QueryPlanner` finds one cheaper, else candidates from the bbox filter through the tree, or
+///   every row.
 /// `PlaceQuery.explain` reports which (`QueryExplanation`).
 /// With `indexed: false` no tree is built and candidates come from a scan (the SQLite engine runs
 /// its candidate rows this way, so both engines share every line of filtering, ordering and paging).
@@ -289,8 +290,8 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             {
                 rows = walked.rows
                 total = walked.total
-                sorted = true
-                skipped = (q.page - 1) * q.limit
+                sorted = walked.sorted
+                skipped = walked.sorted ? (q.page - 1) * q.limit : 0
                 explanation = walked.explanation
             } else {
                 // Distances are needed to sort, or to drop rows a projection cannot place; else only for the page.

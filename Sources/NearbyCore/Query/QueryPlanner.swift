@@ -17,8 +17,8 @@ public struct QueryExplanation: Sendable, Hashable, CustomStringConvertible {
 
 /// Which plan a query over every place (no circle, no k nearest) runs: `cheapest` lets the planner
 /// choose; tests force the others to check that every plan gives the scan's answer.
-enum PlanChoice: Sendable {
-    case cheapest, scan, orderWalk
+enum PlanChoice: Sendable, CaseIterable {
+    case cheapest, scan, orderWalk, categoryRuns, postings
 }
 
 /// Plans and runs a sorted page by walking a stored order (`SortOrders`) when that is cheaper than a
@@ -27,12 +27,16 @@ enum PlanChoice: Sendable {
 /// scans instead. The total comes from the cheapest exact source: table statistics (category
 /// counts), the length of the key range, the walk itself when it read the whole range, else a count.
 /// A query of one area code walks only that area's run of the order split by area (`AreaOrder`, from
-/// the second such query on), as an index on (area, key) would.
+/// the second such query on), as an index on (area, key) would. Two more plans compete
+/// (`IndexPlans.swift`): the category runs of a date (`CategoryOrder`), which also give a walk's total
+/// when the filter has categories, and a keyword's title postings (`TitlePostings`).
 ///
 /// Cost model (rows read; a walk reads rows out of order, so each counts twice): walk = 2 × the rows
 /// it expects to read before the page is full + the count's rows; scan = every row + sorting the
-/// matches (`m log m`, or `m` for a page's bounded heap). Selectivities come from the statistics
-/// (categories, areas: exact), the key range (exact), else fixed guesses.
+/// matches (`m log m`, or `m` for a page's bounded heap); category runs = 2 × the positions they read,
+/// postings = the rows they read (ascending, so in order), each + sorting the matches they collect. Selectivities come from the statistics
+/// (categories, areas: exact), the key range and the runs' lengths (exact), else fixed guesses.
+/// `--explain` names the plan that ran (`QueryExplanation`).
 struct QueryPlanner {
     let table: PlaceTable
     let query: PlaceQuery
@@ -47,13 +51,37 @@ struct QueryPlanner {
         /// The total; when not counted, the matches read (offset + rows), enough to decide a next page.
         var total: Int
         var explanation: QueryExplanation
+        /// False when `rows` are every match, unsorted (`total` their count), for the engine to order
+        /// and page.
+        var sorted = true
     }
 
-    /// Walks an order for the query's page, or nil (scan instead): the first key has no stored order
-    /// (or the order uses distance), the scan is cheaper (`cheapest`), or the walk passed its bound.
+    /// The page by the cheapest of a stored order walk, the category runs and the keyword postings
+    /// (`IndexPlans.swift`), or nil when a scan is cheaper; a forced `choice` runs that plan alone (nil
+    /// when it does not apply).
     func walk(_ choice: PlanChoice) -> Walked? {
-        guard choice != .scan, query.shape == .all, query.cursor == nil,
-            query.filter.bbox == nil || choice == .orderWalk,
+        guard choice != .scan, query.shape == .all, query.cursor == nil, !query.effectiveOrder.usesDistance else {
+            return nil
+        }
+        switch choice {
+        case .categoryRuns: return categoryRuns(categorySpans(now: true))?.run()
+        case .postings: return keywordPostings(now: true)?.run()
+        case .orderWalk: return orderWalk(.orderWalk, alternative: .infinity, categorySpans(now: true))
+        case .scan, .cheapest: break
+        }
+        guard query.filter.bbox == nil, query.filter.region == nil else { return nil }
+        let sets = categorySpans(now: false)
+        let best = [categoryRuns(sets), keywordPostings(now: false)].compactMap { $0 }.min { $0.cost < $1.cost }
+        if let walked = orderWalk(.cheapest, alternative: best?.cost ?? .infinity, sets) { return walked }
+        guard let best, best.cost < Double(table.count) else { return nil }
+        return best.run()
+    }
+
+    /// Walks a stored order for the query's page, or nil (scan instead): the first key has no stored order
+    /// (or the order uses distance), the scan or an `alternative` plan of that cost is cheaper
+    /// (`cheapest`), or the walk passed its bound.
+    private func orderWalk(_ choice: PlanChoice, alternative: Double, _ categorySets: [CategorySpans]?) -> Walked? {
+        guard query.filter.bbox == nil || choice == .orderWalk,
             query.filter.region == nil || choice == .orderWalk
         else { return nil }
         let keys = query.effectiveOrder.keys
@@ -116,10 +144,13 @@ struct QueryPlanner {
         // More keys: the walk reads whole runs of equal first keys (categories: long runs).
         let run = keys.count > 1 && key?.field == .category ? span / Double(max(statistics.categoryCounts.count, 1)) : 1
         let expectedReads = need == Int.max ? span : min(span, max(run, Double(need) / max(selectivity, 1e-9)))
-        let countReads = totalFromStatistics || totalFromAreas || totalFromSpan || !query.countsTotal ? 0 : span
+        let counted = !(totalFromStatistics || totalFromAreas || totalFromSpan || !query.countsTotal)
+        // A count the category runs answer (their length, or a count of fewer rows).
+        let categoryCount = counted ? categoryTotal(categorySets) : nil
+        let countReads = counted ? min(categoryCount?.cost ?? span, span) : 0
         let walkCost = 2 * expectedReads + countReads
         let sortCost = query.limit == 0 ? expectedMatches * log2(max(expectedMatches, 2)) : expectedMatches
-        if choice == .cheapest && walkCost >= Double(n) + sortCost { return nil }
+        if choice == .cheapest && walkCost >= min(Double(n) + sortCost, alternative) { return nil }
 
         // The order as positions → rows: a stored order, or id order (no column needed).
         let rowAt: (Int) -> Int
@@ -206,7 +237,8 @@ struct QueryPlanner {
             while p < hi && visit(p) { p += 1 }
         }
         if exceeded { return nil }
-        let readAll = touched == hi - lo
+        // Every position read, and the page not full (a full page may have stopped inside the last run).
+        let readAll = touched == hi - lo && matched < need
 
         let total: Int
         let source: String
@@ -225,6 +257,11 @@ struct QueryPlanner {
         } else if readAll {
             total = matched
             source = "the walk"
+        } else if let categoryCount, categoryCount.cost < Double(hi - lo) {
+            let t = categoryCount.count()
+            total = t.total
+            source = t.source
+            touched += t.touched
         } else {
             var c = 0
             if range != nil || areaRun != nil {
@@ -246,7 +283,7 @@ struct QueryPlanner {
     }
 
     /// The value a stored order is sorted by, for a row (id order: none, every row ties).
-    private func sortKey(_ field: SortField?) -> (Int) -> Int64 {
+    func sortKey(_ field: SortField?) -> (Int) -> Int64 {
         let t = table
         switch field {
         case .title?:

@@ -75,7 +75,7 @@ struct ClustersCommand: ParsableCommand {
                     identity: try placeCache.identity(), generation: try placeCache.generation()),
                 key: request.hierarchyKey)
         }
-        let report: (String) -> Void = { StandardError.write("nearby clusters: \($0)") }
+        let report: @Sendable (String) -> Void = { StandardError.write("nearby clusters: \($0)") }
         let queryEngine = try (engine ?? .snapshot).open(placeCache, report: report)
         let clusters: PlaceClusters
         do {

@@ -5,6 +5,11 @@
         one JSON line per zoom: {"zoom": z, "counts": [sorted point counts of the level's entries]}
     supercluster_peer.py build POINTS.tsv [options]
         one JSON line: {"points": n, "buildSeconds": s}
+    supercluster_peer.py viewports POINTS.tsv BOXES.tsv [options]
+        getClusters timed on each box of BOXES.tsv (zoom, minLon, minLat, maxLon, maxLat a line, as
+        `nearby bench clusters --viewports-out` writes them), time.perf_counter_ns around each call (so
+        the figure includes the Python call and the conversion of its answer to Python objects); one
+        JSON line: {"zooms": {"Z": {"p50Us": …, "p99Us": …, "meanEntries": …}}}
 
 POINTS.tsv holds `lon<TAB>lat` lines. pysupercluster is installed for the user when it is missing
 (`ensure`); its setup.py runs only as a script, so pip builds it with the legacy setup.py path.
@@ -48,9 +53,9 @@ def read_points(path):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("command", choices=["counts", "build"])
+    parser.add_argument("command", choices=["counts", "build", "viewports"])
     parser.add_argument("points")
-    parser.add_argument("zooms", nargs="?", default="")
+    parser.add_argument("zooms", nargs="?", default="", help="counts: zooms, comma-separated; viewports: BOXES.tsv")
     parser.add_argument("--radius", type=float, default=40)
     parser.add_argument("--extent", type=float, default=512)
     parser.add_argument("--min-zoom", type=int, default=0)
@@ -65,6 +70,28 @@ def main():
     took = time.perf_counter() - start
     if args.command == "build":
         print(json.dumps({"points": len(points), "buildSeconds": took}))
+        return
+    if args.command == "viewports":
+        boxes = {}
+        with open(args.zooms) as f:
+            for line in f:
+                z, min_lon, min_lat, max_lon, max_lat = line.split("\t")
+                boxes.setdefault(int(z), []).append((float(min_lon), float(min_lat), float(max_lon), float(max_lat)))
+        zooms = {}
+        for z, list_ in boxes.items():
+            latencies = []
+            entries = 0
+            for min_lon, min_lat, max_lon, max_lat in list_:
+                start = time.perf_counter_ns()
+                found = index.getClusters(top_left=(min_lon, max_lat), bottom_right=(max_lon, min_lat), zoom=z)
+                latencies.append((time.perf_counter_ns() - start) / 1e3)
+                entries += len(found)
+            latencies.sort()
+
+            def at(q):
+                return latencies[min(len(latencies) - 1, int(q * len(latencies)))]
+            zooms[str(z)] = {"p50Us": at(0.5), "p99Us": at(0.99), "meanEntries": entries / max(1, len(list_))}
+        print(json.dumps({"zooms": zooms}))
         return
     for z in [int(z) for z in args.zooms.split(",") if z]:
         found = index.getClusters(top_left=(-180, 90), bottom_right=(180, -90), zoom=z)

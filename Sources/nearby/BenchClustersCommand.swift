@@ -15,7 +15,7 @@ struct BenchClustersCommand: ParsableCommand {
             viewports of 1024x768 pixels (256-pixel tiles) at each --zooms, centred on places drawn \
             with a fixed seed. Prints one JSON line: points, buildSeconds, bytes, levels, and per \
             zoom p50Us, p99Us and the mean number of entries written. scripts/bench-clusters.py \
-            runs it beside pysupercluster on the same points.
+            runs it beside pysupercluster on the same points and viewports (--viewports-out).
             """
     )
 
@@ -33,6 +33,11 @@ struct BenchClustersCommand: ParsableCommand {
 
     @Option(help: "Viewports timed at each zoom.")
     var viewports: Int = 1000
+
+    @Option(
+        name: .customLong("viewports-out"),
+        help: "Write the viewports timed to this file (zoom, minLon, minLat, maxLon, maxLat a line, tab-separated).")
+    var viewportsOut: String?
 
     func run() throws {
         var lons: [Double] = []
@@ -63,6 +68,7 @@ struct BenchClustersCommand: ParsableCommand {
         let built = index!
         var generator = SplitMix64(seed: 2026)
         var perZoom: [String] = []
+        var boxes = ""
         for zoom in zooms.split(separator: ",").compactMap({ Int($0) }) {
             let scale = pow(2, Double(zoom)) * 256
             var latencies: [Double] = []
@@ -72,10 +78,11 @@ struct BenchClustersCommand: ParsableCommand {
                 let lonSpan = 1024 / scale * 360
                 let y = 0.5 - log(tan(.pi / 4 + lats[i] * .pi / 360)) / (2 * .pi)
                 func lat(_ y: Double) -> Double { 360 * atan(exp((0.5 - y) * 2 * .pi)) / .pi - 90 }
+                let (minLon, minLat) = (lons[i] - lonSpan / 2, lat(y + 384 / scale))
+                let (maxLon, maxLat) = (lons[i] + lonSpan / 2, lat(y - 384 / scale))
+                if viewportsOut != nil { boxes += "\(zoom)\t\(minLon)\t\(minLat)\t\(maxLon)\t\(maxLat)\n" }
                 let start = DispatchTime.now().uptimeNanoseconds
-                let found = built.clusters(
-                    minLon: lons[i] - lonSpan / 2, minLat: lat(y + 384 / scale), maxLon: lons[i] + lonSpan / 2,
-                    maxLat: lat(y - 384 / scale), zoom: zoom)
+                let found = built.clusters(minLon: minLon, minLat: minLat, maxLon: maxLon, maxLat: maxLat, zoom: zoom)
                 latencies.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e3)
                 entries += found.count
             }
@@ -84,6 +91,11 @@ struct BenchClustersCommand: ParsableCommand {
             perZoom.append(
                 "\"\(zoom)\":{\"p50Us\":\(at(0.5)),\"p99Us\":\(at(0.99)),\"meanEntries\":\(Double(entries) / Double(max(1, viewports)))}"
             )
+        }
+        if let viewportsOut {
+            guard FileManager.default.createFile(atPath: viewportsOut, contents: Data(boxes.utf8)) else {
+                throw UsageError("\(viewportsOut): cannot write file")
+            }
         }
         times.sort()
         print(

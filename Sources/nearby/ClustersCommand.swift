@@ -75,11 +75,21 @@ struct ClustersCommand: ParsableCommand {
                     identity: try placeCache.identity(), generation: try placeCache.generation()),
                 key: request.hierarchyKey)
         }
-        let report: (String) -> Void = { StandardError.write("nearby clusters: \($0)") }
+        let report: @Sendable (String) -> Void = { StandardError.write("nearby clusters: \($0)") }
         let queryEngine = try (engine ?? .snapshot).open(placeCache, report: report)
         let clusters: PlaceClusters
         do {
-            clusters = try PlaceClusters(queryEngine, request, kept: kept, report: report)
+            // The mapped snapshot's table answers every place or one content type without a query
+            // (`PlaceClusters(table:request:)`); a damaged one is rebuilt through the snapshot engine.
+            if let mapped = (queryEngine as? SnapshotEngine)?.current as? MemoryEngine {
+                do {
+                    clusters = try PlaceClusters(mapped, request, kept: kept, report: report)
+                } catch is IndexSnapshot.Problem {
+                    clusters = try PlaceClusters(queryEngine, request, kept: kept, report: report)
+                }
+            } else {
+                clusters = try PlaceClusters(queryEngine, request, kept: kept, report: report)
+            }
         } catch let e as RequestError { throw UsageError(e) }
         let items: [ClusterItem]
         if let zoom = request.zoom {

@@ -124,14 +124,24 @@ import Testing
             try run($0).stdout
         }
         #expect(try run(["--zoom", "9"]).stdout == first.stdout)
-        // A damaged file is refused, said so, answered from a build and replaced.
+        // A damaged level is found when it is read: said so, answered from a build, the file replaced.
         var bytes = try Data(contentsOf: URL(fileURLWithPath: kept))
         let good = bytes
         bytes[bytes.count / 2] ^= 1
         try bytes.write(to: URL(fileURLWithPath: kept))
         let again = try run(["--zoom", "9"])
         #expect(again.stdout == first.stdout)
-        #expect(again.stderr.contains("damaged"), "\(again.stderr)")
+        let leaves = try run(["--leaves", id, "--limit", "0"])
+        #expect(leaves.stdout == answers[3])
+        #expect((again.stderr + leaves.stderr).contains("damaged"), "\(again.stderr) \(leaves.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: kept)) == good)
+        // A damaged header is refused at once.
+        bytes = good
+        bytes[20] ^= 1
+        try bytes.write(to: URL(fileURLWithPath: kept))
+        let refused = try run(["--zoom", "9"])
+        #expect(refused.stdout == first.stdout)
+        #expect(refused.stderr.contains("damaged"), "\(refused.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: kept)) == good)
         try FileManager.default.removeItem(atPath: kept)
         #expect(

@@ -188,7 +188,19 @@ enum ClusterPoints {
     }
 }
 
-/// The hierarchy kept on disk (`ClusterFile`): read back exactly, refused when stale or damaged.
+/// Calls counted across the closures a kept hierarchy stores.
+final class CallCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var n = 0
+    private var heard: [String] = []
+    func bump() { lock.withLock { n += 1 } }
+    func hear(_ line: String) { lock.withLock { heard.append(line) } }
+    var value: Int { lock.withLock { n } }
+    var lines: [String] { lock.withLock { heard } }
+}
+
+/// The hierarchy kept on disk (`ClusterFile`): read back exactly, refused when stale or damaged,
+/// built again when a level or point is found damaged as it is first read.
 @Suite struct ClusterFileTests {
     static let points: (lons: [Double], lats: [Double]) = {
         var p = ClusterPoints.korea(2_000, seed: 11)
@@ -206,8 +218,15 @@ enum ClusterPoints {
             key: key)
     }
 
-    func read(_ location: ClusterFile.Location) throws(ClusterFile.Problem) -> ClusterIndex {
-        try ClusterFile.read(location, options: ClusterOptions(), pointCount: Self.points.lons.count)
+    /// The file mapped; `rebuilds` counts the builds its damage asked for (answered by `index`).
+    func read(_ location: ClusterFile.Location, rebuilds: CallCount = CallCount()) throws(ClusterFile.Problem)
+        -> ClusterIndex
+    {
+        try ClusterFile.read(location, options: ClusterOptions(), pointCount: Self.points.lons.count) { problem in
+            rebuilds.hear("\(problem)")
+            rebuilds.bump()
+            return Self.index
+        }
     }
 
     /// Every answer of `a` and `b` at every zoom: levels, viewports, children, leaves, expansion zooms.
@@ -230,17 +249,31 @@ enum ClusterPoints {
     @Test func aKeptHierarchyGivesTheSameAnswersAsABuild() throws {
         let folder = try TempFolder()
         try ClusterFile.write(Self.index, to: location(folder))
-        try expectSameAnswers(try read(location(folder)), Self.index)
+        let rebuilds = CallCount()
+        try expectSameAnswers(try read(location(folder), rebuilds: rebuilds), Self.index)
+        #expect(rebuilds.value == 0)
         // An empty hierarchy, and one with other options, round-trip too.
         let options = ClusterOptions(radius: 60, extent: 256, minPoints: 3, minZoom: 2, maxZoom: 12, nodeSize: 16)
         let other = ClusterIndex(lons: Self.points.lons, lats: Self.points.lats, options: options)
         try ClusterFile.write(other, to: location(folder))
-        let back = try ClusterFile.read(location(folder), options: options, pointCount: Self.points.lons.count)
+        let back = try ClusterFile.read(location(folder), options: options, pointCount: Self.points.lons.count) { _ in
+            rebuilds.bump()
+            return other
+        }
         try expectSameAnswers(back, other)
+        // A mapped index writes the same file again.
+        let copy = ClusterFile.Location(path: folder.file("copy"), stamp: Self.stamp, key: "|all")
+        try ClusterFile.write(back, to: copy)
+        try ClusterFile.write(other, to: location(folder))
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: copy.path))
+                == Data(contentsOf: URL(fileURLWithPath: location(folder).path)))
         let empty = ClusterIndex(lons: [], lats: [])
         try ClusterFile.write(empty, to: location(folder))
-        #expect(
-            try ClusterFile.read(location(folder), options: ClusterOptions(), pointCount: 0).levelCounts.count == 18)
+        let none = try ClusterFile.read(location(folder), options: ClusterOptions(), pointCount: 0) { _ in empty }
+        #expect(none.levelCounts.count == 18)
+        #expect(none.clusters(minLon: -180, minLat: -90, maxLon: 180, maxLat: 90, zoom: 5).isEmpty)
+        #expect(rebuilds.value == 0)
     }
 
     @Test func anotherStateOptionsOrFilterIsIgnoredAndReplaced() throws {
@@ -250,39 +283,44 @@ enum ClusterPoints {
         #expect(throws: ClusterFile.Problem.stale) { try read(location(folder, generation: 6, key: "category=39|")) }
         #expect(throws: ClusterFile.Problem.stale) {
             try ClusterFile.read(
-                location(folder, generation: 6), options: ClusterOptions(radius: 41), pointCount: 2_008)
+                location(folder, generation: 6), options: ClusterOptions(radius: 41), pointCount: 2_008
+            ) { _ in Self.index }
         }
         #expect(throws: ClusterFile.Problem.stale) {
-            try ClusterFile.read(location(folder, generation: 6), options: ClusterOptions(), pointCount: 2_007)
+            try ClusterFile.read(location(folder, generation: 6), options: ClusterOptions(), pointCount: 2_007) { _ in
+                Self.index
+            }
         }
-        var built = 0
-        var heard: [String] = []
+        let built = CallCount()
+        let heard = CallCount()
         let index = ClusterFile.index(
             at: location(folder), options: ClusterOptions(), pointCount: Self.points.lons.count,
-            report: { heard.append($0) }
+            report: { heard.hear($0) }
         ) {
-            built += 1
+            built.bump()
             return Self.index
         }
-        #expect(built == 1 && index === Self.index)
-        #expect(heard.count == 1 && heard[0].contains("another cache state"))
+        #expect(built.value == 1 && index === Self.index)
+        #expect(heard.lines.count == 1 && heard.lines[0].contains("another cache state"))
         try expectSameAnswers(try read(location(folder)), Self.index)
         #expect(throws: ClusterFile.Problem.stale) { try read(location(folder, generation: 6)) }
         // Now current: read, not built.
-        _ = ClusterFile.index(at: location(folder), options: ClusterOptions(), pointCount: Self.points.lons.count) {
-            built += 1
+        let now = ClusterFile.index(at: location(folder), options: ClusterOptions(), pointCount: Self.points.lons.count)
+        {
+            built.bump()
             return Self.index
         }
-        #expect(built == 1)
+        try expectSameAnswers(now, Self.index)
+        #expect(built.value == 1)
     }
 
-    @Test func aDamagedFileIsRefusedAndRebuilt() throws {
+    @Test func aDamagedHeaderOrTableIsRefusedAndRebuilt() throws {
         let folder = try TempFolder()
         let place = location(folder)
         try ClusterFile.write(Self.index, to: place)
         let good = try Data(contentsOf: URL(fileURLWithPath: place.path))
-        // A flipped byte anywhere read (header, table, each level, the points), and cuts.
-        let positions = [3, 20, 100, 200, good.count / 3, good.count / 2, good.count - 9, good.count - 1]
+        // A flipped byte in the header, the table or `BSUM` (the file's end), and cuts.
+        let positions = [3, 20, 90, 100, 200, 96 + 24 * 20 - 1, good.count - 9, good.count - 1]
         var damaged: [Data] = positions.map {
             var d = good
             d[$0] ^= 0x10
@@ -292,14 +330,84 @@ enum ClusterPoints {
         for bytes in damaged {
             try bytes.write(to: URL(fileURLWithPath: place.path))
             #expect(throws: ClusterFile.Problem.self) { try read(place) }
-            var built = 0
+            let built = CallCount()
             let index = ClusterFile.index(at: place, options: ClusterOptions(), pointCount: Self.points.lons.count) {
-                built += 1
+                built.bump()
                 return Self.index
             }
-            #expect(built == 1 && index === Self.index)
+            #expect(built.value == 1 && index === Self.index)
             #expect(try Data(contentsOf: URL(fileURLWithPath: place.path)) == good)
         }
+    }
+
+    /// Damage inside a level or the points is found when that part is first read, not before: the
+    /// index then answers from a build (the same answers) and the file is written again.
+    @Test func aDamagedLevelOrPointIsFoundWhenReadAndRebuilt() throws {
+        let folder = try TempFolder()
+        let place = location(folder)
+        try ClusterFile.write(Self.index, to: place)
+        let good = try Data(contentsOf: URL(fileURLWithPath: place.path))
+        let levels = Self.index.levelCounts
+        let bodyStart = 96 + 24 * (levels.count + 2) + 8
+        // The start of each level, and of the points.
+        var starts: [Int] = []
+        var at = bodyStart
+        for c in levels {
+            starts.append(at)
+            at += 32 * c
+        }
+        let pointsStart = at
+        // Level 17 (the points alone) damaged: zoom 8 answers from the file, untouched; zoom 17 finds it.
+        var bytes = good
+        bytes[starts[17] + 40] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: place.path))
+        let rebuilds = CallCount()
+        let mapped = try read(place, rebuilds: rebuilds)
+        #expect(mapped.level(zoom: 8) == Self.index.level(zoom: 8))
+        #expect(rebuilds.value == 0)
+        #expect(mapped.level(zoom: 17) == Self.index.level(zoom: 17))
+        #expect(rebuilds.value == 1 && rebuilds.lines[0].contains("damaged"))
+        try expectSameAnswers(mapped, Self.index)
+        #expect(rebuilds.value == 1)
+        // Each level's and the points' damage, through `index(at:)`: the same answers, the file replaced.
+        for position in [starts[0], starts[5] + 3, starts[12] + 100, starts[16] + 7, pointsStart + 8 * 1_000 + 2] {
+            var bytes = good
+            bytes[position] ^= 0x20
+            try bytes.write(to: URL(fileURLWithPath: place.path))
+            let built = CallCount()
+            let heard = CallCount()
+            let index = ClusterFile.index(
+                at: place, options: ClusterOptions(), pointCount: Self.points.lons.count, report: { heard.hear($0) }
+            ) {
+                built.bump()
+                return Self.index
+            }
+            #expect(built.value == 0, "opened, not built, until the damage is read")
+            try expectSameAnswers(index, Self.index)
+            #expect(built.value == 1, "byte \(position)")
+            #expect(heard.lines.contains { $0.contains("damaged") }, "\(heard.lines)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: place.path)) == good)
+        }
+    }
+
+    /// A level whose blocks hold but whose slots or point ids are out of range (damage the checksums
+    /// cannot see) is refused the same way, never read out of range.
+    @Test func aLevelOutOfRangeIsRebuilt() throws {
+        let folder = try TempFolder()
+        let place = location(folder)
+        try ClusterFile.write(Self.index, to: place)
+        let counts = Self.index.levelCounts
+        let levelAt = 96 + 24 * (counts.count + 2) + 8 + 32 * counts[0..<9].reduce(0, +)
+        // Level 9's first slot names no position, resealed into the file.
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: place.path)))
+        let slotAt = levelAt + 28 * counts[9]
+        bytes.replaceSubrange(slotAt..<slotAt + 4, with: [0xFF, 0xFF, 0xFF, 0x7F])
+        ClusterFile.reseal(&bytes)
+        try Data(bytes).write(to: URL(fileURLWithPath: place.path))
+        let rebuilds = CallCount()
+        let damaged = try read(place, rebuilds: rebuilds)
+        #expect(damaged.level(zoom: 9) == Self.index.level(zoom: 9))
+        #expect(rebuilds.value == 1 && rebuilds.lines[0].contains("level 9"))
     }
 
     @Test func aFolderThatCannotBeWrittenStillAnswers() throws {
@@ -307,12 +415,12 @@ enum ClusterPoints {
         // A path under a plain file cannot be written, whoever runs the test.
         let blocked = ClusterFile.Location(
             path: try folder.write("plain", "x") + "/cache.nearby-clusters", stamp: Self.stamp, key: "|all")
-        var heard: [String] = []
+        let heard = CallCount()
         let index = ClusterFile.index(
-            at: blocked, options: ClusterOptions(), pointCount: Self.points.lons.count, report: { heard.append($0) }
+            at: blocked, options: ClusterOptions(), pointCount: Self.points.lons.count, report: { heard.hear($0) }
         ) { Self.index }
         #expect(index === Self.index)
-        #expect(heard.count == 1 && heard[0].contains("cannot keep"))
+        #expect(heard.lines.count == 1 && heard.lines[0].contains("cannot keep"))
         #expect(throws: (any Error).self) { try ClusterFile.write(Self.index, to: blocked) }
     }
 }

@@ -7,8 +7,8 @@ import Foundation
 #endif
 
 /// A cluster hierarchy kept on disk beside the cache (`ClusterIndex`'s levels as they are in memory),
-/// so that a cold `nearby clusters` process or a fresh server reads it instead of building it again
-/// (a build takes seconds on a million places; reading it, milliseconds).
+/// so that a cold `nearby clusters` process or a fresh server maps it instead of building it again (a
+/// build takes seconds on a million places; opening it, well under a millisecond).
 ///
 /// It is written lazily, by the first process that builds the hierarchy of every place (or of one
 /// content type) with the default options (`ClusterRequest.isKept`), never by an import: so
@@ -18,14 +18,14 @@ import Foundation
 /// the file replaced (atomically: temporary file, fsync, rename). A folder that cannot be written
 /// only loses the file: the hierarchy built is answered all the same.
 ///
-/// ## Format, version 1 (every integer little-endian)
+/// ## Format, version 2 (every integer little-endian)
 ///
 /// Header, 96 bytes:
 ///
 /// | offset | size | field |
 /// |---:|---:|---|
 /// | 0 | 8 | magic `NRBYCLUS` |
-/// | 8 | 4 | format version (1) |
+/// | 8 | 4 | format version (2; 1 had one checksum per section instead of `BSUM`'s blocks) |
 /// | 12 | 4 | number of levels L (`maxZoom + 2 − minZoom`) |
 /// | 16 | 8 | identity of the cache (`meta.identity`) |
 /// | 24 | 8 | cache generation the hierarchy was built at |
@@ -35,30 +35,43 @@ import Foundation
 /// | 56 | 4 × 4 | minPoints, minZoom, maxZoom, nodeSize (UInt32) |
 /// | 72 | 8 | key: `SnapshotHash` of the hierarchy key's UTF-8 (`ClusterRequest.hierarchyKey`) |
 /// | 80 | 8 | file length in bytes |
-/// | 88 | 8 | zero |
+/// | 88 | 4 | log2 of the block size of `BSUM` (14: 16 KiB) |
+/// | 92 | 4 | zero |
 ///
-/// Then the section table, L + 1 entries of 24 bytes: entries c (UInt64), offset from the start of
-/// the file (UInt64), checksum (`SnapshotHash` of the section's bytes). Then the header checksum (8
-/// bytes): `SnapshotHash` of bytes 0 ..< 96 + 24(L + 1). Sections follow it in table order, each
-/// where the one before ends (every one is a multiple of 8 bytes long, so each array in them lies at
-/// a multiple of 4, its coordinates at a multiple of 8), the last ending the file. Section l < L is level `minZoom + l` (c entries, 32c
-/// bytes, in KD-tree order): coordinates x, y interleaved (Float64, 2c), ids, counts, parents, slots
-/// (UInt32, c each). Section L is the points (c = n): their longitudes, then latitudes (Float64).
-/// So every byte of the file lies under a checksum: the header and table under the header checksum,
-/// each section under its own.
+/// Then the section table, L + 2 entries of 24 bytes: entries c (UInt64), offset from the start of
+/// the file (UInt64), checksum (zero, but `BSUM`'s: `SnapshotHash` of its bytes). Then the header
+/// checksum (8 bytes): `SnapshotHash` of bytes 0 ..< 96 + 24(L + 2). Sections follow it in table
+/// order, each where the one before ends (every one a multiple of 8 bytes long, so each array in them
+/// lies at a multiple of 4, its coordinates at a multiple of 8), the last ending the file. Section
+/// l < L is level `minZoom + l` (c entries, 32c bytes, in KD-tree order): coordinates x, y
+/// interleaved (Float64, 2c), ids, counts, parents, slots (UInt32, c each). Section L is the points
+/// (c = n): their longitudes, then latitudes (Float64). Section L + 1, `BSUM`, the block checksums of
+/// the body (every byte after the header checksum up to `BSUM`), as an index snapshot's
+/// (`IndexSnapshot`, "Checks"): entry b is `SnapshotHash`, seeded with the block's first offset, of
+/// the body's bytes at file offsets b·size ..< (b + 1)·size. So every byte of the file lies under a
+/// checksum: the header and table under the header checksum, `BSUM` under its table entry, the
+/// levels and points under `BSUM`.
 ///
-/// Reading checks the magic, version, length, header checksum, stamp, options, key and count, then
-/// each section's checksum, and copies the sections into the index's arrays (`read`): a file that
-/// fails any of it is refused, never answered from. 32 bytes an entry, as in memory: the 1M-place
-/// hierarchy is some 106 MB.
+/// Reading (`read`) maps the file and checks only what is cheap: the magic, version, length, header
+/// checksum, stamp, options, key and count, every section's size and place, and `BSUM`'s checksum; a
+/// file that fails any of it is refused. The levels and points are then used in place, never
+/// copied, each verified the first time it is read (`BlockVerifier`): a level's blocks all at once
+/// (with its slots and point ids in range) before its first query, a point's coordinates before
+/// they are written out. A cold `nearby clusters --zoom 8` so reads the header, one level of a few
+/// hundred entries and the few points it shows, not the 106 MB of a 1M-place hierarchy. A level or
+/// point found damaged then is never answered from: the index builds the hierarchy again (`rebuild`)
+/// and answers from that from then on (the same levels, since a build depends only on the points and
+/// options).
 ///
 /// The file holds the levels a build made, not the points to make them from: a change to the
 /// algorithm (what a build gives) or to the arrays bumps `formatVersion`, so kept files are built again.
 public enum ClusterFile {
     static let magic = Array("NRBYCLUS".utf8)
-    public static let formatVersion: UInt32 = 1
+    public static let formatVersion: UInt32 = 2
     static let headerSize = 96
     static let entrySize = 24
+    /// log2 of the block size of the checksums a writer makes (16 KiB, as a snapshot's).
+    static let blockShift = 14
 
     /// Where a hierarchy is kept and what it must match: the file, the cache state, the hierarchy key.
     public struct Location: Sendable, Equatable {
@@ -116,70 +129,82 @@ public enum ClusterFile {
     }
 
     /// The index kept at `location` when it matches (`read`), else the one `build` makes, then written
-    /// there (a failure to write is reported, not thrown). `report` hears why a file was not used.
+    /// there (a failure to write is reported, not thrown). `report` hears why a file was not used, then
+    /// or later (a level found damaged when first read: the index then answers from `build`'s, and the
+    /// file is written again).
     public static func index(
         at location: Location, options: ClusterOptions, pointCount: Int,
-        report: (String) -> Void = { _ in }, build: () -> ClusterIndex
+        report: @escaping @Sendable (String) -> Void = { _ in }, build: @escaping @Sendable () -> ClusterIndex
     ) -> ClusterIndex {
+        let rebuild: @Sendable () -> ClusterIndex = {
+            let index = build()
+            do { try write(index, to: location) } catch {
+                report("cannot keep the cluster hierarchy at \(location.path): \(error)")
+            }
+            return index
+        }
         do {
-            return try read(location, options: options, pointCount: pointCount)
+            return try read(location, options: options, pointCount: pointCount) { problem in
+                report("kept cluster hierarchy \(location.path): \(problem); building it again")
+                return rebuild()
+            }
         } catch {
             if error != .missing { report("kept cluster hierarchy \(location.path): \(error); building it again") }
         }
-        let index = build()
-        do { try write(index, to: location) } catch {
-            report("cannot keep the cluster hierarchy at \(location.path): \(error)")
-        }
-        return index
+        return rebuild()
     }
 
     // MARK: Writing
 
     /// Writes `index` to `location.path`, atomically.
     public static func write(_ index: ClusterIndex, to location: Location) throws {
-        let parts = index.parts
         let o = index.options
-        let k = parts.levels.count + 1
+        let levelCount = index.levelCount
+        let k = levelCount + 2
         let tableEnd = headerSize + entrySize * k
+        let bodyStart = tableEnd + 8
         try IndexSnapshot.writeAtomically(to: location.path) { fd in
-            func write(_ bytes: [UInt8], at offset: Int) throws {
-                guard bytes.isEmpty || bytes.withUnsafeBytes({ writeAll(fd, $0, at: offset) }) else {
-                    throw Problem.unreadable("\(location.path): \(String(cString: strerror(errno)))")
-                }
+            func failed() -> Problem { Problem.unreadable("\(location.path): \(String(cString: strerror(errno)))") }
+            func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws {
+                guard bytes.isEmpty || writeAll(fd, bytes, at: offset) else { throw failed() }
             }
-            // Sections first, each hashed as the bytes it is in the file; the header, which holds
-            // their checksums, last.
+            // Sections first, then the block checksums read back, the header (which holds `BSUM`'s
+            // checksum) last.
             var table: [(count: Int, offset: Int, sum: UInt64)] = []
-            var offset = tableEnd + 8
-            func section(_ count: Int, _ arrays: [UnsafeRawBufferPointer]) throws {
-                var bytes: [UInt8] = []
-                bytes.reserveCapacity(arrays.reduce(0) { $0 + $1.count })
-                for a in arrays { bytes += a }
-                try write(bytes, at: offset)
-                table.append((count, offset, bytes.withUnsafeBytes { SnapshotHash.of($0) }))
-                offset += bytes.count
+            var offset = bodyStart
+            for l in 0..<levelCount {
+                let level = index.level(l)
+                try write(level.bytes, at: offset)
+                table.append((level.count, offset, 0))
+                offset += level.bytes.count
             }
-            for level in parts.levels {
-                try level.coords.withUnsafeBytes { c in
-                    try level.ids.withUnsafeBytes { i in
-                        try level.counts.withUnsafeBytes { n in
-                            try level.parents.withUnsafeBytes { p in
-                                try level.slot.withUnsafeBytes { s in try section(level.count, [c, i, n, p, s]) }
-                            }
-                        }
-                    }
+            try index.withPointBytes { x, y in
+                try write(x, at: offset)
+                try write(y, at: offset + x.count)
+            }
+            table.append((index.pointCount, offset, 0))
+            offset += 16 * index.pointCount
+            let sumsOffset = offset
+            var buffer = [UInt8](repeating: 0, count: 1 << blockShift)
+            let sums = IndexSnapshot.blockSums(bodyStart: bodyStart, end: sumsOffset, shift: blockShift) {
+                start, count, add in
+                buffer.withUnsafeMutableBytes { raw in
+                    let part = UnsafeMutableRawBufferPointer(rebasing: raw[0..<count])
+                    guard count == 0 || readAll(fd, part, at: start) else { return false }
+                    add(UnsafeRawBufferPointer(part))
+                    return true
                 }
             }
-            try parts.lons.withUnsafeBytes { x in
-                try parts.lats.withUnsafeBytes { y in try section(parts.lons.count, [x, y]) }
-            }
-            let fileLength = table[k - 1].offset + 16 * parts.lons.count
+            guard let sums else { throw failed() }
+            try sums.withUnsafeBytes { try write($0, at: sumsOffset) }
+            table.append((sums.count, sumsOffset, sums.withUnsafeBytes { SnapshotHash.of($0) }))
+            let fileLength = sumsOffset + 8 * sums.count
             var head = [UInt8]()
-            head.reserveCapacity(tableEnd + 8)
+            head.reserveCapacity(bodyStart)
             func put<T: FixedWidthInteger>(_ v: T) { withUnsafeBytes(of: v.littleEndian) { head += $0 } }
             head += magic
             put(formatVersion)
-            put(UInt32(parts.levels.count))
+            put(UInt32(levelCount))
             put(location.stamp.identity)
             put(location.stamp.generation)
             put(UInt64(index.pointCount))
@@ -188,26 +213,28 @@ public enum ClusterFile {
             for v in [o.minPoints, o.minZoom, o.maxZoom, o.nodeSize] { put(UInt32(v)) }
             put(keyHash(location.key))
             put(UInt64(fileLength))
-            put(UInt64(0))
+            put(UInt32(blockShift))
+            put(UInt32(0))
             for e in table {
                 put(UInt64(e.count))
                 put(UInt64(e.offset))
                 put(e.sum)
             }
             put(head.withUnsafeBytes { SnapshotHash.of($0) })
-            try write(head, at: 0)
-            guard ftruncate(fd, off_t(fileLength)) == 0 else {
-                throw Problem.unreadable("\(location.path): \(String(cString: strerror(errno)))")
-            }
+            try head.withUnsafeBytes { try write($0, at: 0) }
+            guard ftruncate(fd, off_t(fileLength)) == 0 else { throw failed() }
         }
     }
 
     // MARK: Reading
 
-    /// The index kept at `location`, after every check (above); copies its sections into arrays.
-    public static func read(_ location: Location, options: ClusterOptions, pointCount: Int) throws(Problem)
-        -> ClusterIndex
-    {
+    /// The index kept at `location`, mapped, after the cheap checks (above); its levels and points
+    /// are verified as they are first read, and `rebuild` (told what was damaged) gives the index
+    /// answered from instead when one fails.
+    public static func read(
+        _ location: Location, options: ClusterOptions, pointCount: Int,
+        rebuild: @escaping @Sendable (Problem) -> ClusterIndex
+    ) throws(Problem) -> ClusterIndex {
         #if _endian(big)
             throw Problem.unreadable("cluster files are little-endian; this machine is big-endian")
         #else
@@ -230,7 +257,7 @@ public enum ClusterFile {
                 throw length > UInt64(file.size) ? Problem.truncated : Problem.damaged("file length")
             }
             let levelCount = Int(k)
-            let tableEnd = headerSize + entrySize * (levelCount + 1)
+            let tableEnd = headerSize + entrySize * (levelCount + 2)
             guard levelCount <= ClusterOptions.zoomLimit + 2, let head = file.bytes(at: 0, count: tableEnd),
                 let checksum = file.load(UInt64.self, at: tableEnd)
             else { throw Problem.truncated }
@@ -245,72 +272,151 @@ public enum ClusterFile {
             guard stamp == location.stamp, stored == options, u64(32) == UInt64(pointCount),
                 u64(72) == keyHash(location.key), levelCount == options.maxZoom + 2 - options.minZoom
             else { throw Problem.stale }
+            let shift = u32(88)
+            guard (12...20).contains(shift) else { throw Problem.damaged("block size") }
+            // Every section where the one before ends, of its entries' size; `BSUM` last, ending the file.
             var end = tableEnd + 8
-            func section(_ i: Int, bytesPerEntry: Int) throws(Problem) -> (count: Int, bytes: UnsafeRawBufferPointer) {
+            var sections: [(count: Int, offset: Int)] = []
+            for i in 0..<levelCount + 2 {
                 let e = headerSize + entrySize * i
                 let count = u64(e)
-                guard count < 1 << 32, u64(e + 8) == UInt64(end),
-                    let bytes = file.bytes(at: end, count: Int(count) * bytesPerEntry)
+                let size = i < levelCount ? 32 : i == levelCount ? 16 : 8
+                guard count < 1 << 32, u64(e + 8) == UInt64(end), file.bytes(at: end, count: Int(count) * size) != nil
                 else { throw Problem.damaged("section \(i)") }
-                end += bytes.count
-                guard SnapshotHash.of(bytes) == u64(e + 16) else { throw Problem.damaged("section \(i) checksum") }
-                return (Int(count), bytes)
+                sections.append((Int(count), end))
+                end += Int(count) * size
             }
-            var levels: [ClusterIndex.Level] = []
-            levels.reserveCapacity(levelCount)
-            for l in 0..<levelCount {
-                let (c, bytes) = try section(l, bytesPerEntry: 32)
-                func array<T: BitwiseCopyable>(_: T.Type, at offset: Int, count: Int) -> [T] {
-                    [T](unsafeUninitializedCapacity: count) { buffer, done in
-                        UnsafeMutableRawBufferPointer(buffer).copyMemory(
-                            from: UnsafeRawBufferPointer(
-                                rebasing: bytes[offset..<offset + count * MemoryLayout<T>.stride]))
-                        done = count
-                    }
-                }
-                let level = ClusterIndex.Level(
-                    coords: array(Double.self, at: 0, count: 2 * c), ids: array(UInt32.self, at: 16 * c, count: c),
-                    counts: array(UInt32.self, at: 20 * c, count: c), parents: array(UInt32.self, at: 24 * c, count: c),
-                    slot: array(UInt32.self, at: 28 * c, count: c), nodeSize: options.nodeSize)
-                guard level.isConsistent(pointCount: pointCount) else { throw Problem.damaged("level \(l)") }
-                levels.append(level)
+            let points = sections[levelCount]
+            let sumsAt = sections[levelCount + 1]
+            guard points.count == pointCount, end == file.size,
+                sumsAt.count == (sumsAt.offset + (1 << shift) - 1) >> shift
+            else { throw Problem.damaged("section lengths") }
+            let sumBytes = file.bytes(at: sumsAt.offset, count: 8 * sumsAt.count)!
+            guard SnapshotHash.of(sumBytes) == u64(headerSize + entrySize * (levelCount + 1) + 16) else {
+                throw Problem.damaged("checksum of BSUM")
             }
-            let (n, points) = try section(levelCount, bytesPerEntry: 16)
-            guard n == pointCount, end == file.size else { throw Problem.damaged("section lengths") }
-            let lons = [Double](unsafeUninitializedCapacity: n) { buffer, done in
-                UnsafeMutableRawBufferPointer(buffer).copyMemory(
-                    from: UnsafeRawBufferPointer(rebasing: points[0..<8 * n]))
-                done = n
-            }
-            let lats = [Double](unsafeUninitializedCapacity: n) { buffer, done in
-                UnsafeMutableRawBufferPointer(buffer).copyMemory(
-                    from: UnsafeRawBufferPointer(rebasing: points[8 * n..<16 * n]))
-                done = n
-            }
-            return ClusterIndex(options: options, lons: lons, lats: lats, levels: levels)
+            let base = file.bytes(at: 0, count: 0)!.baseAddress!
+            let levelStarts = sections[0..<levelCount].map { $0.offset }
+            let verifier = BlockVerifier(
+                start: base, blockShift: shift, bodyStart: tableEnd + 8, end: sumsAt.offset,
+                sums: sumBytes.baseAddress!,
+                sectionAt: { offset in
+                    offset >= points.offset
+                        ? "points" : "level \(options.minZoom + (levelStarts.lastIndex { $0 <= offset } ?? 0))"
+                })
+            let mapped = MappedLevels(
+                file: file, verifier: verifier, levels: Array(sections[0..<levelCount]), points: points.offset,
+                pointCount: pointCount, options: options, rebuild: rebuild)
+            return ClusterIndex(options: options, pointCount: pointCount, mapped: mapped)
         #endif
     }
 
     // MARK: Parts
 
+    /// Recomputes the block checksums, `BSUM`'s checksum and the header checksum of file `bytes` after
+    /// a change: what a test makes to show damage that the checksums cannot see.
+    static func reseal(_ bytes: inout [UInt8]) {
+        func integer(_ at: Int, _ size: Int) -> Int { (0..<size).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
+        func put(_ value: UInt64, at: Int) {
+            withUnsafeBytes(of: value.littleEndian) { for (n, b) in $0.enumerated() { bytes[at + n] = b } }
+        }
+        let levels = integer(12, 4)
+        let tableEnd = headerSize + entrySize * (levels + 2)
+        let sumsEntry = headerSize + entrySize * (levels + 1)
+        let sumsOffset = integer(sumsEntry + 8, 8)
+        let sums = IndexSnapshot.blockSums(bodyStart: tableEnd + 8, end: sumsOffset, shift: integer(88, 4)) {
+            lo, n, add in
+            bytes.withUnsafeBytes { add(UnsafeRawBufferPointer(rebasing: $0[lo..<lo + n])) }
+            return true
+        }!
+        for (b, sum) in sums.enumerated() { put(UInt64(littleEndian: sum), at: sumsOffset + 8 * b) }
+        let sumsHash = bytes.withUnsafeBytes { SnapshotHash.of(UnsafeRawBufferPointer(rebasing: $0[sumsOffset...])) }
+        put(sumsHash, at: sumsEntry + 16)
+        put(bytes.withUnsafeBytes { SnapshotHash.of(UnsafeRawBufferPointer(rebasing: $0[0..<tableEnd])) }, at: tableEnd)
+    }
+
     static func keyHash(_ key: String) -> UInt64 { Array(key.utf8).withUnsafeBytes { SnapshotHash.of($0) } }
 }
 
-extension ClusterIndex.Level {
-    /// Whether every slot names a position and every point's id a point (what a query indexes by).
-    func isConsistent(pointCount: Int) -> Bool {
-        let c = UInt32(ids.count)
-        let n = UInt32(pointCount)
-        return slot.withUnsafeBufferPointer { slot in
-            ids.withUnsafeBufferPointer { ids in
-                counts.withUnsafeBufferPointer { counts in
-                    var bad = false
-                    for k in 0..<slot.count {
-                        bad = bad || slot[k] >= c || (counts[k] <= 1 && ids[k] >= n)
-                    }
-                    return !bad
-                }
-            }
+/// The levels and points of a mapped `ClusterFile`, each level verified (its blocks, then its slots and
+/// point ids) the first time it is read, each point's coordinates before they are read. The first
+/// damage found makes the index answer from `rebuild`'s instead, from then on.
+final class MappedLevels: @unchecked Sendable {
+    // @unchecked: `loaded` and `replacement` are read and written under `lock`; the rest is immutable.
+    private let file: MappedFile
+    private let verifier: BlockVerifier
+    private let sections: [(count: Int, offset: Int)]
+    private let lons: UnsafePointer<Double>
+    private let lats: UnsafePointer<Double>
+    private let pointCount: Int
+    private let nodeSize: Int
+    private let minZoom: Int
+    private let rebuild: @Sendable (ClusterFile.Problem) -> ClusterIndex
+    private let lock = NSLock()
+    private var loaded: [ClusterIndex.Level?]
+    private var replacement: ClusterIndex?
+
+    init(
+        file: MappedFile, verifier: BlockVerifier, levels: [(count: Int, offset: Int)], points: Int, pointCount: Int,
+        options: ClusterOptions, rebuild: @escaping @Sendable (ClusterFile.Problem) -> ClusterIndex
+    ) {
+        self.file = file
+        self.verifier = verifier
+        sections = levels
+        let base = file.bytes(at: 0, count: 0)!.baseAddress!
+        lons = (base + points).assumingMemoryBound(to: Double.self)
+        lats = (base + points + 8 * pointCount).assumingMemoryBound(to: Double.self)
+        self.pointCount = pointCount
+        nodeSize = options.nodeSize
+        minZoom = options.minZoom
+        self.rebuild = rebuild
+        loaded = Array(repeating: nil, count: levels.count)
+    }
+
+    var counts: [Int] { sections.map(\.count) }
+
+    func level(_ l: Int) -> ClusterIndex.Level {
+        lock.lock()
+        defer { lock.unlock() }
+        if let replacement { return replacement.level(l) }
+        if let level = loaded[l] { return level }
+        let s = sections[l]
+        let bytes = file.bytes(at: s.offset, count: 32 * s.count)!
+        let level = ClusterIndex.Level(count: s.count, bytes: bytes, owner: file, nodeSize: nodeSize)
+        guard s.count == 0 || verifier.covers(bytes.baseAddress!, bytes.count) else {
+            return replaced(.damaged(verifier.failure ?? "level \(minZoom + l)")).level(l)
         }
+        guard level.isConsistent(pointCount: pointCount) else {
+            return replaced(.damaged("level \(minZoom + l)")).level(l)
+        }
+        loaded[l] = level
+        return level
+    }
+
+    @inline(__always) func point(_ i: Int) -> (lon: Double, lat: Double) {
+        // Intact coordinates are the ones a build takes, whether or not the index was built again.
+        if verifier.holds(lons + i, 8) && verifier.holds(lats + i, 8) { return (lons[i], lats[i]) }
+        lock.lock()
+        defer { lock.unlock() }
+        return (replacement ?? replaced(.damaged(verifier.failure ?? "points"))).point(i)
+    }
+
+    func withPointBytes<R>(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let x = UnsafeRawBufferPointer(start: lons, count: 8 * pointCount)
+        let y = UnsafeRawBufferPointer(start: lats, count: 8 * pointCount)
+        lock.lock()
+        let intact = replacement == nil && (pointCount == 0 || verifier.covers(lons, 16 * pointCount))
+        let other = intact ? nil : (replacement ?? replaced(.damaged(verifier.failure ?? "points")))
+        lock.unlock()
+        if let other { return try other.withPointBytes(body) }
+        return try withExtendedLifetime(file) { try body(x, y) }
+    }
+
+    /// The index built again (under `lock`), answered from from now on.
+    private func replaced(_ problem: ClusterFile.Problem) -> ClusterIndex {
+        if let replacement { return replacement }
+        let index = rebuild(problem)
+        replacement = index
+        return index
     }
 }

@@ -101,28 +101,52 @@ public struct ClusterNotFound: NearbyError, Equatable {
 ///
 /// Memory: 32 bytes an entry of each level (position 16, id, count, parent, slot 4 each) plus the
 /// points' own lon/lat (16 bytes a point).
-public final class ClusterIndex: Sendable {
+public final class ClusterIndex: @unchecked Sendable {
+    // @unchecked: the levels' memory is written only while `init(lons:lats:options:)` builds them;
+    // a mapped index's state is behind its own lock (`MappedLevels`).
     public let options: ClusterOptions
     /// Points given (`lons.count`), valid or not.
     public let pointCount: Int
-    private let lons: [Double]
-    private let lats: [Double]
-    /// Levels by zoom − minZoom, from minZoom to maxZoom + 1.
-    private let levels: [Level]
+    /// The levels and points built in memory (nil: read from a file, `mapped`).
+    private let built: (levels: [Level], lons: [Double], lats: [Double])?
+    /// The levels and points of a kept file, verified as they are first read (`ClusterFile.read`).
+    private let mapped: MappedLevels?
 
     /// One zoom's entries, stored in KD-tree order (`k`); `slot[i]` is where entry `i` (the order the
-    /// level was made in, which cluster ids count) lies.
-    struct Level: Sendable {
+    /// level was made in, which cluster ids count) lies. Its arrays lie in one block of 32 bytes an
+    /// entry, in the order of a `ClusterFile` section: coordinates x, y interleaved (16), ids, counts,
+    /// parents, slots (4 each); memory it owns, or a section of a mapped file used in place.
+    struct Level: @unchecked Sendable {
+        let count: Int
         /// x, y of each entry, interleaved, in tree order.
-        let coords: [Double]
+        let coords: UnsafePointer<Double>
         /// A point's index or a cluster's id.
-        let ids: [UInt32]
-        let counts: [UInt32]
-        /// The id of the cluster that took the entry in the level below (`UInt32.max`: none).
-        var parents: [UInt32]
-        let slot: [UInt32]
+        let ids: UnsafePointer<UInt32>
+        let counts: UnsafePointer<UInt32>
+        /// The id of the cluster that took the entry in the level below (`UInt32.max`: none); written
+        /// only while the level below is built.
+        let parents: UnsafeMutablePointer<UInt32>
+        let slot: UnsafePointer<UInt32>
         let nodeSize: Int
-        var count: Int { ids.count }
+        /// The block (32 bytes an entry), and what keeps it alive.
+        let bytes: UnsafeRawBufferPointer
+        let owner: AnyObject
+
+        /// A level over `bytes` (32 · count bytes, 8-aligned) that `owner` keeps alive.
+        init(count: Int, bytes: UnsafeRawBufferPointer, owner: AnyObject, nodeSize: Int) {
+            precondition(bytes.count == 32 * count && (count == 0 || Int(bitPattern: bytes.baseAddress!) % 8 == 0))
+            let start = bytes.baseAddress ?? UnsafeRawPointer(LevelStorage.empty.pointer)
+            let base = UnsafeMutableRawPointer(mutating: start)
+            self.count = count
+            coords = UnsafePointer(base.assumingMemoryBound(to: Double.self))
+            ids = UnsafePointer((base + 16 * count).assumingMemoryBound(to: UInt32.self))
+            counts = UnsafePointer((base + 20 * count).assumingMemoryBound(to: UInt32.self))
+            parents = (base + 24 * count).assumingMemoryBound(to: UInt32.self)
+            slot = UnsafePointer((base + 28 * count).assumingMemoryBound(to: UInt32.self))
+            self.nodeSize = nodeSize
+            self.bytes = bytes
+            self.owner = owner
+        }
     }
 
     /// Builds every level. Points with a non-finite coordinate are left out of all of them.
@@ -132,8 +156,6 @@ public final class ClusterIndex: Sendable {
         precondition(options.problem == nil, "\(options.problem!)")
         precondition(lons.count < 1 << 26, "at most 2^26 points")
         self.options = options
-        self.lons = lons
-        self.lats = lats
         let n = lons.count
         pointCount = n
         var xs: [Double] = []
@@ -151,33 +173,50 @@ public final class ClusterIndex: Sendable {
         var level = Level(
             xs: xs, ys: ys, ids: ids, counts: [UInt32](repeating: 1, count: ids.count), nodeSize: options.nodeSize)
         for z in stride(from: options.maxZoom, through: options.minZoom, by: -1) {
-            let next = Self.cluster(&level, zoom: z, options: options, pointCount: n)
+            let next = Self.cluster(level, zoom: z, options: options, pointCount: n)
             built.append(level)
             level = next
         }
         built.append(level)
-        levels = built.reversed()
+        self.built = (Array(built.reversed()), lons, lats)
+        mapped = nil
     }
 
-    /// An index of levels read back (`ClusterFile.read`), as `init(lons:lats:options:)` built them.
-    init(options: ClusterOptions, lons: [Double], lats: [Double], levels: [Level]) {
+    /// An index over the levels and points of a kept file (`ClusterFile.read`), verified as read.
+    init(options: ClusterOptions, pointCount: Int, mapped: MappedLevels) {
         self.options = options
-        self.lons = lons
-        self.lats = lats
-        self.levels = levels
-        pointCount = lons.count
+        self.pointCount = pointCount
+        built = nil
+        self.mapped = mapped
     }
 
-    /// The arrays `ClusterFile` writes.
-    var parts: (levels: [Level], lons: [Double], lats: [Double]) { (levels, lons, lats) }
+    /// Level `l` (zoom `minZoom + l`): a mapped one verified on its first read.
+    @inline(__always) func level(_ l: Int) -> Level { built?.levels[l] ?? mapped!.level(l) }
+
+    /// The longitude and latitude point `i` was given.
+    @inline(__always) func point(_ i: Int) -> (lon: Double, lat: Double) {
+        if let built { return (built.lons[i], built.lats[i]) }
+        return mapped!.point(i)
+    }
+
+    /// Number of levels (`maxZoom + 2 − minZoom`).
+    var levelCount: Int { options.maxZoom + 2 - options.minZoom }
+
+    /// Calls `body` with the points' longitudes and latitudes as bytes (what `ClusterFile` writes).
+    func withPointBytes<R>(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        if let built {
+            return try built.lons.withUnsafeBytes { x in try built.lats.withUnsafeBytes { y in try body(x, y) } }
+        }
+        return try mapped!.withPointBytes(body)
+    }
 
     /// Bytes held by the levels and the points' coordinates.
     public var byteCount: Int {
-        levels.reduce(16 * pointCount) { $0 + 32 * $1.count }
+        levelCounts.reduce(16 * pointCount) { $0 + 32 * $1 }
     }
 
     /// Entries of each level, from `minZoom` to `maxZoom + 1`.
-    public var levelCounts: [Int] { levels.map(\.count) }
+    public var levelCounts: [Int] { built?.levels.map(\.count) ?? mapped!.counts }
 
     // MARK: Queries
 
@@ -202,7 +241,7 @@ public final class ClusterIndex: Sendable {
             return clusters(minLon: west, minLat: south, maxLon: 180, maxLat: north, zoom: zoom)
                 + clusters(minLon: -180, minLat: south, maxLon: east, maxLat: north, zoom: zoom)
         }
-        let level = levels[levelZoom(zoom) - options.minZoom]
+        let level = level(levelZoom(zoom) - options.minZoom)
         var out: [ClusterItem] = []
         level.range(
             minX: Self.x(lon: west), minY: Self.y(lat: north), maxX: Self.x(lon: east), maxY: Self.y(lat: south)
@@ -214,7 +253,7 @@ public final class ClusterIndex: Sendable {
 
     /// Every entry of the level `zoom` reads, in the order it was made.
     public func level(zoom: Int) -> [ClusterItem] {
-        let level = levels[levelZoom(zoom) - options.minZoom]
+        let level = level(levelZoom(zoom) - options.minZoom)
         return (0..<level.count).map { item(level, Int(level.slot[$0])) }
     }
 
@@ -229,7 +268,7 @@ public final class ClusterIndex: Sendable {
     /// The entries a cluster took, in the level below it (`getChildren`).
     public func children(of id: Int) throws(ClusterNotFound) -> [ClusterItem] {
         guard let z = zoom(ofCluster: id) else { throw ClusterNotFound(id: id) }
-        let level = levels[z + 1 - options.minZoom]
+        let level = level(z + 1 - options.minZoom)
         let origin = (id - pointCount) >> 5
         guard origin < level.count else { throw ClusterNotFound(id: id) }
         let k = Int(level.slot[origin])
@@ -290,73 +329,61 @@ public final class ClusterIndex: Sendable {
         let x = level.coords[2 * k]
         let y = level.coords[2 * k + 1]
         if count > 1 { return ClusterItem(id: id, count: count, lon: Self.lon(x: x), lat: Self.lat(y: y), x: x, y: y) }
-        return ClusterItem(id: id, count: 1, lon: lons[id], lat: lats[id], x: x, y: y)
+        let p = point(id)
+        return ClusterItem(id: id, count: 1, lon: p.lon, lat: p.lat, x: x, y: y)
     }
 
     // MARK: Building
 
     /// Level `zoom` made from `above` (level `zoom + 1`), whose `parents` this sets.
-    private static func cluster(_ above: inout Level, zoom: Int, options: ClusterOptions, pointCount: Int) -> Level {
+    private static func cluster(_ above: Level, zoom: Int, options: ClusterOptions, pointCount: Int) -> Level {
         let r = options.radius / (options.extent * pow(2, Double(zoom)))
         let n = above.count
-        var taken = [Bool](repeating: false, count: n)
-        var parents = [UInt32](repeating: .max, count: n)
-        var xs: [Double] = []
-        var ys: [Double] = []
-        var ids: [UInt32] = []
-        var counts: [UInt32] = []
-        xs.reserveCapacity(n)
-        ys.reserveCapacity(n)
-        ids.reserveCapacity(n)
-        counts.reserveCapacity(n)
-        var neighbours: [Int] = []
-        above.coords.withUnsafeBufferPointer { coords in
-            for i in 0..<n {
-                let k = Int(above.slot[i])
-                if taken[k] { continue }
-                taken[k] = true
-                let x = coords[2 * k]
-                let y = coords[2 * k + 1]
-                neighbours.removeAll(keepingCapacity: true)
-                above.within(x: x, y: y, r: r) { j in if !taken[j] { neighbours.append(j) } }
-                let own = Int(above.counts[k])
-                var total = own
-                for j in neighbours { total += Int(above.counts[j]) }
-                if total > own && total >= options.minPoints {
-                    var wx = x * Double(own)
-                    var wy = y * Double(own)
-                    let id = UInt32((i << 5) + (zoom + 1) + pointCount)
+        let taken = UnsafeMutablePointer<Bool>.allocate(capacity: max(1, n))
+        taken.initialize(repeating: false, count: max(1, n))
+        defer { taken.deallocate() }
+        above.parents.update(repeating: .max, count: n)
+        var made = LevelBuilder(capacity: n)
+        var neighbours: [Int32] = []
+        var stack: [Int32] = []
+        let coords = above.coords
+        for i in 0..<n {
+            let k = Int(above.slot[i])
+            if taken[k] { continue }
+            taken[k] = true
+            let x = coords[2 * k]
+            let y = coords[2 * k + 1]
+            neighbours.removeAll(keepingCapacity: true)
+            above.within(x: x, y: y, r: r, stack: &stack) { j in if !taken[j] { neighbours.append(Int32(j)) } }
+            let own = Int(above.counts[k])
+            var total = own
+            for j in neighbours { total += Int(above.counts[Int(j)]) }
+            if total > own && total >= options.minPoints {
+                var wx = x * Double(own)
+                var wy = y * Double(own)
+                let id = UInt32((i << 5) + (zoom + 1) + pointCount)
+                for j in neighbours {
+                    let j = Int(j)
+                    taken[j] = true
+                    let c = Double(above.counts[j])
+                    wx += coords[2 * j] * c
+                    wy += coords[2 * j + 1] * c
+                    above.parents[j] = id
+                }
+                above.parents[k] = id
+                made.append(x: wx / Double(total), y: wy / Double(total), id: id, count: UInt32(total))
+            } else {
+                made.append(x: x, y: y, id: above.ids[k], count: above.counts[k])
+                if total > 1 {
                     for j in neighbours {
+                        let j = Int(j)
                         taken[j] = true
-                        let c = Double(above.counts[j])
-                        wx += coords[2 * j] * c
-                        wy += coords[2 * j + 1] * c
-                        parents[j] = id
-                    }
-                    parents[k] = id
-                    xs.append(wx / Double(total))
-                    ys.append(wy / Double(total))
-                    ids.append(id)
-                    counts.append(UInt32(total))
-                } else {
-                    xs.append(x)
-                    ys.append(y)
-                    ids.append(above.ids[k])
-                    counts.append(above.counts[k])
-                    if total > 1 {
-                        for j in neighbours {
-                            taken[j] = true
-                            xs.append(coords[2 * j])
-                            ys.append(coords[2 * j + 1])
-                            ids.append(above.ids[j])
-                            counts.append(above.counts[j])
-                        }
+                        made.append(x: coords[2 * j], y: coords[2 * j + 1], id: above.ids[j], count: above.counts[j])
                     }
                 }
             }
         }
-        above.parents = parents
-        return Level(xs: xs, ys: ys, ids: ids, counts: counts, nodeSize: options.nodeSize)
+        return made.level(nodeSize: options.nodeSize)
     }
 
     // MARK: Projection
@@ -378,84 +405,163 @@ public final class ClusterIndex: Sendable {
     }
 }
 
-extension ClusterIndex.Level {
-    /// A level of entries given in the order they were made: sorted into a KD-tree (kdbush's layout:
-    /// the median of each range on alternating axes, ranges of `nodeSize` or fewer left as they are).
-    init(xs: [Double], ys: [Double], ids: [UInt32], counts: [UInt32], nodeSize: Int) {
-        let n = ids.count
-        var coords = [Double](repeating: 0, count: 2 * n)
-        var order = [UInt32](repeating: 0, count: n)
-        for i in 0..<n {
-            coords[2 * i] = xs[i]
-            coords[2 * i + 1] = ys[i]
-            order[i] = UInt32(i)
-        }
-        if n > 0 {
-            coords.withUnsafeMutableBufferPointer { c in
-                order.withUnsafeMutableBufferPointer { o in
-                    KDSorter(coords: c.baseAddress!, order: o.baseAddress!, nodeSize: nodeSize).sort(0, n - 1, 0)
-                }
-            }
-        }
-        var slot = [UInt32](repeating: 0, count: n)
-        for k in 0..<n { slot[Int(order[k])] = UInt32(k) }
-        self.coords = coords
-        self.ids = order.map { ids[Int($0)] }
-        self.counts = order.map { counts[Int($0)] }
-        self.parents = [UInt32](repeating: .max, count: n)
-        self.slot = slot
-        self.nodeSize = nodeSize
+/// Memory a built level owns (`ClusterIndex.Level`): 8-aligned, at least one byte.
+final class LevelStorage: @unchecked Sendable {
+    let pointer: UnsafeMutableRawPointer
+    init(byteCount: Int) { pointer = .allocate(byteCount: max(8, byteCount), alignment: 8) }
+    deinit { pointer.deallocate() }
+    /// What an empty level points at.
+    static let empty = LevelStorage(byteCount: 8)
+}
+
+/// The entries of a level as they are made, in that order: coordinates interleaved, ids, counts.
+struct LevelBuilder {
+    private(set) var coords: [Double] = []
+    private(set) var ids: [UInt32] = []
+    private(set) var counts: [UInt32] = []
+
+    init(capacity: Int) {
+        coords.reserveCapacity(2 * capacity)
+        ids.reserveCapacity(capacity)
+        counts.reserveCapacity(capacity)
     }
 
-    /// Calls `visit` with the tree position of every entry within `r` of (x, y) (distance ≤ r).
-    func within(x qx: Double, y qy: Double, r: Double, _ visit: (Int) -> Void) {
+    @inline(__always) mutating func append(x: Double, y: Double, id: UInt32, count: UInt32) {
+        coords.append(x)
+        coords.append(y)
+        ids.append(id)
+        counts.append(count)
+    }
+
+    /// The level of these entries, sorted into its KD-tree.
+    func level(nodeSize: Int) -> ClusterIndex.Level {
+        ClusterIndex.Level(coords: coords, ids: ids, counts: counts, nodeSize: nodeSize)
+    }
+}
+
+extension ClusterIndex.Level {
+    /// A level of entries given in the order they were made (`xs`, `ys` apart).
+    init(xs: [Double], ys: [Double], ids: [UInt32], counts: [UInt32], nodeSize: Int) {
+        var coords = [Double](repeating: 0, count: 2 * xs.count)
+        for i in xs.indices {
+            coords[2 * i] = xs[i]
+            coords[2 * i + 1] = ys[i]
+        }
+        self.init(coords: coords, ids: ids, counts: counts, nodeSize: nodeSize)
+    }
+
+    /// A level of entries given in the order they were made (coordinates interleaved), sorted into a
+    /// KD-tree (kdbush's layout: the median of each range on alternating axes, ranges of `nodeSize`
+    /// or fewer left as they are), in memory it owns.
+    init(coords made: [Double], ids: [UInt32], counts: [UInt32], nodeSize: Int) {
+        let n = ids.count
+        let storage = LevelStorage(byteCount: 32 * n)
+        self.init(
+            count: n, bytes: UnsafeRawBufferPointer(start: storage.pointer, count: 32 * n), owner: storage,
+            nodeSize: nodeSize)
+        let coords = UnsafeMutablePointer(mutating: self.coords)
+        made.withUnsafeBufferPointer { coords.update(from: $0.baseAddress!, count: 2 * n) }
+        // The tree order's entry i is made entry order[i]; `parents` holds the order while sorting.
+        let order = parents
+        for i in 0..<n { order[i] = UInt32(i) }
+        if n > 0 { KDSorter(coords: coords, order: order, nodeSize: nodeSize).sort(0, n - 1, 0) }
+        let treeIds = UnsafeMutablePointer(mutating: self.ids)
+        let treeCounts = UnsafeMutablePointer(mutating: self.counts)
+        let slot = UnsafeMutablePointer(mutating: self.slot)
+        ids.withUnsafeBufferPointer { ids in
+            counts.withUnsafeBufferPointer { counts in
+                for k in 0..<n {
+                    let i = Int(order[k])
+                    treeIds[k] = ids[i]
+                    treeCounts[k] = counts[i]
+                    slot[i] = UInt32(k)
+                }
+            }
+        }
+        parents.update(repeating: .max, count: n)
+    }
+
+    /// Calls `visit` with the tree position of every entry within `r` of (x, y) (distance ≤ r), depth
+    /// first, a node's median before its left half, the left half before the right (the order
+    /// neighbours are summed in, as pysupercluster's). `stack` is scratch space.
+    @inline(__always)
+    func within(x qx: Double, y qy: Double, r: Double, stack: inout [Int32], _ visit: (Int) -> Void) {
         guard count > 0 else { return }
         let r2 = r * r
-        coords.withUnsafeBufferPointer { c in
-            func walk(_ left: Int, _ right: Int, _ axis: Int) {
-                if right - left <= nodeSize {
-                    for i in left...right {
-                        let dx = c[2 * i] - qx
-                        let dy = c[2 * i + 1] - qy
-                        if dx * dx + dy * dy <= r2 { visit(i) }
-                    }
-                    return
+        let c = coords
+        stack.removeAll(keepingCapacity: true)
+        stack.append(0)
+        stack.append(Int32(count - 1))
+        stack.append(0)
+        while let axis = stack.popLast() {
+            let right = Int(stack.removeLast())
+            let left = Int(stack.removeLast())
+            if right - left <= nodeSize {
+                for i in left...right {
+                    let dx = c[2 * i] - qx
+                    let dy = c[2 * i + 1] - qy
+                    if dx * dx + dy * dy <= r2 { visit(i) }
                 }
-                let m = (left + right) >> 1
-                let x = c[2 * m]
-                let y = c[2 * m + 1]
-                let dx = x - qx
-                let dy = y - qy
-                if dx * dx + dy * dy <= r2 { visit(m) }
-                if axis == 0 ? qx - r <= x : qy - r <= y { walk(left, m - 1, 1 - axis) }
-                if axis == 0 ? qx + r >= x : qy + r >= y { walk(m + 1, right, 1 - axis) }
+                continue
             }
-            walk(0, count - 1, 0)
+            let m = (left + right) >> 1
+            let x = c[2 * m]
+            let y = c[2 * m + 1]
+            let dx = x - qx
+            let dy = y - qy
+            if dx * dx + dy * dy <= r2 { visit(m) }
+            // Right pushed first, so the left half is visited first.
+            if axis == 0 ? qx + r >= x : qy + r >= y {
+                stack.append(Int32(m + 1))
+                stack.append(Int32(right))
+                stack.append(1 - axis)
+            }
+            if axis == 0 ? qx - r <= x : qy - r <= y {
+                stack.append(Int32(left))
+                stack.append(Int32(m - 1))
+                stack.append(1 - axis)
+            }
         }
+    }
+
+    /// `within` with its own scratch space.
+    func within(x: Double, y: Double, r: Double, _ visit: (Int) -> Void) {
+        var stack: [Int32] = []
+        within(x: x, y: y, r: r, stack: &stack, visit)
     }
 
     /// Calls `visit` with the tree position of every entry inside the box (edges included).
     func range(minX: Double, minY: Double, maxX: Double, maxY: Double, _ visit: (Int) -> Void) {
         guard count > 0 else { return }
-        coords.withUnsafeBufferPointer { c in
-            func walk(_ left: Int, _ right: Int, _ axis: Int) {
-                if right - left <= nodeSize {
-                    for i in left...right {
-                        let x = c[2 * i]
-                        let y = c[2 * i + 1]
-                        if x >= minX && x <= maxX && y >= minY && y <= maxY { visit(i) }
-                    }
-                    return
+        let c = coords
+        func walk(_ left: Int, _ right: Int, _ axis: Int) {
+            if right - left <= nodeSize {
+                for i in left...right {
+                    let x = c[2 * i]
+                    let y = c[2 * i + 1]
+                    if x >= minX && x <= maxX && y >= minY && y <= maxY { visit(i) }
                 }
-                let m = (left + right) >> 1
-                let x = c[2 * m]
-                let y = c[2 * m + 1]
-                if x >= minX && x <= maxX && y >= minY && y <= maxY { visit(m) }
-                if axis == 0 ? minX <= x : minY <= y { walk(left, m - 1, 1 - axis) }
-                if axis == 0 ? maxX >= x : maxY >= y { walk(m + 1, right, 1 - axis) }
+                return
             }
-            walk(0, count - 1, 0)
+            let m = (left + right) >> 1
+            let x = c[2 * m]
+            let y = c[2 * m + 1]
+            if x >= minX && x <= maxX && y >= minY && y <= maxY { visit(m) }
+            if axis == 0 ? minX <= x : minY <= y { walk(left, m - 1, 1 - axis) }
+            if axis == 0 ? maxX >= x : maxY >= y { walk(m + 1, right, 1 - axis) }
         }
+        walk(0, count - 1, 0)
+    }
+
+    /// Whether every slot names a position and every point's id a point (what a query indexes by).
+    func isConsistent(pointCount: Int) -> Bool {
+        let c = UInt32(count)
+        let n = UInt32(pointCount)
+        var bad = false
+        for k in 0..<count {
+            bad = bad || slot[k] >= c || (counts[k] <= 1 && ids[k] >= n)
+        }
+        return !bad
     }
 }
 

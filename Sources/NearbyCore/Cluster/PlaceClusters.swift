@@ -108,6 +108,25 @@ public struct ClusterRequest: Sendable, Hashable {
         q.order = PlaceOrder([])
     }
 
+    /// What a table answers the request's matches from without a query: every place, or every place
+    /// of one content type; nil when it asks anything else (a circle, a shape, another filter, a
+    /// personal condition).
+    public var tableMatch: TableMatch? {
+        var filter = query.filter
+        let categories = filter.categories
+        filter.categories = nil
+        guard query.center == nil && query.shape == .all && filter == PlaceFilter() && !query.usesPersonalData
+        else { return nil }
+        guard let categories else { return .all }
+        guard categories.count == 1, let c = Int32(exactly: categories.first!) else { return nil }
+        return .category(c)
+    }
+
+    public enum TableMatch: Sendable, Equatable {
+        case all
+        case category(Int32)
+    }
+
     /// Hierarchies worth keeping (the server keeps them per generation, `ClusterFile` on disk): every
     /// place, or one content type, with the default options, and no personal condition.
     public var isKept: Bool {
@@ -154,12 +173,27 @@ public struct ClusterBox: Sendable, Hashable {
     }
 }
 
-/// The cluster hierarchy of a query's matches: point `i` of `index` is row `i` of `rows`, the matches
-/// in id order, so a cluster id holds for the same filters, options and cache generation.
+/// The cluster hierarchy of a query's matches: point `i` of `index` is the `i`-th match in id order,
+/// so a cluster id holds for the same filters, options and cache generation.
 public final class PlaceClusters: Sendable {
     public let index: ClusterIndex
-    /// The matched rows, in id order (with or without their records, as the engine answered).
-    public let rows: PlaceRows
+    /// Where each point's row is.
+    private let points: Points
+
+    enum Points: Sendable {
+        /// The matched rows, in id order (with or without their records, as the engine answered).
+        case rows(PlaceRows)
+        /// Rows of a table by id rank: point `i` is the row of id rank `ranks?[i] ?? i`.
+        case table(PlaceTable, ranks: [UInt32]?)
+    }
+
+    /// Points of the hierarchy: the matches.
+    public var count: Int {
+        switch points {
+        case .rows(let rows): rows.count
+        case .table(let table, let ranks): ranks?.count ?? table.count
+        }
+    }
 
     /// The hierarchy of an answer's rows (of every match: `ClusterRequest.query`), which must have
     /// their coordinates (`PlaceRows.hasCoordinates`). With `kept`, the one kept in that file when it
@@ -167,12 +201,12 @@ public final class PlaceClusters: Sendable {
     /// there (`ClusterFile.index`; `report` hears why a file was not used or written).
     public init(
         rows answerRows: PlaceRows, options: ClusterOptions = ClusterOptions(), kept: ClusterFile.Location? = nil,
-        report: (String) -> Void = { _ in }
+        report: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         precondition(answerRows.hasCoordinates, "rows with their coordinates")
         let rows = answerRows.inIdOrder()
-        self.rows = rows
-        func build() -> ClusterIndex {
+        points = .rows(rows)
+        let build: @Sendable () -> ClusterIndex = {
             let (lons, lats) = rows.coordinates()
             return ClusterIndex(lons: lons, lats: lats, options: options)
         }
@@ -183,21 +217,84 @@ public final class PlaceClusters: Sendable {
         }
     }
 
-    /// The hierarchy of `request`'s places on `engine`, answered without records when the engine's
-    /// rows keep their coordinates so (`PlaceRows.hasCoordinates`), else with them; kept in a file
-    /// as `init(rows:options:kept:report:)` says.
+    /// The hierarchy of every place of `table`, or of one content type's, for a request that asks
+    /// nothing else (`ClusterRequest.tableMatch`), without a query: every place is the table's rows in
+    /// id order (`IDRW` of a snapshot, used in place), a content type's are found in one pass over
+    /// its category and id-rank columns. Kept in a file as `init(rows:options:kept:report:)` says;
+    /// read from one, the hierarchy reads no row but those of the places it writes. Nil for another
+    /// request; throws when the table is damaged (`PlaceTable.checkIntact`).
+    public init?(
+        table: PlaceTable, request: ClusterRequest, kept: ClusterFile.Location? = nil,
+        report: @escaping @Sendable (String) -> Void = { _ in }
+    ) throws {
+        guard let match = request.tableMatch, table.hasCoordinates else { return nil }
+        let ranks: [UInt32]?
+        switch match {
+        case .all: ranks = nil
+        case .category(let c): ranks = table.idRanks(ofCategory: c)
+        }
+        try table.checkIntact()
+        points = .table(table, ranks: ranks)
+        let n = ranks?.count ?? table.count
+        let options = request.options
+        let build: @Sendable () -> ClusterIndex = {
+            var lons = [Double](repeating: .nan, count: n)
+            var lats = [Double](repeating: .nan, count: n)
+            // A row out of the table (a damaged id order the checksums missed) is a point left out.
+            for i in 0..<n {
+                let row = table.row(atIdRank: Int(ranks?[i] ?? UInt32(i)))
+                guard row < table.count else { continue }
+                lons[i] = table.lon(row)
+                lats[i] = table.lat(row)
+            }
+            return ClusterIndex(lons: lons, lats: lats, options: options)
+        }
+        if let kept {
+            index = ClusterFile.index(at: kept, options: options, pointCount: n, report: report, build: build)
+        } else {
+            index = build()
+        }
+    }
+
+    /// The hierarchy of `request`'s places on `engine`: without a query when the engine holds a
+    /// table and the request asks every place or one content type (`init(table:request:kept:report:)`),
+    /// else from every match, answered without records when the engine's rows keep their coordinates
+    /// so (`PlaceRows.hasCoordinates`), else with them; kept in a file as
+    /// `init(rows:options:kept:report:)` says.
     public convenience init(
         _ engine: any QueryEngine, _ request: ClusterRequest, kept: ClusterFile.Location? = nil,
-        report: (String) -> Void = { _ in }
+        report: @escaping @Sendable (String) -> Void = { _ in }
     ) throws {
+        if let table = (engine as? MemoryEngine)?.table,
+            let clusters = try PlaceClusters(table: table, request: request, kept: kept, report: report)
+        {
+            self.init(index: clusters.index, points: clusters.points)
+            return
+        }
         var rows = try engine.run(request.query, records: false).rows
         if !rows.hasCoordinates { rows = try engine.run(request.query, records: true).rows }
         self.init(rows: rows, options: request.options, kept: kept, report: report)
     }
 
-    /// The rows of the points among `items` (clusters left out), in their order.
-    public func rows(of items: [ClusterItem]) -> PlaceRows {
-        rows.selecting(items.filter { !$0.isCluster }.map(\.id))
+    private init(index: ClusterIndex, points: Points) {
+        self.index = index
+        self.points = points
+    }
+
+    /// The rows of the points among `items` (clusters left out), in their order. Throws when a table's
+    /// id order names no row (damage), or a snapshot block read is damaged.
+    public func rows(of items: [ClusterItem]) throws -> PlaceRows {
+        let positions = items.filter { !$0.isCluster }.map(\.id)
+        switch points {
+        case .rows(let rows): return rows.selecting(positions)
+        case .table(let table, let ranks):
+            let rows = try positions.map { i in
+                let row = table.row(atIdRank: Int(ranks?[i] ?? UInt32(i)))
+                guard row < table.count else { throw IndexSnapshot.Problem.damaged("section IDRW") }
+                return Row(item: row, dist: 0)
+            }
+            return try table.answerRows(rows, records: false)
+        }
     }
 
     /// Entries of the zoom's level inside the request's viewport.
@@ -206,8 +303,42 @@ public final class PlaceClusters: Sendable {
         return index.clusters(minLon: b.minLon, minLat: b.minLat, maxLon: b.maxLon, maxLat: b.maxLat, zoom: zoom)
     }
 
-    /// Bytes of the hierarchy and of the rows it keeps (16 bytes a row).
-    public var byteCount: Int { index.byteCount + 16 * rows.count }
+    /// Bytes of the hierarchy and of the rows it keeps (16 bytes a row; 4 a content type's place of a
+    /// table, none for every place).
+    public var byteCount: Int {
+        switch points {
+        case .rows(let rows): index.byteCount + 16 * rows.count
+        case .table(_, let ranks): index.byteCount + 4 * (ranks?.count ?? 0)
+        }
+    }
+}
+
+extension PlaceTable {
+    /// The id ranks of the rows of content type `category`, ascending: one pass over the category and
+    /// id-rank columns, marking a bit per id rank.
+    func idRanks(ofCategory category: Int32) -> [UInt32] {
+        var bits = [UInt64](repeating: 0, count: (count + 63) >> 6)
+        var found = 0
+        bits.withUnsafeMutableBufferPointer { bits in
+            for r in 0..<count where self.category[r] == category {
+                let k = Int(idRank(r))
+                if k < count {
+                    bits[k >> 6] |= 1 << UInt64(k & 63)
+                    found += 1
+                }
+            }
+        }
+        var ranks: [UInt32] = []
+        ranks.reserveCapacity(found)
+        for (w, word) in bits.enumerated() {
+            var b = word
+            while b != 0 {
+                ranks.append(UInt32(w << 6 + b.trailingZeroBitCount))
+                b &= b - 1
+            }
+        }
+        return ranks
+    }
 }
 
 extension PlaceRows {

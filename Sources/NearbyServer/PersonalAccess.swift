@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdAuth
+import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -40,14 +41,16 @@ final class PersonalAccess: Sendable {
     let failures: AuthFailures
     let readers: ReadConnections
     let writer: PersonalWriter
+    let logger: Logger
 
-    init(engine: LiveEngine, options: ServerOptions) {
+    init(engine: LiveEngine, options: ServerOptions, logger: Logger = Logger(label: "nearby.personal")) {
         path = engine.path
         isPostGIS = engine.isPostGIS
         tokens = TokenCheck(path: engine.path)
         failures = AuthFailures(limit: options.authFailureLimit, window: options.authFailureWindow)
         readers = ReadConnections(path: engine.path)
-        writer = PersonalWriter(path: engine.path)
+        writer = PersonalWriter(path: engine.path, historyLength: options.historyLength)
+        self.logger = logger
     }
 
     /// The one answer to a missing, malformed, unknown or revoked token: it does not say which, nor
@@ -97,6 +100,28 @@ final class PersonalAccess: Sendable {
         q.personal.user = user.name
         q.personalData = PersonalDataRef(try readers.with { try $0.personalData(user: user.name) })
         return q
+    }
+
+    /// The user whose search history `query` (already `personalized` when it reads personal data)
+    /// goes to: the bearer token's, when the query is a search (`PersonalLayer.recordsSearch`: a keyword,
+    /// no `no-history`, the first page). Nil without a token, so an anonymous search records nothing
+    /// and reads no header but this one; a token that names no active user is the one 401.
+    func searcher(of query: PlaceQuery, _ request: Request, client: String) throws -> String? {
+        guard PersonalLayer.recordsSearch(query) else { return nil }
+        if query.personalData != nil { return query.personal.user }
+        return try user(request, client: client)?.name
+    }
+
+    /// Records `query`'s keyword in `user`'s history through the one writer, committed before the
+    /// answer goes out (the user's next `/v1/me/history` shows it). A failure is logged, never the
+    /// answer's: the search was answered.
+    func recordSearch(of query: PlaceQuery, user: String) async {
+        var q = query
+        q.personal.user = user
+        let search = q
+        do { try await writer.write { try $0.recordSearch(of: search) } } catch {
+            logger.warning("the search history was not updated", metadata: ["error": "\(error)"])
+        }
     }
 }
 
@@ -222,17 +247,22 @@ final class ReadConnections: @unchecked Sendable {
 /// an entity tag and the write itself are one step among the server's writes.
 final class PersonalWriter: @unchecked Sendable {
     let path: String
+    /// Searches a user's history keeps (`ServerOptions.historyLength`).
+    let historyLength: Int
     private let lock = NIOLock()
     private var cache: PlaceCache?
 
-    init(path: String) { self.path = path }
+    init(path: String, historyLength: Int = PersonalLayer.defaultHistoryLength) {
+        self.path = path
+        self.historyLength = historyLength
+    }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (PersonalLayer) throws -> T) async throws -> T {
         try await NIOThreadPool.singleton.runIfActive { [self] in
             try lock.withLock {
                 let cache = try self.cache ?? PlaceCache(path: path)
                 self.cache = cache
-                return try body(PersonalLayer(cache: cache))
+                return try body(PersonalLayer(cache: cache, historyLength: historyLength))
             }
         }
     }

@@ -41,6 +41,7 @@ final class PersonalAccess: Sendable {
     let failures: AuthFailures
     let readers: ReadConnections
     let writer: PersonalWriter
+    let userData: UserDataCache
     let logger: Logger
 
     init(engine: LiveEngine, options: ServerOptions, logger: Logger = Logger(label: "nearby.personal")) {
@@ -49,6 +50,7 @@ final class PersonalAccess: Sendable {
         tokens = TokenCheck(path: engine.path)
         failures = AuthFailures(limit: options.authFailureLimit, window: options.authFailureWindow)
         readers = ReadConnections(path: engine.path)
+        userData = UserDataCache(path: engine.path)
         writer = PersonalWriter(path: engine.path, historyLength: options.historyLength)
         self.logger = logger
     }
@@ -93,12 +95,14 @@ final class PersonalAccess: Sendable {
 
     /// `query` with the data of the user the request's bearer token names (`/v1/places`, `/v1/clusters`
     /// with a personal parameter). Any refusal is `unauthorized`; the data is read from the cache as
-    /// committed now, so a write (over `/v1/me`, by a command, a restore) is seen by the next query.
+    /// committed now, so a write (over `/v1/me`, by a command, a restore) is seen by the next query; the
+    /// data is kept between queries while nothing was committed (`UserDataCache`).
     func personalized(_ query: PlaceQuery, _ request: Request, client: String) throws -> PlaceQuery {
         guard let user = try user(request, client: client) else { throw Self.unauthorized }
         var q = query
         q.personal.user = user.name
-        q.personalData = PersonalDataRef(try readers.with { try $0.personalData(user: user.name) })
+        let data = try userData.data(user: user.name) { name in try readers.with { try $0.personalData(user: name) } }
+        q.personalData = PersonalDataRef(data)
         return q
     }
 
@@ -172,6 +176,49 @@ final class TokenCheck: @unchecked Sendable {
             }
             return table.user(forToken: token)
         }
+    }
+}
+
+/// Users' data as their last queries read it, kept while the cache's `data_version` (on a connection of
+/// its own) says no connection has committed since: a user's next query reuses the data and the rows it
+/// was mapped onto (`PersonalData.rows`) instead of reading and mapping them again. Any commit (this
+/// server's writer, a command, a restore, an import) empties it, so a write is seen by the next query.
+final class UserDataCache: @unchecked Sendable {
+    let path: String
+    /// Users kept at most; when full, all are dropped.
+    let capacity: Int
+    private let lock = NIOLock()
+    private var cache: PlaceCache?
+    private var version: Int64 = .min
+    private var entries: [String: PersonalData] = [:]
+
+    init(path: String, capacity: Int = 64) {
+        self.path = path
+        self.capacity = capacity
+    }
+
+    /// `user`'s data: kept, or read by `load` (outside the lock) and kept when nothing was committed
+    /// between the check and the read's end.
+    func data(user: String, load: (String) throws -> PersonalData) throws -> PersonalData {
+        let (checked, kept): (Int64, PersonalData?) = try lock.withLock {
+            let cache = try self.cache ?? PlaceCache(path: path, readOnly: true)
+            self.cache = cache
+            let now = try cache.dataVersion()
+            if now != version {
+                entries.removeAll()
+                version = now
+            }
+            return (now, entries[user])
+        }
+        if let kept { return kept }
+        let data = try load(user)
+        lock.withLock {
+            // A commit since the check may or may not be in `data`: keep it only when there was none.
+            guard (try? cache?.dataVersion()) == checked, version == checked else { return }
+            if entries.count >= capacity { entries.removeAll() }
+            entries[user] = data
+        }
+        return data
     }
 }
 

@@ -76,7 +76,7 @@ awk -v n="$FIRST" -F'\t' 'NR > 1 && NR <= n + 1 {
   printf "/v1/places?lat=%s&lon=%s&radius=%s&limit=30&fields=id,distance&keyword=%%EB%%8F%%99\n", $2, $3, $4 }' \
   "$W.queries.tsv" > "$OUT/keyword.txt"
 awk -F'\t' 'NR > 1 && NR % 500 == 0 { print "/v1/me/bookmarks/" $1 }' "$W.places.tsv" > "$OUT/bookmark-puts.txt"
-awk -F'\t' 'NR > 1 && NR % 37 == 0 { print $1 }' "$W.places.tsv" | head -200 > "$OUT/seen-ids.txt"
+awk -F'\t' 'NR > 1 && NR % 37 == 0 && n++ < 200 { print $1 }' "$W.places.tsv" > "$OUT/seen-ids.txt"
 
 G=("$OUT/geoload" -P http -p "$PORT" -c 1 -t "$RUN")
 AUTH="Authorization: Bearer $TOKEN"

@@ -44,6 +44,9 @@ public struct ServerOptions: Sendable {
     /// the window ends (`AuthFailures`).
     public var authFailureLimit = 10
     public var authFailureWindow: Duration = .seconds(60)
+    /// Searches each user's history keeps: a keyword query with a token records its keyword
+    /// (`--history-length`).
+    public var historyLength = PersonalLayer.defaultHistoryLength
 
     /// `maxLargeAnswers`, or its default: as many as `lanes`. A writer fetches its records through the
     /// lanes and encodes them on the cores the lanes use: more at once would share the same lanes and
@@ -100,7 +103,7 @@ public enum NearbyHTTPServer {
         }
         let reloader = Reloader(engine: engine, logger: logger, metrics: metrics)
         let status = options.sync.map { SyncStatus(source: $0.source) }
-        let personal = PersonalAccess(engine: engine, options: options)
+        let personal = PersonalAccess(engine: engine, options: options, logger: logger)
         var places = PlacesAPI(engine: engine, options: options, largeAnswers: largeAnswers, personal: personal)
         places.syncStatus = status
         places.upstream = options.fallback.map {

@@ -45,7 +45,7 @@ enum OpenAPIDocument {
                     "parameters": query,
                     "responses": errors.merging([
                         "401": response(
-                            "A personal parameter (bookmarked, min-rating, …, a personal sort key) without a valid Authorization: Bearer TOKEN; the token names the user (user= is refused)"
+                            "A personal parameter (bookmarked, min-rating, …, a personal sort key) without a valid Authorization: Bearer TOKEN, or a keyword query with a token that names no active user; the token names the user (user= is refused), and a keyword query with one records its keyword in that user's search history (no-history=true: not)"
                         ),
                         "200": [
                             "description":

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdAuth
+import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -41,14 +42,20 @@ final class PersonalAccess: Sendable {
     let failures: AuthFailures
     let readers: ReadConnections
     let writer: PersonalWriter
+    /// Users' data kept between queries: the cache's (its `data_version` says when to drop it); on
+    /// PostGIS every query reads it, since no such counter covers other servers' commits.
+    let userData: UserDataCache?
+    let logger: Logger
 
-    init(engine: LiveEngine, options: ServerOptions) {
+    init(engine: LiveEngine, options: ServerOptions, logger: Logger = Logger(label: "nearby.personal")) {
         path = engine.path
         let open = Self.opener(engine)
         tokens = TokenCheck(open: open)
         failures = AuthFailures(limit: options.authFailureLimit, window: options.authFailureWindow)
         readers = ReadConnections(open: open)
-        writer = PersonalWriter(open: open)
+        userData = engine.isPostGIS ? nil : UserDataCache(path: engine.path)
+        writer = PersonalWriter(open: open, historyLength: options.historyLength)
+        self.logger = logger
     }
 
     /// Opens a connection to the personal tables of `engine`'s data: a reader for the cache (a writer
@@ -95,13 +102,38 @@ final class PersonalAccess: Sendable {
 
     /// `query` with the data of the user the request's bearer token names (`/v1/places`, `/v1/clusters`
     /// with a personal parameter). Any refusal is `unauthorized`; the data is read from the cache as
-    /// committed now, so a write (over `/v1/me`, by a command, a restore) is seen by the next query.
+    /// committed now, so a write (over `/v1/me`, by a command, a restore) is seen by the next query; the
+    /// data is kept between queries while nothing was committed (`UserDataCache`).
     func personalized(_ query: PlaceQuery, _ request: Request, client: String) throws -> PlaceQuery {
         guard let user = try user(request, client: client) else { throw Self.unauthorized }
         var q = query
         q.personal.user = user.name
-        q.personalData = PersonalDataRef(try readers.with { try $0.personalData(user: user.name) })
+        let load = { (name: String) in try self.readers.with { try $0.personalData(user: name) } }
+        let data = try userData?.data(user: user.name, load: load) ?? load(user.name)
+        q.personalData = PersonalDataRef(data)
         return q
+    }
+
+    /// The user whose search history `query` (already `personalized` when it reads personal data)
+    /// goes to: the bearer token's, when the query is a search (`PersonalLayer.recordsSearch`: a keyword,
+    /// no `no-history`, the first page). Nil without a token, so an anonymous search records nothing
+    /// and reads no header but this one; a token that names no active user is the one 401.
+    func searcher(of query: PlaceQuery, _ request: Request, client: String) throws -> String? {
+        guard PersonalLayer.recordsSearch(query) else { return nil }
+        if query.personalData != nil { return query.personal.user }
+        return try user(request, client: client)?.name
+    }
+
+    /// Records `query`'s keyword in `user`'s history through the one writer, committed before the
+    /// answer goes out (the user's next `/v1/me/history` shows it). A failure is logged, never the
+    /// answer's: the search was answered.
+    func recordSearch(of query: PlaceQuery, user: String) async {
+        var q = query
+        q.personal.user = user
+        let search = q
+        do { try await writer.write { try $0.recordSearch(of: search) } } catch {
+            logger.warning("the search history was not updated", metadata: ["error": "\(error)"])
+        }
     }
 }
 
@@ -156,6 +188,49 @@ final class TokenCheck: @unchecked Sendable {
             }
             return table.user(forToken: token)
         }
+    }
+}
+
+/// Users' data as their last queries read it, kept while the cache's `data_version` (on a connection of
+/// its own) says no connection has committed since: a user's next query reuses the data and the rows it
+/// was mapped onto (`PersonalData.rows`) instead of reading and mapping them again. Any commit (this
+/// server's writer, a command, a restore, an import) empties it, so a write is seen by the next query.
+final class UserDataCache: @unchecked Sendable {
+    let path: String
+    /// Users kept at most; when full, all are dropped.
+    let capacity: Int
+    private let lock = NIOLock()
+    private var cache: PlaceCache?
+    private var version: Int64 = .min
+    private var entries: [String: PersonalData] = [:]
+
+    init(path: String, capacity: Int = 64) {
+        self.path = path
+        self.capacity = capacity
+    }
+
+    /// `user`'s data: kept, or read by `load` (outside the lock) and kept when nothing was committed
+    /// between the check and the read's end.
+    func data(user: String, load: (String) throws -> PersonalData) throws -> PersonalData {
+        let (checked, kept): (Int64, PersonalData?) = try lock.withLock {
+            let cache = try self.cache ?? PlaceCache(path: path, readOnly: true)
+            self.cache = cache
+            let now = try cache.dataVersion()
+            if now != version {
+                entries.removeAll()
+                version = now
+            }
+            return (now, entries[user])
+        }
+        if let kept { return kept }
+        let data = try load(user)
+        lock.withLock {
+            // A commit since the check may or may not be in `data`: keep it only when there was none.
+            guard (try? cache?.dataVersion()) == checked, version == checked else { return }
+            if entries.count >= capacity { entries.removeAll() }
+            entries[user] = data
+        }
+        return data
     }
 }
 
@@ -231,17 +306,22 @@ final class ReadConnections: @unchecked Sendable {
 /// an entity tag and the write itself are one step among the server's writes.
 final class PersonalWriter: @unchecked Sendable {
     let open: StorageOpener
+    /// Searches a user's history keeps (`ServerOptions.historyLength`).
+    let historyLength: Int
     private let lock = NIOLock()
     private var store: (any PersonalStorage)?
 
-    init(open: @escaping StorageOpener) { self.open = open }
+    init(open: @escaping StorageOpener, historyLength: Int = PersonalLayer.defaultHistoryLength) {
+        self.open = open
+        self.historyLength = historyLength
+    }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (PersonalLayer) throws -> T) async throws -> T {
         try await NIOThreadPool.singleton.runIfActive { [self] in
             try lock.withLock {
                 let store = try self.store ?? open(true)
                 self.store = store
-                return try body(PersonalLayer(store: store))
+                return try body(PersonalLayer(store: store, historyLength: historyLength))
             }
         }
     }

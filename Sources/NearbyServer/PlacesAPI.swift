@@ -46,12 +46,15 @@ struct PlacesAPI: Sendable {
         }
         pairs.removeAll { $0.name == "format" || $0.name == "fields" }
         let parsed = try parse(pairs)
-        // A public query pays nothing for the personal layer: no header is read.
+        // A public query pays nothing for the personal layer: no header is read, but a search's
+        // `Authorization` (its keyword goes to the history of the user a token names).
         let query = parsed.usesPersonalData ? try personal.personalized(parsed, request, client: client) : parsed
+        let searcher = try personal.searcher(of: query, request, client: client)
         let records = !PlaceWriter.writesOnlyIDs(format: format, fields: fields)
         let partial = await cover(query)
         // The table format is rendered whole (column widths), so it takes its records at once.
         let (snapshot, answer, ticket) = try await page(query, records: records, streams: format != .table)
+        if let searcher { await personal.recordSearch(of: query, user: searcher) }
 
         var headers: HTTPFields = [:]
         headers[.contentType] = format.mediaType

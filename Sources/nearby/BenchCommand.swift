@@ -26,7 +26,7 @@ struct BenchCommand: ParsableCommand {
         subcommands: [
             BenchRadiusCommand.self, BenchBoundCommand.self, BenchKNNCommand.self, BenchBBoxCommand.self,
             BenchSortFilterCommand.self, BenchCarouselCommand.self, BenchReportCommand.self,
-            BenchWhereCommand.self, BenchClustersCommand.self,
+            BenchWhereCommand.self, BenchClustersCommand.self, BenchPersonalCommand.self,
         ]
     )
 }

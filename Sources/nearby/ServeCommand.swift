@@ -132,6 +132,12 @@ struct ServeCommand: ParsableCommand {
         case tourapi
     }
 
+    @Option(
+        help: ArgumentHelp(
+            "Searches each user's history keeps: a keyword query with a token records its keyword (no-history=true: not).",
+            valueName: "n"))
+    var historyLength = PersonalLayer.defaultHistoryLength
+
     @Option(help: ArgumentHelp("info (access log per request), warning or error.", valueName: "level"))
     var logLevel: LogLevel = .info
 
@@ -151,6 +157,9 @@ struct ServeCommand: ParsableCommand {
             throw ValidationError("--timeout must be in (0, 3600] seconds")
         }
         if let lanes { guard (1...256).contains(lanes) else { throw ValidationError("--lanes must be in 1…256") } }
+        guard (1...100_000).contains(historyLength) else {
+            throw ValidationError("--history-length must be in 1…100000")
+        }
         if let maxLargeAnswers {
             guard (1...1_024).contains(maxLargeAnswers) else {
                 throw ValidationError("--max-large-answers must be in 1…1024")
@@ -242,6 +251,7 @@ struct ServeCommand: ParsableCommand {
         options.pinEventLoops = pinEventLoops
         options.maxLargeAnswers = maxLargeAnswers
         options.shutdownTimeout = .milliseconds(Int64((shutdownTimeout * 1000).rounded()))
+        options.historyLength = historyLength
         if upstream {
             let settings = try tourapi.options(serviceKey: nil)
             let every = syncEvery.flatMap(Self.interval) ?? .seconds(86400)

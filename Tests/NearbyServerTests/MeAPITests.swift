@@ -88,10 +88,12 @@ extension RealServer {
             ("POST", "/v1/me/restore?replace=true", restoreBody.replacingOccurrences(of: "USER", with: "ana")),
         ]
 
-        /// Every personal parameter and sort key of `/v1/places` (and `/v1/clusters`).
+        /// Every personal parameter and sort key of `/v1/places` (and `/v1/clusters`); the keyword query
+        /// records no search history, so the users' data stays as it was (`SearchHistoryTests`).
         static let personalQueries = [
             "bookmarked=true", "bookmarked-in=default", "min-rating=3", "has-memo=true", "visited=true",
-            "not-visited=true", "keyword=memo&keyword-in=memo", "sort=rating", "sort=-bookmarked", "sort=memo",
+            "not-visited=true", "keyword=memo&keyword-in=memo&no-history=true",
+            "sort=rating", "sort=-bookmarked", "sort=memo",
             "sort=visited",
         ]
 

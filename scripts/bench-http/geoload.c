@@ -3,12 +3,15 @@
  * blocking reads and writes) cycle through a file of requests for a fixed time; prints q/s and
  * latency percentiles as one JSON line. -P resp (the default): Redis inline commands, replies read as
  * RESP, error replies counted. -P http: request targets sent as wrk.format("GET", target) sends them,
- * answers read to the end of their Content-Length or chunked body, any status but 200 counted.
+ * answers read to the end of their Content-Length or chunked body, any status but 200 counted;
+ * -m METHOD sends another method than GET (a request without a body: PUT /v1/me/bookmarks/{id}) and
+ * -H "Name: value" adds a header to every request (Authorization: Bearer TOKEN).
  * With -d FILE (resp) it instead sends every command once on one connection and writes each reply's
  * members (in Redis's order, comma-joined) one line per command, for checking the answers. wrk stays
  * the HTTP load generator at 2/16/64 connections (the server's q/s target is stated with it).
  *
  * usage: geoload [-P resp|http] -p PORT -f REQUESTS.txt [-c CONNECTIONS] [-t SECONDS] [-n MAX_REQUESTS] [-d OUT]
+ *                [-m METHOD] [-H HEADER] (http)
  * REQUESTS.txt, one a line, as scripts/bench-http/workload.py writes them: a Redis inline command
  * ("GEOSEARCH places FROMLONLAT 127 37 BYRADIUS 500 m ASC WITHDIST") or a target ("/v1/places?lat=…"). */
 #include <arpa/inet.h>
@@ -128,7 +131,7 @@ static void *worker(void *arg) {
 static int cmp(const void *a, const void *b) { double x = *(double *)a, y = *(double *)b; return x < y ? -1 : x > y; }
 
 int main(int argc, char **argv) {
-    const char *file = NULL, *dump = NULL, *protocol = "resp";
+    const char *file = NULL, *dump = NULL, *protocol = "resp", *method = "GET", *header = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "-P")) protocol = argv[i + 1];
         else if (!strcmp(argv[i], "-p")) port = atoi(argv[i + 1]);
@@ -137,10 +140,13 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "-t")) seconds = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "-n")) max_requests = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "-d")) dump = argv[i + 1];
+        else if (!strcmp(argv[i], "-m")) method = argv[i + 1];
+        else if (!strcmp(argv[i], "-H")) header = argv[i + 1];
     }
     http = !strcmp(protocol, "http");
     if (!file || conns < 1 || (!http && strcmp(protocol, "resp")) || (http && dump)) {
-        fprintf(stderr, "usage: geoload [-P resp|http] -p PORT -f REQUESTS.txt [-c N] [-t S] [-n MAX] [-d OUT (resp)]\n");
+        fprintf(stderr, "usage: geoload [-P resp|http] -p PORT -f REQUESTS.txt [-c N] [-t S] [-n MAX] [-d OUT (resp)] "
+                        "[-m METHOD] [-H HEADER] (http)\n");
         return 2;
     }
     FILE *f = fopen(file, "r"); if (!f) { perror(file); return 1; }
@@ -154,8 +160,9 @@ int main(int argc, char **argv) {
         }
         while (k > 0 && (l[k - 1] == '\n' || l[k - 1] == '\r')) l[--k] = 0;
         if (k == 0) continue;
-        size_t n = (size_t)k + 64; reqs[nreqs] = malloc(n);
-        req_len[nreqs] = (size_t)snprintf(reqs[nreqs], n, "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", l, port);
+        size_t n = (size_t)k + strlen(method) + (header ? strlen(header) : 0) + 64; reqs[nreqs] = malloc(n);
+        req_len[nreqs] = (size_t)snprintf(reqs[nreqs], n, "%s %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%s%s\r\n", method,
+                                          l, port, header ? header : "", header ? "\r\n" : "");
         nreqs++;
     }
     if (!nreqs) { fprintf(stderr, "%s: no requests\n", file); return 1; }

@@ -221,7 +221,7 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
                 throw PersonalDataUnavailable(
                     "personal parameters need the user's data, which this request was not given")
             }
-            personal = PersonalRows(data, q.personal, keyword: q.filter.keyword, table: table)
+            personal = data.rows(q.personal, keyword: q.filter.keyword, table: table)
         }
         let order = RowOrder(q.effectiveOrder, table: table, personal: personal)
         // Compiled only by the plans that test rows one by one: a page from the category trees needs
@@ -263,6 +263,21 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
                     explanation = Self.firstPageExplanation(
                         "the trees of categories \(q.filter.categories!.sorted())", rows.count)
                 }
+            } else if let s = space, s.xy == nil, let items = personal, items.passing != nil {
+                // Only the places the user has an item for can pass: those of the circle's latitude band
+                // (the metric's search box), not every point of the circle.
+                let band = s.metric.searchBox(radius: r).map { $0.minY...$0.maxY }
+                var touched = 0
+                for i in items.passing(latitudes: band) {
+                    touched += 1
+                    guard filter(i) else { continue }
+                    let d = s.distance(i, table)
+                    if d <= r { rows.append(Row(item: i, dist: d)) }
+                }
+                total = rows.count
+                explanation = QueryExplanation(
+                    plan: "personal items first: the user's places in the circle's latitude band, filtered, sorted",
+                    rowsTouched: touched)
             } else {
                 var touched = 0
                 space!.within(

@@ -39,10 +39,19 @@ public final class PersonalData: Sendable {
 
     public let user: String
     public let items: [String: Item]
+    /// The data mapped onto tables' rows, by table and conditions (`rows`).
+    private let mapped = MappedPersonalRows()
 
     public init(user: String, items: [String: Item]) {
         self.user = user
         self.items = items
+    }
+
+    /// The data on `table`'s rows for a query's conditions: made once per table and conditions and
+    /// kept with the data (a few at most), so a caller that keeps a user's data between queries (the
+    /// server, until the user's data changes) maps it once, not on every query.
+    func rows(_ p: PersonalFilter, keyword: String?, table: PlaceTable) -> PersonalRows {
+        mapped.rows(self, p, keyword: keyword, table: table)
     }
 
     public static func empty(_ user: String) -> PersonalData { PersonalData(user: user, items: [:]) }
@@ -135,13 +144,52 @@ public struct PersonalDataUnavailable: NearbyError {
     public var kind: ErrorKind { .unsupported }
 }
 
-/// A user's data mapped onto one table's rows for one query: what `RowFilter` and `RowOrder` consult.
+/// `PersonalRows` made for one `PersonalData`, by table (held weakly: a table that is gone, a cache
+/// generation replaced, drops its entries) and the conditions that shape them; the newest few kept.
+final class MappedPersonalRows: @unchecked Sendable {
+    private struct Key: Hashable {
+        var filter: PersonalFilter
+        var keyword: String?
+    }
+    private struct Entry {
+        weak var table: PlaceTable?
+        let key: Key
+        let rows: PersonalRows
+    }
+    private let lock = NSLock()
+    private var entries: [Entry] = []
+    static let capacity = 8
+
+    func rows(_ data: PersonalData, _ p: PersonalFilter, keyword: String?, table: PlaceTable) -> PersonalRows {
+        var filter = p
+        filter.recordsHistory = true  // changes no row
+        // The keyword shapes the rows only when it is looked for in memos.
+        let key = Key(filter: filter, keyword: (p.keywordIn?.contains(.memo) ?? false) ? keyword : nil)
+        lock.lock()
+        let found = entries.first { $0.table === table && $0.key == key }?.rows
+        lock.unlock()
+        if let found { return found }
+        let rows = PersonalRows(data, p, keyword: keyword, table: table)
+        lock.lock()
+        entries.removeAll { $0.table == nil }
+        if entries.count >= Self.capacity { entries.removeFirst() }
+        entries.append(Entry(table: table, key: key, rows: rows))
+        lock.unlock()
+        return rows
+    }
+}
+
+/// A user's data mapped onto one table's rows for a query's conditions: what `RowFilter` and
+/// `RowOrder` consult. Immutable once made; `PersonalData.rows` keeps it for the next query.
 struct PersonalRows {
     /// Row → the item's sort values.
     private(set) var values: [Int: Values] = [:]
     /// Rows passing every personal condition that needs an item (nil: no such condition).
     private(set) var passing: [Int]?
     private var passingSet: Set<Int> = []
+    /// `passing` by latitude, and their latitudes: a circle's rows are those of its latitude band.
+    private var passingByLat: [Int] = []
+    private var passingLats: [Double] = []
     /// Rows visited at least once, for `--not-visited`.
     private var visitedRows: Set<Int>?
     /// Rows whose memo contains the keyword (`--keyword-in memo`).
@@ -181,7 +229,31 @@ struct PersonalRows {
             passing.sort()
             self.passing = passing
             passingSet = Set(passing)
+            // A latitude that is not a number sorts first and is in no band (nor in any circle).
+            func lat(_ row: Int) -> Double {
+                let v = table.lat(row)
+                return v.isNaN ? -.infinity : v
+            }
+            passingByLat = passing.sorted { (lat($0), $0) < (lat($1), $1) }
+            passingLats = passingByLat.map(lat)
         }
+    }
+
+    /// The passing rows whose latitude is in `minLat…maxLat` (every passing row with nil), by latitude.
+    func passing(latitudes: ClosedRange<Double>?) -> ArraySlice<Int> {
+        guard let latitudes else { return passingByLat[...] }
+        func first(_ above: (Double) -> Bool) -> Int {
+            var lo = 0
+            var hi = passingLats.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if above(passingLats[mid]) { hi = mid } else { lo = mid + 1 }
+            }
+            return lo
+        }
+        let start = first { $0 >= latitudes.lowerBound }
+        let end = first { $0 > latitudes.upperBound }
+        return passingByLat[start..<max(start, end)]
     }
 
     /// Whether `row` passes the personal conditions (the keyword aside: `keywordMatches`).

@@ -34,9 +34,16 @@ public struct PersonalLayer {
         q.personalData = PersonalDataRef(try store.personalData(user: q.personal.user))
     }
 
-    /// Records a keyword query's keyword in its user's history, unless it said `no-history`.
+    /// Whether `q` is a search its user's history records: a keyword query that did not say
+    /// `no-history`, on its first page (a later page, by `page` or a cursor, is the same search).
+    public static func recordsSearch(_ q: PlaceQuery) -> Bool {
+        q.filter.keyword != nil && q.personal.recordsHistory && q.cursor == nil && q.page <= 1
+    }
+
+    /// Records a keyword query's keyword (NFC) in its user's history when it is a search
+    /// (`recordsSearch`): newest first, a repeated keyword moved to the top, `historyLength` kept.
     public func recordSearch(of q: PlaceQuery) throws {
-        guard let keyword = q.filter.keyword, q.personal.recordsHistory else { return }
+        guard Self.recordsSearch(q), let keyword = q.filter.keyword else { return }
         try store.recordSearch(
             user: q.personal.user, keyword: TextNormalization.nfc(keyword), at: clock(), cap: historyLength)
     }

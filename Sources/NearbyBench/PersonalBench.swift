@@ -248,7 +248,7 @@ public enum PersonalBench {
             for run in 0..<max(3, o.runs) {
                 progress.say("backup and restore \(user): run \(run + 1)")
                 let (backup, b) = try BenchClock.measure {
-                    try PersonalBackup.write(cache: cache, user: user, withPlaces: false)
+                    try PersonalBackup.write(store: cache, user: user, withPlaces: false)
                 }
                 let fresh = "\(folder)/fresh-\(run).sqlite"
                 let target = try PlaceCache(path: fresh)
@@ -256,7 +256,7 @@ public enum PersonalBench {
                     try PersonalBackup.restore(backup, file: "backup", into: target, replace: false)
                 }
                 let (again, b2) = try BenchClock.measure {
-                    try PersonalBackup.write(cache: target, user: user, withPlaces: false)
+                    try PersonalBackup.write(store: target, user: user, withPlaces: false)
                 }
                 identical = identical && again == backup
                 size = backup.count
@@ -278,7 +278,7 @@ public enum PersonalBench {
         for i in 0..<o.tokenUsers {
             let name = "bench-token-\(i)"
             _ = try cache.removeUser(name: name)
-            tokens.append(try UserTokens.addUser(name, cache: cache, now: now))
+            tokens.append(try UserTokens.addUser(name, store: cache, now: now))
         }
         let table = UserTokens.Table(try cache.activeTokenHashes())
         let token = tokens[tokens.count / 2]

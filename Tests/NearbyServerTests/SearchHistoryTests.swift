@@ -13,7 +13,7 @@ extension RealServer {
 
         /// `user`'s keywords in the cache, newest first.
         static func keywords(_ s: Served, _ user: String) throws -> [String] {
-            try PersonalLayer(cache: s.cache).history(user: user).map(\.keyword)
+            try PersonalLayer(store: s.cache).history(user: user).map(\.keyword)
         }
 
         /// `user`'s keywords as `/v1/me/history` answers them.

@@ -16,53 +16,25 @@ Reads the pinned file from GitHub, or a copy given with --from:
 Output: as scripts/fetch_tourapi_lcls.py writes data/tourapi-lcls.tsv: a header line, then
 `level`, `code`, `name`, `parent` per code, depth first.
 """
-import argparse
 import json
 import re
-import urllib.request
+
+from tourapi_codes import arguments, raw_url, read_text, walk, write_table
 
 REPO = "hapsody/brip-api"
 COMMIT = "d8c8e5c9ee0e7f495083c92733405151e01d8e4b"
-URL = f"https://raw.githubusercontent.com/{REPO}/{COMMIT}/src/prisma/seeds/tourPlace/readMe.md"
-
-
-def rows(tree):
-    def walk(nodes, level, parent):
-        for node in sorted(nodes, key=lambda n: int(n["rnum"])):
-            code = node["code"].strip()
-            name = node["name"].strip()
-            if not code or not name or "\t" in name or "\n" in name or not code.startswith(parent):
-                raise SystemExit(f"unexpected entry at level {level}: {node!r}")
-            yield (str(level), code, name, parent)
-            yield from walk(node.get("subCategory", []), level + 1, code)
-
-    return list(walk(tree, 1, ""))
+URL = raw_url(REPO, COMMIT, "src/prisma/seeds/tourPlace/readMe.md")
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--from", dest="source", help="a local copy of the readMe.md")
-    parser.add_argument("--out", default="data/tourapi-cat.tsv")
-    args = parser.parse_args()
-    if args.source:
-        with open(args.source, encoding="utf-8") as f:
-            text = f.read()
-    else:
-        with urllib.request.urlopen(URL, timeout=60) as response:
-            text = response.read().decode("utf-8")
+    args = arguments(__doc__, "a local copy of the readMe.md", "data/tourapi-cat.tsv")
+    text = read_text(URL, args.source)
     blocks = re.findall(r"```\n(\[.*?\])\n```", text, re.S)
     if len(blocks) != 1:
         raise SystemExit(f"expected one JSON block in the source, found {len(blocks)}")
-    lines = rows(json.loads(blocks[0]))
-    codes = [r[1] for r in lines]
-    if len(codes) != len(set(codes)):
-        raise SystemExit("a code appears twice")
-    with open(args.out, "w", encoding="utf-8", newline="\n") as out:
-        out.write("level\tcode\tname\tparent\n")
-        for r in lines:
-            out.write("\t".join(r) + "\n")
-    counts = [sum(1 for r in lines if r[0] == str(n)) for n in (1, 2, 3)]
-    print(f"{args.out}: {len(lines)} codes ({counts[0]} / {counts[1]} / {counts[2]} by level)")
+    tree = json.loads(blocks[0])
+    write_table(
+        args.out, walk(tree, lambda n: n["name"], "subCategory", order=lambda n: int(n["rnum"]), nested=True))
 
 
 if __name__ == "__main__":

@@ -1,64 +1,58 @@
 #!/usr/bin/env python3
 """Rebuild data/tourapi-lcls.tsv: TourAPI's new classification (분류체계, lclsSystm1/2/3) with its
-Korean names, as KorService2's lclsSystmCode2 answers it, in the service's order.
+Korean names, as KorService2's lclsSystmCode2 answers it, in the service's order; with --lang en,
+data/tourapi-lcls-en.tsv: the same codes with the English names EngService2's lclsSystmCode2 gave.
 
 Source: leonpark12/korea-festival-api-parser, `output/categories.json` at commit
 23609bec25d5679b188bc20f26d4ec6f0c11065c (2026-03-14), which that project wrote from KorService2
-`lclsSystmCode2` answers (no parameter, then `lclsSystm1`, then `lclsSystm1` + `lclsSystm2`;
-src/fetchers/category_code.py) with each code's Korean `name` as the service gave it. Only the codes
-and the Korean names are kept. The data is TourAPI's (한국관광공사), under KOGL Type 1 (공공누리
-제1유형: free use with attribution). Provenance and licence: data/README.md.
+and EngService2 `lclsSystmCode2` answers (no parameter, then `lclsSystm1`, then `lclsSystm1` +
+`lclsSystm2`; src/fetchers/category_code.py, src/config.py) with each code's Korean `name` and
+English `name` as the services gave them, merged by code in the Korean order
+(src/transformers/categories.py). Where EngService2 did not list a code the project wrote the code
+itself as its English name; such a code, and a code whose English name holds Hangul (a Korean name
+cut at its comma in that project's copy), has no English name here and is left out of the English
+table with the codes under it. Only the codes and names are kept. The data is TourAPI's (한국관광공사),
+under KOGL Type 1 (공공누리 제1유형: free use with attribution). Provenance and licence:
+data/README.md.
 
 Reads the pinned file from GitHub, or a copy given with --from:
 
     python3 scripts/fetch_tourapi_lcls.py [--from categories.json] [--out data/tourapi-lcls.tsv]
+    python3 scripts/fetch_tourapi_lcls.py --lang en [--from categories.json] [--out data/tourapi-lcls-en.tsv]
 
 Output: a header line, then one line per code, depth first in the service's order:
 `level` (1, 2, 3), `code`, `name`, `parent` (the code of the level above; empty for level 1).
 """
-import argparse
 import json
-import urllib.request
+import re
+
+from tourapi_codes import arguments, raw_url, read_text, walk, write_table
 
 REPO = "leonpark12/korea-festival-api-parser"
 COMMIT = "23609bec25d5679b188bc20f26d4ec6f0c11065c"
-URL = f"https://raw.githubusercontent.com/{REPO}/{COMMIT}/output/categories.json"
+URL = raw_url(REPO, COMMIT, "output/categories.json")
+HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]")
 
 
-def rows(tree):
-    def walk(nodes, level, parent):
-        for node in nodes:
-            code = node["code"].strip()
-            name = node["name"]["ko"].strip()
-            if not code or not name or "\t" in name or "\n" in name:
-                raise SystemExit(f"unexpected entry at level {level}: {node!r}")
-            yield (str(level), code, name, parent)
-            yield from walk(node.get("list", []), level + 1, code)
+def korean(node):
+    return node["name"]["ko"]
 
-    return list(walk(tree, 1, ""))
+
+def english(node):
+    """The English name EngService2 gave, or None where the source has none (see the docstring)."""
+    text = node["name"].get("en", "").strip()
+    if not text or text == node["code"].strip() or HANGUL.search(text):
+        return None
+    return text
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--from", dest="source", help="a local copy of categories.json")
-    parser.add_argument("--out", default="data/tourapi-lcls.tsv")
-    args = parser.parse_args()
-    if args.source:
-        with open(args.source, encoding="utf-8") as f:
-            tree = json.load(f)
-    else:
-        with urllib.request.urlopen(URL, timeout=60) as response:
-            tree = json.loads(response.read().decode("utf-8"))
-    lines = rows(tree)
-    codes = [r[1] for r in lines]
-    if len(codes) != len(set(codes)):
-        raise SystemExit("a code appears twice")
-    with open(args.out, "w", encoding="utf-8", newline="\n") as out:
-        out.write("level\tcode\tname\tparent\n")
-        for r in lines:
-            out.write("\t".join(r) + "\n")
-    counts = [sum(1 for r in lines if r[0] == str(n)) for n in (1, 2, 3)]
-    print(f"{args.out}: {len(lines)} codes ({counts[0]} / {counts[1]} / {counts[2]} by level)")
+    args = arguments(
+        __doc__, "a local copy of categories.json", None,
+        lambda p: p.add_argument("--lang", choices=["ko", "en"], default="ko", help="the names' language"))
+    out = args.out or ("data/tourapi-lcls.tsv" if args.lang == "ko" else "data/tourapi-lcls-en.tsv")
+    tree = json.loads(read_text(URL, args.source))
+    write_table(out, walk(tree, korean if args.lang == "ko" else english, "list"))
 
 
 if __name__ == "__main__":

@@ -219,6 +219,18 @@ enum OpenAPIDocument {
                     "content": [TourAPI.Format.xml.mediaType: schema, TourAPI.Format.json.mediaType: schema],
                 ]
             }
+            if operation.kind == .codesWithoutNames {
+                paths[operation.path] = [
+                    "get": [
+                        "summary":
+                            "TourAPI \(operation.service) \(operation.name), not served: no table of its names in the "
+                            + "service's language (docs/tourapi-compat.md).",
+                        "parameters": [type],
+                        "responses": ["501": tourResponse("TourAPI's error envelope, resultCode 12")],
+                    ]
+                ]
+                continue
+            }
             paths[operation.path] = [
                 "get": [
                     "summary":

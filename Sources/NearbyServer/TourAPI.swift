@@ -32,6 +32,7 @@ struct TourAPI: Sendable {
     static let popularOrders = ["B": "C", "P": "Q"]
 
     func answer(_ operation: TourOperation, _ request: Request) async throws -> Response {
+        if operation.kind == .codesWithoutNames { throw Self.withoutNames(operation) }
         var pairs: [(name: String, value: String)] = []
         var given: [String: String] = [:]
         for (name, value) in try PlacesAPI.pairs(request) {
@@ -101,9 +102,11 @@ struct TourAPI: Sendable {
         case .legalDongCodes:
             return try legalDongCodes(given, format: format)
         case .classificationCodes:
-            return try classificationCodes(given, format: format)
+            return try classificationCodes(given, language: operation.language, format: format)
         case .serviceCategoryCodes:
             return try serviceCategoryCodes(given, format: format)
+        case .codesWithoutNames:
+            throw Self.withoutNames(operation)
         }
         var query = try parse(pairs)
         query.countsTotal = true  // TourAPI's envelope always carries totalCount
@@ -333,7 +336,7 @@ struct TourAPI: Sendable {
     }
 
     /// TourAPI's error envelope: `resultCode` 10 (a bad value), 11 (a required one missing), 12 (no such
-    /// service or operation), 30 (the service key), 04 (HTTP: wrong method, a URL too long), 05 (the
+    /// service or operation, HTTP 404; or one Nearby knows and does not answer, HTTP 501), 30 (the service key), 04 (HTTP: wrong method, a URL too long), 05 (the
     /// request timed out), 99 (anything else); `resultMsg` the code's name, then the parameter and why;
     /// in the format the request asked for.
     static func errorResponse(_ error: APIError, format: Format) -> Response {
@@ -353,7 +356,7 @@ struct TourAPI: Sendable {
             case .badRequest, .conflict:
                 error.reason.hasPrefix("missing")
                     ? ("11", "NO_MANDATORY_REQUEST_PARAMETERS_ERROR") : ("10", "INVALID_REQUEST_PARAMETER_ERROR")
-            case .notFound: ("12", "NO_OPENAPI_SERVICE_ERROR")
+            case .notFound, .notImplemented: ("12", "NO_OPENAPI_SERVICE_ERROR")
             case .methodNotAllowed, .uriTooLong, .requestHeaderFieldsTooLarge: ("04", "HTTP_ERROR")
             default: ("99", "UNKNOWN_ERROR")
             }

@@ -79,11 +79,25 @@ extension TourAPI {
     }
 }
 
-/// `lclsSystmCode2` and `categoryCode2`: a code tree's codes and Korean names (`TourCodeTable`:
-/// data/tourapi-lcls.tsv, data/tourapi-cat.tsv).
+/// `lclsSystmCode2` and `categoryCode2`: a code tree's codes and names (`TourCodeTable`:
+/// data/tourapi-lcls.tsv and, EngService2's English names, data/tourapi-lcls-en.tsv; data/tourapi-cat.tsv).
 extension TourAPI {
     static let classification: Result<[TourCodeTable.Entry], DataUnavailable> =
         Result { try TourCodeTable.load(TourCodeTable.classification) }.mapError { DataUnavailable(message: "\($0)") }
+    static let englishClassification: Result<[TourCodeTable.Entry], DataUnavailable> =
+        Result { try TourCodeTable.load(TourCodeTable.englishClassification) }.mapError {
+            DataUnavailable(message: "\($0)")
+        }
+
+    /// The file of the new classification's names in `language` (`TourCodeTable`), or nil for a language
+    /// with no table: its service's `lclsSystmCode2` is refused (`TourOperation.Kind.codesWithoutNames`).
+    static func classificationFile(_ language: TourLanguage) -> String? {
+        switch language {
+        case .ko: TourCodeTable.classification
+        case .en: TourCodeTable.englishClassification
+        default: nil
+        }
+    }
     static let serviceCategories: Result<[TourCodeTable.Entry], DataUnavailable> =
         Result { try TourCodeTable.load(TourCodeTable.serviceCategories) }.mapError {
             DataUnavailable(message: "\($0)")
@@ -94,7 +108,9 @@ extension TourAPI {
     /// `lclsSystm3` that code alone. With `lclsSystmListYn` Y every level 3 code (under the levels given)
     /// with its parents: `lclsSystm1Cd`, `lclsSystm1Nm`, `lclsSystm2Cd`, `lclsSystm2Nm`, `lclsSystm3Cd`,
     /// `lclsSystm3Nm`, `rnum`.
-    func classificationCodes(_ given: [String: String], format: Format) throws -> Response {
+    /// `language` picks the names: Korean (KorService2) or English (EngService2, whose table has the codes
+    /// EngService2 lists).
+    func classificationCodes(_ given: [String: String], language: TourLanguage, format: Format) throws -> Response {
         let list: Bool
         switch (given["lclsSystmListYn"] ?? "").uppercased() {
         case "", "N": list = false
@@ -102,8 +118,9 @@ extension TourAPI {
         case let other:
             throw APIError(.badRequest, parameter: "lclsSystmListYn", "\(MessageText.quoted(other)) is not Y or N")
         }
+        let table = language == .en ? Self.englishClassification : Self.classification
         return try codeTree(
-            Self.classification, names: ["lclsSystm1", "lclsSystm2", "lclsSystm3"], list: list, given, format: format)
+            table, names: ["lclsSystm1", "lclsSystm2", "lclsSystm3"], list: list, given, format: format)
     }
 
     /// `categoryCode2` (and KorService1's `categoryCode1`): the cat1 codes (`rnum`, `code`, `name`), or with
@@ -166,5 +183,44 @@ extension TourAPI {
             items = shown.enumerated().map { n, e in [("rnum", String(n + 1)), ("code", e.code), ("name", e.name)] }
         }
         return Self.page(items, rows: rows, page: page, format: format)
+    }
+}
+
+/// `areaCode2` (and KorService1's `areaCode1`): TourAPI's areas and each area's 시군구 with their Korean
+/// names (`TourCodeTable.areas`, data/tourapi-area.tsv); and the refusal of the language services' code
+/// lists that have no table of names in their language.
+extension TourAPI {
+    static let areaTable: Result<[TourCodeTable.Entry], DataUnavailable> =
+        Result { try TourCodeTable.load(TourCodeTable.areas) }.mapError { DataUnavailable(message: "\($0)") }
+
+    /// Without `areaCode` the areas (`rnum`, `code`, `name`: `1`, `서울`), with `areaCode` that area's 시군구
+    /// (`code` its sigunguCode, `name` as `강남구`), in the service's order. An `areaCode` of other than
+    /// digits is `10`; digits that are no area answer the empty page.
+    func areaCodes(_ given: [String: String], format: Format) throws -> Response {
+        let area = given["areaCode"] ?? ""
+        guard area.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            throw APIError(.badRequest, parameter: "areaCode", "\(MessageText.quoted(area)) is not a number")
+        }
+        let (rows, page) = try paging(given)
+        let entries: [TourCodeTable.Entry]
+        switch Self.areaTable {
+        case .success(let e): entries = e
+        case .failure(let e): throw APIError(.internalServerError, "the area table could not be read: \(e.message)")
+        }
+        // "01" is area 1, as a number.
+        let code = area.isEmpty ? "" : String(Int(area.drop { $0 == "0" }) ?? 0)
+        let shown = entries.filter { area.isEmpty ? $0.level == 1 : $0.level == 2 && $0.parent == code }
+        let items = shown.enumerated().map { n, e in [("rnum", String(n + 1)), ("code", e.code), ("name", e.name)] }
+        return Self.page(items, rows: rows, page: page, format: format)
+    }
+
+    /// The refusal of a language service's code list whose names Nearby has no table of in the language
+    /// (`TourOperation.Kind.codesWithoutNames`): TourAPI's `12` NO_OPENAPI_SERVICE_ERROR, HTTP 501 (the
+    /// operation is known, not answered), rather than the Korean names.
+    static func withoutNames(_ operation: TourOperation) -> APIError {
+        APIError(
+            .notImplemented,
+            "\(operation.service) \(operation.name) is not served: Nearby has no table of its names in "
+                + "\(operation.service)'s language, and does not answer them in Korean (docs/tourapi-compat.md)")
     }
 }

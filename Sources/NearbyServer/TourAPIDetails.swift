@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 import NearbyKit
 
-/// TourAPI's detail operations and `areaCode2`: answers built from one place (or TourAPI's area table),
-/// paged in memory, in the same envelope as the lists.
+/// TourAPI's detail operations: answers built from one place, paged in memory (`page`, which the code
+/// lists share), in the same envelope as the lists.
 extension TourAPI {
     /// A detail of the place `id`: its items (`detailItems`), none when the place is not cached.
     func detail(_ operation: TourOperation, _ id: String, given: [String: String], format: Format) async throws
@@ -20,22 +20,6 @@ extension TourAPI {
             place = try await engine.current.place(id: stored, timeout: options.requestTimeout)
         }
         let items = place.map { Self.detailItems(operation, $0, flags: flags) } ?? []
-        return Self.page(items, rows: rows, page: page, format: format)
-    }
-
-    /// `areaCode2`/`areaCode1` without `areaCode`: TourAPI's areas (`TourAreaCode`), `rnum`, `code`,
-    /// `name`. With `areaCode` TourAPI lists the area's 시군구, whose names the cache has no table of.
-    func areaCodes(_ given: [String: String], format: Format) throws -> Response {
-        if let area = given["areaCode"], !area.isEmpty {
-            throw APIError(
-                .badRequest, parameter: "areaCode",
-                "the 시군구 list of an area is not served: Nearby has no table of TourAPI's sigunguCode names")
-        }
-        let (rows, page) = try paging(given)
-        let codes = TourAreaCode.names.keys.sorted { (Int($0) ?? 0) < (Int($1) ?? 0) }
-        let items = codes.enumerated().map { n, code in
-            [("rnum", String(n + 1)), ("code", code), ("name", TourAreaCode.names[code] ?? "")]
-        }
         return Self.page(items, rows: rows, page: page, format: format)
     }
 
@@ -111,8 +95,7 @@ extension TourAPI {
         case .pet:
             return stored(p.petInfo, names: petNames, id: p.id)
         case .intro, .info, .locationList, .areaList, .keywordList, .festivalList, .stayList, .areaCodes,
-            .syncList, .legalDongCodes, .classificationCodes,
-            .serviceCategoryCodes:
+            .syncList, .legalDongCodes, .classificationCodes, .serviceCategoryCodes, .codesWithoutNames:
             return []
         }
     }

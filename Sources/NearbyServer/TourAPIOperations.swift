@@ -19,6 +19,9 @@ struct TourOperation: Sendable, Hashable {
         case classificationCodes
         /// `categoryCode2`: the service classification's codes and names (`TourAPICodes.swift`).
         case serviceCategoryCodes
+        /// A language service's code list whose names in its language Nearby has no table of
+        /// (EngService2's `areaCode2`, …): refused with TourAPI's `12`, HTTP 501 (`TourAPICodes.swift`).
+        case codesWithoutNames
     }
 
     /// KorService1's item fields (`booktour`; no legal-dong or new classification codes; detailCommon1's
@@ -43,7 +46,7 @@ struct TourOperation: Sendable, Hashable {
         case .festivalList: ["eventStartDate"]
         case .common, .intro, .info, .image, .barrierFree, .pet: ["contentId"]
         case .areaList, .stayList, .areaCodes, .syncList, .legalDongCodes, .classificationCodes,
-            .serviceCategoryCodes:
+            .serviceCategoryCodes, .codesWithoutNames:
             []
         }
     }
@@ -68,9 +71,10 @@ extension TourAPI {
     /// Whether `path` is TourAPI's (its errors get TourAPI's envelope, an unknown one code `12`).
     static func owns(_ path: some StringProtocol) -> Bool { path.hasPrefix(root) }
 
-    /// Every operation served: KorService2's and KorService1's lists, details and area codes, the
-    /// barrier-free (KorWithService2) and pet (KorPetTourService2, KorService2) details, and the language
-    /// services' (EngService2, …) lists, details and change lists.
+    /// Every operation answered: KorService2's and KorService1's lists, details and code lists, the
+    /// barrier-free (KorWithService2) and pet (KorPetTourService2, KorService2) details, the language
+    /// services' (EngService2, …) lists, details and change lists, EngService2's `lclsSystmCode2`, and
+    /// the language services' other code lists, refused (`codesWithoutNames`: no table of their names).
     static let served: [TourOperation] = {
         let names: [(String, TourOperation.Kind)] = [
             ("locationBasedList", .locationList), ("areaBasedList", .areaList), ("searchKeyword", .keywordList),
@@ -91,14 +95,26 @@ extension TourAPI {
         out.append(.init(service: "KorService2", name: "detailPetTour2", kind: .pet, generation: .two))
         out.append(.init(service: "KorWithService2", name: "detailWithTour2", kind: .barrierFree, generation: .two))
         out.append(.init(service: "KorPetTourService2", name: "detailPetTour2", kind: .pet, generation: .two))
-        // The language services' lists, details and change lists, as KorService2's (their code lists are
-        // not served: the names shipped are Korean).
+        // The language services' lists, details and change lists, as KorService2's; of their code lists
+        // only those with a table of names in the language (EngService2's lclsSystmCode2), the others
+        // refused rather than answered in Korean.
         for language in TourLanguage.allCases where language != .ko {
-            for (name, kind) in names where kind != .areaCodes && kind != .serviceCategoryCodes {
+            for (name, kind) in names {
+                let answered = kind != .areaCodes && kind != .serviceCategoryCodes
                 out.append(
-                    .init(service: language.service, name: name + "2", kind: kind, generation: .two, language: language)
-                )
+                    .init(
+                        service: language.service, name: name + "2", kind: answered ? kind : .codesWithoutNames,
+                        generation: .two, language: language))
             }
+            out.append(
+                .init(
+                    service: language.service, name: "ldongCode2", kind: .codesWithoutNames, generation: .two,
+                    language: language))
+            out.append(
+                .init(
+                    service: language.service, name: "lclsSystmCode2",
+                    kind: TourAPI.classificationFile(language) == nil ? .codesWithoutNames : .classificationCodes,
+                    generation: .two, language: language))
         }
         return out
     }()

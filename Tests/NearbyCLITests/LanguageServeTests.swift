@@ -100,10 +100,25 @@ import Testing
         #expect(japanese.status == 200)
         #expect(japanese.text.contains(#""items":"""#), "\(japanese.text)")
         #expect(japanese.text.contains(#""totalCount":0"#), "\(japanese.text)")
-        // XML, the service's default.
+        // XML, the service's default, read with a real parser.
         let xml = try http.get("/B551011/EngService2/areaBasedList2?contentTypeId=85")
-        #expect(xml.text.contains("<contentid>2784542</contentid>"), "\(xml.text)")
-        #expect(xml.text.contains("<contenttypeid>85</contenttypeid>"), "\(xml.text)")
+        #expect(xml.status == 200 && xml.headers["content-type"] == "application/xml; charset=utf-8")
+        let festivals = try TourXML(Array(xml.body))
+        #expect(festivals.header == ["resultCode": "0000", "resultMsg": "OK"], "\(xml.text)")
+        #expect(festivals.value("contentid") == "2784542" && festivals.value("contenttypeid") == "85", "\(xml.text)")
+        #expect(festivals.body["totalCount"] == String(festivals.items.count))
+        let refusedXML = try TourXML(Array(try http.get("/B551011/EngService2/areaBasedList2?contentTypeId=12").body))
+        #expect(refusedXML.header["resultCode"] == "10" && !refusedXML.hasItems)
+        let emptyXML = try TourXML(Array(try http.get("/B551011/JpnService2/areaBasedList2").body))
+        #expect(emptyXML.hasItems && emptyXML.items.isEmpty && emptyXML.body["totalCount"] == "0")
+        // The code lists: EngService2's classification in English; the lists with no English names refused.
+        let hotels = try TourXML(Array(try http.get("/B551011/EngService2/lclsSystmCode2?lclsSystm1=AC").body))
+        #expect(hotels.value("code") == "AC01" && hotels.value("name") == "Hotels", "\(hotels.items)")
+        let englishJSON = try items("/B551011/EngService2/lclsSystmCode2?lclsSystm1=AC&_type=json")
+        #expect(englishJSON.items.first?["name"] as? String == "Hotels", "\(englishJSON.body)")
+        let areas = try http.get("/B551011/EngService2/areaCode2")
+        #expect(areas.status == 501)
+        #expect(try TourXML(Array(areas.body)).header["resultCode"] == "12", "\(areas.text)")
         // Nearby's own API through the one request parser: lang=en.
         let v1 = try http.get("/v1/places?lat=37.5760836609&lon=126.9767375783&radius=100&lang=en")
         let titles = (v1.json["places"] as? [[String: Any]])?.compactMap { $0["title"] as? String } ?? []

@@ -99,7 +99,7 @@ struct TourAnswer {
 extension RealServer {
     /// TourAPI's other operations as apps send them: searchStay2, KorService1's names and fields, the
     /// barrier-free and pet details, detailIntro2/detailInfo2/detailImage2 from what the cache has,
-    /// areaCode2, and the error answer for operations and services not served.
+    /// and the error answer for operations and services not served (the code lists: TourAPICodeListTests).
     @Suite final class TourAPIOperationsTests {
         let fixture: TourOperationsFixture
         init() throws { fixture = try TourOperationsFixture() }
@@ -273,26 +273,10 @@ extension RealServer {
             #expect(intro.totalCount == 0)
         }
 
-        @Test func testAreaCode2() throws {
-            let all = try TourAnswer(server, "/B551011/KorService2/areaCode2?numOfRows=20&pageNo=1&MobileOS=ETC")
-            #expect(all.totalCount == 17)
-            #expect(all.names.allSatisfy { $0 == ["rnum", "code", "name"] })
-            #expect(
-                all.items.map { $0["code"] as? String ?? "" } == TourAreaCode.names.keys.sorted { Int($0)! < Int($1)! })
-            #expect(all.value("name") == "서울" && all.value("rnum") == "1")
-            let last = try TourAnswer(server, "/B551011/KorService2/areaCode2?numOfRows=5&pageNo=4")
-            #expect(last.items.map { $0["code"] as? String } == ["38", "39"] && last.value("rnum") == "16")
-            let past = try TourAnswer(server, "/B551011/KorService1/areaCode1?numOfRows=10&pageNo=3")
-            #expect(past.items.isEmpty && past.totalCount == 17)
-            let sigungu = try server.http.get("/B551011/KorService2/areaCode2?areaCode=1")
-            #expect(sigungu.status == 400)
-            #expect(try TourXML(Array(sigungu.body)).header["resultCode"] == "10")
-        }
-
         @Test func testOperationsAndServicesNotServed() throws {
             for target in [
                 "/B551011/KorPetTourService2/areaBasedList2?_type=json", "/B551011/KorWithService2/areaCode2",
-                "/B551011/EngService2/areaCode2", "/B551011/KorService2/", "/B551011/KorService9/detailCommon9",
+                "/B551011/EngService2/areaCode3", "/B551011/KorService2/", "/B551011/KorService9/detailCommon9",
             ] {
                 let r = try server.http.get(target)
                 #expect(r.status == 404, "\(target)")

@@ -1,17 +1,24 @@
 import Foundation
 import NearbyCore
 
-/// TourAPI's code trees with their Korean names: the new classification (lclsSystm1/2/3,
-/// `data/tourapi-lcls.tsv`, scripts/fetch_tourapi_lcls.py) and the service classification (cat1/2/3,
-/// `data/tourapi-cat.tsv`, scripts/fetch_tourapi_cat.py); sources and licence in data/README.md. Found
+/// TourAPI's code trees with their names: the new classification (lclsSystm1/2/3, Korean names in
+/// `data/tourapi-lcls.tsv`, EngService2's English ones in `data/tourapi-lcls-en.tsv`,
+/// scripts/fetch_tourapi_lcls.py), the service classification (cat1/2/3, `data/tourapi-cat.tsv`,
+/// scripts/fetch_tourapi_cat.py) and the areas with their 시군구 (areaCode, sigunguCode,
+/// `data/tourapi-area.tsv`, scripts/fetch_tourapi_area.py); sources and licence in data/README.md. Found
 /// in the same data folder as the default dataset (`DefaultDataset.candidateDirectories`).
 public enum TourCodeTable {
     /// The new classification's file (`lclsSystmCode2`).
     public static let classification = "tourapi-lcls.tsv"
+    /// The new classification with EngService2's English names (its `lclsSystmCode2`).
+    public static let englishClassification = "tourapi-lcls-en.tsv"
     /// The service classification's file (`categoryCode2`).
     public static let serviceCategories = "tourapi-cat.tsv"
+    /// The areas (level 1: `areaCode`) and each area's 시군구 (level 2: `sigunguCode`, its parent the
+    /// area's code), as `areaCode2` lists them.
+    public static let areas = "tourapi-area.tsv"
 
-    /// One code: its level (1, 2, 3), code, Korean name and the code of the level above ("" for level 1).
+    /// One code: its level (1, 2, 3), code, name and the code of the level above ("" for level 1).
     public struct Entry: Sendable, Equatable {
         public var level: Int
         public var code: String

@@ -154,12 +154,12 @@ public final class KakaoSync: SyncRunner, @unchecked Sendable {
     static let mostParts = 64
 
     /// A cell of `total` places cut into a grid of about `total / plannedPerPart` parts of equal area
-    /// (nearly square on the ground), none narrower than `smallest` degrees; one part (the cell itself)
-    /// when it is that narrow already.
+    /// (nearly square on the ground), none narrower than half of `smallest` degrees; one part (the cell
+    /// itself) when no side is longer than `smallest`.
     ///
     /// The requests this costs: one first page for every cell asked, and for each that fits, its other
     /// pages. No enumeration can use fewer than ⌈N/15⌉ (15 documents an answer); for N = 20,000 spread
-    /// evenly or as a city is, this one uses about 1.25 to 1.4 times that (`scripts/bench-sync.sh kakao`).
+    /// evenly or as a city is, this one uses 1.25 and 1.32 times that (`scripts/bench-sync.sh kakao`).
     static func split(_ cell: [Double], total: Int, smallest: Double) -> [[Double]] {
         var wanted = max(2, Int((Double(total) / plannedPerPart).rounded(.up)))
         if wanted > mostParts { wanted = Int(Double(wanted).squareRoot().rounded(.up)) }
@@ -167,8 +167,10 @@ public final class KakaoSync: SyncRunner, @unchecked Sendable {
         // Degrees of longitude are shorter than degrees of latitude by cos(latitude).
         let ground = width * cos((cell[1] + cell[3]) / 2 * .pi / 180)
         var columns = height > 0 ? Int((Double(wanted) * ground / height).squareRoot().rounded()) : wanted
-        columns = min(max(1, columns), wanted, max(1, Int(width / smallest)))
-        let rows = min(max(1, (wanted + columns - 1) / columns), max(1, Int(height / smallest)))
+        guard width > smallest || height > smallest else { return [cell] }
+        // A side longer than `smallest` may be cut into parts down to half of it.
+        columns = min(max(1, columns), wanted, max(1, Int(2 * width / smallest)))
+        let rows = min(max(1, (wanted + columns - 1) / columns), max(1, Int(2 * height / smallest)))
         guard columns * rows > 1 else { return [cell] }
         var parts: [[Double]] = []
         for c in 0..<columns {

@@ -113,6 +113,46 @@ public struct ReplayCatalog: Sendable {
         put(place)
     }
 
+    /// What `churn` did.
+    public struct Churn: Sendable, Equatable {
+        public var changed = 0, hidden = 0, added = 0
+        public init(changed: Int = 0, hidden: Int = 0, added: Int = 0) {
+            (self.changed, self.hidden, self.added) = (changed, hidden, added)
+        }
+    }
+
+    /// `count` changes as a day of publishing makes them, the same for the same catalog: of every ten,
+    /// one place hidden (`showflag` 0), one added (ids after the largest, generated with `seed`) and
+    /// eight changed (their telephone number); the places changed and hidden spread evenly over the
+    /// shown places in id order. Each is dated `now`.
+    @discardableResult
+    public mutating func churn(_ count: Int, seed: UInt64 = 11, now: String = ReplayCatalog.now()) -> Churn {
+        let shown = places.values.filter { !$0.hidden }.map(\.id).sorted {
+            (Int($0) ?? .max, $0) < (Int($1) ?? .max, $1)
+        }
+        var done = Churn()
+        guard count > 0 else { return done }
+        done.hidden = min(count / 10, shown.count)
+        done.added = count / 10
+        done.changed = min(count - done.hidden - done.added, shown.count - done.hidden)
+        let picked = done.changed + done.hidden
+        for n in 0..<picked {
+            let id = shown[n * shown.count / picked]
+            if (n + 1) * done.hidden / picked > n * done.hidden / picked {
+                hide(id, now: now)
+            } else {
+                change(id, now: now) { $0["tel"] = "02-999-\(1000 + n % 9000)" }
+            }
+        }
+        let first = (places.keys.compactMap { Int($0) }.max() ?? 3_000_000) + 1
+        let extra = ReplayCatalog.generated(count: done.added, seed: seed, firstID: first)
+        for var place in extra.places.values {
+            place["modifiedtime"] = now
+            put(place)
+        }
+        return done
+    }
+
     /// The time now in Korea, `yyyyMMddHHmmss`, as TourAPI writes `modifiedtime`.
     public static func now() -> String {
         let formatter = DateFormatter()
@@ -196,19 +236,45 @@ public struct ReplayCatalog: Sendable {
         }
     }
 
-    /// `count` Kakao documents of `group` in the box, the same for the same seed.
+    /// `count` Kakao documents of `group` in the box, the same for the same seed: spread evenly, or with
+    /// `centres`, as a city's are: three in ten spread evenly and the rest around that many centres
+    /// (each a normal spread of 5 to 20 % of the box's width, some centres busier than others).
     public mutating func addGeneratedKakao(
         count: Int, group: String, minX: Double, minY: Double, maxX: Double, maxY: Double, seed: UInt64 = 7,
-        firstID: Int = 900_000_001
+        firstID: Int = 900_000_001, centres: Int = 0
     ) {
         var state = seed
         func next() -> Double {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return Double(state >> 11) / Double(1 << 53)
         }
+        let hubs = (0..<centres).map { _ in
+            (
+                x: minX + next() * (maxX - minX), y: minY + next() * (maxY - minY),
+                spread: (0.05 + next() * 0.15) * (maxX - minX), weight: 0.2 + next()
+            )
+        }
+        let weights = hubs.reduce(0) { $0 + $1.weight }
+        /// A point of the box: near a centre (Box–Muller, again until it falls in the box) or anywhere.
+        func point() -> (Double, Double) {
+            guard !hubs.isEmpty, next() >= 0.3 else {
+                return (minX + next() * (maxX - minX), minY + next() * (maxY - minY))
+            }
+            var pick = next() * weights
+            let hub =
+                hubs.first {
+                    pick -= $0.weight
+                    return pick <= 0
+                } ?? hubs[hubs.count - 1]
+            while true {
+                let r = (-2 * log(max(next(), 1e-300))).squareRoot()
+                let angle = 2 * Double.pi * next()
+                let (x, y) = (hub.x + hub.spread * r * cos(angle), hub.y + hub.spread * r * sin(angle))
+                if (minX...maxX).contains(x), (minY...maxY).contains(y) { return (x, y) }
+            }
+        }
         for n in 0..<count {
-            let x = minX + next() * (maxX - minX)
-            let y = minY + next() * (maxY - minY)
+            let (x, y) = point()
             kakao.append(
                 ReplayKakaoDocument(fields: [
                     ("id", String(firstID + n)), ("place_name", "\(group) \(n + 1)"),

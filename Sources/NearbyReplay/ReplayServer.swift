@@ -17,6 +17,10 @@ import Foundation
 /// in pages of up to 15, `meta.total_count` the whole count). A key, when set, is checked: a wrong one
 /// gets the gateway's XML with `returnReasonCode` 30.
 ///
+/// `GET /replay/churn?count=N` changes N of KorService2's places as a day of publishing does
+/// (`ReplayCatalog.churn`: changed, hidden, added, dated now) and answers what it did as JSON: how
+/// `scripts/bench-sync.sh` makes changes in a `nearby replay` process for the next sync to fetch.
+///
 /// Failures: `fail` queues failures for the next requests (one each, in order); `quota` answers code 22
 /// once that many requests were answered; `onRequest` runs before each answer (a test changes the
 /// catalog there, as data changes while a crawl pages through it).
@@ -294,6 +298,13 @@ public final class ReplayServer: @unchecked Sendable {
     private func route(_ request: ReplayRequest) -> (
         body: [UInt8], status: Int, type: String, extra: [(String, String)]
     ) {
+        if request.path == "/replay/churn" {
+            // The catalog changed as a day of publishing changes it, for a process that cannot call `mutate`.
+            let count = max(0, Int(request.value("count") ?? "") ?? 0)
+            let done = lock.withLock { catalogStorage.churn(count) }
+            let body = #"{"changed":\#(done.changed),"hidden":\#(done.hidden),"added":\#(done.added)}"#
+            return (Array(body.utf8), 200, Self.json, [])
+        }
         if request.path == "/v2/local/search/category.json" {
             if let kakaoKey, request.headers["authorization"] != "KakaoAK \(kakaoKey)" {
                 let body = #"{"errorType":"AccessDeniedError","message":"wrong appKey format"}"#

@@ -114,17 +114,29 @@ public final class SyncFetcher: @unchecked Sendable {
 
     /// Fetches `url` until `judge` accepts the answer, retrying transient failures; throws `SyncStop`
     /// for a fatal answer, when the retries are spent, or when the budget is.
-    func get(_ url: String, headers: [(String, String)] = [], judge: (HTTPAnswer) -> Verdict) async throws
-        -> HTTPAnswer
-    {
+    ///
+    /// `ahead`, when it is `url`'s, is its first attempt (`ahead(_:headers:)`), already sent and counted.
+    func get(
+        _ url: String, headers: [(String, String)] = [], ahead: Ahead? = nil, judge: (HTTPAnswer) -> Verdict
+    ) async throws -> HTTPAnswer {
         var attempt = 0
+        var sent = ahead?.url == url ? ahead : nil
+        if sent == nil { ahead?.task.cancel() }
         while true {
-            try budget.spend()
-            tally.requests += 1
+            if sent == nil {
+                try budget.spend()
+                tally.requests += 1
+            }
             let reason: String
             var retryAfter: Double?
             do {
-                let answer = try await fetch(url, headers: headers)
+                let answer: HTTPAnswer
+                if let first = sent {
+                    sent = nil
+                    answer = try await first.task.value
+                } else {
+                    answer = try await fetch(url, headers: headers)
+                }
                 switch judge(answer) {
                 case .ok: return answer
                 case .fatal(let stop): throw secrets.scrub(stop)
@@ -156,6 +168,22 @@ public final class SyncFetcher: @unchecked Sendable {
             tally.retries += 1
             try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
         }
+    }
+
+    /// A request sent ahead of its turn (`ahead(_:headers:)`).
+    struct Ahead {
+        var url: String
+        var task: Task<HTTPAnswer, any Error>
+    }
+
+    /// Sends `url`'s first attempt now, to be received by `get(_:ahead:)` after other work (a page is
+    /// applied while the next is on its way): the request is counted against the budget here, on the
+    /// caller's task, so the cache is written by that task only. Nil when the budget is spent (`get`
+    /// then stops as it would). Retries, if it fails, are `get`'s.
+    func ahead(_ url: String, headers: [(String, String)] = []) throws -> Ahead? {
+        do { try budget.spend() } catch is SyncStop { return nil }
+        tally.requests += 1
+        return Ahead(url: url, task: Task { try await self.fetch(url, headers: headers) })
     }
 
     private func fetch(_ url: String, headers: [(String, String)]) async throws -> HTTPAnswer {

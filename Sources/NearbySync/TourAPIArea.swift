@@ -20,11 +20,8 @@ public final class TourAPIAreaFetch: @unchecked Sendable {
     public init(cachePath: String, options: TourAPISyncOptions, importer: Importer) {
         self.cachePath = cachePath
         self.options = options
-        var importer = importer
-        importer.format = .tourapi
-        importer.language = options.language
-        self.importer = importer
-        secrets = Secrets([options.serviceKey])
+        self.importer = options.importer(importer)
+        secrets = options.secrets
     }
 
     /// The areas' key in `sync_areas`: the service and the content types asked.
@@ -55,10 +52,7 @@ public final class TourAPIAreaFetch: @unchecked Sendable {
     public func fetch(area: String, lat: Double, lon: Double, radius: Int) async throws -> SyncSummary {
         let cache = try PlaceCache(path: cachePath)
         try cache.prepareSync()
-        let fetcher = SyncFetcher(
-            options: options.http,
-            budget: RequestBudget(cache: cache, source: "tourapi", limit: options.maxRequests, timeZone: SyncDay.korea),
-            secrets: secrets)
+        let fetcher = options.fetcher(cache: cache)
         let types: [String?] = options.contentTypes.isEmpty ? [nil] : options.contentTypes
         let source = self.source
         let summary = try await fetcher.run { summary in

@@ -48,6 +48,26 @@ public struct TourAPISyncOptions: Sendable {
     /// by `REDACTED`: for a caller that shows a sync's errors (the server's log and `/healthz`).
     public func redact(_ text: String) -> String { Secrets([serviceKey]).redact(text) }
 
+    /// The secrets a TourAPI request's URL carries: the service key.
+    var secrets: Secrets { Secrets([serviceKey]) }
+
+    /// `importer` reading TourAPI's answers in this service's language.
+    func importer(_ importer: Importer) -> Importer {
+        var importer = importer
+        importer.format = .tourapi
+        importer.language = language
+        return importer
+    }
+
+    /// A fetcher whose requests count against the daily budget of TourAPI's requests in `cache`
+    /// (`sync_requests`, source `tourapi`, Korea's days): the sync's and the server's fallback share it.
+    func fetcher(cache: PlaceCache) -> SyncFetcher {
+        SyncFetcher(
+            options: http,
+            budget: RequestBudget(cache: cache, source: "tourapi", limit: maxRequests, timeZone: SyncDay.korea),
+            secrets: secrets)
+    }
+
     /// The checkpoint's key: one per service and scope, so syncing other types or areas starts its own crawl.
     var source: String {
         var parts = ["tourapi", service]
@@ -75,6 +95,16 @@ public struct SyncSummary: Sendable {
         "retries":\(retries)}
         """
     }
+}
+
+/// A sync of one source (`TourAPISync`, `KakaoSync`): what a command runs and reports on.
+public protocol SyncRunner: AnyObject {
+    /// Told what is going on, for a progress line.
+    var onProgress: (String) -> Void { get set }
+    /// Told of each retry: the URL (its secrets redacted), why, and the seconds until it is sent again.
+    var onRetry: (String, String, Double) -> Void { get set }
+    /// Runs the sync to its end or to a stop (in the summary). Throws for a cache that fails.
+    func run() async throws -> SyncSummary
 }
 
 /// Where a TourAPI sync stands, saved in `sync_state` with each page it applies.
@@ -123,7 +153,7 @@ struct TourAPICheckpoint: Codable, Equatable {
 
 /// `nearby sync tourapi`: a full crawl the first time, then the changes since the last sync; each page
 /// applied through the one import path with its checkpoint in one transaction.
-public final class TourAPISync: @unchecked Sendable {
+public final class TourAPISync: SyncRunner, @unchecked Sendable {
     // @unchecked: a sync runs on one task; its parts are not shared.
     public let options: TourAPISyncOptions
     private let cache: PlaceCache
@@ -138,16 +168,9 @@ public final class TourAPISync: @unchecked Sendable {
     public init(cache: PlaceCache, options: TourAPISyncOptions, importer: Importer) {
         self.cache = cache
         self.options = options
-        var importer = importer
-        importer.format = .tourapi
-        importer.language = options.language
-        self.importer = importer
-        secrets = Secrets([options.serviceKey])
-        fetcher = SyncFetcher(
-            options: options.http,
-            budget: RequestBudget(
-                cache: cache, source: "tourapi", limit: options.maxRequests, timeZone: SyncDay.korea),
-            secrets: secrets)
+        self.importer = options.importer(importer)
+        secrets = options.secrets
+        fetcher = options.fetcher(cache: cache)
     }
 
     public var onRetry: (String, String, Double) -> Void {
@@ -192,6 +215,15 @@ public final class TourAPISync: @unchecked Sendable {
     }
 
     private func sync(_ summary: inout SyncSummary) async throws {
+        // The next list page, sent while the last is applied (`passes`).
+        var ahead: SyncFetcher.Ahead?
+        do { try await passes(&summary, ahead: &ahead) } catch {
+            ahead?.task.cancel()
+            throw error
+        }
+    }
+
+    private func passes(_ summary: inout SyncSummary, ahead: inout SyncFetcher.Ahead?) async throws {
         try cache.prepareSync()
         let source = options.source
         var state = TourAPICheckpoint.decode(try cache.syncState(source: source))
@@ -246,10 +278,34 @@ public final class TourAPISync: @unchecked Sendable {
                 }
                 guard pass.step < pass.steps.count else { break }
                 let step = pass.steps[pass.step]
-                let page = try await fetchList(step, page: pass.page, full: pass.full)
+                let page = try await fetchList(step, page: pass.page, full: pass.full, ahead: ahead)
+                ahead = nil
                 onProgress(
                     "tourapi: \(pass.full ? "areaBasedList2" : "areaBasedSyncList2 \(step.modified ?? "")")\(describe(step)) page \(pass.page) of \(max(1, (page.total + options.pageSize - 1) / options.pageSize)): \(summary.added) added, \(summary.updated) updated, \(summary.deleted) deleted"
                 )
+                // Where to go on: the next page, or the page before again when the list's total changed
+                // (places moved across the boundary), or the next step.
+                var next = pass
+                next.lastTotal = page.total
+                if let resume = pass.resumePage {
+                    next.page = resume
+                    next.resumePage = nil
+                } else if pass.page > 1, let last = pass.lastTotal, last != page.total {
+                    next.page = pass.page - 1
+                    next.resumePage = pass.page + 1
+                } else {
+                    next.page = pass.page + 1
+                }
+                if page.items.isEmpty || (next.page - 1) * options.pageSize >= page.total {
+                    next.step += 1
+                    next.page = 1
+                    next.lastTotal = nil
+                    next.resumePage = nil
+                }
+                // The next page is on its way while this one is applied (when no details come between).
+                if options.details.isEmpty, next.step < next.steps.count {
+                    ahead = try fetcher.ahead(listURL(next.steps[next.step], page: next.page, full: next.full))
+                }
                 var documents: [(name: String, bytes: [UInt8])] = page.items.isEmpty ? [] : [(page.name, page.body)]
                 var counted = SyncSummary()
                 var changed: [String] = []
@@ -276,26 +332,7 @@ public final class TourAPISync: @unchecked Sendable {
                     }
                 }
                 if !renamed.isEmpty { documents.append(("renamed places", Self.deletes(renamed))) }
-                // Where to go on: the next page, or the page before again when the list's total changed
-                // (places moved across the boundary), or the next step.
-                var next = pass
-                next.lastTotal = page.total
                 next.details = options.details.isEmpty ? [] : changed
-                if let resume = pass.resumePage {
-                    next.page = resume
-                    next.resumePage = nil
-                } else if pass.page > 1, let last = pass.lastTotal, last != page.total {
-                    next.page = pass.page - 1
-                    next.resumePage = pass.page + 1
-                } else {
-                    next.page = pass.page + 1
-                }
-                if page.items.isEmpty || (next.page - 1) * options.pageSize >= page.total {
-                    next.step += 1
-                    next.page = 1
-                    next.lastTotal = nil
-                    next.resumePage = nil
-                }
                 var nextState = state
                 nextState.pass = next
                 let encoded = nextState.encoded()
@@ -363,7 +400,8 @@ public final class TourAPISync: @unchecked Sendable {
         return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
     }
 
-    private func fetchList(_ step: TourAPICheckpoint.Step, page: Int, full: Bool) async throws -> ListPage {
+    /// The URL of a list's page.
+    private func listURL(_ step: TourAPICheckpoint.Step, page: Int, full: Bool) -> String {
         var parameters = [("numOfRows", String(options.pageSize)), ("pageNo", String(page))]
         if full { parameters.append(("arrange", "C")) }
         if let t = step.contentType {
@@ -376,9 +414,16 @@ public final class TourAPISync: @unchecked Sendable {
             if l.count > 2 { parameters.append(("lDongSignguCd", String(l.dropFirst(2)))) }
         }
         if let m = step.modified { parameters.append(("modifiedtime", m)) }
+        return url("\(options.service)/\(full ? "areaBasedList2" : "areaBasedSyncList2")", parameters)
+    }
+
+    /// A list's page: fetched now, or received when it is `ahead`'s.
+    private func fetchList(
+        _ step: TourAPICheckpoint.Step, page: Int, full: Bool, ahead: SyncFetcher.Ahead?
+    ) async throws -> ListPage {
         let operation = "\(options.service)/\(full ? "areaBasedList2" : "areaBasedSyncList2")"
-        let address = url(operation, parameters)
-        let answer = try await fetcher.get(address, judge: TourAPIAnswer.judge)
+        let answer = try await fetcher.get(
+            listURL(step, page: page, full: full), ahead: ahead, judge: TourAPIAnswer.judge)
         let value = try answer.body.withUnsafeBytes { try JSONValue.parse($0) }
         let body = value["response"]?["body"]
         var items: [ListItem] = []

@@ -72,17 +72,24 @@ func commaList(_ values: [String]) -> [String] {
     values.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }.filter { !$0.isEmpty }
 }
 
-/// Runs a sync: the lock, the summary on stdout, the snapshot, the exit status.
-func runSync(command: String, cache options: CacheOptions, body: @escaping (PlaceCache) async throws -> SyncSummary)
-    throws
-{
+/// Runs a sync: the lock, progress and retries on stderr, the summary on stdout, the snapshot, the exit
+/// status.
+func runSync(command: String, cache options: CacheOptions, make: @escaping (PlaceCache) -> any SyncRunner) throws {
     let cache = try options.open(readOnly: false)
     let lock: SyncLock
     do { lock = try SyncLock(cachePath: cache.path) } catch let stop as SyncStop {
         StandardError.write("nearby sync \(command): \(stop.description)")
         throw ExitCode.failure
     }
-    let summary = try Blocking.run { try await body(cache) }
+    let summary = try Blocking.run {
+        let sync = make(cache)
+        sync.onProgress = StandardError.progress
+        sync.onRetry = { url, reason, delay in
+            StandardError.write(
+                "nearby sync \(command): \(url): \(reason); retrying in \(String(format: "%.1f", delay)) s")
+        }
+        return try await sync.run()
+    }
     StandardError.progress("")
     if summary.added + summary.updated + summary.deleted > 0 {
         CacheSnapshot.update(cache) { StandardError.write("nearby sync \(command): \($0)") }
@@ -265,14 +272,8 @@ struct TourAPISyncCommand: ParsableCommand {
     func run() throws {
         let settings = try tourapi.options(serviceKey: serviceKey)
         let importer = syncImporter(command: "tourapi")
-        try runSync(command: "tourapi", cache: cache) { cache in
-            let sync = TourAPISync(cache: cache, options: settings, importer: importer)
-            sync.onProgress = StandardError.progress
-            sync.onRetry = { url, reason, delay in
-                StandardError.write(
-                    "nearby sync tourapi: \(url): \(reason); retrying in \(String(format: "%.1f", delay)) s")
-            }
-            return try await sync.run()
+        try runSync(command: "tourapi", cache: cache) {
+            TourAPISync(cache: $0, options: settings, importer: importer)
         }
     }
 }
@@ -340,15 +341,7 @@ struct KakaoSyncCommand: ParsableCommand {
         options.http = http.options
         let importer = syncImporter(command: "kakao")
         let settings = options
-        try runSync(command: "kakao", cache: cache) { cache in
-            let sync = KakaoSync(cache: cache, options: settings, importer: importer)
-            sync.onProgress = StandardError.progress
-            sync.onRetry = { url, reason, delay in
-                StandardError.write(
-                    "nearby sync kakao: \(url): \(reason); retrying in \(String(format: "%.1f", delay)) s")
-            }
-            return try await sync.run()
-        }
+        try runSync(command: "kakao", cache: cache) { KakaoSync(cache: $0, options: settings, importer: importer) }
     }
 }
 

@@ -82,6 +82,47 @@ import Testing
         #expect(try SyncSupport.places(db) == (try await SyncSupport.fresh(server, options)))
     }
 
+    @Test func aChurnAskedOfTheReplayServerIsWhatTheNextSyncFetches() async throws {
+        let server = try SyncSupport.server(ReplayCatalog.generated(count: 300))
+        let folder = try TempFolder()
+        let db = folder.file("c.sqlite")
+        let options = SyncSupport.options(server, pageSize: 100)
+        let first = try await SyncSupport.sync(db, options)
+        // Requests less retries: a loaded machine may time one out.
+        #expect(first.stop == nil && first.added == 300 && first.requests - first.retries == 3 + 2)
+        // The way `nearby replay` is told: over HTTP, as scripts/bench-sync.sh asks it.
+        let answer = try LoopbackHTTP(port: server.port).get("/replay/churn?count=50")
+        #expect(answer.status == 200)
+        #expect(answer.json["changed"] as? Int == 40 && answer.json["hidden"] as? Int == 5)
+        #expect(answer.json["added"] as? Int == 5)
+        #expect(SyncSupport.shown(server.catalog).count == 300)
+        server.resetRequests()
+        let second = try await SyncSupport.sync(db, options)
+        // 50 changes dated today: one page of today's list, and yesterday's (empty).
+        #expect(second.stop == nil && second.requests - second.retries == 2)
+        #expect(second.updated == 40 && second.deleted == 5 && second.added == 5)
+        #expect(try SyncSupport.places(db) == (try await SyncSupport.fresh(server, options)))
+    }
+
+    @Test func aChurnSpreadsOverTheCatalogTheSameEachTime() {
+        var a = ReplayCatalog.generated(count: 1000)
+        var b = ReplayCatalog.generated(count: 1000)
+        let done = a.churn(100, now: "20250301120000")
+        #expect(done == ReplayCatalog.Churn(changed: 80, hidden: 10, added: 10))
+        #expect(b.churn(100, now: "20250301120000") == done)
+        let today = a.places.values.filter { $0["modifiedtime"] == "20250301120000" }
+        #expect(
+            today.count == 100
+                && Set(today.map(\.id))
+                    == Set(b.places.values.filter { $0["modifiedtime"] == "20250301120000" }.map(\.id))
+        )
+        #expect(a.places.count == 1010 && a.places.values.filter(\.hidden).count == 10)
+        // Spread: changes among the first and the last hundred ids alike.
+        let changed = today.compactMap { Int($0.id) }.filter { $0 < 3_001_001 }
+        #expect(changed.contains { $0 < 3_000_101 } && changed.contains { $0 > 3_000_900 })
+        #expect(a.churn(0) == ReplayCatalog.Churn())
+    }
+
     @Test func dataThatChangesWhileTheCrawlPagesThroughIt() async throws {
         let catalog = try SyncSupport.catalog(generated: 50)
         let server = try SyncSupport.server(catalog)
@@ -299,6 +340,64 @@ import Testing
         // Again: nothing new.
         let again = try await KakaoSync(cache: try PlaceCache(path: db), options: options, importer: Importer()).run()
         #expect(again.added == 0 && again.unchanged == 180)
+    }
+
+    /// A city of 2,000 restaurants, three in ten spread evenly, the rest around 12 centres: every one
+    /// found, in at most 1.5 times the requests no enumeration can do without (15 documents an answer).
+    @Test(arguments: [0, 12]) func aCityIsEnumeratedCompletelyInFewRequests(centres: Int) async throws {
+        var catalog = ReplayCatalog()
+        catalog.addGeneratedKakao(
+            count: 2000, group: "FD6", minX: 126.96, minY: 37.56, maxX: 127.01, maxY: 37.6, centres: centres)
+        let server = try SyncSupport.server(catalog, key: "kakao-key")
+        let folder = try TempFolder()
+        let db = folder.file("c.sqlite")
+        var options = KakaoSyncOptions()
+        options.baseURL = server.kakaoBaseURL
+        options.restAPIKey = "kakao-key"
+        options.categories = ["FD6"]
+        options.box = GeoBox(minLon: 126.96, minLat: 37.56, maxLon: 127.01, maxLat: 37.6)
+        options.maxRequests = 100_000
+        let sync = KakaoSync(cache: try PlaceCache(path: db), options: options, importer: Importer())
+        let summary = try await sync.run()
+        #expect(summary.stop == nil && summary.added == 2000 && sync.crowdedCells == 0)
+        #expect(try SyncSupport.places(db).count == 2000)
+        let bound = (2000 + 14) / 15
+        #expect(summary.requests - summary.retries <= bound * 3 / 2, "\(summary.requests) requests, bound \(bound)")
+    }
+
+    @Test func aCrowdedCellIsSplitByItsCountIntoNearlySquareParts() {
+        let cell = [127.0, 37.5, 127.1, 37.6]
+        let parts = KakaoSync.split(cell, total: 400, smallest: 0.0005)
+        #expect(parts.count >= 12 && parts.count <= 14)  // ⌈400/35⌉ = 12, rounded up to a grid
+        let area = parts.reduce(0) { $0 + ($1[2] - $1[0]) * ($1[3] - $1[1]) }
+        #expect(abs(area - 0.01) < 1e-12)
+        #expect(
+            parts.allSatisfy {
+                $0[0] >= cell[0] && $0[2] <= cell[2] + 1e-12 && $0[1] >= cell[1] && $0[3] <= cell[3] + 1e-12
+            })
+        // Longitude degrees are shorter at 37.5°N: more rows than columns.
+        #expect(Set(parts.map { $0[1] }).count > Set(parts.map { $0[0] }).count)
+        // Very many places: about the square root first, each part split again by its own count.
+        #expect(KakaoSync.split(cell, total: 20_000, smallest: 0.0005).count < 40)
+        #expect(KakaoSync.split(cell, total: 46, smallest: 0.0005).count == 2)
+        // A cell at the smallest size is not split.
+        #expect(KakaoSync.split([127.0, 37.5, 127.0004, 37.5004], total: 100, smallest: 0.0005).count == 1)
+    }
+
+    @Test func aGeneratedCityGathersAroundItsCentresTheSameEachTime() {
+        var a = ReplayCatalog()
+        var b = ReplayCatalog()
+        a.addGeneratedKakao(count: 3000, group: "FD6", minX: 126.96, minY: 37.56, maxX: 127.01, maxY: 37.6, centres: 12)
+        b.addGeneratedKakao(count: 3000, group: "FD6", minX: 126.96, minY: 37.56, maxX: 127.01, maxY: 37.6, centres: 12)
+        #expect(a.kakao.map(\.x) == b.kakao.map(\.x) && a.kakao.map(\.y) == b.kakao.map(\.y))
+        #expect(a.kakao.allSatisfy { (126.96...127.01).contains($0.x) && (37.56...37.6).contains($0.y) })
+        // Uneven: the busiest of a 10 × 10 grid's cells holds more than twice the average (30).
+        var counts = [Int](repeating: 0, count: 100)
+        for d in a.kakao {
+            let i = min(9, Int((d.x - 126.96) / 0.005)) * 10 + min(9, Int((d.y - 37.56) / 0.004))
+            counts[i] += 1
+        }
+        #expect(counts.max()! > 60)
     }
 
     @Test func aWrongKakaoKeyStops() async throws {

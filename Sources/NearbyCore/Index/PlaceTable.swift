@@ -75,6 +75,9 @@ public final class PlaceTable: @unchecked Sendable {
     private var postings: TitlePostings?
     private var postingsChecked = false
     private var postingsAsked = 0
+    /// Category orders split by 시도 (`RegionCategoryOrder`), and how often each was asked for.
+    private var regionCategoryOrders: [SortField: RegionCategoryOrder] = [:]
+    private var regionCategoryOrdersAsked: [SortField: Int] = [:]
     /// Rows per dictionary code of each code column (`codeCounts`), by family, counted on first use.
     private var codeCountsByFamily: [CodeFamily: CodeCounts] = [:]
 
@@ -335,6 +338,26 @@ public final class PlaceTable: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let o { categoryOrders[field] = o }
+        return o
+    }
+
+    /// `field`'s category order split by 시도 (`RegionCategoryOrder`), built in memory from the category
+    /// order on the second request (the first when `now`); nil before that or without a category order.
+    func regionCategoryOrder(_ field: SortField, now: Bool = false) -> RegionCategoryOrder? {
+        lock.lock()
+        if let o = regionCategoryOrders[field] {
+            lock.unlock()
+            return o
+        }
+        regionCategoryOrdersAsked[field, default: 0] += 1
+        let wanted = now || regionCategoryOrdersAsked[field]! >= 2
+        lock.unlock()
+        guard wanted, let order = categoryOrder(field, now: now) else { return nil }
+        let categories = tableStatistics().categoryCounts.keys.sorted()
+        let o = RegionCategoryOrder(order: order, categories: categories, ldong: codeColumns[CodeFamily.ldong.rawValue])
+        lock.lock()
+        defer { lock.unlock() }
+        regionCategoryOrders[field] = o
         return o
     }
 

@@ -154,6 +154,51 @@ import Testing
         }
     }
 
+    /// A filter on one code family alone (`--ldong 11`, `--ldong 11140`, `--cat A05`): the total from the
+    /// rows per code (`PlaceTable.codeCounts`) and the page from a walk, against the brute force in memory
+    /// and from a snapshot; with another condition beside it, the scan's count (the code column read
+    /// first) against the brute force too.
+    @Test func aCodeFilterAloneIsCountedFromTheRowsPerCode() throws {
+        var g = QuerySampler(seed: 3639)
+        let regions = Array(Set(Self.places.compactMap(\.lDongRegnCd))).sorted()
+        let towns = Array(Set(Self.places.compactMap { p in p.lDongRegnCd.map { $0 + (p.lDongSignguCd ?? "") } }))
+            .sorted()
+        #expect(regions.count > 2 && towns.count > regions.count)
+        for n in 0..<80 {
+            var q = PlaceQuery()
+            var codes: Set<String> = []
+            for _ in 0..<g.int(1...2) {
+                let pool = g.chance(0.5) ? regions : towns
+                codes.insert(g.pick(pool))
+            }
+            q.filter.ldong = codes
+            if g.chance(0.15) {
+                q.filter.ldong = nil
+                q.filter.cat = [g.pick(["A01", "A05", "A0502", "B02"])]
+            }
+            let alone = !g.chance(0.3)
+            if !alone { q.filter.withImage = true }
+            q.order = PlaceOrder(g.pick([[], [SortKey(.title)], [SortKey(.modified, descending: true)]]))
+            q.limit = g.pick([1, 1, 20, 0])
+            q.page = q.limit == 0 ? 1 : g.int(1...3)
+            q.explain = true
+            var plain = q
+            plain.explain = false
+            let expected = Self.reference.page(plain)
+            for engine in [Self.memory, Self.mapped] {
+                for plan in [PlanChoice.cheapest, .orderWalk, .scan] {
+                    let got = try engine.run(q, plan: plan)
+                    #expect(Self.answer(got) == expected, "query \(n), plan \(plan): \(q)")
+                    if alone && plan == .cheapest && q.limit == 1 {
+                        let explained = try #require(got.explanation)
+                        #expect(explained.plan.contains("total: code counts"), "query \(n): \(explained)")
+                        #expect(explained.rowsTouched < engine.table.count / 2, "query \(n): \(explained)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func explainNamesThePlans() throws {
         var q = try QueryParameters.parse([
             ("category", "12"), ("modified-since", "20200101"), ("sort", "category,-created"), ("limit", "50"),

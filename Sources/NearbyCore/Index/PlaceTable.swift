@@ -75,6 +75,11 @@ public final class PlaceTable: @unchecked Sendable {
     private var postings: TitlePostings?
     private var postingsChecked = false
     private var postingsAsked = 0
+    /// Category orders split by 시도 (`RegionCategoryOrder`), and how often each was asked for.
+    private var regionCategoryOrders: [SortField: RegionCategoryOrder] = [:]
+    private var regionCategoryOrdersAsked: [SortField: Int] = [:]
+    /// Rows per dictionary code of each code column (`codeCounts`), by family, counted on first use.
+    private var codeCountsByFamily: [CodeFamily: CodeCounts] = [:]
 
     /// Takes places in any order; duplicate ids are kept (the cache never has them).
     public init(_ input: [Place]) {
@@ -336,6 +341,26 @@ public final class PlaceTable: @unchecked Sendable {
         return o
     }
 
+    /// `field`'s category order split by 시도 (`RegionCategoryOrder`), built in memory from the category
+    /// order on the second request (the first when `now`); nil before that or without a category order.
+    func regionCategoryOrder(_ field: SortField, now: Bool = false) -> RegionCategoryOrder? {
+        lock.lock()
+        if let o = regionCategoryOrders[field] {
+            lock.unlock()
+            return o
+        }
+        regionCategoryOrdersAsked[field, default: 0] += 1
+        let wanted = now || regionCategoryOrdersAsked[field]! >= 2
+        lock.unlock()
+        guard wanted, let order = categoryOrder(field, now: now) else { return nil }
+        let categories = tableStatistics().categoryCounts.keys.sorted()
+        let o = RegionCategoryOrder(order: order, categories: categories, ldong: codeColumns[CodeFamily.ldong.rawValue])
+        lock.lock()
+        defer { lock.unlock() }
+        regionCategoryOrders[field] = o
+        return o
+    }
+
     /// The title substring index (`TitlePostings`): a mapped table's from its snapshot (nil without
     /// one, or when its key table is malformed), else built on the second request (the first when `now`).
     func titlePostings(now: Bool = false) -> TitlePostings? {
@@ -361,6 +386,24 @@ public final class PlaceTable: @unchecked Sendable {
         defer { lock.unlock() }
         postings = p
         return p
+    }
+
+    /// Rows per dictionary code of `family`'s code column (`CodeCounts`), counted on first use: one pass
+    /// over 2 B a row, so that the total of a filter on codes (`--ldong 11`) is a sum over the codes it
+    /// keeps instead of a test of every row.
+    func codeCounts(_ family: CodeFamily) -> CodeCounts {
+        lock.lock()
+        if let c = codeCountsByFamily[family] {
+            lock.unlock()
+            return c
+        }
+        lock.unlock()
+        let column = codeColumns[family.rawValue]
+        let c = CodeCounts(codes: column.codes, values: column.dictionary.count)
+        lock.lock()
+        defer { lock.unlock() }
+        codeCountsByFamily[family] = c
+        return c
     }
 
     /// Rows per category and area (`TableStatistics`): the snapshot's, else counted on first use.
@@ -536,6 +579,26 @@ public final class PlaceTable: @unchecked Sendable {
 }
 
 /// A text column stored as small dictionary codes (0 = missing), for equality filters.
+/// Rows per dictionary code of a `CodeColumn` (`PlaceTable.codeCounts`).
+struct CodeCounts: Sendable {
+    /// Rows of each code 0...values (0: no value).
+    let counts: [Int]
+    /// Rows past the dictionary (code `UInt16.max`, compared as text): a sum over codes misses them.
+    let overflow: Int
+
+    init(codes: Column<UInt16>, values: Int) {
+        var counts = [Int](repeating: 0, count: values + 1)
+        var overflow = 0
+        codes.withUnsafeBufferPointer { codes in
+            for c in codes {
+                if Int(c) < counts.count { counts[Int(c)] += 1 } else { overflow += 1 }
+            }
+        }
+        self.counts = counts
+        self.overflow = overflow
+    }
+}
+
 struct CodeColumn: Sendable {
     let codes: Column<UInt16>
     let dictionary: [String: UInt16]

@@ -64,6 +64,17 @@ public enum CodeFamily: Int, CaseIterable, Sendable {
         }
     }
 
+    /// Removes this family's condition from a filter.
+    func clear(in f: inout PlaceFilter) {
+        switch self {
+        case .cat: f.cat = nil
+        case .lcls: f.lcls = nil
+        case .ldong: f.ldong = nil
+        case .kakaoCategory: f.kakaoCategories = nil
+        case .pet: f.pet = nil
+        }
+    }
+
     /// The wanted codes of this family in a filter; nil when it does not filter on it.
     public func wanted(in f: PlaceFilter) -> Set<String>? {
         switch self {

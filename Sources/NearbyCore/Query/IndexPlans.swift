@@ -9,9 +9,11 @@ import Foundation
 ///   sort's date (the sort is that date, or category then that date), testing the rest of the filter as
 ///   it goes and stopping when the page is full, or collects the matches of the smallest runs for the
 ///   engine to sort. The total is the runs' length when the filter is categories and one date range,
-///   else a count over the smallest runs.
+///   else a count over the smallest runs. With a legal-dong code (`--ldong`) the runs of its 시도 within
+///   each category (`RegionCategoryOrder`) are candidates too: fewer rows to collect and count.
 /// - Keyword postings, for a title keyword: the rows of the keyword's rarest key, each tested with the
-///   whole filter (the area, the matcher): the matches and their exact total; the engine sorts them.
+///   whole filter (the area, the matcher; a keyword of one unit: the rest of the filter only): the
+///   matches and their exact total; the engine sorts them.
 extension QueryPlanner {
     struct Candidate {
         let cost: Double
@@ -29,7 +31,7 @@ extension QueryPlanner {
         rest.categories = nil
         rest.created = nil
         rest.modified = nil
-        let ranged = sets.filter { $0.ranged }
+        let ranged = sets.filter { $0.ranged && !$0.byRegion }
         let ranges = (query.filter.created == nil ? 0 : 1) + (query.filter.modified == nil ? 0 : 1)
         if rest.isEmpty && ranged.count == ranges && ranges <= 1 {
             let total =
@@ -43,7 +45,7 @@ extension QueryPlanner {
             2 * Double(smallest.size),
             {
                 var c = 0
-                for s in smallest.spans { for p in s where filter(Int(smallest.order.rows[p])) { c += 1 } }
+                for s in smallest.spans { for p in s where filter(Int(smallest.rows[p])) { c += 1 } }
                 return (c, "count of the \(smallest.field.rawValue) category runs", smallest.size)
             }
         )
@@ -63,9 +65,19 @@ extension QueryPlanner {
             let spans = values.map { c in range.map { order.span(order.run(of: c), $0, key: key) } ?? order.run(of: c) }
             sets.append(
                 CategorySpans(
-                    field: field, order: order, categories: values, spans: spans,
+                    field: field, rows: order.rows, categories: values, spans: spans,
                     size: spans.reduce(0) { $0 + $1.count },
                     ranged: range != nil))
+            // A legal-dong code too: the runs of its 시도 within each category (`RegionCategoryOrder`).
+            if let wanted = query.filter.ldong, let regional = table.regionCategoryOrder(field, now: now) {
+                let spans = values.flatMap { c in
+                    regional.runs(of: c, ldong: wanted).map { r in range.map { regional.span(r, $0, key: key) } ?? r }
+                }
+                sets.append(
+                    CategorySpans(
+                        field: field, rows: regional.rows, categories: values, spans: spans,
+                        size: spans.reduce(0) { $0 + $1.count }, ranged: range != nil, byRegion: true))
+            }
         }
         return sets.isEmpty ? nil : sets
     }
@@ -77,9 +89,11 @@ extension QueryPlanner {
         let values = sets[0].categories
         // The date a page walks, and whether the categories go descending.
         var walked: (set: CategorySpans, key: SortKey, categoriesDescending: Bool)?
-        if keys.count == 2, keys[0].field == .category, let set = sets.first(where: { $0.field == keys[1].field }) {
+        // A walk needs each category's rows in one run: not the runs split by region.
+        let whole = sets.filter { !$0.byRegion }
+        if keys.count == 2, keys[0].field == .category, let set = whole.first(where: { $0.field == keys[1].field }) {
             walked = (set, keys[1], keys[0].descending)
-        } else if keys.count == 1, values.count == 1, let set = sets.first(where: { $0.field == keys[0].field }) {
+        } else if keys.count == 1, values.count == 1, let set = whole.first(where: { $0.field == keys[0].field }) {
             walked = (set, keys[0], false)
         }
         let offset = (query.page - 1) * query.limit
@@ -103,12 +117,13 @@ extension QueryPlanner {
             var rows: [Row] = []
             for s in smallest.spans {
                 for p in s {
-                    let row = Int(smallest.order.rows[p])
+                    let row = Int(smallest.rows[p])
                     if filter(row) { rows.append(Row(item: row, dist: 0)) }
                 }
             }
             let plan =
                 "category runs: \(smallest.field.rawValue) order within categories \(values)"
+                + "\(smallest.byRegion ? " split by 시도" : "")"
                 + "\(smallest.ranged ? " by binary search" : ""), \(smallest.size) positions, matches sorted;"
                 + " total: the matches"
             return Walked(
@@ -125,7 +140,7 @@ extension QueryPlanner {
     ) -> Walked {
         let offset = (query.page - 1) * query.limit
         let keyOf = sortKey(key.field)
-        let rows = set.order.rows
+        let rows = set.rows
         var page: [Row] = []
         var matched = 0
         var touched = 0
@@ -189,15 +204,19 @@ extension QueryPlanner {
         let cost = Double(range.count) + (query.limit == 0 ? m * log2(m) : m)
         return Candidate(cost: cost) {
             var rows: [Row] = []
-            let exact = TitlePostings.isExact(matcher) && rest.isEmpty
+            // A keyword of one unit: the postings are its matches, so only the rest of the filter is tested.
+            let exact = TitlePostings.isExact(matcher)
+            let test = exact ? RowFilter(rest, table: table) : filter
+            let all = exact && rest.isEmpty
             for p in range {
                 let row = Int(postings.rows[p])
                 // A row outside the table (damage no checksum saw): the engine scans instead.
                 guard row < table.count else { return nil }
-                if exact || filter(row) { rows.append(Row(item: row, dist: 0)) }
+                if all || test(row) { rows.append(Row(item: row, dist: 0)) }
             }
+            let tested = all ? "" : exact ? ", the rest of the filter tested" : ", filtered"
             let plan =
-                "keyword postings: \(range.count) rows of the keyword's rarest key\(exact ? "" : ", filtered"),"
+                "keyword postings: \(range.count) rows of the keyword's rarest key\(tested),"
                 + " matches sorted; total: the matches"
             return Walked(
                 rows: rows, total: rows.count, explanation: QueryExplanation(plan: plan, rowsTouched: range.count),
@@ -209,11 +228,15 @@ extension QueryPlanner {
 /// One date's category runs for a query (`QueryPlanner.categoryRuns`).
 struct CategorySpans {
     let field: SortField
-    let order: CategoryOrder
+    /// The order's rows (`CategoryOrder` or `RegionCategoryOrder`) the spans are positions of.
+    let rows: Column<UInt32>
     /// The query's categories, ascending; `spans[i]` is category i's run, cut to the date range.
     let categories: [Int32]
     let spans: [Range<Int>]
     let size: Int
     /// Whether the spans are cut to a range of the filter.
     let ranged: Bool
+    /// Whether the spans are runs of the query's 시도 within each category (`RegionCategoryOrder`):
+    /// several a category, so a superset of its matches to test, never a walk in the date's order.
+    var byRegion = false
 }

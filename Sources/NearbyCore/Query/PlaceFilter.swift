@@ -180,7 +180,10 @@ struct RowFilter {
     private let requiredFlags: UInt32
     private let bbox: GeoBox?
     private let region: AreaFilter?
-    private let codeFilters: [(family: CodeFamily, column: CodeColumn, codes: Set<UInt16>, wanted: Set<String>)]
+    /// The code filters (`CodeFamily`), each as a table of the dictionary codes that pass.
+    private let codeTests: [CodeTest]
+    /// Whether the code filters are the filter's only conditions (`codeTotal`).
+    private let onlyCodes: Bool
     /// The user's data and conditions (`PersonalRows`), when the query has personal conditions.
     private let personal: PersonalRows?
 
@@ -200,7 +203,8 @@ struct RowFilter {
             requiredFlags = 0
             bbox = nil
             region = nil
-            codeFilters = []
+            codeTests = []
+            onlyCodes = false
             return
         }
         categories = f.categories.map { Array(Set($0.map { Int32(truncatingIfNeeded: $0) })).sorted() }
@@ -213,12 +217,12 @@ struct RowFilter {
         requiredFlags = (Accessibility.mask(f.accessibility) ?? 0) | (f.withImage ? PlaceTable.imageBit : 0)
         bbox = f.bbox
         region = f.region
-        codeFilters = CodeFamily.allCases.compactMap { family in
-            guard let wanted = family.wanted(in: f) else { return nil }
-            let column = table.codeColumns[family.rawValue]
-            let codes = column.dictionary.filter { family.matches(key: $0.key, wanted: wanted) }.map(\.value)
-            return (family, column, Set(codes), wanted)
+        codeTests = CodeFamily.allCases.compactMap { family in
+            family.wanted(in: f).map { CodeTest(family, table.codeColumns[family.rawValue], wanted: $0) }
         }
+        var rest = f
+        for family in CodeFamily.allCases { family.clear(in: &rest) }
+        onlyCodes = rest.isEmpty && personal == nil && !codeTests.isEmpty
     }
 
     @inline(__always)
@@ -243,16 +247,7 @@ struct RowFilter {
         }
         if let bbox, !bbox.contains(lat: t.lat(row), lon: t.lon(row)) { return false }
         if let region, !region.contains(lat: t.lat(row), lon: t.lon(row)) { return false }
-        for c in codeFilters {
-            let code = c.column.codes[row]
-            if code == UInt16.max {
-                guard !t.places.isEmpty, let key = c.family.key(of: t.places[row]),
-                    c.family.matches(key: key, wanted: c.wanted)
-                else { return false }
-            } else if !c.codes.contains(code) {
-                return false
-            }
-        }
+        if !codeTests.isEmpty && !passesCodes(row) { return false }
         if let personal {
             guard personal.passes(row) else { return false }
             if let keyword {
@@ -289,9 +284,59 @@ struct RowFilter {
                 }
             }
         }
+        if let first = codeTests.first, personal == nil {
+            // The first code column read first as raw memory, its pass table too; the whole test only
+            // where it passes.
+            return first.codes.withUnsafeBufferPointer(in: rows) { codes in
+                first.pass.withUnsafeBufferPointer { pass in
+                    var c = 0
+                    for (i, code) in codes.enumerated() {
+                        if Int(code) < pass.count && !pass[Int(code)] { continue }
+                        if self(rows.lowerBound + i) { c += 1 }
+                    }
+                    return c
+                }
+            }
+        }
         var c = 0
         for row in rows where self(row) { c += 1 }
         return c
+    }
+
+    /// Every row's code filters in one pass over the tests (by index: iterating would copy each test,
+    /// a few reference counts a row).
+    @inline(__always)
+    private func passesCodes(_ row: Int) -> Bool {
+        codeTests.withUnsafeBufferPointer { tests in
+            for i in 0..<tests.count where !tests[i].passes(row, table) { return false }
+            return true
+        }
+    }
+
+    /// The number of rows that pass, from the rows per code (`PlaceTable.codeCounts`) without reading a
+    /// row, when the filter is one code family alone and no row's code overflowed the dictionary; else nil.
+    func codeTotal() -> Int? {
+        guard onlyCodes, codeTests.count == 1 else { return nil }
+        let test = codeTests[0]
+        let counts = table.codeCounts(test.family)
+        guard counts.overflow == 0 else { return nil }
+        var total = 0
+        for (code, n) in counts.counts.enumerated() where code < test.pass.count && test.pass[code] { total += n }
+        return total
+    }
+
+    /// The share of rows the code filters keep, from the rows per code (each family's share multiplied:
+    /// an estimate when there are several); nil without code filters.
+    func codeShare() -> Double? {
+        guard !codeTests.isEmpty, table.count > 0 else { return nil }
+        var share = 1.0
+        for test in codeTests {
+            let counts = table.codeCounts(test.family)
+            var kept = counts.overflow
+            for (code, n) in counts.counts.enumerated() where code < test.pass.count && test.pass[code] { kept += n }
+            share *= Double(kept) / Double(table.count)
+        }
+        return share
     }
 
     private static func has(
@@ -301,5 +346,34 @@ struct RowFilter {
         let code = column.codes[row]
         if code == UInt16.max { return text().map(wanted.text.contains) ?? false }
         return wanted.codes.contains(code)
+    }
+}
+
+/// One code family's filter compiled against a table: which dictionary codes pass, by code.
+struct CodeTest {
+    let family: CodeFamily
+    let codes: Column<UInt16>
+    /// `pass[code]` for codes 0...dictionary count (0, no value, never passes); codes past it
+    /// (`UInt16.max`: the dictionary overflowed) are compared as text.
+    let pass: [Bool]
+    let wanted: Set<String>
+
+    init(_ family: CodeFamily, _ column: CodeColumn, wanted: Set<String>) {
+        var pass = [Bool](repeating: false, count: column.dictionary.count + 1)
+        for (key, code) in column.dictionary where Int(code) < pass.count && family.matches(key: key, wanted: wanted) {
+            pass[Int(code)] = true
+        }
+        self.family = family
+        codes = column.codes
+        self.pass = pass
+        self.wanted = wanted
+    }
+
+    @inline(__always)
+    func passes(_ row: Int, _ table: PlaceTable) -> Bool {
+        let code = Int(codes[row])
+        if code < pass.count { return pass[code] }
+        guard !table.places.isEmpty, let key = family.key(of: table.places[row]) else { return false }
+        return family.matches(key: key, wanted: wanted)
     }
 }

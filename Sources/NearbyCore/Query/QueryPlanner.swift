@@ -25,7 +25,8 @@ enum PlanChoice: Sendable, CaseIterable {
 /// column scan and a sort of every match: the walk stops after `offset + limit` matches, starts a range
 /// on the sort key by binary search, and gives up after a bound (the estimate was wrong) so the engine
 /// scans instead. The total comes from the cheapest exact source: table statistics (category
-/// counts), the length of the key range, the walk itself when it read the whole range, else a count.
+/// counts), the rows per code of a code filter alone (`--ldong 11`: `PlaceTable.codeCounts`), the length
+/// of the key range, the walk itself when it read the whole range, else a count.
 /// A query of one area code walks only that area's run of the order split by area (`AreaOrder`, from
 /// the second such query on), as an index on (area, key) would. Two more plans compete
 /// (`IndexPlans.swift`): the category runs of a date (`CategoryOrder`), which also give a walk's total
@@ -34,8 +35,9 @@ enum PlanChoice: Sendable, CaseIterable {
 /// Cost model (rows read; a walk reads rows out of order, so each counts twice): walk = 2 × the rows
 /// it expects to read before the page is full + the count's rows; scan = every row + sorting the
 /// matches (`m log m`, or `m` for a page's bounded heap); category runs = 2 × the positions they read,
-/// postings = the rows they read (ascending, so in order), each + sorting the matches they collect. Selectivities come from the statistics
-/// (categories, areas: exact), the key range and the runs' lengths (exact), else fixed guesses.
+/// postings = the rows they read (ascending, so in order), each + sorting the matches they collect.
+/// Selectivities come from the statistics (categories, areas, codes: exact), the key range and the
+/// runs' lengths (exact), else fixed guesses.
 /// `--explain` names the plan that ran (`QueryExplanation`).
 struct QueryPlanner {
     let table: PlaceTable
@@ -117,6 +119,8 @@ struct QueryPlanner {
             rest.areacodes != nil && otherThanAreas.isEmpty && table.areacode.dictionary.count < Int(UInt16.max) - 1
             && !personal
         let totalFromSpan = rest.isEmpty && !personal
+        // One code family alone (`--ldong 11`): the rows per code (`PlaceTable.codeCounts`).
+        let codeTotal = query.countsTotal && range == nil ? filter.codeTotal() : nil
         // One area and the order split by area (`AreaOrder`): the walk reads that area's run only.
         var areaRun: (rows: [UInt32], range: Range<Int>, code: String)?
         if let key, let a = rest.areacodes, a.count == 1, let code = table.areacode.codes(of: a).first,
@@ -136,6 +140,8 @@ struct QueryPlanner {
         var unknown = other
         unknown.areacodes = nil
         unknown.keyword = nil
+        for family in CodeFamily.allCases { family.clear(in: &unknown) }
+        if let share = filter.codeShare() { selectivity *= share }
         if !unknown.isEmpty { selectivity *= 0.5 }
         if personal { selectivity *= 0.01 }
         let rangeShare = range == nil ? 1.0 : 0.5
@@ -144,7 +150,8 @@ struct QueryPlanner {
         // More keys: the walk reads whole runs of equal first keys (categories: long runs).
         let run = keys.count > 1 && key?.field == .category ? span / Double(max(statistics.categoryCounts.count, 1)) : 1
         let expectedReads = need == Int.max ? span : min(span, max(run, Double(need) / max(selectivity, 1e-9)))
-        let counted = !(totalFromStatistics || totalFromAreas || totalFromSpan || !query.countsTotal)
+        let counted =
+            !(totalFromStatistics || totalFromAreas || totalFromSpan || codeTotal != nil || !query.countsTotal)
         // A count the category runs answer (their length, or a count of fewer rows).
         let categoryCount = counted ? categoryTotal(categorySets) : nil
         let countReads = counted ? min(categoryCount?.cost ?? span, span) : 0
@@ -251,6 +258,9 @@ struct QueryPlanner {
         } else if totalFromAreas && range == nil {
             total = statistics.rows(inAreaCodes: table.areacode.codes(of: rest.areacodes!))
             source = "area statistics"
+        } else if let codeTotal {
+            total = codeTotal
+            source = "code counts"
         } else if totalFromSpan {
             total = hi - lo
             source = range == nil ? "row count" : "key range length"

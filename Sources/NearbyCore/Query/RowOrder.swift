@@ -52,7 +52,61 @@ struct RowOrder {
     func selectTop(_ m: Int, in rows: inout [Row]) {
         if isDistanceOnly { return Self.selectTopByDistance(m, in: &rows, table: table) }
         if keys.isEmpty && m >= rows.count { return Self.sortByIDRank(&rows, table: table) }
+        if keys.count == 1, keys[0].field == .title, let ranks, m < rows.count {
+            return Self.selectTopByRank(m, in: &rows, ranks: ranks, descending: keys[0].descending, table: table)
+        }
         Self.selectTop(m, in: &rows, by: less)
+    }
+
+    /// `selectTop` of a page by title (a keyword's matches, say): each row's title rank and id rank
+    /// packed in one integer, the order `less` gives, so the bounded heap compares integers instead of
+    /// rows through `less` (column reads and reference counts a comparison). The heap finds the m-th
+    /// key; a second pass keeps the rows up to it, and those few are sorted.
+    static func selectTopByRank(
+        _ m: Int, in rows: inout [Row], ranks: Column<UInt32>, descending: Bool, table: PlaceTable
+    ) {
+        guard m > 0 else { return rows.removeAll() }
+        @inline(__always) func packed(_ r: Row) -> UInt64 {
+            let rank = ranks[r.item]
+            return UInt64(descending ? UInt32.max - rank : rank) << 32 | UInt64(table.idRank(r.item))
+        }
+        var heap = [UInt64](repeating: 0, count: m)
+        heap.withUnsafeMutableBufferPointer { h in
+            // A max-heap of the m smallest keys seen: h[0] is the greatest of them.
+            var size = 0
+            for r in rows {
+                let k = packed(r)
+                if size < m {
+                    var i = size
+                    size += 1
+                    while i > 0 && h[(i - 1) / 2] < k {
+                        h[i] = h[(i - 1) / 2]
+                        i = (i - 1) / 2
+                    }
+                    h[i] = k
+                } else if k < h[0] {
+                    var i = 0
+                    while true {
+                        let l = 2 * i + 1
+                        guard l < m else { break }
+                        let c = l + 1 < m && h[l + 1] > h[l] ? l + 1 : l
+                        guard h[c] > k else { break }
+                        h[i] = h[c]
+                        i = c
+                    }
+                    h[i] = k
+                }
+            }
+        }
+        let last = heap[0]
+        var best: [(key: UInt64, row: Row)] = []
+        best.reserveCapacity(m)
+        for r in rows {
+            let k = packed(r)
+            if k <= last { best.append((k, r)) }
+        }
+        best.sort { $0.key < $1.key }
+        rows = best.prefix(m).map(\.row)
     }
 
     /// Every row in id order (the default order without a centre: a map's tile asks for every place

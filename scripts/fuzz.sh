@@ -9,9 +9,10 @@
 # Builds NearbyCore and NearbyStore with coverage and AddressSanitizer into .build/fuzz (checked
 # arithmetic: -O, not -Ounchecked; FUZZ_OPT=-Onone compiles in a fifth of the CPU time, measured 32 s
 # against 142 s, and runs slower: right for a few seconds that replay the corpus, wrong for a long
-# run), then runs each target for the given time starting from its committed seeds (Fuzz/Corpus/<target>;
-# new inputs go to .build/fuzz/corpus/<target>, not to git). A crash, a failed invariant, a leak or a hang (-timeout) stops the target: its input is saved under
-# .build/fuzz/crashes/ and the script exits 1. Keep a crash input as a regression seed in
+# run), then runs each target for the given time starting from its committed seeds
+# (Fuzz/Corpus/<target>; new inputs go to .build/fuzz/corpus/<target>, not to git). A crash, a failed
+# invariant, a leak or a hang (-timeout) stops the target: its input is saved under .build/fuzz/crashes/
+# and the script exits 1. Keep a crash input as a regression seed in
 # Fuzz/Regressions/ (scripts/fuzz.sh replays those first) and fix the bug.
 # Execution counts and rates: the last `#N DONE` line of each target's log in .build/fuzz/logs/.
 set -euo pipefail

@@ -21,7 +21,10 @@ Measured in one run:
   --repeat runs of wall time (after one untimed run, which writes the kept files when missing):
   unfiltered and with `--category 39` (the kept hierarchy mapped, rows in id order from the snapshot),
   and with `--ldong 11` (a filter not kept, Seoul: 96,343 places of the 1M workload; asks every match and
-  builds the hierarchy).
+  builds the hierarchy);
+- server: `nearby serve` on CACHE, started afresh --repeat times: once it answers /healthz, the first
+  `/v1/clusters?zoom=8&bbox=…` request of each of the three (every place, category=39, ldong=11: its
+  places taken from the snapshot's table and its hierarchy built), then the same request again (kept).
 """
 import argparse
 import json
@@ -65,6 +68,44 @@ def cold_runs(args):
     return cold
 
 
+def server_runs(args):
+    """The first `/v1/clusters` request of each filter on a server just started (ready: `/healthz`
+    answered), then the same request again (the hierarchy kept); --repeat servers, medians."""
+    import http.client
+    import socket
+    filters = (("all", ""), ("category 39", "&category=39"), ("ldong 11", "&ldong=11"))
+    times = {name: {"first": [], "again": []} for name, _ in filters}
+    for _ in range(args.repeat):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        server = subprocess.Popen([args.nearby, "serve", "--db", args.db, "--port", str(port),
+                                   "--log-level", "warning"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(300):
+                try:
+                    c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                    c.request("GET", "/healthz")
+                    if c.getresponse().status == 200:
+                        break
+                except OSError:
+                    time.sleep(0.05)
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            for name, extra in filters:
+                path = "/v1/clusters?zoom=8&bbox=126.5,37.0,127.5,38.0&format=jsonl" + extra
+                for when in ("first", "again"):
+                    start = time.perf_counter()
+                    conn.request("GET", path)
+                    r = conn.getresponse()
+                    r.read()
+                    assert r.status == 200, (path, r.status)
+                    times[name][when].append(time.perf_counter() - start)
+        finally:
+            server.terminate()
+            server.wait()
+    return {name: {w: statistics.median(v) for w, v in t.items()} for name, t in times.items()}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("prefix")
@@ -73,7 +114,8 @@ def main():
     ap.add_argument("--count", type=int, default=1_000_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json")
-    ap.add_argument("--cold-only", action="store_true", help="time only the cold processes")
+    ap.add_argument("--cold-only", action="store_true",
+                    help="time only the cold processes and a fresh server's first requests")
     args = ap.parse_args()
 
     places = args.prefix + ".places.tsv"
@@ -83,7 +125,7 @@ def main():
         run([args.nearby, "import", "--db", args.db, places])
 
     if args.cold_only:
-        text = json.dumps({"coldProcessSeconds": cold_runs(args)}, indent=1)
+        text = json.dumps({"coldProcessSeconds": cold_runs(args), "serverFirstSeconds": server_runs(args)}, indent=1)
         print(text)
         return
     with tempfile.TemporaryDirectory() as tmp:
@@ -127,6 +169,7 @@ def main():
                       "p50Ratio": {z: nearby["zooms"][z]["p50Us"] / peer_viewports[z]["p50Us"]
                                    for z in nearby["zooms"] if z in peer_viewports}},
         "coldProcessSeconds": cold,
+        "serverFirstSeconds": server_runs(args),
     }
     text = json.dumps(result, indent=1)
     print(text)

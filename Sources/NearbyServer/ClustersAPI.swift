@@ -6,10 +6,11 @@ import NIOPosix
 import NearbyKit
 
 /// `/v1/clusters…`: supercluster's hierarchy over the places a filter matches (`nearby clusters`,
-/// the same `ClusterRequest` and writer). The hierarchies of every place and of one content type, with
-/// the default options (`ClusterRequest.isKept`), are kept for the cache generation they were built at
-/// (read from their `ClusterFile` beside the cache, or built, on the first request that needs each);
-/// other filters build theirs for the request.
+/// the same `ClusterRequest` and writer). Hierarchies are kept in memory for the cache generation they
+/// were built at (`KeptHierarchies`, bounded by their points; not those of a personal condition); those
+/// of every place and of one content type with the default options (`ClusterRequest.isKept`) are also
+/// kept on disk (`ClusterFile` beside the cache: read, or built and written, on the first request that
+/// needs each). A filter's places come straight from the snapshot's table, without a query.
 struct ClustersAPI: Sendable {
     let engine: LiveEngine
     let options: ServerOptions
@@ -81,10 +82,22 @@ struct ClustersAPI: Sendable {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
-    /// The request's hierarchy: a kept one, or one built now from every match (through a lane, like
-    /// any query), off the event loops.
+    /// The request's hierarchy: a kept one, or one built now on a lane (like any query), off the event
+    /// loops: from the table's rows (`PlaceClusters.fromTable`), or from every match of a query.
     func hierarchy(_ request: ClusterRequest, _ snapshot: EngineSnapshot) async throws -> PlaceClusters {
         let build: @Sendable () async throws -> PlaceClusters = {
+            // A filter alone: its places straight from the snapshot's table, on a lane, no query
+            // (`PlaceClusters.fromTable`); a damaged snapshot is asked as a query, which rebuilds it.
+            if !engine.isPostGIS {
+                let clusters = try await snapshot.withEngine(timeout: options.requestTimeout) { lane in
+                    do {
+                        return try PlaceClusters.fromTable(of: lane, request, kept: keptFile(request, snapshot))
+                    } catch is IndexSnapshot.Problem {
+                        return nil
+                    }
+                }
+                if let clusters { return clusters }
+            }
             var answer = try await snapshot.run(request.query, records: false, timeout: options.requestTimeout)
             if !answer.rows.hasCoordinates {
                 answer = try await snapshot.run(request.query, records: true, timeout: options.requestTimeout)
@@ -94,7 +107,8 @@ struct ClustersAPI: Sendable {
                 PlaceClusters(rows: rows, options: request.options, kept: keptFile(request, snapshot))
             }
         }
-        guard request.isKept else { return try await build() }
+        // A personal condition's places change with the user's data: built for each request.
+        guard !request.query.usesPersonalData else { return try await build() }
         return try await kept.hierarchy(generation: snapshot.generation, key: request.hierarchyKey, build: build)
     }
 
@@ -120,39 +134,89 @@ struct ClustersAPI: Sendable {
 
 /// The hierarchies kept for one cache generation, by `ClusterRequest.hierarchyKey`; a request for
 /// a newer generation drops them. A hierarchy being built is shared by the requests that wait for it.
+/// They are bounded by their points together (`pointLimit`): past it, the least recently asked are
+/// dropped (the one just built last of all; one larger than the bound alone is answered, not kept).
 final class KeptHierarchies: @unchecked Sendable {
     /// A build's task runs on the event loops, as the requests do (an unstructured task does not take
     /// their preference): it only waits there, for a lane and for `ClustersAPI.offload`.
     private static let executor = EventLoopExecutor(MultiThreadedEventLoopGroup.singleton)
+    /// The default bound: every place of a 1M-place cache, its content types and some filters (some
+    /// 107 bytes a point built in memory; a kept file's levels are mapped).
+    static let defaultPointLimit = 4_000_000
+
+    private struct Entry {
+        let task: Task<PlaceClusters, any Error>
+        /// Points of the finished hierarchy (nil while it is built: not counted yet).
+        var points: Int?
+        var lastUse: UInt64
+    }
+
+    let pointLimit: Int
     private let lock = NSLock()
     private var generation: Int64?
-    private var builds: [String: Task<PlaceClusters, any Error>] = [:]
+    private var entries: [String: Entry] = [:]
+    private var keptPoints = 0
+    private var uses: UInt64 = 0
+
+    init(pointLimit: Int = defaultPointLimit) { self.pointLimit = pointLimit }
+
+    /// Keys of the hierarchies kept now (finished or being built), and their points together.
+    var kept: (keys: Set<String>, points: Int) { lock.withLock { (Set(entries.keys), keptPoints) } }
 
     func hierarchy(
         generation: Int64, key: String, build: @escaping @Sendable () async throws -> PlaceClusters
     ) async throws -> PlaceClusters {
-        let kept: Task<PlaceClusters, any Error>? = lock.withLock {
+        let task: Task<PlaceClusters, any Error> = lock.withLock {
             if generation > self.generation ?? .min {
                 self.generation = generation
-                builds = [:]
+                entries = [:]
+                keptPoints = 0
             }
-            return generation == self.generation ? builds[key] : nil
-        }
-        if let kept { return try await kept.value }
-        let task: Task<PlaceClusters, any Error> = lock.withLock {
             // A request still on an older generation builds its own, kept by no one.
             guard generation == self.generation else {
                 return Task(executorPreference: Self.executor) { try await build() }
             }
-            if let task = builds[key] { return task }
+            uses += 1
+            if entries[key] != nil {
+                entries[key]!.lastUse = uses
+                return entries[key]!.task
+            }
             let task = Task(executorPreference: Self.executor) { try await build() }
-            builds[key] = task
+            entries[key] = Entry(task: task, points: nil, lastUse: uses)
             return task
         }
-        do { return try await task.value } catch {
+        do {
+            let clusters = try await task.value
+            lock.withLock {
+                guard entries[key]?.task == task, entries[key]?.points == nil else { return }
+                entries[key]!.points = clusters.count
+                keptPoints += clusters.count
+                evict(sparing: key)
+            }
+            return clusters
+        } catch {
             // A failed build (a deadline, a reload) is not kept: the next request tries again.
-            lock.withLock { if builds[key] == task { builds[key] = nil } }
+            lock.withLock {
+                if entries[key]?.task == task {
+                    keptPoints -= entries[key]!.points ?? 0
+                    entries[key] = nil
+                }
+            }
             throw error
+        }
+    }
+
+    /// Drops the least recently asked finished hierarchies while the points pass the bound (under
+    /// `lock`), `key` (the one just built) last.
+    private func evict(sparing key: String) {
+        while keptPoints > pointLimit {
+            let finished = entries.filter { $0.value.points != nil }
+            guard
+                let victim = finished.filter({ $0.key != key }).min(by: { $0.value.lastUse < $1.value.lastUse })
+                    ?? finished.first
+            else { return }
+            keptPoints -= victim.value.points!
+            entries[victim.key] = nil
         }
     }
 }

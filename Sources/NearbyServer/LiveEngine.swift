@@ -80,6 +80,14 @@ public final class EngineSnapshot: @unchecked Sendable {
         try await run(query, timeout: timeout) { lane, q in try lane.engine.run(q, records: records) }
     }
 
+    /// `body` on a lane's engine (the language dispatch over the cache's engine), as a long query's
+    /// work: the query queue, a dispatch thread, `DeadlineExceeded` after `timeout`.
+    func withEngine<T: Sendable>(
+        timeout: Duration, _ body: @escaping @Sendable (any QueryEngine) throws -> T
+    ) async throws -> T {
+        try await lanes.run(timeout: timeout, small: false, short: false) { lane in try body(lane.engine) }
+    }
+
     /// `query`'s answer for a writer that streams a large page (`PlacesAPI.streamAbove` rows and more):
     /// the rows without their records (some 16 bytes a row), which `places(ids:)` fetches a chunk at a
     /// time as the answer is written. An answer of at most `fetchUpTo` rows gets its records at once,

@@ -31,11 +31,21 @@ struct RegionCommand: ParsableCommand {
     @Argument(help: "A region name (several words are joined) or code.")
     var region: [String] = []
 
+    @Flag(
+        name: .customLong("render-ldong-codes"),
+        help: ArgumentHelp(
+            "Write data/ldong-codes.tsv's text (the --ldong table) from the boundaries.", visibility: .hidden))
+    var renderLegalDongCodes = false
+
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case json, geojson
     }
 
     func run() throws {
+        if renderLegalDongCodes {
+            print(LegalDongCodes(index: try RegionData.index()).rendered, terminator: "")
+            return
+        }
         let text = region.joined(separator: " ")
         guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw UsageError("give a region name or code") }
         let index = try RegionData.index()

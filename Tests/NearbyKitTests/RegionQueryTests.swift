@@ -132,6 +132,26 @@ import Testing
         }
     }
 
+    /// data/ldong-codes.tsv holds the index's table, so `--ldong` answers the same without the boundaries.
+    @Test func theLegalDongTableIsTheIndex_s() throws {
+        let index = try Self.areas.index()
+        let table = LegalDongCodes(index: index)
+        let file = try #require(try RegionData.legalDongCodes(), "data/\(LegalDongCodes.fileName) is missing")
+        #expect(
+            file == table,
+            "data/\(LegalDongCodes.fileName) is stale: swift run nearby region --render-ldong-codes > data/\(LegalDongCodes.fileName)"
+        )
+        let folder = try TempFolder()
+        try table.rendered.write(toFile: folder.file("codes.tsv"), atomically: true, encoding: .utf8)
+        #expect(try LegalDongCodes(contentsOf: folder.file("codes.tsv")) == table)
+        #expect(table.codes["11"] == ["11"] && table.codes["42"] == ["42", "51"])
+        // Read from the table or from the index, the same codes.
+        let fromIndex = RegionAreas { index }
+        for code in ["11", "42", "51", "27720", "47720", "41110"] {
+            #expect(try Self.areas.legalDongCodes(code) == fromIndex.legalDongCodes(code), "\(code)")
+        }
+    }
+
     /// `--ldong` accepts old and new legal-dong codes (data/region-code-changes.tsv) and finds places
     /// stored with either, on every engine.
     @Test func legalDongCodesOldAndNew() throws {

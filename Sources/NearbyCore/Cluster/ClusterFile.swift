@@ -15,7 +15,8 @@ import Foundation
 /// imports cost nothing more. It carries the cache state it was built from (the cache's identity
 /// and generation), the options, a hash of the request's filters and the number of points; a file
 /// that does not match all of them, or fails a check, is not used: the hierarchy is built again and
-/// the file replaced (atomically: temporary file, fsync, rename). A folder that cannot be written
+/// the file replaced (atomically, as a snapshot: `IndexSnapshot.writeAtomically`, its block checksums
+/// read back by `IndexSnapshot.blockSums(of:…)`). A folder that cannot be written
 /// only loses the file: the hierarchy built is answered all the same.
 ///
 /// ## Format, version 2 (every integer little-endian)
@@ -185,17 +186,8 @@ public enum ClusterFile {
             table.append((index.pointCount, offset, 0))
             offset += 16 * index.pointCount
             let sumsOffset = offset
-            var buffer = [UInt8](repeating: 0, count: 1 << blockShift)
-            let sums = IndexSnapshot.blockSums(bodyStart: bodyStart, end: sumsOffset, shift: blockShift) {
-                start, count, add in
-                buffer.withUnsafeMutableBytes { raw in
-                    let part = UnsafeMutableRawBufferPointer(rebasing: raw[0..<count])
-                    guard count == 0 || readAll(fd, part, at: start) else { return false }
-                    add(UnsafeRawBufferPointer(part))
-                    return true
-                }
-            }
-            guard let sums else { throw failed() }
+            guard let sums = IndexSnapshot.blockSums(of: fd, bodyStart: bodyStart, end: sumsOffset, shift: blockShift)
+            else { throw failed() }
             try sums.withUnsafeBytes { try write($0, at: sumsOffset) }
             table.append((sums.count, sumsOffset, sums.withUnsafeBytes { SnapshotHash.of($0) }))
             let fileLength = sumsOffset + 8 * sums.count

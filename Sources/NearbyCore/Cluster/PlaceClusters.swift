@@ -108,23 +108,13 @@ public struct ClusterRequest: Sendable, Hashable {
         q.order = PlaceOrder([])
     }
 
-    /// What a table answers the request's matches from without a query: every place, or every place
-    /// of one content type; nil when it asks anything else (a circle, a shape, another filter, a
-    /// personal condition).
-    public var tableMatch: TableMatch? {
-        var filter = query.filter
-        let categories = filter.categories
-        filter.categories = nil
-        guard query.center == nil && query.shape == .all && filter == PlaceFilter() && !query.usesPersonalData
+    /// The filter a table answers the request's matches from without a query (`PlaceTable.rowsInIdOrder`):
+    /// the request's own, when it asks nothing else (no circle, shape or personal condition, the
+    /// Korean places); nil otherwise.
+    public var tableMatch: PlaceFilter? {
+        guard query.center == nil && query.shape == .all && !query.usesPersonalData && query.language == .ko
         else { return nil }
-        guard let categories else { return .all }
-        guard categories.count == 1, let c = Int32(exactly: categories.first!) else { return nil }
-        return .category(c)
-    }
-
-    public enum TableMatch: Sendable, Equatable {
-        case all
-        case category(Int32)
+        return query.filter
     }
 
     /// Hierarchies worth keeping (the server keeps them per generation, `ClusterFile` on disk): every
@@ -183,15 +173,15 @@ public final class PlaceClusters: Sendable {
     enum Points: Sendable {
         /// The matched rows, in id order (with or without their records, as the engine answered).
         case rows(PlaceRows)
-        /// Rows of a table by id rank: point `i` is the row of id rank `ranks?[i] ?? i`.
-        case table(PlaceTable, ranks: [UInt32]?)
+        /// Rows of a table: point `i` is row `rows?[i]`, or without them (every place) the row of id rank `i`.
+        case table(PlaceTable, rows: [UInt32]?)
     }
 
     /// Points of the hierarchy: the matches.
     public var count: Int {
         switch points {
         case .rows(let rows): rows.count
-        case .table(let table, let ranks): ranks?.count ?? table.count
+        case .table(let table, let rows): rows?.count ?? table.count
         }
     }
 
@@ -217,32 +207,36 @@ public final class PlaceClusters: Sendable {
         }
     }
 
-    /// The hierarchy of every place of `table`, or of one content type's, for a request that asks
+    /// The hierarchy of the places of `table` a request's filter passes, for a request that asks
     /// nothing else (`ClusterRequest.tableMatch`), without a query: every place is the table's rows in
-    /// id order (`IDRW` of a snapshot, used in place), a content type's are found in one pass over
-    /// its category and id-rank columns. Kept in a file as `init(rows:options:kept:report:)` says;
-    /// read from one, the hierarchy reads no row but those of the places it writes. Nil for another
-    /// request; throws when the table is damaged (`PlaceTable.checkIntact`).
+    /// id order (`IDRW` of a snapshot, used in place), one content type's its run of the stored
+    /// category order, and any other filter's one pass over the table (`PlaceTable.rowsInIdOrder`), so
+    /// no answer is built or sorted. Kept in a file as `init(rows:options:kept:report:)` says; read
+    /// from one, the hierarchy reads no row but those of the places it writes. Nil for another
+    /// request or a table whose id order is damaged; throws when the table is damaged
+    /// (`PlaceTable.checkIntact`).
     public init?(
         table: PlaceTable, request: ClusterRequest, kept: ClusterFile.Location? = nil,
         report: @escaping @Sendable (String) -> Void = { _ in }
     ) throws {
-        guard let match = request.tableMatch, table.hasCoordinates else { return nil }
-        let ranks: [UInt32]?
-        switch match {
-        case .all: ranks = nil
-        case .category(let c): ranks = table.idRanks(ofCategory: c)
+        guard let filter = request.tableMatch, table.hasCoordinates else { return nil }
+        let rows: [UInt32]?
+        if filter.isEmpty {
+            rows = nil
+        } else {
+            guard let matched = table.rowsInIdOrder(passing: filter) else { return nil }
+            rows = matched
         }
         try table.checkIntact()
-        points = .table(table, ranks: ranks)
-        let n = ranks?.count ?? table.count
+        points = .table(table, rows: rows)
+        let n = rows?.count ?? table.count
         let options = request.options
         let build: @Sendable () -> ClusterIndex = {
             var lons = [Double](repeating: .nan, count: n)
             var lats = [Double](repeating: .nan, count: n)
             // A row out of the table (a damaged id order the checksums missed) is a point left out.
             for i in 0..<n {
-                let row = table.row(atIdRank: Int(ranks?[i] ?? UInt32(i)))
+                let row = rows.map { Int($0[i]) } ?? table.row(atIdRank: i)
                 guard row < table.count else { continue }
                 lons[i] = table.lon(row)
                 lats[i] = table.lat(row)
@@ -287,9 +281,9 @@ public final class PlaceClusters: Sendable {
         let positions = items.filter { !$0.isCluster }.map(\.id)
         switch points {
         case .rows(let rows): return rows.selecting(positions)
-        case .table(let table, let ranks):
+        case .table(let table, let matched):
             let rows = try positions.map { i in
-                let row = table.row(atIdRank: Int(ranks?[i] ?? UInt32(i)))
+                let row = matched.map { Int($0[i]) } ?? table.row(atIdRank: i)
                 guard row < table.count else { throw IndexSnapshot.Problem.damaged("section IDRW") }
                 return Row(item: row, dist: 0)
             }
@@ -303,41 +297,67 @@ public final class PlaceClusters: Sendable {
         return index.clusters(minLon: b.minLon, minLat: b.minLat, maxLon: b.maxLon, maxLat: b.maxLat, zoom: zoom)
     }
 
-    /// Bytes of the hierarchy and of the rows it keeps (16 bytes a row; 4 a content type's place of a
-    /// table, none for every place).
+    /// Bytes of the hierarchy and of the rows it keeps (16 bytes a row of an answer; 4 a place of a
+    /// table's filter, none for every place).
     public var byteCount: Int {
         switch points {
         case .rows(let rows): index.byteCount + 16 * rows.count
-        case .table(_, let ranks): index.byteCount + 4 * (ranks?.count ?? 0)
+        case .table(_, let rows): index.byteCount + 4 * (rows?.count ?? 0)
         }
     }
 }
 
 extension PlaceTable {
-    /// The id ranks of the rows of content type `category`, ascending: one pass over the category and
-    /// id-rank columns, marking a bit per id rank.
-    func idRanks(ofCategory category: Int32) -> [UInt32] {
+    /// The rows `filter` passes, in id order, without a query or a sort: a single content type's run
+    /// of the snapshot's stored category order (already in id order; the rest of the filter tested on
+    /// its rows); else one pass over every row (`RowFilter.forEachPassing`: a code family's column
+    /// read as raw memory), in id order already for a table in memory, or marking a bit per id rank of
+    /// a mapped one, read back ascending. Nil when a row the id order names lies outside the table
+    /// (damage the checksums missed): the caller asks a query instead.
+    func rowsInIdOrder(passing filter: PlaceFilter) -> [UInt32]? {
+        let test = RowFilter(filter, table: self)
+        var rows: [UInt32] = []
+        if let categories = filter.categories, categories.count == 1, let c = Int32(exactly: categories.first!),
+            let stored = storedCategoryRun(c)
+        {
+            rows.reserveCapacity(stored.run.count)
+            let n = count
+            let intact: Bool = stored.order.withUnsafeBufferPointer(in: stored.run) { run in
+                for r in run {
+                    guard Int(r) < n else { return false }
+                    if test(Int(r)) { rows.append(r) }
+                }
+                return true
+            }
+            return intact ? rows : nil
+        }
+        if rowsAreInIdOrder {
+            test.forEachPassing(0..<count) { rows.append(UInt32($0)) }
+            return rows
+        }
         var bits = [UInt64](repeating: 0, count: (count + 63) >> 6)
         var found = 0
+        let n = count
         bits.withUnsafeMutableBufferPointer { bits in
-            for r in 0..<count where self.category[r] == category {
-                let k = Int(idRank(r))
-                if k < count {
+            test.forEachPassing(0..<n) { row in
+                let k = Int(idRank(row))
+                if k < n {
                     bits[k >> 6] |= 1 << UInt64(k & 63)
                     found += 1
                 }
             }
         }
-        var ranks: [UInt32] = []
-        ranks.reserveCapacity(found)
+        rows.reserveCapacity(found)
         for (w, word) in bits.enumerated() {
             var b = word
             while b != 0 {
-                ranks.append(UInt32(w << 6 + b.trailingZeroBitCount))
+                let row = row(atIdRank: w << 6 + b.trailingZeroBitCount)
+                guard row < n else { return nil }
+                rows.append(UInt32(row))
                 b &= b - 1
             }
         }
-        return ranks
+        return rows
     }
 }
 

@@ -234,6 +234,21 @@ public enum IndexSnapshot {
         return sums
     }
 
+    /// The block checksums of a file being written (`writeAtomically`'s descriptor `fd`): its body
+    /// `bodyStart ..< end` read back a block at a time (from the page cache), as a reader checks it.
+    /// Nil when a read fails. What `SnapshotWriter` and `ClusterFile` seal their files with.
+    static func blockSums(of fd: Int32, bodyStart: Int, end: Int, shift: Int) -> [UInt64]? {
+        var buffer = [UInt8](repeating: 0, count: 1 << shift)
+        return blockSums(bodyStart: bodyStart, end: end, shift: shift) { start, count, add in
+            buffer.withUnsafeMutableBytes { raw in
+                let part = UnsafeMutableRawBufferPointer(rebasing: raw[0..<count])
+                guard count == 0 || readAll(fd, part, at: start) else { return false }
+                add(UnsafeRawBufferPointer(part))
+                return true
+            }
+        }
+    }
+
     /// Recomputes the block checksums, their checksum and the header checksum of snapshot `bytes` after
     /// a change: what a test makes to show damage that the checksums cannot see.
     static func reseal(_ bytes: inout [UInt8]) {

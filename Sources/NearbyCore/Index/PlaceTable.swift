@@ -221,6 +221,9 @@ public final class PlaceTable: @unchecked Sendable {
     /// The row's rank in id order: the tie-breaker of every sort.
     @inline(__always) func idRank(_ row: Int) -> UInt32 { idRanks?[row] ?? UInt32(truncatingIfNeeded: row) }
 
+    /// Whether row i is id rank i (a table in memory): no id-rank column.
+    var rowsAreInIdOrder: Bool { idRanks == nil && rowsByIdRank == nil }
+
     /// Every row's id rank when it is not the row index (a mapped table), for trees that break ties by it.
     var idRankList: [UInt32]? { idRanks.map(Array.init) }
 
@@ -286,6 +289,23 @@ public final class PlaceTable: @unchecked Sendable {
         defer { lock.unlock() }
         orders[field] = o
         return o
+    }
+
+    /// The rows of content type `c` in id order, read from the snapshot as they are: its run of the
+    /// stored category order (ties by id rank), placed by the category statistics. Nil for a table
+    /// that builds its orders (its rows are in id order already) or a snapshot without the order. The
+    /// rows are not checked against the table: the caller checks each it reads.
+    func storedCategoryRun(_ c: Int32) -> (order: Column<UInt32>, run: Range<Int>)? {
+        guard !buildsOrders else { return nil }
+        lock.lock()
+        let order = orders[.category]
+        lock.unlock()
+        guard let order else { return nil }
+        let counts = tableStatistics().categoryCounts
+        let start = counts.reduce(0) { $0 + ($1.key < c ? $1.value : 0) }
+        let end = start + (counts[c] ?? 0)
+        guard end <= order.count else { return nil }
+        return (order, start..<end)
     }
 
     /// `field`'s stored order split by area code (`AreaOrder`), from the field's second request on (a

@@ -331,17 +331,8 @@ public struct SnapshotWriter {
             FreedMemory.giveBack()
 
             // The block checksums read the body back (from the page cache), as a reader checks it.
-            var buffer = [UInt8](repeating: 0, count: 1 << shift)
-            let sums = IndexSnapshot.blockSums(bodyStart: tableEnd + 8, end: sumsOffset, shift: shift) {
-                start, count, add in
-                buffer.withUnsafeMutableBytes { raw in
-                    let part = UnsafeMutableRawBufferPointer(rebasing: raw[0..<count])
-                    guard count == 0 || readAll(fd, part, at: start) else { return false }
-                    add(UnsafeRawBufferPointer(part))
-                    return true
-                }
-            }
-            guard let sums else { throw failed() }
+            guard let sums = IndexSnapshot.blockSums(of: fd, bodyStart: tableEnd + 8, end: sumsOffset, shift: shift)
+            else { throw failed() }
             try put(IndexSnapshot.sumsTag, sums)
             let body = sums.withUnsafeBytes { SnapshotHash.of($0) }
             var header = [UInt8](repeating: 0, count: tableEnd + 8)

@@ -28,4 +28,11 @@ public enum RegionData {
 
     /// The index from the default data folder.
     public static func index() throws -> RegionIndex { try RegionIndex(contentsOf: path()) }
+
+    /// The `--ldong` table beside the boundary file (`LegalDongCodes`), or nil when there is none.
+    public static func legalDongCodes() throws -> LegalDongCodes? {
+        let file = (try path() as NSString).deletingLastPathComponent + "/" + LegalDongCodes.fileName
+        guard FileManager.default.fileExists(atPath: file) else { return nil }
+        return try LegalDongCodes(contentsOf: file)
+    }
 }

@@ -53,3 +53,21 @@ struct LanguageDispatch: QueryEngine, @unchecked Sendable {
         return try languages.engine(for: query.language).run(query, records: records)
     }
 }
+
+extension PlaceClusters {
+    /// The hierarchy of `request`'s places from the table behind `engine` without a query
+    /// (`PlaceClusters(table:request:kept:report:)`): the Korean engine behind a lane's language dispatch,
+    /// the mapped snapshot's behind `SnapshotEngine`. Nil when the engine holds no table (SQLite,
+    /// PostGIS) or the request asks more than a filter; throws `IndexSnapshot.Problem` when the
+    /// snapshot is damaged (the caller then asks the engine, which rebuilds it).
+    public static func fromTable(
+        of engine: any QueryEngine, _ request: ClusterRequest, kept: ClusterFile.Location? = nil,
+        report: @escaping @Sendable (String) -> Void = { _ in }
+    ) throws -> PlaceClusters? {
+        var inner = engine
+        if let dispatch = inner as? LanguageDispatch { inner = dispatch.korean }
+        if let snapshot = inner as? SnapshotEngine { inner = snapshot.current }
+        guard let table = (inner as? MemoryEngine)?.table else { return nil }
+        return try PlaceClusters(table: table, request: request, kept: kept, report: report)
+    }
+}

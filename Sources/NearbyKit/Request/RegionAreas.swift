@@ -6,19 +6,38 @@ import NearbyRegions
 /// (`data/kr_regions.bin`), loaded on first use (a few hundred milliseconds), once per process.
 public final class RegionAreas: AreaResolver, @unchecked Sendable {
     /// The index from the default data folder (`RegionData`).
-    public static let shared = RegionAreas { try RegionData.index() }
+    /// `--ldong` is read from `data/ldong-codes.tsv` beside it when there is one (`LegalDongCodes`).
+    public static let shared = RegionAreas(
+        { try RegionData.index() }, legalDongCodes: { try RegionData.legalDongCodes() })
 
     private let load: () throws -> RegionIndex
+    private let loadCodes: (() throws -> LegalDongCodes?)?
     private let lock = NSLock()
     private var loaded: Result<RegionIndex, Error>?
+    private var loadedCodes: LegalDongCodes??
 
-    public init(_ load: @escaping () throws -> RegionIndex) { self.load = load }
+    /// Regions from `load`, on first use; `--ldong` codes from `legalDongCodes` (nil, or a table that
+    /// lacks a code: from the index).
+    public init(
+        _ load: @escaping () throws -> RegionIndex, legalDongCodes: (() throws -> LegalDongCodes?)? = nil
+    ) {
+        self.load = load
+        loadCodes = legalDongCodes
+    }
 
     public func index() throws -> RegionIndex {
         lock.lock()
         defer { lock.unlock() }
         if loaded == nil { loaded = Result { try load() } }
         return try loaded!.get()
+    }
+
+    /// The `--ldong` table, read on first use (nil: none, or it cannot be read).
+    private func codeTable() -> LegalDongCodes? {
+        lock.lock()
+        defer { lock.unlock() }
+        if loadedCodes == nil { loadedCodes = .some((try? loadCodes?()) ?? nil) }
+        return loadedCodes!
     }
 
     public func area(_ text: String) throws(RequestError) -> AreaFilter {
@@ -55,18 +74,19 @@ public final class RegionAreas: AreaResolver, @unchecked Sendable {
 
     /// `--ldong`: the region of a legal-dong code (old or new, `RegionIndex.resolve`) and all its codes.
     public func legalDongCodes(_ code: String) throws(RequestError) -> Set<String> {
+        if let codes = codeTable()?.codes[code] { return codes }
         let index: RegionIndex
         do { index = try self.index() } catch {
             throw RequestError(parameter: "ldong", reason: "the region index cannot be loaded: \(error)")
         }
-        guard case .found(let regions) = index.resolve(code), regions.allSatisfy({ $0.level <= .sigungu }) else {
+        guard let codes = index.legalDongCodes(code) else {
             throw RequestError(
                 parameter: "ldong",
                 reason:
                     "\(MessageText.quoted(code)) is no 시도 or 시군구 code known here (data/kr_regions.bin and data/region-code-changes.tsv)"
             )
         }
-        return Set([code] + regions.flatMap { [$0.code] + $0.formerCodes })
+        return codes
     }
 
     private static func area(_ regions: [Region], _ index: RegionIndex) -> AreaFilter {

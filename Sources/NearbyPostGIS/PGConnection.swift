@@ -50,6 +50,12 @@ final class PGConnection {
         return r
     }
 
+    /// A transaction is open on the connection (`BEGIN` ran, no `COMMIT` or `ROLLBACK` yet).
+    var inTransaction: Bool {
+        let status = PQtransactionStatus(handle)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
+    }
+
     /// Runs one or more commands without parameters, ignoring their rows.
     func execute(_ sql: String) throws {
         PQclear(try check(PQexec(handle, sql), PGRES_COMMAND_OK, PGRES_TUPLES_OK))

@@ -7,11 +7,18 @@ import NearbyStore
 /// touches `places` or the generation. Rows come back in the cache's order (text compared as bytes:
 /// the columns are `COLLATE "C"`), so a backup of either is the same document.
 extension PostGISStore: PersonalStorage {
-    /// `body` in one transaction: committed when it returns, rolled back when it throws.
-    private func transaction<T>(_ body: () throws -> T) throws -> T {
+    /// `body` in one transaction: committed when it returns, rolled back when it throws; inside one
+    /// already open (`conditionalWrite`), part of it. With `user`, it first takes that user's lock
+    /// (`lock(user:)`), so that a conditional write's check and write see no other write of the user.
+    private func transaction<T>(user: String? = nil, _ body: () throws -> T) throws -> T {
         try wrap {
+            if connection.inTransaction {
+                if let user { try lock(user: user) }
+                return try body()
+            }
             try connection.execute("BEGIN")
             do {
+                if let user { try lock(user: user) }
                 let result = try body()
                 try connection.execute("COMMIT")
                 return result
@@ -20,6 +27,62 @@ extension PostGISStore: PersonalStorage {
                 throw error
             }
         }
+    }
+
+    /// The upsert of one kind of item, the table's columns in order as parameters: a write's (its values
+    /// win; a bookmark keeps when it was added, a memo when it was created) or a restore's (every value
+    /// wins when its `updated` is newer). One statement text for both, so they cannot drift apart.
+    private enum Upsert: String {
+        case bookmark, rating, memo, visit, search
+
+        var table: String {
+            switch self {
+            case .bookmark: "user_bookmarks"
+            case .rating: "user_ratings"
+            case .memo: "user_memos"
+            case .visit: "user_visits"
+            case .search: "user_history"
+            }
+        }
+
+        /// The parameters as the table's columns, the key, the columns a write sets and those a restore sets.
+        var shape: (values: String, key: String, written: [String], restored: [String]) {
+            switch self {
+            case .bookmark:
+                ("$1, $2, $3, $4::bigint, $5::bigint", "user_name, place, list", ["updated"], ["added", "updated"])
+            case .rating:
+                ("$1, $2, $3::float8, $4::bigint", "user_name, place", ["stars", "updated"], ["stars", "updated"])
+            case .memo:
+                (
+                    "$1, $2, $3, $4::bigint, $5::bigint", "user_name, place", ["text", "updated"],
+                    ["text", "created", "updated"]
+                )
+            case .visit: ("$1, $2, $3::bigint, $4::bigint", "user_name, place, at", ["updated"], ["updated"])
+            case .search:
+                ("$1, $2, $3::bigint, $4::bigint", "user_name, keyword", ["at", "updated"], ["at", "updated"])
+            }
+        }
+
+        func sql(restore: Bool) -> String {
+            let s = shape
+            let set = (restore ? s.restored : s.written).map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            return "INSERT INTO \(table) AS o VALUES (\(s.values)) ON CONFLICT (\(s.key)) DO UPDATE SET \(set)"
+                + (restore ? " WHERE excluded.updated > o.updated" : "")
+        }
+    }
+
+    private func upsert(_ kind: Upsert, _ parameters: [String], restore: Bool = false) throws {
+        try run((restore ? "restore_" : "upsert_") + kind.rawValue, kind.sql(restore: restore), parameters)
+    }
+
+    /// One user's writes in turn, whichever connection or server makes them: a transaction lock on the
+    /// user's name, held until the transaction ends (a second taker waits).
+    private func lock(user: String) throws {
+        try run("user_lock", "SELECT pg_advisory_xact_lock(hashtext('nearby_personal'), hashtext($1))", [user])
+    }
+
+    public func conditionalWrite<T>(user: String, _ body: () throws -> T) throws -> T {
+        try transaction(user: user, body)
     }
 
     /// A prepared statement of the personal tables (named after `name`), its rows.
@@ -136,24 +199,25 @@ extension PostGISStore: PersonalStorage {
             .first ?? 0
     }
 
+    /// `user_items_version`, which a trigger bumps with every statement that changes users' items.
+    public func itemsVersion() throws -> Int64 {
+        try read("items_version", "SELECT version FROM user_items_version", []) { r, row in r.int64(row, 0) ?? 0 }
+            .first ?? 0
+    }
+
     // MARK: Writing (each call one transaction; none touches places or the generation)
 
     public func addBookmarks(user: String, places: [String], list: String, at: Int64) throws {
-        try transaction {
+        try transaction(user: user) {
             for place in places {
-                try run(
-                    "add_bookmark",
-                    """
-                    INSERT INTO user_bookmarks VALUES ($1, $2, $3, $4::bigint, $4::bigint)
-                    ON CONFLICT (user_name, place, list) DO UPDATE SET updated = excluded.updated
-                    """, [user, place, list, String(at)])
+                try upsert(.bookmark, [user, place, list, String(at), String(at)])
             }
         }
     }
 
     @discardableResult
     public func removeBookmarks(user: String, places: [String], list: String) throws -> Int {
-        try transaction {
+        try transaction(user: user) {
             try places.reduce(0) { n, place in
                 n
                     + (try run(
@@ -166,50 +230,34 @@ extension PostGISStore: PersonalStorage {
     }
 
     public func setRating(user: String, place: String, stars: Double?, at: Int64) throws {
-        try transaction {
+        try transaction(user: user) {
             guard let stars else {
                 try run("clear_rating", "DELETE FROM user_ratings WHERE user_name = $1 AND place = $2", [user, place])
                 return
             }
-            try run(
-                "set_rating",
-                """
-                INSERT INTO user_ratings VALUES ($1, $2, $3::float8, $4::bigint)
-                ON CONFLICT (user_name, place) DO UPDATE SET stars = excluded.stars, updated = excluded.updated
-                """, [user, place, "\(stars)", String(at)])
+            try upsert(.rating, [user, place, "\(stars)", String(at)])
         }
     }
 
     public func setMemo(user: String, place: String, text: String?, at: Int64) throws {
-        try transaction {
+        try transaction(user: user) {
             guard let text else {
                 try run("clear_memo", "DELETE FROM user_memos WHERE user_name = $1 AND place = $2", [user, place])
                 return
             }
-            try run(
-                "set_memo",
-                """
-                INSERT INTO user_memos VALUES ($1, $2, $3, $4::bigint, $4::bigint)
-                ON CONFLICT (user_name, place) DO UPDATE SET text = excluded.text, updated = excluded.updated
-                """, [user, place, text, String(at)])
+            try upsert(.memo, [user, place, text, String(at), String(at)])
         }
     }
 
     public func addVisit(user: String, place: String, at: Int64, now: Int64) throws {
-        try transaction {
-            try run(
-                "add_visit",
-                """
-                INSERT INTO user_visits VALUES ($1, $2, $3::bigint, $4::bigint)
-                ON CONFLICT (user_name, place, at) DO UPDATE SET updated = excluded.updated
-                """, [user, place, String(at), String(now)])
+        try transaction(user: user) {
+            try upsert(.visit, [user, place, String(at), String(now)])
         }
     }
 
     public func recordSearch(user: String, keyword: String, at: Int64, cap: Int) throws {
-        try transaction {
-            // One user's searches in turn, so each gets a time after the last.
-            try run("history_lock", "SELECT pg_advisory_xact_lock(hashtext('nearby_history'), hashtext($1))", [user])
+        // One user's searches in turn (the user's lock), so each gets a time after the last.
+        try transaction(user: user) {
             try run(
                 "record_search",
                 """
@@ -228,7 +276,9 @@ extension PostGISStore: PersonalStorage {
     }
 
     public func clearHistory(user: String) throws {
-        try transaction { try run("clear_history", "DELETE FROM user_history WHERE user_name = $1", [user]) }
+        try transaction(user: user) {
+            try run("clear_history", "DELETE FROM user_history WHERE user_name = $1", [user])
+        }
     }
 
     public func addUser(name: String, tokenHash: String, at: Int64) throws -> Bool {
@@ -290,45 +340,15 @@ extension PostGISStore: PersonalStorage {
                 for r in records {
                     switch r {
                     case .bookmark(let place, let list, let added, let updated):
-                        try run(
-                            "restore_bookmark",
-                            """
-                            INSERT INTO user_bookmarks AS o VALUES ($1, $2, $3, $4::bigint, $5::bigint)
-                            ON CONFLICT (user_name, place, list) DO UPDATE SET added = excluded.added,
-                              updated = excluded.updated WHERE excluded.updated > o.updated
-                            """, [user, place, list, String(added), String(updated)])
+                        try upsert(.bookmark, [user, place, list, String(added), String(updated)], restore: true)
                     case .rating(let place, let stars, let updated):
-                        try run(
-                            "restore_rating",
-                            """
-                            INSERT INTO user_ratings AS o VALUES ($1, $2, $3::float8, $4::bigint)
-                            ON CONFLICT (user_name, place) DO UPDATE SET stars = excluded.stars,
-                              updated = excluded.updated WHERE excluded.updated > o.updated
-                            """, [user, place, "\(stars)", String(updated)])
+                        try upsert(.rating, [user, place, "\(stars)", String(updated)], restore: true)
                     case .memo(let place, let text, let created, let updated):
-                        try run(
-                            "restore_memo",
-                            """
-                            INSERT INTO user_memos AS o VALUES ($1, $2, $3, $4::bigint, $5::bigint)
-                            ON CONFLICT (user_name, place) DO UPDATE SET text = excluded.text, created = excluded.created,
-                              updated = excluded.updated WHERE excluded.updated > o.updated
-                            """, [user, place, text, String(created), String(updated)])
+                        try upsert(.memo, [user, place, text, String(created), String(updated)], restore: true)
                     case .visit(let place, let at, let updated):
-                        try run(
-                            "restore_visit",
-                            """
-                            INSERT INTO user_visits AS o VALUES ($1, $2, $3::bigint, $4::bigint)
-                            ON CONFLICT (user_name, place, at) DO UPDATE SET updated = excluded.updated
-                              WHERE excluded.updated > o.updated
-                            """, [user, place, String(at), String(updated)])
+                        try upsert(.visit, [user, place, String(at), String(updated)], restore: true)
                     case .search(let keyword, let at, let updated):
-                        try run(
-                            "restore_search",
-                            """
-                            INSERT INTO user_history AS o VALUES ($1, $2, $3::bigint, $4::bigint)
-                            ON CONFLICT (user_name, keyword) DO UPDATE SET at = excluded.at,
-                              updated = excluded.updated WHERE excluded.updated > o.updated
-                            """, [user, keyword, String(at), String(updated)])
+                        try upsert(.search, [user, keyword, String(at), String(updated)], restore: true)
                     }
                 }
             }

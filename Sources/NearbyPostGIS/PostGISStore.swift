@@ -11,7 +11,7 @@ import NearbyStore
 /// at a time.
 public final class PostGISStore {
     /// The schema version this code reads and writes: the number of the last file in `Migrations/`.
-    public static let schemaVersion: Int64 = 8
+    public static let schemaVersion: Int64 = 9
     /// Key of the advisory lock a writer holds for its whole transaction ("NRBY", as the SQLite
     /// cache's application id): a second concurrent writer fails at once with `busy`.
     static let writerLock: Int64 = 0x4E52_4259

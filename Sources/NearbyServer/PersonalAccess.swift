@@ -42,9 +42,8 @@ final class PersonalAccess: Sendable {
     let failures: AuthFailures
     let readers: ReadConnections
     let writer: PersonalWriter
-    /// Users' data kept between queries: the cache's (its `data_version` says when to drop it); on
-    /// PostGIS every query reads it, since no such counter covers other servers' commits.
-    let userData: UserDataCache?
+    /// Users' data kept between queries while the store's `itemsVersion` holds (`UserDataCache`).
+    let userData: UserDataCache
     let logger: Logger
 
     init(engine: LiveEngine, options: ServerOptions, logger: Logger = Logger(label: "nearby.personal")) {
@@ -53,7 +52,7 @@ final class PersonalAccess: Sendable {
         tokens = TokenCheck(open: open)
         failures = AuthFailures(limit: options.authFailureLimit, window: options.authFailureWindow)
         readers = ReadConnections(open: open)
-        userData = engine.isPostGIS ? nil : UserDataCache(path: engine.path)
+        userData = UserDataCache(open: open)
         writer = PersonalWriter(open: open, historyLength: options.historyLength)
         self.logger = logger
     }
@@ -109,7 +108,7 @@ final class PersonalAccess: Sendable {
         var q = query
         q.personal.user = user.name
         let load = { (name: String) in try self.readers.with { try $0.personalData(user: name) } }
-        let data = try userData?.data(user: user.name, load: load) ?? load(user.name)
+        let data = try userData.data(user: user.name, load: load)
         q.personalData = PersonalDataRef(data)
         return q
     }
@@ -191,21 +190,24 @@ final class TokenCheck: @unchecked Sendable {
     }
 }
 
-/// Users' data as their last queries read it, kept while the cache's `data_version` (on a connection of
-/// its own) says no connection has committed since: a user's next query reuses the data and the rows it
-/// was mapped onto (`PersonalData.rows`) instead of reading and mapping them again. Any commit (this
-/// server's writer, a command, a restore, an import) empties it, so a write is seen by the next query.
+/// Users' data as their last queries read it, kept while the store's `itemsVersion` (on a connection of
+/// its own) holds: a user's next query reuses the data and the rows it was mapped onto
+/// (`PersonalData.rows`) instead of reading and mapping them again. The cache's version is SQLite's
+/// `data_version`, which any commit of another connection moves (this server's writer, a command, a
+/// restore, an import); PostgreSQL's is `user_items_version`, which a trigger bumps in the transaction
+/// of every change of items, whichever server or command made it. Either way a write is seen by the
+/// next query.
 final class UserDataCache: @unchecked Sendable {
-    let path: String
+    let open: StorageOpener
     /// Users kept at most; when full, all are dropped.
     let capacity: Int
     private let lock = NIOLock()
-    private var cache: PlaceCache?
+    private var store: (any PersonalStorage)?
     private var version: Int64 = .min
     private var entries: [String: PersonalData] = [:]
 
-    init(path: String, capacity: Int = 64) {
-        self.path = path
+    init(open: @escaping StorageOpener, capacity: Int = 64) {
+        self.open = open
         self.capacity = capacity
     }
 
@@ -213,9 +215,9 @@ final class UserDataCache: @unchecked Sendable {
     /// between the check and the read's end.
     func data(user: String, load: (String) throws -> PersonalData) throws -> PersonalData {
         let (checked, kept): (Int64, PersonalData?) = try lock.withLock {
-            let cache = try self.cache ?? PlaceCache(path: path, readOnly: true)
-            self.cache = cache
-            let now = try cache.dataVersion()
+            let store = try self.store ?? open(false)
+            self.store = store
+            let now = try store.itemsVersion()
             if now != version {
                 entries.removeAll()
                 version = now
@@ -226,7 +228,7 @@ final class UserDataCache: @unchecked Sendable {
         let data = try load(user)
         lock.withLock {
             // A commit since the check may or may not be in `data`: keep it only when there was none.
-            guard (try? cache?.dataVersion()) == checked, version == checked else { return }
+            guard (try? store?.itemsVersion()) == checked, version == checked else { return }
             if entries.count >= capacity { entries.removeAll() }
             entries[user] = data
         }
@@ -302,8 +304,9 @@ final class ReadConnections: @unchecked Sendable {
 }
 
 /// The server's one writer of personal data: a writable connection used by one write at a time, off
-/// the event loops (NIO's thread pool), so concurrent writes each land in turn and a write's check of
-/// an entity tag and the write itself are one step among the server's writes.
+/// the event loops (NIO's thread pool), so concurrent writes each land in turn. A write's check of an
+/// entity tag and the write itself are one transaction of the store (`PersonalStorage.conditionalWrite`),
+/// whoever else writes.
 final class PersonalWriter: @unchecked Sendable {
     let open: StorageOpener
     /// Searches a user's history keeps (`ServerOptions.historyLength`).

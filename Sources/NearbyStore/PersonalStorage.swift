@@ -26,6 +26,15 @@ public protocol PersonalStorage: AnyObject {
     /// A number that changes whenever the users or their tokens may have changed (it may change more
     /// often): a server rereads `activeTokenHashes` only when it moved.
     func tokenVersion() throws -> Int64
+    /// A number that changes whenever any user's items (bookmarks, ratings, memos, visits) may have
+    /// changed (it may change more often): a server keeps users' data between queries while it holds.
+    func itemsVersion() throws -> Int64
+
+    /// `body` as one write transaction over `user`'s items: no other write of the user, from this
+    /// connection's process or any other, lands between what `body` reads and what it writes (a
+    /// conditional write's check of an entity tag and the write). The store's writes inside join it;
+    /// it commits when `body` returns and rolls back when it throws.
+    func conditionalWrite<T>(user: String, _ body: () throws -> T) throws -> T
 
     func addBookmarks(user: String, places: [String], list: String, at: Int64) throws
     /// Removes the bookmarks; returns how many there were.
@@ -81,4 +90,6 @@ extension PersonalData {
 extension PlaceCache: PersonalStorage {
     /// SQLite's `data_version`: it moves with every commit of another connection.
     public func tokenVersion() throws -> Int64 { try dataVersion() }
+    /// SQLite's `data_version` too: any commit of another connection moves it.
+    public func itemsVersion() throws -> Int64 { try dataVersion() }
 }

@@ -205,8 +205,17 @@ extension PlaceCache {
 
     // MARK: Writing (each call one transaction; none bumps the generation)
 
+    /// `body` in one write transaction (`BEGIN IMMEDIATE`: the database's one writer from the start,
+    /// so what it reads stays as read until it commits), or in the one `conditionalWrite` opened.
+    private func personalWrite<T>(_ body: () throws -> T) throws -> T {
+        if sqlite3_get_autocommit(connection.handle) == 0 { return try wrap(body) }
+        return try transaction(body)
+    }
+
+    public func conditionalWrite<T>(user: String, _ body: () throws -> T) throws -> T { try personalWrite(body) }
+
     public func addBookmarks(user: String, places: [String], list: String, at: Int64) throws {
-        try transaction {
+        try personalWrite {
             for place in places {
                 try run(
                     "INSERT INTO user_bookmarks VALUES(?1, ?2, ?3, ?4, ?4) ON CONFLICT DO UPDATE SET updated = ?4"
@@ -223,7 +232,7 @@ extension PlaceCache {
     /// Removes the bookmarks; returns how many there were.
     @discardableResult
     public func removeBookmarks(user: String, places: [String], list: String) throws -> Int {
-        try transaction {
+        try personalWrite {
             var n = 0
             for place in places {
                 try run("DELETE FROM user_bookmarks WHERE user = ?1 AND place = ?2 AND list = ?3") {
@@ -239,7 +248,7 @@ extension PlaceCache {
 
     /// Sets (or with nil clears) the rating.
     public func setRating(user: String, place: String, stars: Double?, at: Int64) throws {
-        try transaction {
+        try personalWrite {
             guard let stars else {
                 return try run("DELETE FROM user_ratings WHERE user = ?1 AND place = ?2") {
                     try $0.bind(1, user)
@@ -259,7 +268,7 @@ extension PlaceCache {
 
     /// Sets (or with nil clears) the memo; its created time stays that of the first.
     public func setMemo(user: String, place: String, text: String?, at: Int64) throws {
-        try transaction {
+        try personalWrite {
             guard let text else {
                 return try run("DELETE FROM user_memos WHERE user = ?1 AND place = ?2") {
                     try $0.bind(1, user)
@@ -278,7 +287,7 @@ extension PlaceCache {
     }
 
     public func addVisit(user: String, place: String, at: Int64, now: Int64) throws {
-        try transaction {
+        try personalWrite {
             try run("INSERT INTO user_visits VALUES(?1, ?2, ?3, ?4) ON CONFLICT DO UPDATE SET updated = ?4") {
                 try $0.bind(1, user)
                 try $0.bind(2, place)
@@ -291,7 +300,7 @@ extension PlaceCache {
     /// Records a search: the keyword goes to the top of the history (a repeated one moves there), and
     /// only the newest `cap` stay. Times strictly increase per user, so the order is the order of calls.
     public func recordSearch(user: String, keyword: String, at: Int64, cap: Int) throws {
-        try transaction {
+        try personalWrite {
             let s = try connection.prepare("SELECT max(at) FROM user_history WHERE user = ?1")
             try s.bind(1, user)
             try s.step()
@@ -316,12 +325,12 @@ extension PlaceCache {
     }
 
     public func clearHistory(user: String) throws {
-        try transaction { try run("DELETE FROM user_history WHERE user = ?1") { try $0.bind(1, user) } }
+        try personalWrite { try run("DELETE FROM user_history WHERE user = ?1") { try $0.bind(1, user) } }
     }
 
     /// Registers `name` with one token hash; false when the name is taken.
     public func addUser(name: String, tokenHash: String, at: Int64) throws -> Bool {
-        try transaction {
+        try personalWrite {
             let s = try connection.prepare("SELECT count(*) FROM users WHERE name = ?1")
             try s.bind(1, name)
             try s.step()
@@ -341,7 +350,7 @@ extension PlaceCache {
 
     /// Revokes `name`'s tokens (its data stays); false when there is no such user.
     public func revokeUser(name: String, at: Int64) throws -> Bool {
-        try transaction {
+        try personalWrite {
             try run("UPDATE users SET revoked = 1, updated = ?2 WHERE name = ?1") {
                 try $0.bind(1, name)
                 try $0.bind(2, at)
@@ -352,7 +361,7 @@ extension PlaceCache {
 
     /// Removes `name`, its tokens and all its data; false when there was neither user nor data.
     public func removeUser(name: String) throws -> Bool {
-        try transaction {
+        try personalWrite {
             var n: Int32 = 0
             for t in ["users"] + ["user_tokens"] + Self.personalTables {
                 try run("DELETE FROM \(t) WHERE \(t == "users" ? "name" : "user") = ?1") { try $0.bind(1, name) }
@@ -367,7 +376,7 @@ extension PlaceCache {
     /// `replace`: each named user's items become exactly the file's. Users (names, revoked, token hashes)
     /// merge by `updated` too. Running it twice changes nothing the second time.
     public func restorePersonal(users: [UserRecord], items: [String: [PersonalRecord]], replace: Bool) throws {
-        try transaction {
+        try personalWrite {
             for u in users {
                 try run(
                     """

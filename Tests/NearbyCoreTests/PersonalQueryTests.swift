@@ -40,6 +40,49 @@ import Testing
         #expect(nonEmpty > 15, "the sampled queries select something")
     }
 
+    /// Circles in an order led by a personal key, descending (`--sort -rating,distance`: the plan that
+    /// reads the user's items by value), with and without conditions that keep only items or a place
+    /// filter, small and large, pages 1–3: the brute force's answers, and that plan taken for most.
+    @Test(arguments: [DistanceModel.haversine, .geodesic])
+    func circlesLedByAPersonalKeyDescendingMatchBruteForce(model: DistanceModel) throws {
+        var g = QuerySampler(seed: 7070)
+        var taken = 0
+        let n = 120
+        for i in 0..<n {
+            let data = Self.users[i % Self.users.count]
+            let centre = g.pick(Self.places)
+            var q = PlaceQuery(
+                center: Coordinate(lat: centre.lat, lon: centre.lon), shape: .radius(g.pick([500, 5_000, 50_000])),
+                limit: g.pick([1, 3, 30]))
+            q.distance = model
+            q.page = g.int(1...3)
+            let first = g.pick([SortField.rating, .bookmarked, .memo, .visited])
+            q.order = PlaceOrder(
+                [SortKey(first, descending: true)]
+                    + g.pick([
+                        [], [SortKey(.distance)], [SortKey(.title)], [SortKey(.rating, descending: g.chance(0.5))],
+                    ]))
+            q.personal.user = data.user
+            switch g.int(0...4) {
+            case 0: q.personal.minRating = Double(g.int(2...10)) / 2
+            case 1: q.personal.bookmarked = true
+            case 2: q.personal.bookmarkedIn = g.pick(QuerySampler.lists)
+            case 3 where g.chance(0.5): q.filter = g.filter()
+            default: break
+            }
+            q.personalData = PersonalDataRef(data)
+            let expected = Self.reference.page(q)
+            for engine in [Self.indexed, Self.scanned] {
+                var explained = q
+                explained.explain = true
+                let a = try engine.run(explained)
+                #expect(Self.answer(a) == expected, "query \(i): \(QueryParameters.render(q))")
+                if engine === Self.indexed, a.explanation?.plan.hasPrefix("personal order first") == true { taken += 1 }
+            }
+        }
+        #expect(taken > n / 3, "the plan answers most of them (\(taken) of \(n))")
+    }
+
     @Test func cursorPagesOfPersonalQueriesConcatenate() throws {
         var g = QuerySampler(seed: 4242)
         for n in 0..<20 {

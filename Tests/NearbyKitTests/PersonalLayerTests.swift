@@ -31,6 +31,40 @@ import Testing
         return sink.bytes
     }
 
+    /// Two writers with the same entity tag on two connections to one cache (a server and a command):
+    /// the second's check waits for the first's transaction, then sees the new tag and is refused (or,
+    /// past the busy timeout, refused as busy); only the first writes.
+    @Test func twoConditionalWritersWithOneTagOneWins() throws {
+        var g = QuerySampler(seed: 33)
+        let places = g.places(5)
+        let dir = try TempFolder()
+        let path = dir.file("c.sqlite")
+        let cache = try Self.cache(places, in: dir, "c.sqlite")
+        let id = places[0].id
+        let tag = try PersonalLayer(store: cache).putMemo(user: "me", place: id, text: "zero").etag
+        let outcome = PersonalFixtures.interleave(
+            first: { pause in
+                var clock = 1_800_000_000_000 as Int64
+                let layer = PersonalLayer(store: cache) {
+                    pause()
+                    clock += 1
+                    return clock
+                }
+                return try layer.putMemo(user: "me", place: id, text: "first", if: .oneOf([tag]))
+            },
+            second: {
+                let layer = PersonalLayer(store: try PlaceCache(path: path))
+                return try layer.putMemo(user: "me", place: id, text: "second", if: .oneOf([tag]))
+            })
+        #expect((try? outcome.first.get()) != nil, "the first writer writes")
+        if case .failure(let e) = outcome.second {
+            #expect(e is PersonalPreconditionFailed || ErrorKind(of: e) == .unavailable, "\(e)")
+        } else {
+            Issue.record("the second writer wrote too")
+        }
+        #expect(try cache.memoRecord(user: "me", place: id)?.text == "first")
+    }
+
     @Test func backupThenRestoreIntoAFreshCacheAnswersByteForByte() throws {
         var g = QuerySampler(seed: 31)
         let places = g.places(600)

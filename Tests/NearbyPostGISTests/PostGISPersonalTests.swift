@@ -9,20 +9,6 @@ import Testing
 /// cache for the same writes, what imports leave alone, and personal queries answered alike by the
 /// snapshot, memory, SQLite and PostGIS engines, on generated places and on the default dataset.
 @Suite struct PostGISPersonalTests {
-    /// `data` as stored records (as `PersonalStoreTests.records`).
-    static func records(_ data: PersonalData) -> [PersonalRecord] {
-        var out: [PersonalRecord] = []
-        for (id, item) in data.items {
-            for b in item.bookmarks { out.append(.bookmark(place: id, list: b.list, added: b.added, updated: b.added)) }
-            if let r = item.rating { out.append(.rating(place: id, stars: r, updated: 5)) }
-            if let m = item.memo {
-                out.append(.memo(place: id, text: m.text, created: m.created, updated: m.updated))
-            }
-            for v in item.visits { out.append(.visit(place: id, at: v, updated: v)) }
-        }
-        return out
-    }
-
     /// The same places, distances, total, page and next cursor (`==` also asks the same data object).
     static func same(_ a: QueryAnswer, _ b: QueryAnswer) -> Bool {
         a.places == b.places && a.distances == b.distances && a.total == b.total && a.page == b.page
@@ -138,53 +124,69 @@ import Testing
         #expect(try store.personalRecords(user: "ana").isEmpty)
     }
 
+    /// The rules every personal store keeps (`PersonalFixtures`, as on the cache), and what only the
+    /// database's versions do: items leave the token version, searches the items version, and another
+    /// connection (another server) sees both move with the commit.
     @Test func historyRestoreUsersAndTokens() throws {
-        let store = try PostGISEngineTests.database([])
-        for (i, k) in ["a", "b", "c", "a", "d"].enumerated() {
-            try store.recordSearch(user: "me", keyword: k, at: Int64(100 + i), cap: 3)
-        }
-        #expect(try store.searchHistory(user: "me").map(\.keyword) == ["d", "a", "c"])
-        try store.recordSearch(user: "me", keyword: "c", at: 0, cap: 3)
-        #expect(try store.searchHistory(user: "me").map(\.keyword) == ["c", "d", "a"])
-        try store.clearHistory(user: "me")
-        #expect(try store.searchHistory(user: "me").isEmpty)
-        // Restore: merge by updated, idempotent; replace.
-        try store.setRating(user: "me", place: "1", stars: 2, at: 100)
-        try store.setRating(user: "me", place: "2", stars: 3, at: 300)
-        try store.setMemo(user: "me", place: "3", text: "kept", at: 100)
-        let file: [PersonalRecord] = [
-            .rating(place: "1", stars: 5, updated: 200), .rating(place: "2", stars: 1, updated: 200),
-            .bookmark(place: "4", list: "x", added: 7, updated: 7),
-        ]
-        for _ in 0..<2 {
-            try store.restorePersonal(users: [], items: ["me": file], replace: false)
-            let d = try store.personalData(user: "me")
-            #expect(d.items["1"]?.rating == 5 && d.items["2"]?.rating == 3 && d.items["3"]?.memo?.text == "kept")
-            #expect(d.items["4"]?.bookmarks == [.init(list: "x", added: 7)])
-        }
-        try store.restorePersonal(users: [], items: ["me": file], replace: true)
-        #expect(Set(try store.personalRecords(user: "me")) == Set(file))
+        let url = try PostgresCluster.shared().makeDatabase()
+        let store = try PostGISEngineTests.database([], url: url)
+        let other = try PostGISStore(url: url, readOnly: true)
+        #expect(try PersonalFixtures.historyRules(store) == [])
+        #expect(try PersonalFixtures.restoreRules(store) == [])
+        #expect(try PersonalFixtures.userRules(store, observer: other) == [])
         // The table refuses a rating off the half steps, whatever wrote it.
         #expect(throws: PostGISError.self) { try store.setRating(user: "me", place: "1", stars: 4.2, at: 1) }
-        // Users and tokens; the token version moves with each change.
-        var version = try store.tokenVersion()
-        func moved() throws -> Bool {
-            let now = try store.tokenVersion()
-            defer { version = now }
-            return now != version
+        let (tokens, items) = (try other.tokenVersion(), try other.itemsVersion())
+        try store.addBookmarks(user: "bo", places: ["1"], list: "default", at: 3)
+        try store.recordSearch(user: "bo", keyword: "k", at: 4, cap: 10)
+        #expect(try other.tokenVersion() == tokens, "items leave the token version")
+        let afterItem = try other.itemsVersion()
+        #expect(afterItem != items, "an item moves the items version, seen by another connection")
+        try store.recordSearch(user: "bo", keyword: "l", at: 5, cap: 10)
+        try store.clearHistory(user: "bo")
+        #expect(try other.itemsVersion() == afterItem, "searches leave the items version")
+        for write in [
+            { try store.setRating(user: "bo", place: "1", stars: 4, at: 6) },
+            { try store.setMemo(user: "bo", place: "1", text: "m", at: 7) },
+            { try store.addVisit(user: "bo", place: "1", at: 8, now: 8) },
+            { _ = try store.removeBookmarks(user: "bo", places: ["1"], list: "default") },
+            { try store.restorePersonal(users: [], items: ["bo": []], replace: true) },
+        ] {
+            let before = try other.itemsVersion()
+            try write()
+            #expect(try other.itemsVersion() != before)
         }
-        #expect(try store.addUser(name: "ana", tokenHash: "h1", at: 1))
-        #expect(try moved())
-        #expect(try store.activeTokenHashes().map(\.user) == ["ana"])
-        try store.addBookmarks(user: "ana", places: ["1"], list: "default", at: 3)
-        #expect(try !moved(), "items leave the token version")
-        #expect(try store.revokeUser(name: "ana", at: 4))
-        #expect(try moved())
-        #expect(try store.activeTokenHashes().isEmpty)
-        #expect(try store.personalRecords(user: "ana").count == 1)
-        #expect(try store.removeUser(name: "ana"))
-        #expect(try store.personalRecords(user: "ana").isEmpty && store.users().isEmpty)
-        #expect(try !store.removeUser(name: "ana"))
+    }
+
+    /// Two writers with the same entity tag on two connections (two servers): the second's check waits
+    /// for the first's transaction, then sees the new tag and is refused; only the first writes.
+    @Test func twoConditionalWritersWithOneTagOneWins() throws {
+        var g = QuerySampler(seed: 64)
+        let places = g.places(5)
+        let url = try PostgresCluster.shared().makeDatabase()
+        let store = try PostGISEngineTests.database(places, url: url)
+        let id = places[0].id
+        let first = PersonalLayer(store: store)
+        let tag = try first.putMemo(user: "me", place: id, text: "zero").etag
+        // The other connection's layer, made on its own thread (a connection is used by one thread at a time).
+        let secondURL = url
+        let outcome = PersonalFixtures.interleave(
+            first: { pause in
+                var clock = 1_800_000_000_000 as Int64
+                let layer = PersonalLayer(store: store) {
+                    pause()
+                    clock += 1
+                    return clock
+                }
+                return try layer.putMemo(user: "me", place: id, text: "first", if: .oneOf([tag]))
+            },
+            second: {
+                let layer = PersonalLayer(store: try PostGISStore(url: secondURL, readOnly: true))
+                return try layer.putMemo(user: "me", place: id, text: "second", if: .oneOf([tag]))
+            })
+        #expect((try? outcome.first.get()) != nil, "the first writer writes")
+        #expect(throws: PersonalPreconditionFailed.self, "the second is refused") { try outcome.second.get() }
+        #expect(try store.memoRecord(user: "me", place: id)?.text == "first")
     }
 
     /// Random personal queries (conditions, sort keys, keyword in memos, cursors) for several generated
@@ -201,8 +203,8 @@ import Testing
         }
         CacheSnapshot.update(writable) { Issue.record("update: \($0)") }
         for u in users {
-            try writable.restorePersonal(users: [], items: [u.user: Self.records(u)], replace: true)
-            try store.restorePersonal(users: [], items: [u.user: Self.records(u)], replace: true)
+            try writable.restorePersonal(users: [], items: [u.user: PersonalFixtures.records(u)], replace: true)
+            try store.restorePersonal(users: [], items: [u.user: PersonalFixtures.records(u)], replace: true)
         }
         let cache = try PlaceCache(path: dir.file("c.sqlite"), readOnly: true)
         let snapshot = try CacheSnapshot.engine(for: cache) { Issue.record("snapshot: \($0)") }
@@ -254,7 +256,7 @@ import Testing
         let places = g.places(400)
         let store = try PostGISEngineTests.database(places)
         let data = g.personalData(user: "me", places: places, items: 300)
-        try store.restorePersonal(users: [], items: ["me": Self.records(data)], replace: true)
+        try store.restorePersonal(users: [], items: ["me": PersonalFixtures.records(data)], replace: true)
         let postgis = try PostGISEngine(store: store)
         let memory = MemoryEngine(places: places, generation: try store.generation(), cursorKey: postgis.cursorKey)
         let memos = data.items.values.compactMap { $0.memo?.text }.sorted()
@@ -288,7 +290,9 @@ import Testing
         let store = try PostGISEngineTests.database(places, url: url)
         var g = QuerySampler(seed: 2026)
         let users = [("me", 300), ("ana", 2000)].map { g.personalData(user: $0.0, places: places, items: $0.1) }
-        for u in users { try store.restorePersonal(users: [], items: [u.user: Self.records(u)], replace: true) }
+        for u in users {
+            try store.restorePersonal(users: [], items: [u.user: PersonalFixtures.records(u)], replace: true)
+        }
         let postgis = try PostGISEngine(store: try PostGISStore(url: url, readOnly: true))
         let memory = MemoryEngine(places: places, generation: try store.generation(), cursorKey: postgis.cursorKey)
         for n in 0..<16 {

@@ -263,6 +263,17 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
                     explanation = Self.firstPageExplanation(
                         "the trees of categories \(q.filter.categories!.sorted())", rows.count)
                 }
+            } else if after == nil, let s = space, let items = personal,
+                let led = personalOrderPage(s, radius: r, q, items)
+            {
+                (rows, total, sorted) = (led.rows, led.total, true)
+                if q.explain {
+                    explanation = QueryExplanation(
+                        plan: "personal order first: the user's places by \(q.effectiveOrder.keys[0]), each value's "
+                            + "latitude band of the circle until the page is full; the total "
+                            + (items.passing == nil ? "from the tree" : "from the items' latitude band"),
+                        rowsTouched: led.touched)
+                }
             } else if let s = space, s.xy == nil, let items = personal, items.passing != nil {
                 // Only the places the user has an item for can pass: those of the circle's latitude band
                 // (the metric's search box), not every point of the circle.
@@ -471,6 +482,73 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
         rows.removeSubrange(mark...)
         rows += part.nearest(q.page * q.limit, maxDistance: r, table) { _ in true }
         return (total, true)
+    }
+
+    /// The first pages of a circle in an order led by a personal key, descending (`--sort -rating,distance`),
+    /// read from the user's items rather than from every point of the circle. The places with a value
+    /// come first, by value, so the pages are the circle's items taken a run of equal values at a time
+    /// (`ValueRuns`: each run's latitude band, the search box, then the distance), until the runs read
+    /// hold `page × limit` rows; each run is then ordered by the rest of the order. The total is counted
+    /// apart: the passing items of the circle's latitude band when the conditions keep only items, else
+    /// the circle's points from the tree's subtree sizes. Nil when that would not be the answer: a
+    /// projected metric, a condition it does not read (`--not-visited`, a keyword in memos, a place
+    /// filter without an item condition), no limit, or too few items in the circle to fill the pages
+    /// while other places match.
+    private func personalOrderPage<M: SpatialMetric>(
+        _ s: Space<M>, radius r: Double, _ q: PlaceQuery, _ items: PersonalRows
+    ) -> (rows: [Row], total: Int, touched: Int)? {
+        let keys = q.effectiveOrder.keys
+        guard s.xy == nil, q.limit > 0, let first = keys.first, first.field.isPersonal, first.descending,
+            items.readsOnlyItemConditions
+        else { return nil }
+        let restricted = items.passing != nil
+        guard restricted || (q.filter.isEmpty && s.tree != nil) else { return nil }
+        // Personal conditions are the items' own (`passing`, `ValueRuns.passes`): the filter tests the rest.
+        let filter = RowFilter(q.filter, table: table)
+        let box = s.metric.searchBox(radius: r)
+        let window = Window(box)
+        let latitudes = box.map { $0.minY...$0.maxY }
+        let circle = s.metric.circle(radius: r, searchBox: box)
+        var total = 0
+        var touched = 0
+        if restricted {
+            items.forEachPassing(latitudes: latitudes) { row, lon, lat in
+                touched += 1
+                if window.contains(lon, lat) && circle.distance(x: lon, y: lat) <= r && filter(row) { total += 1 }
+            }
+        } else {
+            total = s.tree!.count(s.metric, radius: r)
+        }
+        let need = q.page * q.limit
+        let runs = items.runs(first.field, table: table)
+        var rows: [Row] = []
+        var ends: [Int] = []
+        var run = 0
+        while run < runs.count && rows.count < need {
+            for j in runs.band(run, latitudes) where runs.passes[j] {
+                touched += 1
+                let (lon, lat) = (runs.lons[j], runs.lats[j])
+                guard window.contains(lon, lat) else { continue }
+                let d = circle.distance(x: lon, y: lat)
+                guard d <= r, filter(runs.rows[j]) else { continue }
+                rows.append(Row(item: runs.rows[j], dist: d))
+            }
+            ends.append(rows.count)
+            run += 1
+        }
+        // Rows without a value follow every row with one: the runs must fill the pages, or hold every match.
+        guard rows.count >= need || rows.count == total else { return nil }
+        let rest = RowOrder(PlaceOrder(Array(keys.dropFirst())), table: table, personal: items)
+        var page: [Row] = []
+        page.reserveCapacity(min(need, rows.count))
+        var start = 0
+        for end in ends where page.count < need {
+            var part = Array(rows[start..<end])
+            rest.selectTop(min(part.count, need - page.count), in: &part)
+            page += part
+            start = end
+        }
+        return (page, total, touched)
     }
 
     private static func firstPageExplanation(_ trees: String, _ rows: Int) -> QueryExplanation {

@@ -187,9 +187,13 @@ struct PersonalRows {
     /// Rows passing every personal condition that needs an item (nil: no such condition).
     private(set) var passing: [Int]?
     private var passingSet: Set<Int> = []
-    /// `passing` by latitude, and their latitudes: a circle's rows are those of its latitude band.
+    /// `passing` by latitude, and their latitudes and longitudes: a circle's rows are those of its
+    /// latitude band, read from these arrays rather than from the table's columns.
     private var passingByLat: [Int] = []
     private var passingLats: [Double] = []
+    private var passingLons: [Double] = []
+    /// Each personal sort key's rows with a value, by value (`ValueRuns`), made on a query's first use.
+    private let runs = RunsByField()
     /// Rows visited at least once, for `--not-visited`.
     private var visitedRows: Set<Int>?
     /// Rows whose memo contains the keyword (`--keyword-in memo`).
@@ -236,25 +240,58 @@ struct PersonalRows {
             }
             passingByLat = passing.sorted { (lat($0), $0) < (lat($1), $1) }
             passingLats = passingByLat.map(lat)
+            passingLons = passingByLat.map(table.lon)
         }
     }
 
     /// The passing rows whose latitude is in `minLat…maxLat` (every passing row with nil), by latitude.
     func passing(latitudes: ClosedRange<Double>?) -> ArraySlice<Int> {
-        guard let latitudes else { return passingByLat[...] }
+        passingByLat[Self.band(passingLats, latitudes)]
+    }
+
+    /// Calls `body(row, lon, lat)` for each passing row whose latitude is in `latitudes`, by latitude:
+    /// the coordinates from this mapping's own arrays, not from the table.
+    @inline(__always)
+    func forEachPassing(latitudes: ClosedRange<Double>?, _ body: (Int, Double, Double) -> Void) {
+        for j in Self.band(passingLats, latitudes) { body(passingByLat[j], passingLons[j], passingLats[j]) }
+    }
+
+    /// The positions of `lats` (ascending) within `latitudes` (all with nil).
+    static func band(_ lats: ArraySlice<Double>, _ latitudes: ClosedRange<Double>?) -> Range<Int> {
+        guard let latitudes else { return lats.indices }
         func first(_ above: (Double) -> Bool) -> Int {
-            var lo = 0
-            var hi = passingLats.count
+            var lo = lats.startIndex
+            var hi = lats.endIndex
             while lo < hi {
                 let mid = (lo + hi) / 2
-                if above(passingLats[mid]) { hi = mid } else { lo = mid + 1 }
+                if above(lats[mid]) { hi = mid } else { lo = mid + 1 }
             }
             return lo
         }
         let start = first { $0 >= latitudes.lowerBound }
         let end = first { $0 > latitudes.upperBound }
-        return passingByLat[start..<max(start, end)]
+        return start..<max(start, end)
     }
+
+    static func band(_ lats: [Double], _ latitudes: ClosedRange<Double>?) -> Range<Int> {
+        band(lats[...], latitudes)
+    }
+
+    /// The conditions are only those that keep places with an item (`PersonalFilter.restrictsToItems`),
+    /// or none: no `--not-visited`, no keyword looked for in memos. A row of `passing` then passes
+    /// every personal condition, and any other row none.
+    var readsOnlyItemConditions: Bool { visitedRows == nil && memoMatches == nil && keywordInTitle }
+
+    /// The rows with a value of `field` (a personal sort key), by value descending (`ValueRuns`).
+    func runs(_ field: SortField, table: PlaceTable) -> ValueRuns {
+        runs.runs(field) { ValueRuns(field, self, table: table) }
+    }
+
+    /// The rows with an item.
+    var rowsWithValues: Dictionary<Int, Values>.Keys { values.keys }
+
+    /// Whether `row` passes the conditions that keep only items (`passing`).
+    func passes(item row: Int) -> Bool { passing == nil || passingSet.contains(row) }
 
     /// Whether `row` passes the personal conditions (the keyword aside: `keywordMatches`).
     @inline(__always)
@@ -276,6 +313,67 @@ struct PersonalRows {
         case .visited: return v.visited == .min ? -.infinity : Double(v.visited)
         default: return 0
         }
+    }
+}
+
+/// The rows of one `PersonalRows` with a value of one personal sort key (a rating, a time), by that
+/// value descending: runs of equal values, each run's rows by latitude with their coordinates. A page
+/// in an order led by that key, descending, reads the runs in turn, each run's latitude band of a
+/// circle only, and stops at the run that fills the page (`MemoryEngine.personalOrderPage`).
+struct ValueRuns {
+    /// Each run's value, descending, and where it ends in the arrays below.
+    private(set) var values: [Double] = []
+    private(set) var ends: [Int] = []
+    private(set) var rows: [Int] = []
+    private(set) var lats: [Double] = []
+    private(set) var lons: [Double] = []
+    /// Whether the row passes the conditions that keep only items (every row without such conditions).
+    private(set) var passes: [Bool] = []
+
+    init(_ field: SortField, _ personal: PersonalRows, table: PlaceTable) {
+        // A latitude that is not a number sorts first and is in no band (nor in any circle).
+        var entries: [(value: Double, lat: Double, row: Int)] = []
+        for row in personal.rowsWithValues {
+            let v = personal.value(field, row)
+            guard v > -.infinity else { continue }
+            let lat = table.lat(row)
+            entries.append((v, lat.isNaN ? -.infinity : lat, row))
+        }
+        entries.sort { ($1.value, $0.lat, $0.row) < ($0.value, $1.lat, $1.row) }
+        rows = entries.map(\.row)
+        lats = entries.map(\.lat)
+        lons = rows.map(table.lon)
+        passes = rows.map { personal.passing == nil || personal.passes(item: $0) }
+        for (n, e) in entries.enumerated() {
+            if n > 0 && e.value == entries[n - 1].value {
+                ends[ends.count - 1] = n + 1
+            } else {
+                values.append(e.value)
+                ends.append(n + 1)
+            }
+        }
+    }
+
+    var count: Int { values.count }
+
+    /// Run `run`'s positions whose latitude is in `latitudes` (the whole run with nil).
+    func band(_ run: Int, _ latitudes: ClosedRange<Double>?) -> Range<Int> {
+        PersonalRows.band(lats[(run == 0 ? 0 : ends[run - 1])..<ends[run]], latitudes)
+    }
+}
+
+/// `ValueRuns` by sort key, made once each (under a lock: queries share a `PersonalRows`).
+final class RunsByField: @unchecked Sendable {
+    private let lock = NSLock()
+    private var made: [SortField: ValueRuns] = [:]
+
+    func runs(_ field: SortField, make: () -> ValueRuns) -> ValueRuns {
+        lock.lock()
+        defer { lock.unlock() }
+        if let r = made[field] { return r }
+        let r = make()
+        made[field] = r
+        return r
     }
 }
 

@@ -68,8 +68,8 @@ public struct PersonalPreconditionFailed: NearbyError {
 /// The items one at a time, as JSON with an entity tag (`PersonalRepresentation`), and writes that
 /// check a precondition on that tag first. The command line and the server share them: `nearby
 /// bookmark list` and `GET /v1/me/bookmarks` write the same lines. A check and its write are one
-/// step for the caller that serialises its writes (the server has one writer); a write from another
-/// process in between is not seen by the check.
+/// transaction (`PersonalStorage.conditionalWrite`): of two writers holding the same tag, on any
+/// connection, process or server, one writes and the other is refused.
 extension PersonalLayer {
     // MARK: Bookmarks
 
@@ -86,17 +86,21 @@ extension PersonalLayer {
     public func putBookmark(user: String, place: String, list: String?, if precondition: PersonalPrecondition = .any)
         throws -> PersonalRepresentation
     {
-        try check(precondition, try bookmark(user: user, place: place, list: list))
-        try addBookmarks(user: user, places: [place], list: list)
-        return try bookmark(user: user, place: place, list: list)!
+        try store.conditionalWrite(user: user) {
+            try check(precondition, try bookmark(user: user, place: place, list: list))
+            try addBookmarks(user: user, places: [place], list: list)
+            return try bookmark(user: user, place: place, list: list)!
+        }
     }
 
     /// Removes the bookmark; false when there was none.
     public func deleteBookmark(user: String, place: String, list: String?, if precondition: PersonalPrecondition = .any)
         throws -> Bool
     {
-        try check(precondition, try bookmark(user: user, place: place, list: list))
-        return try removeBookmarks(user: user, places: [place], list: list) > 0
+        try store.conditionalWrite(user: user) {
+            try check(precondition, try bookmark(user: user, place: place, list: list))
+            return try removeBookmarks(user: user, places: [place], list: list) > 0
+        }
     }
 
     /// `{"bookmarks":[…]}`: the user's bookmarks (in `list`, or all) as `nearby bookmark list` writes them.
@@ -125,17 +129,21 @@ extension PersonalLayer {
     public func putRating(user: String, place: String, stars: Double, if precondition: PersonalPrecondition = .any)
         throws -> PersonalRepresentation
     {
-        try check(precondition, try rating(user: user, place: place))
-        try rate(user: user, place: place, stars: stars)
-        return try rating(user: user, place: place)!
+        try store.conditionalWrite(user: user) {
+            try check(precondition, try rating(user: user, place: place))
+            try rate(user: user, place: place, stars: stars)
+            return try rating(user: user, place: place)!
+        }
     }
 
     /// Clears the rating; false when there was none.
     public func deleteRating(user: String, place: String, if precondition: PersonalPrecondition = .any) throws -> Bool {
-        let current = try rating(user: user, place: place)
-        try check(precondition, current)
-        try rate(user: user, place: place, stars: nil)
-        return current != nil
+        try store.conditionalWrite(user: user) {
+            let current = try rating(user: user, place: place)
+            try check(precondition, current)
+            try rate(user: user, place: place, stars: nil)
+            return current != nil
+        }
     }
 
     // MARK: Memos
@@ -156,17 +164,21 @@ extension PersonalLayer {
     public func putMemo(user: String, place: String, text: String, if precondition: PersonalPrecondition = .any)
         throws -> PersonalRepresentation
     {
-        try check(precondition, try memo(user: user, place: place))
-        try memo(user: user, place: place, text: text)
-        return try memo(user: user, place: place)!
+        try store.conditionalWrite(user: user) {
+            try check(precondition, try memo(user: user, place: place))
+            try memo(user: user, place: place, text: text)
+            return try memo(user: user, place: place)!
+        }
     }
 
     /// Clears the memo; false when there was none.
     public func deleteMemo(user: String, place: String, if precondition: PersonalPrecondition = .any) throws -> Bool {
-        let current = try memo(user: user, place: place)
-        try check(precondition, current)
-        try memo(user: user, place: place, text: nil)
-        return current != nil
+        try store.conditionalWrite(user: user) {
+            let current = try memo(user: user, place: place)
+            try check(precondition, current)
+            try memo(user: user, place: place, text: nil)
+            return current != nil
+        }
     }
 
     // MARK: Visits and history

@@ -2,6 +2,7 @@
 """Cluster hierarchy: Nearby's build beside pysupercluster's on the same points, viewports, a cold process.
 
 usage: python3 scripts/bench-clusters.py PREFIX --nearby BIN --db CACHE [--repeat 3] [--json OUT] [--cold-only]
+                                          [--spread CACHE100K]
 
 PREFIX.places.tsv is the shared workload's places (`nearby generate --workload PREFIX --count 1000000`),
 CACHE a Nearby cache holding them (`nearby import --db CACHE PREFIX.places.tsv`); both are made when
@@ -24,7 +25,10 @@ Measured in one run:
   builds the hierarchy);
 - server: `nearby serve` on CACHE, started afresh --repeat times: once it answers /healthz, the first
   `/v1/clusters?zoom=8&bbox=…` request of each of the three (every place, category=39, ldong=11: its
-  places taken from the snapshot's table and its hierarchy built), then the same request again (kept).
+  places taken from the snapshot's table and its hierarchy built), then the same request again (kept);
+- spread (with --spread CACHE100K, a cache of `nearby generate --count 100000`, made when missing): on a
+  fresh server, the first `/v1/clusters?zoom=8&…` request under each of three filters that every place
+  passes (`created-since=1900-01-0N`), so 100,000 places spread over the country are clustered afresh.
 """
 import argparse
 import json
@@ -68,18 +72,21 @@ def cold_runs(args):
     return cold
 
 
-def server_runs(args):
+SERVER_FILTERS = (("all", ""), ("category 39", "&category=39"), ("ldong 11", "&ldong=11"))
+SPREAD_FILTERS = tuple(("created-since 1900-01-0%d" % k, "&created-since=1900-01-0%d" % k) for k in (1, 2, 3))
+
+
+def server_runs(args, db, filters):
     """The first `/v1/clusters` request of each filter on a server just started (ready: `/healthz`
     answered), then the same request again (the hierarchy kept); --repeat servers, medians."""
     import http.client
     import socket
-    filters = (("all", ""), ("category 39", "&category=39"), ("ldong 11", "&ldong=11"))
     times = {name: {"first": [], "again": []} for name, _ in filters}
     for _ in range(args.repeat):
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
-        server = subprocess.Popen([args.nearby, "serve", "--db", args.db, "--port", str(port),
+        server = subprocess.Popen([args.nearby, "serve", "--db", db, "--port", str(port),
                                    "--log-level", "warning"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             for _ in range(300):
@@ -116,7 +123,17 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--cold-only", action="store_true",
                     help="time only the cold processes and a fresh server's first requests")
+    ap.add_argument("--spread", metavar="CACHE100K",
+                    help="also time a fresh server's first request under filters every place of this cache passes")
     args = ap.parse_args()
+    spread = {}
+    if args.spread:
+        if not os.path.exists(args.spread):
+            generated = args.spread + ".tsv"
+            with open(generated, "w") as out:
+                subprocess.run([args.nearby, "generate", "--count", "100000"], stdout=out, check=True)
+            run([args.nearby, "import", "--db", args.spread, generated])
+        spread = {"spreadFirstSeconds": server_runs(args, args.spread, SPREAD_FILTERS)}
 
     places = args.prefix + ".places.tsv"
     if not os.path.exists(places):
@@ -125,7 +142,8 @@ def main():
         run([args.nearby, "import", "--db", args.db, places])
 
     if args.cold_only:
-        text = json.dumps({"coldProcessSeconds": cold_runs(args), "serverFirstSeconds": server_runs(args)}, indent=1)
+        text = json.dumps({"coldProcessSeconds": cold_runs(args),
+                           "serverFirstSeconds": server_runs(args, args.db, SERVER_FILTERS), **spread}, indent=1)
         print(text)
         return
     with tempfile.TemporaryDirectory() as tmp:
@@ -169,7 +187,8 @@ def main():
                       "p50Ratio": {z: nearby["zooms"][z]["p50Us"] / peer_viewports[z]["p50Us"]
                                    for z in nearby["zooms"] if z in peer_viewports}},
         "coldProcessSeconds": cold,
-        "serverFirstSeconds": server_runs(args),
+        "serverFirstSeconds": server_runs(args, args.db, SERVER_FILTERS),
+        **spread,
     }
     text = json.dumps(result, indent=1)
     print(text)

@@ -118,6 +118,79 @@ enum ClusterPoints {
         #expect(throws: ClusterNotFound.self) { try Self.index.leaves(of: -5) }
     }
 
+    /// The greedy pass with every neighbour found by comparing every pair: the grid's answers, entry for
+    /// entry and bit for bit, at every zoom. Points on the equator one radius apart (radius 64 of an
+    /// extent of 512 makes r = 2^−(z+3), and 22.5° is 1/16 of the world, so x is exact) test a neighbour
+    /// at exactly r; towns,
+    /// duplicates, the antimeridian and a longitude beyond ±180° the rest.
+    @Test(arguments: [2, 3]) func theGridFindsWhatComparingEveryPairFinds(minPoints: Int) {
+        let options = ClusterOptions(radius: 64, extent: 512, minPoints: minPoints, maxZoom: 14)
+        var (lons, lats) = ClusterPoints.korea(700, seed: 11)
+        for z in [6, 9, 12] {
+            let step = 360 * pow(2, -Double(z + 3))
+            for k in 0..<6 {
+                lons.append(22.5 * Double(z - 5) + Double(k) * step)
+                lats.append(0)
+            }
+        }
+        lons += [250, 250, -1e300]
+        lats += [1, 1, 1]
+        let index = ClusterIndex(lons: lons, lats: lats, options: options)
+
+        let n = lons.count
+        var xs: [Double] = []
+        var ys: [Double] = []
+        var ids: [Int] = []
+        var counts: [Int] = []
+        for i in 0..<n {
+            xs.append(ClusterIndex.x(lon: lons[i]))
+            ys.append(ClusterIndex.y(lat: lats[i]))
+            ids.append(i)
+            counts.append(1)
+        }
+        for z in stride(from: options.maxZoom, through: 0, by: -1) {
+            let r = options.radius / (options.extent * pow(2, Double(z)))
+            var taken = [Bool](repeating: false, count: xs.count)
+            var next: (xs: [Double], ys: [Double], ids: [Int], counts: [Int]) = ([], [], [], [])
+            for i in xs.indices where !taken[i] {
+                taken[i] = true
+                let near = xs.indices.filter { j in
+                    !taken[j] && (xs[j] - xs[i]) * (xs[j] - xs[i]) + (ys[j] - ys[i]) * (ys[j] - ys[i]) <= r * r
+                }
+                for j in near { taken[j] = true }
+                let total = near.reduce(counts[i]) { $0 + counts[$1] }
+                if !near.isEmpty && total >= minPoints {
+                    var wx = xs[i] * Double(counts[i])
+                    var wy = ys[i] * Double(counts[i])
+                    for j in near {
+                        wx += xs[j] * Double(counts[j])
+                        wy += ys[j] * Double(counts[j])
+                    }
+                    next.xs.append(wx / Double(total))
+                    next.ys.append(wy / Double(total))
+                    next.ids.append((i << 5) + (z + 1) + n)
+                    next.counts.append(total)
+                } else {
+                    for j in [i] + near {
+                        next.xs.append(xs[j])
+                        next.ys.append(ys[j])
+                        next.ids.append(ids[j])
+                        next.counts.append(counts[j])
+                    }
+                }
+            }
+            (xs, ys, ids, counts) = next
+            let level = index.level(zoom: z)
+            #expect(level.map(\.id) == ids, "zoom \(z)")
+            #expect(level.map(\.count) == counts, "zoom \(z)")
+            #expect(level.map(\.x) == xs && level.map(\.y) == ys, "zoom \(z)")
+        }
+        // The lattice met its neighbour exactly one radius away: at zoom 12, its six points make pairs
+        // (with minPoints 3, pairs are too few and stay points).
+        let lattice = index.level(zoom: 12).filter { abs($0.lat) < 1e-9 && (157.5...158).contains($0.lon) }
+        #expect(lattice.count == (minPoints == 2 ? 3 : 6))
+    }
+
     @Test func minPointsKeepsSmallGroupsAsPoints() {
         let index = ClusterIndex(lons: Self.points.lons, lats: Self.points.lats, options: ClusterOptions(minPoints: 5))
         for z in [0, 6, 12] {

@@ -68,7 +68,7 @@ import Foundation
 /// algorithm (what a build gives) or to the arrays bumps `formatVersion`, so kept files are built again.
 public enum ClusterFile {
     static let magic = Array("NRBYCLUS".utf8)
-    public static let formatVersion: UInt32 = 2
+    public static let formatVersion: UInt32 = 3
     static let headerSize = 96
     static let entrySize = 24
     /// log2 of the block size of the checksums a writer makes (16 KiB, as a snapshot's).

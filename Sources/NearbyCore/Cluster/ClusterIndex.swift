@@ -90,11 +90,12 @@ public struct ClusterNotFound: NearbyError, Equatable {
 /// Points are projected to Web-Mercator [0, 1]². Level `maxZoom + 1` holds the points; each level
 /// `z` from `maxZoom` down to `minZoom` is made from the one above it: its entries are visited in
 /// order, and each not yet taken takes every entry not yet taken within r = radius / (extent · 2^z)
-/// (a KD-tree per level finds them). When they hold more points than the entry alone and at least
-/// `minPoints`, they become one cluster at their centroid weighted by point counts; otherwise they
-/// pass down unchanged. The result depends only on the points, their order and the options.
+/// (a hashed grid of cells finds them, `MadeLevel.clustered`). When they hold more points than the
+/// entry alone and at least `minPoints`, they become one cluster at their centroid weighted by point
+/// counts; otherwise they pass down unchanged. The result depends only on the points, their order and
+/// the options. Each level is a KD-tree, sorted when first read (`BuiltLevels`).
 ///
-/// Cluster ids are supercluster's: `id = (i << 5) + (z + 1) + n`, where `n` is the number of points,
+/// Cluster ids are made as supercluster makes them: `id = (i << 5) + (z + 1) + n`, where `n` is the number of points,
 /// `i` the index of the cluster's first entry (the one that took the others) in level `z + 1`, and
 /// `z` the zoom the cluster was made at; so `(id − n) >> 5` and `(id − n) & 31` give back the index
 /// and the level of its children. Points keep their index (0 ..< n), below every cluster id.
@@ -102,13 +103,13 @@ public struct ClusterNotFound: NearbyError, Equatable {
 /// Memory: 32 bytes an entry of each level (position 16, id, count, parent, slot 4 each) plus the
 /// points' own lon/lat (16 bytes a point).
 public final class ClusterIndex: @unchecked Sendable {
-    // @unchecked: the levels' memory is written only while `init(lons:lats:options:)` builds them;
-    // a mapped index's state is behind its own lock (`MappedLevels`).
+    // @unchecked: a level's memory is written only while it is sorted, under its holder's lock
+    // (`BuiltLevels`, or `MappedLevels` for a kept file's levels).
     public let options: ClusterOptions
     /// Points given (`lons.count`), valid or not.
     public let pointCount: Int
     /// The levels and points built in memory (nil: read from a file, `mapped`).
-    private let built: (levels: [Level], lons: [Double], lats: [Double])?
+    private let built: (levels: BuiltLevels, lons: [Double], lats: [Double])?
     /// The levels and points of a kept file, verified as they are first read (`ClusterFile.read`).
     private let mapped: MappedLevels?
 
@@ -123,8 +124,8 @@ public final class ClusterIndex: @unchecked Sendable {
         /// A point's index or a cluster's id.
         let ids: UnsafePointer<UInt32>
         let counts: UnsafePointer<UInt32>
-        /// The id of the cluster that took the entry in the level below (`UInt32.max`: none); written
-        /// only while the level below is built.
+        /// The id of the cluster that took the entry in the level below (`UInt32.max`: none); mutable
+        /// only while the level is sorted, which uses it as scratch space.
         let parents: UnsafeMutablePointer<UInt32>
         let slot: UnsafePointer<UInt32>
         let nodeSize: Int
@@ -158,27 +159,19 @@ public final class ClusterIndex: @unchecked Sendable {
         self.options = options
         let n = lons.count
         pointCount = n
-        var xs: [Double] = []
-        var ys: [Double] = []
-        var ids: [UInt32] = []
-        xs.reserveCapacity(n)
-        ys.reserveCapacity(n)
-        ids.reserveCapacity(n)
+        var level = MadeLevel(capacity: n)
         for i in 0..<n where lons[i].isFinite && lats[i].isFinite {
-            xs.append(Self.x(lon: lons[i]))
-            ys.append(Self.y(lat: lats[i]))
-            ids.append(UInt32(i))
+            level.append(x: Self.x(lon: lons[i]), y: Self.y(lat: lats[i]), id: UInt32(i), count: 1)
         }
-        var built: [Level] = []
-        var level = Level(
-            xs: xs, ys: ys, ids: ids, counts: [UInt32](repeating: 1, count: ids.count), nodeSize: options.nodeSize)
+        var made: [MadeLevel] = []
         for z in stride(from: options.maxZoom, through: options.minZoom, by: -1) {
-            let next = Self.cluster(level, zoom: z, options: options, pointCount: n)
-            built.append(level)
+            let next = level.clustered(zoom: z, options: options, pointCount: n)
+            made.append(level)
             level = next
         }
-        built.append(level)
-        self.built = (Array(built.reversed()), lons, lats)
+        level.parents = [UInt32](repeating: .max, count: level.count)
+        made.append(level)
+        built = (BuiltLevels(made.reversed(), nodeSize: options.nodeSize), lons, lats)
         mapped = nil
     }
 
@@ -190,8 +183,13 @@ public final class ClusterIndex: @unchecked Sendable {
         self.mapped = mapped
     }
 
-    /// Level `l` (zoom `minZoom + l`): a mapped one verified on its first read.
-    @inline(__always) func level(_ l: Int) -> Level { built?.levels[l] ?? mapped!.level(l) }
+    /// Sorts every level a build made into its KD-tree now rather than on its first read.
+    public func sortLevels() {
+        for l in 0..<levelCount { _ = level(l) }
+    }
+
+    /// Level `l` (zoom `minZoom + l`): a built one sorted, a mapped one verified, on its first read.
+    @inline(__always) func level(_ l: Int) -> Level { built?.levels.level(l) ?? mapped!.level(l) }
 
     /// The longitude and latitude point `i` was given.
     @inline(__always) func point(_ i: Int) -> (lon: Double, lat: Double) {
@@ -216,7 +214,7 @@ public final class ClusterIndex: @unchecked Sendable {
     }
 
     /// Entries of each level, from `minZoom` to `maxZoom + 1`.
-    public var levelCounts: [Int] { built?.levels.map(\.count) ?? mapped!.counts }
+    public var levelCounts: [Int] { built?.levels.counts ?? mapped!.counts }
 
     // MARK: Queries
 
@@ -333,59 +331,6 @@ public final class ClusterIndex: @unchecked Sendable {
         return ClusterItem(id: id, count: 1, lon: p.lon, lat: p.lat, x: x, y: y)
     }
 
-    // MARK: Building
-
-    /// Level `zoom` made from `above` (level `zoom + 1`), whose `parents` this sets.
-    private static func cluster(_ above: Level, zoom: Int, options: ClusterOptions, pointCount: Int) -> Level {
-        let r = options.radius / (options.extent * pow(2, Double(zoom)))
-        let n = above.count
-        let taken = UnsafeMutablePointer<Bool>.allocate(capacity: max(1, n))
-        taken.initialize(repeating: false, count: max(1, n))
-        defer { taken.deallocate() }
-        above.parents.update(repeating: .max, count: n)
-        var made = LevelBuilder(capacity: n)
-        var neighbours: [Int32] = []
-        var stack: [Int32] = []
-        let coords = above.coords
-        for i in 0..<n {
-            let k = Int(above.slot[i])
-            if taken[k] { continue }
-            taken[k] = true
-            let x = coords[2 * k]
-            let y = coords[2 * k + 1]
-            neighbours.removeAll(keepingCapacity: true)
-            above.within(x: x, y: y, r: r, stack: &stack) { j in if !taken[j] { neighbours.append(Int32(j)) } }
-            let own = Int(above.counts[k])
-            var total = own
-            for j in neighbours { total += Int(above.counts[Int(j)]) }
-            if total > own && total >= options.minPoints {
-                var wx = x * Double(own)
-                var wy = y * Double(own)
-                let id = UInt32((i << 5) + (zoom + 1) + pointCount)
-                for j in neighbours {
-                    let j = Int(j)
-                    taken[j] = true
-                    let c = Double(above.counts[j])
-                    wx += coords[2 * j] * c
-                    wy += coords[2 * j + 1] * c
-                    above.parents[j] = id
-                }
-                above.parents[k] = id
-                made.append(x: wx / Double(total), y: wy / Double(total), id: id, count: UInt32(total))
-            } else {
-                made.append(x: x, y: y, id: above.ids[k], count: above.counts[k])
-                if total > 1 {
-                    for j in neighbours {
-                        let j = Int(j)
-                        taken[j] = true
-                        made.append(x: coords[2 * j], y: coords[2 * j + 1], id: above.ids[j], count: above.counts[j])
-                    }
-                }
-            }
-        }
-        return made.level(nodeSize: options.nodeSize)
-    }
-
     // MARK: Projection
 
     static func x(lon: Double) -> Double { lon / 360 + 0.5 }
@@ -414,46 +359,11 @@ final class LevelStorage: @unchecked Sendable {
     static let empty = LevelStorage(byteCount: 8)
 }
 
-/// The entries of a level as they are made, in that order: coordinates interleaved, ids, counts.
-struct LevelBuilder {
-    private(set) var coords: [Double] = []
-    private(set) var ids: [UInt32] = []
-    private(set) var counts: [UInt32] = []
-
-    init(capacity: Int) {
-        coords.reserveCapacity(2 * capacity)
-        ids.reserveCapacity(capacity)
-        counts.reserveCapacity(capacity)
-    }
-
-    @inline(__always) mutating func append(x: Double, y: Double, id: UInt32, count: UInt32) {
-        coords.append(x)
-        coords.append(y)
-        ids.append(id)
-        counts.append(count)
-    }
-
-    /// The level of these entries, sorted into its KD-tree.
-    func level(nodeSize: Int) -> ClusterIndex.Level {
-        ClusterIndex.Level(coords: coords, ids: ids, counts: counts, nodeSize: nodeSize)
-    }
-}
-
 extension ClusterIndex.Level {
-    /// A level of entries given in the order they were made (`xs`, `ys` apart).
-    init(xs: [Double], ys: [Double], ids: [UInt32], counts: [UInt32], nodeSize: Int) {
-        var coords = [Double](repeating: 0, count: 2 * xs.count)
-        for i in xs.indices {
-            coords[2 * i] = xs[i]
-            coords[2 * i + 1] = ys[i]
-        }
-        self.init(coords: coords, ids: ids, counts: counts, nodeSize: nodeSize)
-    }
-
     /// A level of entries given in the order they were made (coordinates interleaved), sorted into a
     /// KD-tree (kdbush's layout: the median of each range on alternating axes, ranges of `nodeSize`
     /// or fewer left as they are), in memory it owns.
-    init(coords made: [Double], ids: [UInt32], counts: [UInt32], nodeSize: Int) {
+    init(coords made: [Double], ids: [UInt32], counts: [UInt32], parents madeParents: [UInt32], nodeSize: Int) {
         let n = ids.count
         let storage = LevelStorage(byteCount: 32 * n)
         self.init(
@@ -478,7 +388,7 @@ extension ClusterIndex.Level {
                 }
             }
         }
-        parents.update(repeating: .max, count: n)
+        for i in 0..<n { parents[Int(slot[i])] = madeParents[i] }
     }
 
     /// Calls `visit` with the tree position of every entry within `r` of (x, y) (distance ≤ r), depth

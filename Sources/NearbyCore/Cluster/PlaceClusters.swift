@@ -322,7 +322,17 @@ extension PlaceTable {
         {
             rows.reserveCapacity(stored.run.count)
             let n = count
+            // The content type alone (what a kept hierarchy is made of): every row of the run passes,
+            // and testing each would cost more than the rest of a cold request.
+            var rest = filter
+            rest.categories = nil
+            let all = rest.isEmpty
             let intact: Bool = stored.order.withUnsafeBufferPointer(in: stored.run) { run in
+                if all {
+                    guard run.allSatisfy({ Int($0) < n }) else { return false }
+                    rows.append(contentsOf: run)
+                    return true
+                }
                 for r in run {
                     guard Int(r) < n else { return false }
                     if test(Int(r)) { rows.append(r) }

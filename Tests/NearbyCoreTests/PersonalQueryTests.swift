@@ -83,6 +83,42 @@ import Testing
         #expect(taken > n / 3, "the plan answers most of them (\(taken) of \(n))")
     }
 
+    /// Circles in distance order kept to the user's items (bookmarked, in a list, rated), with no place
+    /// filter (the items' own coordinates, nothing else tested) or with one: the brute force's
+    /// answers, and the items' plan taken.
+    @Test(arguments: [DistanceModel.haversine, .geodesic])
+    func circlesOfTheUsersItemsMatchBruteForce(model: DistanceModel) throws {
+        var g = QuerySampler(seed: 9191)
+        var taken = 0
+        let n = 120
+        for i in 0..<n {
+            let data = Self.users[i % Self.users.count]
+            let centre = g.pick(Self.places)
+            var q = PlaceQuery(
+                center: Coordinate(lat: centre.lat, lon: centre.lon), shape: .radius(g.pick([500, 5_000, 50_000])),
+                limit: g.pick([1, 3, 30, 0]))
+            q.distance = model
+            q.page = q.limit == 0 ? 1 : g.int(1...3)
+            q.personal.user = data.user
+            switch g.int(0...2) {
+            case 0: q.personal.minRating = Double(g.int(2...10)) / 2
+            case 1: q.personal.bookmarked = true
+            default: q.personal.bookmarkedIn = g.pick(QuerySampler.lists)
+            }
+            if g.chance(0.3) { q.filter = g.filter() }
+            q.personalData = PersonalDataRef(data)
+            let expected = Self.reference.page(q)
+            for engine in [Self.indexed, Self.scanned] {
+                var explained = q
+                explained.explain = true
+                let a = try engine.run(explained)
+                #expect(Self.answer(a) == expected, "query \(i): \(QueryParameters.render(q))")
+                if engine === Self.indexed, a.explanation?.plan.hasPrefix("personal items first") == true { taken += 1 }
+            }
+        }
+        #expect(taken > n / 2, "the plan answers most of them (\(taken) of \(n))")
+    }
+
     @Test func cursorPagesOfPersonalQueriesConcatenate() throws {
         var g = QuerySampler(seed: 4242)
         for n in 0..<20 {

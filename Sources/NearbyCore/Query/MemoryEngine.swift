@@ -277,13 +277,27 @@ public final class MemoryEngine: QueryEngine, @unchecked Sendable {
             } else if let s = space, s.xy == nil, let items = personal, items.passing != nil {
                 // Only the places the user has an item for can pass: those of the circle's latitude band
                 // (the metric's search box), not every point of the circle.
-                let band = s.metric.searchBox(radius: r).map { $0.minY...$0.maxY }
+                let box = s.metric.searchBox(radius: r)
+                let band = box.map { $0.minY...$0.maxY }
                 var touched = 0
-                for i in items.passing(latitudes: band) {
-                    touched += 1
-                    guard filter(i) else { continue }
-                    let d = s.distance(i, table)
-                    if d <= r { rows.append(Row(item: i, dist: d)) }
+                if q.filter.isEmpty && items.readsOnlyItemConditions {
+                    // Every passing item passes the query: no filter to compile or test, and the
+                    // coordinates come from the items' own arrays rather than the table's columns.
+                    let window = Window(box)
+                    let circle = s.metric.circle(radius: r, searchBox: box)
+                    items.forEachPassing(latitudes: band) { row, lon, lat in
+                        touched += 1
+                        guard window.contains(lon, lat) else { return }
+                        let d = circle.distance(x: lon, y: lat)
+                        if d <= r { rows.append(Row(item: row, dist: d)) }
+                    }
+                } else {
+                    for i in items.passing(latitudes: band) {
+                        touched += 1
+                        guard filter(i) else { continue }
+                        let d = s.distance(i, table)
+                        if d <= r { rows.append(Row(item: i, dist: d)) }
+                    }
                 }
                 total = rows.count
                 explanation = QueryExplanation(

@@ -97,6 +97,11 @@ struct PostGISFilter {
                     "ka", "kakaocategory <> '' AND kakaocategory = ANY(?0::text[])",
                     [PostGISStore.arrayLiteral(f.kakaoCategories!)])
             case .pet: add("pe", "pet <> '' AND pet = ANY(?0::text[])", [PostGISStore.arrayLiteral(f.pet!)])
+            // A stored detail is a text of at least one character (`PlaceDetail.Kind.isStored`); NULL fails.
+            case .details:
+                for kind in PlaceDetail.Kind.allCases where f.details.contains(kind) {
+                    add("d" + kind.name.prefix(1), "\(kind.field.name.lowercased()) <> ''", [])
+                }
             // Polygon membership stays in Swift (`AreaFilter`); SQL narrows to the region's box.
             case .region: isExact = false
             }

@@ -3,9 +3,9 @@ import Hummingbird
 import NearbyKit
 
 /// TourAPI 4.0's operations (`TourAPI.served`: KorService2's and KorService1's lists and details,
-/// KorWithService2's and KorPetTourService2's details, `areaCode2`), answered from the cache: TourAPI's
-/// parameter names mapped onto `QueryParameters`, TourAPI's envelope with every item value a string:
-/// XML unless the request asks `_type=json`, as the public service answers.
+/// KorWithService2's and KorPetTourService2's, the language services', the code lists), answered from
+/// the cache: TourAPI's parameter names mapped onto `QueryParameters`, TourAPI's envelope with every
+/// item value a string: XML unless the request asks `_type=json`, as the public service answers.
 /// Where this differs from the public service: docs/tourapi-compat.md.
 struct TourAPI: Sendable {
     let engine: LiveEngine
@@ -52,6 +52,9 @@ struct TourAPI: Sendable {
             }
         }
         if operation.language != .ko { pairs.append(("lang", operation.language.code)) }
+        // KorWithService2's and KorPetTourService2's places: those with the service's detail, a filter of
+        // the one request parser, so every engine answers it as it answers the others.
+        if let kind = operation.detail { pairs.append(("has-detail", kind.name)) }
         for (names, parameter) in Self.levels {
             if let code = names.lazy.compactMap({ given[$0] }).first(where: { !$0.isEmpty }) {
                 pairs.append((parameter, code))
@@ -111,7 +114,10 @@ struct TourAPI: Sendable {
         var query = try parse(pairs)
         query.countsTotal = true  // TourAPI's envelope always carries totalCount
         var partial: UpstreamAreas.Partial?
-        if operation.kind == .locationList, operation.language == .ko { partial = await api.cover(query) }
+        // The upstream fallback fetches KorService2's lists, not details: no help to a detail service.
+        if operation.kind == .locationList, operation.language == .ko, operation.detail == nil {
+            partial = await api.cover(query)
+        }
         // A page of more than `PlacesAPI.streamAbove` rows streams as `/v1/places` does: its rows
         // without records, fetched a chunk at a time as the envelope is written, among the large answers.
         let (_, answer, ticket) = try await api.page(query)

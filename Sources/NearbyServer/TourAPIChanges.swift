@@ -67,12 +67,14 @@ extension TourAPI {
             status: .ok, headers: [.contentType: format.contentType], body: .init(byteBuffer: ByteBuffer(bytes: out)))
     }
 
-    /// Whether a place passes the filters a sync list takes: content types, areas, 시군구, and the
-    /// classification and legal-dong codes (`CodeFamily`).
+    /// Whether a place passes the filters a sync list takes: content types, areas, 시군구, the
+    /// classification and legal-dong codes (`CodeFamily`), and a detail service's kind of detail (a removed
+    /// place by the detail it had).
     static func passes(_ p: Place, _ f: PlaceFilter) -> Bool {
         if let c = f.categories, !c.contains(p.category) { return false }
         if let a = f.areacodes, !a.contains(p.areacode ?? "") { return false }
         if let s = f.sigungucodes, !s.contains(p.sigungucode ?? "") { return false }
+        if !f.details.allSatisfy(p.hasDetail) { return false }
         return f.codesMatch(p)
     }
 }

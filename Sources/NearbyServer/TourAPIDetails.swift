@@ -19,6 +19,8 @@ extension TourAPI {
         if TourLanguage.of(id: stored) == operation.language {
             place = try await engine.current.place(id: stored, timeout: options.requestTimeout)
         }
+        // A detail service (KorWithService2, KorPetTourService2) has the places with its detail only.
+        if let kind = operation.detail, place?.hasDetail(kind) == false { place = nil }
         let items = place.map { Self.detailItems(operation, $0, flags: flags) } ?? []
         return Self.page(items, rows: rows, page: page, format: format)
     }

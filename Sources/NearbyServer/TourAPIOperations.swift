@@ -35,6 +35,10 @@ struct TourOperation: Sendable, Hashable {
     /// The language of the service's places: Korean, or a language service's (EngService2, …), answered
     /// from the places synced from it, with its own content type numbers (`TourLanguage`).
     var language = TourLanguage.ko
+    /// The kind of detail a place must have to be in this operation's answers: KorWithService2's lists,
+    /// details and change list hold the places with a stored barrier-free detail, KorPetTourService2's
+    /// those with a pet detail (`--has-detail`, `PlaceDetail.Kind.isStored`); nil for the others.
+    var detail: PlaceDetail.Kind?
 
     var path: String { TourAPI.root + service + "/" + name }
 
@@ -72,9 +76,10 @@ extension TourAPI {
     static func owns(_ path: some StringProtocol) -> Bool { path.hasPrefix(root) }
 
     /// Every operation answered: KorService2's and KorService1's lists, details and code lists, the
-    /// barrier-free (KorWithService2) and pet (KorPetTourService2, KorService2) details, the language
-    /// services' (EngService2, …) lists, details and change lists, EngService2's `lclsSystmCode2`, and
-    /// the language services' other code lists, refused (`codesWithoutNames`: no table of their names).
+    /// barrier-free (KorWithService2) and pet (KorPetTourService2, KorService2) details, KorWithService2's
+    /// and KorPetTourService2's other operations (`detailServices`), the language services' (EngService2,
+    /// …) lists, details and change lists, EngService2's `lclsSystmCode2`, and the language services'
+    /// other code lists, refused (`codesWithoutNames`: no table of their names).
     static let served: [TourOperation] = {
         let names: [(String, TourOperation.Kind)] = [
             ("locationBasedList", .locationList), ("areaBasedList", .areaList), ("searchKeyword", .keywordList),
@@ -95,6 +100,15 @@ extension TourAPI {
         out.append(.init(service: "KorService2", name: "detailPetTour2", kind: .pet, generation: .two))
         out.append(.init(service: "KorWithService2", name: "detailWithTour2", kind: .barrierFree, generation: .two))
         out.append(.init(service: "KorPetTourService2", name: "detailPetTour2", kind: .pet, generation: .two))
+        // KorWithService2's and KorPetTourService2's other operations: KorService2's, over the places
+        // with the service's detail.
+        for (service, detail) in detailServices {
+            for operation in out where operation.service == "KorService2" {
+                guard let name = detailServiceName(operation.name, service: service) else { continue }
+                out.append(
+                    .init(service: service, name: name, kind: operation.kind, generation: .two, detail: detail))
+            }
+        }
         // The language services' lists, details and change lists, as KorService2's; of their code lists
         // only those with a table of names in the language (EngService2's lclsSystmCode2), the others
         // refused rather than answered in Korean.
@@ -118,6 +132,25 @@ extension TourAPI {
         }
         return out
     }()
+
+    /// The services of one kind of detail (`TourOperation.detail`): the places they list are those the
+    /// public service has that detail for.
+    static let detailServices: [(service: String, detail: PlaceDetail.Kind)] = [
+        ("KorWithService2", .barrierFree), ("KorPetTourService2", .pet),
+    ]
+
+    /// KorService2's operations a detail service does not have (its manual): the festival and stay
+    /// searches; and KorService2's own `detailPetTour2` (each service has its one detail operation).
+    static let notInDetailServices: Set<String> = ["searchFestival2", "searchStay2", "detailPetTour2"]
+
+    /// The name under `service` of KorService2's operation `name`, or nil when the service does not have it
+    /// (`notInDetailServices`). KorPetTourService2 calls its change list `petTourSyncList2` (its manual,
+    /// v4.1), KorWithService2 `areaBasedSyncList2`, as KorService2.
+    static func detailServiceName(_ name: String, service: String) -> String? {
+        guard !notInDetailServices.contains(name) else { return nil }
+        if service == "KorPetTourService2", name == "areaBasedSyncList2" { return "petTourSyncList2" }
+        return name
+    }
 
     /// detailCommon1's flags, each with the fields it adds (`Y`; absent, empty or `N` leaves them out),
     /// in the order KorService1 writes them after `contentid` and `contenttypeid`.

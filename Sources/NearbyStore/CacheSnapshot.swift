@@ -132,6 +132,7 @@ public enum CacheSnapshot {
                     sigungucode: text(.sigungucode), hasImage: !(text(.image) ?? "").isEmpty,
                     eventStart: text(.eventStart), eventEnd: text(.eventEnd),
                     accessibility: UInt32(truncatingIfNeeded: s.int64(Int32(PlaceField.allCases.count))),
+                    hasDetail: { s.hasText(Int32($0.field.rawValue)) },
                     codeKeys: CodeFamily.allCases.map { $0.key(text: text) })
             }
             try writer.write(stamp: stamp, to: path)

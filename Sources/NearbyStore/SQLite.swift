@@ -186,6 +186,11 @@ final class SQLiteStatement {
     }
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    /// Whether the column holds text of at least one byte (`PlaceDetail.Kind.isStored`), read without
+    /// making a string of it.
+    func hasText(_ column: Int32) -> Bool {
+        sqlite3_column_type(handle, column) == SQLITE_TEXT && sqlite3_column_bytes(handle, column) > 0
+    }
     /// The column's storage class: SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB or SQLITE_NULL.
     func type(_ column: Int32) -> Int32 { sqlite3_column_type(handle, column) }
 

@@ -38,6 +38,7 @@ struct QueryOptions: ParsableArguments {
     @Option(help: help("ldong")) var ldong: [String] = []
     @Option(name: .customLong("kakao-category"), help: help("kakao-category")) var kakaoCategory: [String] = []
     @Option(help: help("pet")) var pet: [String] = []
+    @Option(name: .customLong("has-detail"), help: help("has-detail")) var hasDetail: [String] = []
     @Option(help: help("total")) var total: String?
     @Flag(help: ArgumentHelp(QueryParameters.parameter(named: "explain")!.help)) var explain = false
     @Option(help: help("lang")) var lang: String?
@@ -95,6 +96,7 @@ struct QueryOptions: ParsableArguments {
         for c in ldong { add("ldong", c) }
         for c in kakaoCategory { add("kakao-category", c) }
         for p in pet { add("pet", p) }
+        for d in hasDetail { add("has-detail", d) }
         add("total", total)
         if explain { add("explain", "true") }
         add("lang", lang)

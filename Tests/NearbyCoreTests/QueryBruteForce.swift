@@ -166,6 +166,10 @@ struct QueryBruteForce {
                 }
             case .kakaoCategories: passes = p.kakaoCategory.map(f.kakaoCategories!.contains) ?? false
             case .pet: passes = p.pet.map(f.pet!.contains) ?? false
+            case .details:
+                // A stored detail: a text of at least one character in the kind's field.
+                let texts: [PlaceDetail.Kind: String?] = [.barrierFree: p.barrierFree, .pet: p.petInfo]
+                passes = f.details.allSatisfy { !((texts[$0] ?? nil) ?? "").isEmpty }
             }
             if !passes { return false }
         }

@@ -20,7 +20,7 @@ import Testing
         "arrange": ("A", "C"), "limit": ("10", "20"), "page": ("1", "2"), "cursor": ("x", "y"),
         "distance": ("haversine", "geodesic"), "region": ("11110", "11140"),
         "cat": ("A05", "A05020900"), "lcls": ("FD", "FD05"), "ldong": ("11", "11110"), "kakao-category": ("CE7", "FD6"),
-        "pet": ("all", "some"),
+        "pet": ("all", "some"), "has-detail": ("barrier-free", "pet"),
         "explain": ("true", "false"), "total": ("exact", "none"), "lang": ("en", "ja"),
         "user": ("ana", "bo"), "bookmarked": ("true", "false"), "bookmarked-in": ("default", "seoul"),
         "min-rating": ("3", "4.5"), "has-memo": ("true", "false"), "visited": ("true", "false"),

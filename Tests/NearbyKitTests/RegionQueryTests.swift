@@ -59,6 +59,8 @@ import Testing
             if i % 5 == 0 { places[i].kakaoCategory = places[i].category == 39 ? "FD6" : "AT4" }
             places[i].sigungucode = String(1 + i % 25)  // TourAPI's serials within an area (not generated)
             if i % 3 == 0 { places[i].pet = ["all", "some", "no"][i % 9 / 3] }
+            if i % 4 == 1 { places[i].barrierFree = #"{"wheelchair":"대여 가능"}"# }
+            if i % 6 == 1 { places[i].petInfo = #"{"acmpyNeedMtr":"목줄"}"# }
         }
         let inSeoul = places.filter { index.contains(any: seoul, lat: $0.lat, lon: $0.lon) }
         let festival = try #require(inSeoul.first { $0.eventStart != nil })
@@ -84,6 +86,7 @@ import Testing
             "ldong": [("ldong", "\(try #require(some.lDongRegnCd))\(try #require(some.lDongSignguCd))")],
             "kakao-category": [("kakao-category", "FD6")],
             "pet": [("pet", "some")],
+            "has-detail": [("has-detail", "barrier-free"), ("has-detail", "pet")],
             // The personal conditions, over the items written below for `me`.
             "user": [("user", "me"), ("bookmarked", "true")],
             "bookmarked": [("bookmarked", "true")],

@@ -275,7 +275,7 @@ extension RealServer {
 
         @Test func testOperationsAndServicesNotServed() throws {
             for target in [
-                "/B551011/KorPetTourService2/areaBasedList2?_type=json", "/B551011/KorWithService2/areaCode2",
+                "/B551011/KorPetTourService2/searchFestival2?_type=json", "/B551011/KorWithService2/searchStay2",
                 "/B551011/EngService2/areaCode3", "/B551011/KorService2/", "/B551011/KorService9/detailCommon9",
             ] {
                 let r = try server.http.get(target)

@@ -40,6 +40,7 @@ public enum FilterExamples {
         case .ldong: f.ldong = ["11", "42140"]
         case .kakaoCategories: f.kakaoCategories = ["CE7"]
         case .pet: f.pet = ["all", "some"]
+        case .details: f.details = [.barrierFree]
         }
         return f
     }

@@ -65,6 +65,7 @@ public struct QuerySampler: Sendable {
                 image: chance(0.5) ? "http://img/\(i).jpg" : (chance(0.1) ? "" : nil),
                 eventStart: start, eventEnd: end, accessibility: Array(tags))
             codes(&p)
+            details(&p, i)
             return p
         }
     }
@@ -90,6 +91,22 @@ public struct QuerySampler: Sendable {
         p.kakaoCategory = pick(["CE7", "FD6", "AT4", "", nil, nil])
         p.pet = pick(["all", "some", "no", nil, nil])
         if chance(0.1) { p.accessibility = Array(Set(p.accessibility + [pick(Accessibility.categories)])).sorted() }
+    }
+
+    /// The stored details (`--has-detail`), from the place's index so the other fields' draws stay as
+    /// they were: a barrier-free detail on a third, a pet detail on a quarter (some of these with no pet
+    /// level, as a detail whose acmpyTypeCd says none), and empty texts, which are no detail.
+    private func details(_ p: inout Place, _ i: Int) {
+        switch i % 6 {
+        case 1, 4: p.barrierFree = #"{"wheelchair":"대여 가능"}"#
+        case 5: p.barrierFree = ""
+        default: break
+        }
+        switch i % 8 {
+        case 2, 3: p.petInfo = #"{"acmpyTypeCd":"전구역 동반가능"}"#
+        case 7: p.petInfo = i % 16 == 7 ? #"{"acmpyNeedMtr":"목줄"}"# : ""
+        default: break
+        }
     }
 
     static let cats = [
@@ -129,6 +146,10 @@ public struct QuerySampler: Sendable {
         if chance(0.1) { f.lcls = Set((0..<int(1...2)).map { _ in pick(["FD", "FD05", "HS01", "NA010100"]) }) }
         if chance(0.1) { f.ldong = Set((0..<int(1...2)).map { _ in pick(["11", "11110", "26", "51", "42140"]) }) }
         if chance(0.1) { f.kakaoCategories = Set((0..<int(1...2)).map { _ in pick(["CE7", "FD6", "AT4"]) }) }
+        // Stored details from a generator of their own, seeded by the state here: the draws after this
+        // filter stay as they were before the condition existed.
+        var side = SplitMix64(seed: state ^ 0xD1B5_4A32_D192_ED03)
+        if side.unit() < 0.08 { f.details = Set(PlaceDetail.Kind.allCases.filter { _ in side.unit() < 0.6 }) }
         if chance(0.15) {
             let c = pick(Self.centres)
             f.bbox = GeoBox(minLon: c.1 - 0.1, minLat: c.0 - 0.1, maxLon: c.1 + double(0...0.2), maxLat: c.0 + 0.1)

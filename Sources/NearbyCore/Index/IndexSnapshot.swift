@@ -10,7 +10,7 @@ import Foundation
 /// uses in place (no parsing, no copying), so a one-shot `nearby query` answers in milliseconds
 /// (flatbush's `Flatbush.from(buffer)` is the model).
 ///
-/// ## Format, version 8 (every integer little-endian)
+/// ## Format, version 9 (every integer little-endian)
 ///
 /// Header, 64 bytes:
 ///
@@ -40,7 +40,7 @@ import Foundation
 /// sections (sort orders, statistics) without breaking older readers; a change to an existing
 /// section's meaning bumps the format version, and readers refuse versions they do not know.
 ///
-/// Sections of version 8. Rows are in the tree's Hilbert order: row i is the tree's point i, so the
+/// Sections of version 9. Rows are in the tree's Hilbert order: row i is the tree's point i, so the
 /// points are the rows' coordinates (stored once, no item column) and a subtree is a contiguous run
 /// of rows (counted by subtraction, read sequentially). Ties in every order are broken by id order,
 /// stored as each row's id rank (`PlaceTable.idRank`):
@@ -58,7 +58,7 @@ import Foundation
 /// | `ARDO`, `SGDO` | UInt32 | d + 1 | dictionary offsets into `ARDB`, `SGDB` (UTF-8 bytes) |
 /// | `CRTD`, `MODF` | packed | n | created, modified as `yyyyMMddHHmmss` (0 = none) |
 /// | `EVST`, `EVEN` | packed | n | festival start, end as `yyyyMMdd` (0 = none) |
-/// | `FLAG` | UInt32 | n | accessibility bits (`Accessibility.placeMask`) and the has-image bit |
+/// | `FLAG` | UInt32 | n | accessibility bits (`Accessibility.placeMask`), the has-image bit and the stored-detail bits (`PlaceTable.detailBit`; version 9) |
 /// | `RANK` | UInt32 | n | Korean-collation rank of the title (`KoreanCollation.ranks`; version 4: Hanja by their reading, version 5: other Han by radical and stroke as ICU, so older files are rebuilt) |
 /// | `FTUN`, `FTEN` | UInt16, UInt32 | units, n | folded titles for the keyword filter (`FoldedTitles`) |
 /// | `IDOF`, `IDBY` | UInt32, UInt8 | n + 1, bytes | ids (UTF-8) by row, for cursors and for fetching a page's records |
@@ -102,7 +102,7 @@ import Foundation
 /// snapshot or the new one, and the generation stamp tells a snapshot older than the cache.
 public enum IndexSnapshot {
     static let magic = Array("NRBYSNAP".utf8)
-    public static let formatVersion: UInt32 = 8
+    public static let formatVersion: UInt32 = 9
     /// Sections stored as `PackedColumn`s, and the bytes each adds to its codes (base and padding).
     static let packedTags: Set<String> = ["CATG", "CRTD", "MODF", "EVST", "EVEN"]
     static var packedExtra: Int { 8 + PackedColumn<Int64>.padding }

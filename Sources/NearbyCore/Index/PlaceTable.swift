@@ -37,9 +37,26 @@ public final class PlaceTable: @unchecked Sendable {
     let modified: PackedColumn<Int64>
     let eventStart: PackedColumn<Int32>
     let eventEnd: PackedColumn<Int32>
-    /// Accessibility bits (`Accessibility.bit`) with `imageBit` set when the place has an image.
+    /// Accessibility bits (`Accessibility.bit`, bits 0…26) with `imageBit` set when the place has an
+    /// image and `detailBit`s for the kinds of detail stored for it.
     let flags: Column<UInt32>
     static let imageBit: UInt32 = 1 << 31
+    /// The flag bit of a place with a stored detail of `kind` (`PlaceDetail.Kind.isStored`): bit 29
+    /// barrier-free, bit 30 pet (above the accessibility tags, below `imageBit`).
+    static func detailBit(_ kind: PlaceDetail.Kind) -> UInt32 {
+        switch kind {
+        case .barrierFree: 1 << 29
+        case .pet: 1 << 30
+        }
+    }
+    /// The bits of these kinds (`detailBit`).
+    static func detailFlags(_ kinds: Set<PlaceDetail.Kind>) -> UInt32 {
+        kinds.reduce(0) { $0 | detailBit($1) }
+    }
+    /// The detail bits of a place, `has` saying whether a detail of each kind is stored for it.
+    static func detailFlags(has: (PlaceDetail.Kind) -> Bool) -> UInt32 {
+        PlaceDetail.Kind.allCases.reduce(0) { has($1) ? $0 | detailBit($1) : $0 }
+    }
     /// `CodeFamily.key` of each row as dictionary codes, one column per family (by raw value).
     let codeColumns: [CodeColumn]
     /// Ids of a mapped table (nil: read from `places`).
@@ -110,7 +127,9 @@ public final class PlaceTable: @unchecked Sendable {
             modified.append(Self.timestamp(places[i].modified))
             eventStart.append(Self.day(places[i].eventStart))
             eventEnd.append(Self.day(places[i].eventEnd ?? places[i].eventStart))
-            let f: UInt32 = places[i].image.map { $0.isEmpty ? 0 : Self.imageBit } ?? 0
+            let f: UInt32 =
+                (places[i].image.map { $0.isEmpty ? 0 : Self.imageBit } ?? 0)
+                | Self.detailFlags { places[i].hasDetail($0) }
             flags.append(places[i].accessibility.isEmpty ? f : f | Accessibility.placeMask(places[i].accessibility))
             areacode.append(places[i].areacode)
             sigungucode.append(places[i].sigungucode)

@@ -51,12 +51,12 @@ public struct SnapshotWriter {
     public var count: Int { lats.count }
 
     /// Adds one place, given by the fields the snapshot holds (dates as the cache stores them;
-    /// `accessibility`, the bits of its known tags, `Accessibility.bit`; `codeKeys`, its
-    /// `CodeFamily` keys by raw value).
+    /// `accessibility`, the bits of its known tags, `Accessibility.bit`; `hasDetail`, whether a detail of
+    /// each kind is stored for it, `PlaceDetail.Kind.isStored`; `codeKeys`, its `CodeFamily` keys by raw value).
     public mutating func append(
         id: String, title: String, lat: Double, lon: Double, category: Int, created: String?, modified: String?,
         areacode: String?, sigungucode: String?, hasImage: Bool, eventStart: String?, eventEnd: String?,
-        accessibility: UInt32, codeKeys: [String?]
+        accessibility: UInt32, hasDetail: (PlaceDetail.Kind) -> Bool, codeKeys: [String?]
     ) {
         let number = Self.number(id)
         if inIdOrder, let last = lastId {
@@ -91,7 +91,8 @@ public struct SnapshotWriter {
         eventStartFrame.add(start)
         self.eventEnd.append(end, to: spill)
         eventEndFrame.add(end)
-        flags.append(accessibility | (hasImage ? PlaceTable.imageBit : 0), to: spill)
+        flags.append(
+            accessibility | (hasImage ? PlaceTable.imageBit : 0) | PlaceTable.detailFlags(has: hasDetail), to: spill)
         appendCode(0, areacode)
         appendCode(1, sigungucode)
         for (i, key) in codeKeys.enumerated() { appendCode(2 + i, key) }
@@ -107,7 +108,7 @@ public struct SnapshotWriter {
             id: p.id, title: p.title, lat: p.lat, lon: p.lon, category: p.category, created: p.created,
             modified: p.modified, areacode: p.areacode, sigungucode: p.sigungucode,
             hasImage: !(p.image?.isEmpty ?? true), eventStart: p.eventStart, eventEnd: p.eventEnd,
-            accessibility: Accessibility.placeMask(p.accessibility),
+            accessibility: Accessibility.placeMask(p.accessibility), hasDetail: p.hasDetail,
             codeKeys: CodeFamily.allCases.map { $0.key(of: p) })
     }
 

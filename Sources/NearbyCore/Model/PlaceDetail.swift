@@ -5,6 +5,33 @@
 public struct PlaceDetail: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         case barrierFree, pet
+
+        /// Its name in queries (`--has-detail barrier-free`) and in `nearby sync tourapi --details`.
+        public var name: String {
+            switch self {
+            case .barrierFree: "barrier-free"
+            case .pet: "pet"
+            }
+        }
+
+        /// The kind called `name` (`name`), or nil.
+        public init?(name: String) {
+            guard let kind = Self.allCases.first(where: { $0.name == name }) else { return nil }
+            self = kind
+        }
+
+        /// The place field that keeps a detail of this kind (`barrierFree`, `petInfo`).
+        public var field: PlaceField {
+            switch self {
+            case .barrierFree: .barrierFree
+            case .pet: .petInfo
+            }
+        }
+
+        /// Whether a place's stored text of this kind (`field`) is a detail: any text but none or empty.
+        /// What `--has-detail` tests and what TourAPI's detailWithTour2 and detailPetTour2 answer an item for.
+        @inline(__always)
+        public static func isStored(_ text: String?) -> Bool { !(text?.isEmpty ?? true) }
     }
 
     /// One field of the detail, as TourAPI names it, with its text as given.
@@ -142,6 +169,9 @@ public enum PetFriendliness {
 }
 
 extension Place {
+    /// Whether a detail of `kind` is stored for this place (`PlaceDetail.Kind.isStored`).
+    public func hasDetail(_ kind: PlaceDetail.Kind) -> Bool { PlaceDetail.Kind.isStored(self[text: kind.field]) }
+
     /// Merges a detail into this place: a barrier-free detail adds its tags to `accessibility` and keeps
     /// its texts in `barrierFree`; a pet detail sets `pet` and `petInfo`. A later detail of the same kind
     /// replaces the texts; tags are only ever added.

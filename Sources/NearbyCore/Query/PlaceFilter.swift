@@ -38,6 +38,10 @@ public struct PlaceFilter: Sendable, Hashable {
     public var kakaoCategories: Set<String>?
     /// Pet-friendliness levels to keep (`--pet`: all, some, no; `PetFriendliness`); nil keeps all.
     public var pet: Set<String>?
+    /// Kinds of TourAPI detail the cache must hold for the place, all of them (`--has-detail`: a
+    /// barrier-free detail, detailWithTour2; a pet detail, detailPetTour2; `PlaceDetail.Kind.isStored`);
+    /// empty keeps all. KorWithService2's and KorPetTourService2's lists are KorService2's with one.
+    public var details: Set<PlaceDetail.Kind> = []
 
     public init(
         categories: Set<Int>? = nil, areacodes: Set<String>? = nil, sigungucodes: Set<String>? = nil,
@@ -74,7 +78,7 @@ public struct PlaceFilter: Sendable, Hashable {
     /// layer tests check that the cases and the properties stay one list.
     public enum Condition: String, CaseIterable, Sendable {
         case categories, areacodes, sigungucodes, keyword, created, modified, eventPeriod, withImage
-        case accessibility, bbox, region, cat, lcls, ldong, kakaoCategories, pet
+        case accessibility, bbox, region, cat, lcls, ldong, kakaoCategories, pet, details
 
         /// Whether `f` sets this condition (an unset one lets every place through).
         public func isSet(in f: PlaceFilter) -> Bool {
@@ -95,6 +99,7 @@ public struct PlaceFilter: Sendable, Hashable {
             case .ldong: f.ldong != nil
             case .kakaoCategories: f.kakaoCategories != nil
             case .pet: f.pet != nil
+            case .details: !f.details.isEmpty
             }
         }
     }
@@ -214,7 +219,9 @@ struct RowFilter {
         created = f.created
         modified = f.modified
         eventPeriod = f.eventPeriod
-        requiredFlags = (Accessibility.mask(f.accessibility) ?? 0) | (f.withImage ? PlaceTable.imageBit : 0)
+        requiredFlags =
+            (Accessibility.mask(f.accessibility) ?? 0) | (f.withImage ? PlaceTable.imageBit : 0)
+            | PlaceTable.detailFlags(f.details)
         bbox = f.bbox
         region = f.region
         codeTests = CodeFamily.allCases.compactMap { family in

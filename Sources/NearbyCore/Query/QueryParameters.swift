@@ -118,6 +118,10 @@ public enum QueryParameters {
             "Pet-friendliness from TourAPI's detailPetTour2: all (everywhere), some (some areas), no; repeats add up.",
             list: true),
         Parameter(
+            "has-detail", "kinds",
+            "Only places the cache holds a TourAPI detail of, every kind given: barrier-free (detailWithTour2), pet (detailPetTour2); repeats add up.",
+            list: true),
+        Parameter(
             "total", "exact|none",
             "exact (default): the answer's total counts every match; none: no total (null), so a sorted page stops once it is full instead of counting the rest."
         ),
@@ -218,6 +222,9 @@ public enum QueryParameters {
         if let c = f.ldong { add("ldong", c.sorted().joined(separator: ",")) }
         if let c = f.kakaoCategories { add("kakao-category", c.sorted().joined(separator: ",")) }
         if let p = f.pet { add("pet", p.sorted().joined(separator: ",")) }
+        if !f.details.isEmpty {
+            add("has-detail", PlaceDetail.Kind.allCases.filter(f.details.contains).map(\.name).joined(separator: ","))
+        }
         if !q.order.keys.isEmpty { add("sort", q.order.description) }
         add("limit", String(q.limit))
         if q.page != 1 { add("page", String(q.page)) }
@@ -373,6 +380,17 @@ public enum QueryParameters {
                     )
                 }
                 f.pet = levels
+            }
+            if let kinds = try list("has-detail") {
+                guard !kinds.isEmpty else { throw RequestError(parameter: "has-detail", reason: "empty list") }
+                for kind in kinds {
+                    guard let k = PlaceDetail.Kind(name: kind) else {
+                        let known = PlaceDetail.Kind.allCases.map(\.name).joined(separator: ", ")
+                        throw RequestError(
+                            parameter: "has-detail", reason: "\(RequestError.quoted(kind)) is not one of \(known)")
+                    }
+                    f.details.insert(k)
+                }
             }
             if let ldong = try codes("ldong", digitsOnly: true) {
                 var all = Set<String>()

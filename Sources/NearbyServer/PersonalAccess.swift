@@ -93,10 +93,19 @@ final class PersonalAccess: Sendable {
 
     /// The token of `Authorization: Bearer TOKEN` (the scheme in any case), or nil.
     static func bearerToken(_ headers: HTTPFields) -> String? {
-        if let bearer = headers.bearer { return bearer.token.trimmingCharacters(in: .whitespaces) }
+        if let bearer = headers.bearer { return trimmed(bearer.token[...]) }
         guard let header = headers[.authorization], header.count > 7, header.prefix(7).lowercased() == "bearer "
         else { return nil }
-        return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        return trimmed(header.dropFirst(7))
+    }
+
+    /// `s` without the spaces and tabs around it (a token is ASCII; Foundation's trimming bridges
+    /// through NSString on every personal request).
+    private static func trimmed(_ s: Substring) -> String {
+        var s = s
+        while let c = s.first, c == " " || c == "\t" { s.removeFirst() }
+        while let c = s.last, c == " " || c == "\t" { s.removeLast() }
+        return String(s)
     }
 
     /// `query` with the data of the user the request's bearer token names (`/v1/places`, `/v1/clusters`

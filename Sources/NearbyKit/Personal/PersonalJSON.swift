@@ -26,42 +26,97 @@ enum PersonalJSON {
     }()
     private static let lock = NSLock()
 
+    /// Unix milliseconds as ISO 8601 UTC with milliseconds (`2026-11-28T06:10:15.123Z`).
     static func time(_ ms: Int64) -> String {
+        var out: [UInt8] = []
+        appendTime(ms, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `time(ms)`. Years 1970–9999 are written here, the day from Hinnant's `civil_from_days`
+    /// (exact over the proleptic Gregorian calendar): a personal answer writes one per bookmark, and
+    /// Foundation's formatter (ICU) costs some microseconds each, most of such a request. Other years
+    /// go to Foundation's formatter.
+    static func appendTime(_ ms: Int64, to out: inout [UInt8]) {
+        guard (0..<253_402_300_800_000).contains(ms) else {
+            out.append(contentsOf: foundationTime(ms).utf8)
+            return
+        }
+        let days = ms / 86_400_000
+        let inDay = ms % 86_400_000
+        // civil_from_days (howardhinnant.github.io/date_algorithms.html), days since 1970-01-01 ≥ 0.
+        let z = days + 719_468
+        let era = z / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        func digits(_ v: Int64, _ scale: Int64, then separator: Unicode.Scalar) {
+            var p = scale
+            while p > 0 {
+                out.append(UInt8(ascii: "0") + UInt8(v / p % 10))
+                p /= 10
+            }
+            out.append(UInt8(ascii: separator))
+        }
+        digits(year, 1000, then: "-")
+        digits(month, 10, then: "-")
+        digits(day, 10, then: "T")
+        digits(inDay / 3_600_000, 10, then: ":")
+        digits(inDay / 60_000 % 60, 10, then: ":")
+        digits(inDay / 1000 % 60, 10, then: ".")
+        digits(inDay % 1000, 100, then: "Z")
+    }
+
+    /// Foundation's formatting of `ms`: other years, and what a test compares `time` with.
+    static func foundationTime(_ ms: Int64) -> String {
         lock.lock()
         defer { lock.unlock() }
         return formatter.string(from: Date(timeIntervalSince1970: Double(ms) / 1000))
     }
 
-    /// The formatter is used under `lock` only.
     /// Appends `,"bookmarks":…` and the other fields to an object whose closing `}` was removed.
     static func appendMembers(_ item: PersonalData.Item?, _ fields: [PersonalField], to out: inout [UInt8]) {
         for f in fields {
-            out += Array(",\"\(f.rawValue)\":".utf8)
+            out.append(contentsOf: ",\"".utf8)
+            out.append(contentsOf: f.rawValue.utf8)
+            out.append(contentsOf: "\":".utf8)
             switch f {
             case .bookmarks:
                 out.append(UInt8(ascii: "["))
                 for (i, b) in (item?.bookmarks ?? []).enumerated() {
                     if i > 0 { out.append(UInt8(ascii: ",")) }
-                    out += Array("{\"list\":".utf8)
+                    out.append(contentsOf: "{\"list\":".utf8)
                     JSONWriter.appendString(b.list, to: &out)
-                    out += Array(",\"added\":\"\(time(b.added))\"}".utf8)
+                    out.append(contentsOf: ",\"added\":\"".utf8)
+                    appendTime(b.added, to: &out)
+                    out.append(contentsOf: "\"}".utf8)
                 }
                 out.append(UInt8(ascii: "]"))
             case .rating:
-                out += Array((item?.rating.map { "\($0)" } ?? "null").utf8)
+                out.append(contentsOf: (item?.rating.map { "\($0)" } ?? "null").utf8)
             case .memo:
                 guard let m = item?.memo else {
-                    out += Array("null".utf8)
+                    out.append(contentsOf: "null".utf8)
                     continue
                 }
-                out += Array("{\"text\":".utf8)
+                out.append(contentsOf: "{\"text\":".utf8)
                 JSONWriter.appendString(m.text, to: &out)
-                out += Array(",\"created\":\"\(time(m.created))\",\"updated\":\"\(time(m.updated))\"}".utf8)
+                out.append(contentsOf: ",\"created\":\"".utf8)
+                appendTime(m.created, to: &out)
+                out.append(contentsOf: "\",\"updated\":\"".utf8)
+                appendTime(m.updated, to: &out)
+                out.append(contentsOf: "\"}".utf8)
             case .visits:
                 out.append(UInt8(ascii: "["))
                 for (i, v) in (item?.visits ?? []).enumerated() {
                     if i > 0 { out.append(UInt8(ascii: ",")) }
-                    out += Array("\"\(time(v))\"".utf8)
+                    out.append(UInt8(ascii: "\""))
+                    appendTime(v, to: &out)
+                    out.append(UInt8(ascii: "\""))
                 }
                 out.append(UInt8(ascii: "]"))
             }

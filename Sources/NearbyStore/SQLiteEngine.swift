@@ -55,7 +55,11 @@ public final class SQLiteEngine: QueryEngine {
                     generation: generation, cursorKey: cursorKey, indexed: false
                 ).run(counted, searchRadius: radius)
                 if a.total! >= k || radius >= (maxDistance ?? .infinity) || radius > Self.halfCircumference {
-                    if !q.countsTotal { a.total = nil }
+                    if !q.countsTotal {
+                        // The answer is the query's: its next page must not count what it did not ask for.
+                        a.total = nil
+                        a.next?.query.countsTotal = false
+                    }
                     return a
                 }
                 radius = min(maxDistance ?? .infinity, radius * 4)

@@ -48,6 +48,28 @@ import Testing
         }
     }
 
+    /// k nearest without a total, several pages: every engine's answer the same, the next page (the
+    /// query it resumes, which the server's `next` link is written from) included.
+    @Test func kNearestWithoutATotalHasTheSameNextPageOnEveryEngine() throws {
+        var g = QuerySampler(seed: 77)
+        let dir = try TempFolder()
+        let cache = try Self.cache(g.places(600), in: dir)
+        let (mapped, _) = try Self.engine(cache)
+        let other = try PlaceCache(path: cache.path, readOnly: true)
+        let memory = MemoryEngine(
+            places: try other.allPlaces(), generation: try other.generation(), cursorKey: try other.cursorKey())
+        let sqlite = SQLiteEngine(cache: other, cursorKey: try other.cursorKey())
+        for (k, page) in [(5, 1), (30, 2), (200, 3)] {
+            var q = PlaceQuery(center: Coordinate(lat: 37.5, lon: 127.0), shape: .knn(k: k, maxDistance: nil), limit: 2)
+            q.countsTotal = false
+            q.page = page
+            let a = try mapped.run(q)
+            #expect(a.total == nil && a.next?.query.countsTotal == false)
+            #expect(a == (try memory.run(q)), "k \(k)")
+            #expect(a == (try sqlite.run(q)), "k \(k)")
+        }
+    }
+
     /// Each filter condition alone (`FilterExamples`) on the snapshot written from the cache's stored
     /// fields and on the SQLite engine, against the memory engine over the same places (which the core's
     /// `FilterLayerTests` check against the brute force): a field the snapshot's writer does not read,

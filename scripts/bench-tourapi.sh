@@ -27,16 +27,7 @@ NEARBY=${NEARBY:-.build/release/nearby}
 mkdir -p "$OUT"
 log() { echo "[bench-tourapi $(date -u +%H:%M:%S)] $*" >&2; }
 
-[ -x "$NEARBY" ] || { echo "no release build: swift build -c release --static-swift-stdlib" >&2; exit 1; }
-gcc -O2 -pthread -o "$OUT/geoload" scripts/bench-http/geoload.c
-if [ ! -f "$W.places.tsv" ]; then
-  log "generating the 1M workload at $W"
-  "$NEARBY" generate --workload "$W" --count 1000000
-fi
-if [ ! -f "$DB" ]; then
-  log "importing $W.places.tsv into $DB"
-  "$NEARBY" import --db "$DB" "$W.places.tsv" > /dev/null
-fi
+. scripts/bench-http/workload-setup.sh
 
 awk -v n="$FIRST" -F'\t' 'NR > 1 && NR <= n + 1 {
   r = $4 > 20000 ? 20000 : $4

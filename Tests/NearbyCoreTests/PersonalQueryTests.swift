@@ -23,6 +23,21 @@ import Testing
         QueryBruteForce.Answer(total: a.total, ids: a.places.map(\.id), distances: a.distances)
     }
 
+    /// Expects query `i` to answer as the brute force on both engines; whether the indexed engine
+    /// took the plan named `plan`.
+    static func matchBruteForce(_ q: PlaceQuery, _ i: Int, plan: String) throws -> Bool {
+        let expected = reference.page(q)
+        var took = false
+        for engine in [indexed, scanned] {
+            var explained = q
+            explained.explain = true
+            let a = try engine.run(explained)
+            #expect(answer(a) == expected, "query \(i): \(QueryParameters.render(q))")
+            if engine === indexed { took = a.explanation?.plan.hasPrefix(plan) == true }
+        }
+        return took
+    }
+
     @Test(arguments: [DistanceModel.haversine, .geodesic, .projected(.korea2000)])
     func randomPersonalQueriesMatchBruteForce(model: DistanceModel) throws {
         var g = QuerySampler(seed: 500 + UInt64(model.description.count))
@@ -71,14 +86,7 @@ import Testing
             default: break
             }
             q.personalData = PersonalDataRef(data)
-            let expected = Self.reference.page(q)
-            for engine in [Self.indexed, Self.scanned] {
-                var explained = q
-                explained.explain = true
-                let a = try engine.run(explained)
-                #expect(Self.answer(a) == expected, "query \(i): \(QueryParameters.render(q))")
-                if engine === Self.indexed, a.explanation?.plan.hasPrefix("personal order first") == true { taken += 1 }
-            }
+            if try Self.matchBruteForce(q, i, plan: "personal order first") { taken += 1 }
         }
         #expect(taken > n / 3, "the plan answers most of them (\(taken) of \(n))")
     }
@@ -107,14 +115,7 @@ import Testing
             }
             if g.chance(0.3) { q.filter = g.filter() }
             q.personalData = PersonalDataRef(data)
-            let expected = Self.reference.page(q)
-            for engine in [Self.indexed, Self.scanned] {
-                var explained = q
-                explained.explain = true
-                let a = try engine.run(explained)
-                #expect(Self.answer(a) == expected, "query \(i): \(QueryParameters.render(q))")
-                if engine === Self.indexed, a.explanation?.plan.hasPrefix("personal items first") == true { taken += 1 }
-            }
+            if try Self.matchBruteForce(q, i, plan: "personal items first") { taken += 1 }
         }
         #expect(taken > n / 2, "the plan answers most of them (\(taken) of \(n))")
     }

@@ -374,7 +374,7 @@ public struct PlaceGenerator: Sendable {
 ///
 /// Source: H. Hinnant, "chrono-Compatible Low-Level Date Algorithms" (days_from_civil and
 /// civil_from_days), exact for every date in range.
-enum CivilDate {
+public enum CivilDate {
     static func days(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
@@ -384,7 +384,8 @@ enum CivilDate {
         return era * 146_097 + doe - 719_468
     }
 
-    static func civil(day: Int) -> (year: Int, month: Int, day: Int) {
+    /// The proleptic Gregorian date `day` days after 1970-01-01 (before it when negative).
+    public static func civil(day: Int) -> (year: Int, month: Int, day: Int) {
         let z = day + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097

@@ -34,7 +34,7 @@ enum PersonalJSON {
     }
 
     /// Appends `time(ms)`. Years 1970–9999 are written here, the day from Hinnant's `civil_from_days`
-    /// (exact over the proleptic Gregorian calendar): a personal answer writes one per bookmark, and
+    /// (`CivilDate`, exact over the proleptic Gregorian calendar): a personal answer writes one per bookmark, and
     /// Foundation's formatter (ICU) costs some microseconds each, most of such a request. Other years
     /// go to Foundation's formatter.
     static func appendTime(_ ms: Int64, to out: inout [UInt8]) {
@@ -42,19 +42,9 @@ enum PersonalJSON {
             out.append(contentsOf: foundationTime(ms).utf8)
             return
         }
-        let days = ms / 86_400_000
         let inDay = ms % 86_400_000
-        // civil_from_days (howardhinnant.github.io/date_algorithms.html), days since 1970-01-01 ≥ 0.
-        let z = days + 719_468
-        let era = z / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        func digits(_ v: Int64, _ scale: Int64, then separator: Unicode.Scalar) {
+        let (year, month, day) = CivilDate.civil(day: Int(ms / 86_400_000))
+        func digits(_ v: Int, _ scale: Int, then separator: Unicode.Scalar) {
             var p = scale
             while p > 0 {
                 out.append(UInt8(ascii: "0") + UInt8(v / p % 10))
@@ -65,10 +55,10 @@ enum PersonalJSON {
         digits(year, 1000, then: "-")
         digits(month, 10, then: "-")
         digits(day, 10, then: "T")
-        digits(inDay / 3_600_000, 10, then: ":")
-        digits(inDay / 60_000 % 60, 10, then: ":")
-        digits(inDay / 1000 % 60, 10, then: ".")
-        digits(inDay % 1000, 100, then: "Z")
+        digits(Int(inDay / 3_600_000), 10, then: ":")
+        digits(Int(inDay / 60_000 % 60), 10, then: ":")
+        digits(Int(inDay / 1000 % 60), 10, then: ".")
+        digits(Int(inDay % 1000), 100, then: "Z")
     }
 
     /// Foundation's formatting of `ms`: other years, and what a test compares `time` with.

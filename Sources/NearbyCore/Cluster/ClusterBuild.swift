@@ -93,7 +93,6 @@ final class CellGrid {
     private let reach: Double
     private let cell: Double
     private let shift: UInt64
-    private let buckets: Int
     private let block: UnsafeMutableRawPointer
     private let start: UnsafeMutablePointer<UInt32>
     private let entries: UnsafeMutablePointer<UInt32>
@@ -107,7 +106,7 @@ final class CellGrid {
         var bits: UInt64 = 1
         while 1 << bits < n { bits += 1 }
         shift = 64 - bits
-        buckets = 1 << Int(bits)
+        let buckets = 1 << Int(bits)
         // xy (16 bytes an entry) first, so every part is aligned; then entries, then start.
         block = .allocate(byteCount: 20 * n + 4 * (buckets + 1), alignment: 8)
         xy = block.bindMemory(to: Double.self, capacity: 2 * n)

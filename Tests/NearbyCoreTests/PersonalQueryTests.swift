@@ -23,6 +23,20 @@ import Testing
         QueryBruteForce.Answer(total: a.total, ids: a.places.map(\.id), distances: a.distances)
     }
 
+    /// A circle around one of the places (500 m, 5 km or 50 km) for `data`'s user, one of `limits` a page.
+    static func userCircle(
+        _ g: inout QuerySampler, _ data: PersonalData, model: DistanceModel, limits: [Int]
+    ) -> PlaceQuery {
+        let centre = g.pick(places)
+        var q = PlaceQuery(
+            center: Coordinate(lat: centre.lat, lon: centre.lon), shape: .radius(g.pick([500, 5_000, 50_000])),
+            limit: g.pick(limits))
+        q.distance = model
+        q.personal.user = data.user
+        q.personalData = PersonalDataRef(data)
+        return q
+    }
+
     /// Expects query `i` to answer as the brute force on both engines; whether the indexed engine
     /// took the plan named `plan`.
     static func matchBruteForce(_ q: PlaceQuery, _ i: Int, plan: String) throws -> Bool {
@@ -65,11 +79,7 @@ import Testing
         let n = 120
         for i in 0..<n {
             let data = Self.users[i % Self.users.count]
-            let centre = g.pick(Self.places)
-            var q = PlaceQuery(
-                center: Coordinate(lat: centre.lat, lon: centre.lon), shape: .radius(g.pick([500, 5_000, 50_000])),
-                limit: g.pick([1, 3, 30]))
-            q.distance = model
+            var q = Self.userCircle(&g, data, model: model, limits: [1, 3, 30])
             q.page = g.int(1...3)
             let first = g.pick([SortField.rating, .bookmarked, .memo, .visited])
             q.order = PlaceOrder(
@@ -77,7 +87,6 @@ import Testing
                     + g.pick([
                         [], [SortKey(.distance)], [SortKey(.title)], [SortKey(.rating, descending: g.chance(0.5))],
                     ]))
-            q.personal.user = data.user
             switch g.int(0...4) {
             case 0: q.personal.minRating = Double(g.int(2...10)) / 2
             case 1: q.personal.bookmarked = true
@@ -85,7 +94,6 @@ import Testing
             case 3 where g.chance(0.5): q.filter = g.filter()
             default: break
             }
-            q.personalData = PersonalDataRef(data)
             if try Self.matchBruteForce(q, i, plan: "personal order first") { taken += 1 }
         }
         #expect(taken > n / 3, "the plan answers most of them (\(taken) of \(n))")
@@ -101,20 +109,14 @@ import Testing
         let n = 120
         for i in 0..<n {
             let data = Self.users[i % Self.users.count]
-            let centre = g.pick(Self.places)
-            var q = PlaceQuery(
-                center: Coordinate(lat: centre.lat, lon: centre.lon), shape: .radius(g.pick([500, 5_000, 50_000])),
-                limit: g.pick([1, 3, 30, 0]))
-            q.distance = model
+            var q = Self.userCircle(&g, data, model: model, limits: [1, 3, 30, 0])
             q.page = q.limit == 0 ? 1 : g.int(1...3)
-            q.personal.user = data.user
             switch g.int(0...2) {
             case 0: q.personal.minRating = Double(g.int(2...10)) / 2
             case 1: q.personal.bookmarked = true
             default: q.personal.bookmarkedIn = g.pick(QuerySampler.lists)
             }
             if g.chance(0.3) { q.filter = g.filter() }
-            q.personalData = PersonalDataRef(data)
             if try Self.matchBruteForce(q, i, plan: "personal items first") { taken += 1 }
         }
         #expect(taken > n / 2, "the plan answers most of them (\(taken) of \(n))")

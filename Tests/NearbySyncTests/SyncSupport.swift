@@ -27,6 +27,18 @@ enum SyncSupport {
         return server
     }
 
+    /// A Kakao sync of `categories` over `box` against the replay server, with `key`.
+    static func kakaoOptions(
+        _ server: ReplayServer, categories: [String], box: GeoBox, key: String = "kakao-key"
+    ) -> KakaoSyncOptions {
+        var options = KakaoSyncOptions()
+        options.baseURL = server.kakaoBaseURL
+        options.restAPIKey = key
+        options.categories = categories
+        options.box = box
+        return options
+    }
+
     static func options(_ server: ReplayServer, pageSize: Int = 10, key: String = "test-key") -> TourAPISyncOptions {
         var options = TourAPISyncOptions()
         options.baseURL = server.tourBaseURL

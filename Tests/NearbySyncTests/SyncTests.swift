@@ -323,11 +323,8 @@ import Testing
         let server = try SyncSupport.server(catalog, key: "kakao-key")
         let folder = try TempFolder()
         let db = folder.file("c.sqlite")
-        var options = KakaoSyncOptions()
-        options.baseURL = server.kakaoBaseURL
-        options.restAPIKey = "kakao-key"
-        options.categories = ["FD6", "CE7"]
-        options.box = GeoBox(minLon: 126.9, minLat: 37.5, maxLon: 127.05, maxLat: 37.65)
+        var options = SyncSupport.kakaoOptions(
+            server, categories: ["FD6", "CE7"], box: GeoBox(minLon: 126.9, minLat: 37.5, maxLon: 127.05, maxLat: 37.65))
         options.http.retryDelay = 0.001
         let sync = KakaoSync(cache: try PlaceCache(path: db), options: options, importer: Importer())
         let summary = try await sync.run()
@@ -351,11 +348,8 @@ import Testing
         let server = try SyncSupport.server(catalog, key: "kakao-key")
         let folder = try TempFolder()
         let db = folder.file("c.sqlite")
-        var options = KakaoSyncOptions()
-        options.baseURL = server.kakaoBaseURL
-        options.restAPIKey = "kakao-key"
-        options.categories = ["FD6"]
-        options.box = GeoBox(minLon: 126.96, minLat: 37.56, maxLon: 127.01, maxLat: 37.6)
+        var options = SyncSupport.kakaoOptions(
+            server, categories: ["FD6"], box: GeoBox(minLon: 126.96, minLat: 37.56, maxLon: 127.01, maxLat: 37.6))
         options.maxRequests = 100_000
         let sync = KakaoSync(cache: try PlaceCache(path: db), options: options, importer: Importer())
         let summary = try await sync.run()
@@ -405,11 +399,9 @@ import Testing
         catalog.addGeneratedKakao(count: 3, group: "FD6", minX: 126.95, minY: 37.55, maxX: 127.0, maxY: 37.6)
         let server = try SyncSupport.server(catalog, key: "kakao-key")
         let folder = try TempFolder()
-        var options = KakaoSyncOptions()
-        options.baseURL = server.kakaoBaseURL
-        options.restAPIKey = "nope"
-        options.categories = ["FD6"]
-        options.box = GeoBox(minLon: 126.9, minLat: 37.5, maxLon: 127.05, maxLat: 37.65)
+        let options = SyncSupport.kakaoOptions(
+            server, categories: ["FD6"], box: GeoBox(minLon: 126.9, minLat: 37.5, maxLon: 127.05, maxLat: 37.65),
+            key: "nope")
         let summary = try await KakaoSync(
             cache: try PlaceCache(path: folder.file("c.sqlite")), options: options, importer: Importer()
         ).run()

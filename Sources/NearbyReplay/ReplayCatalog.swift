@@ -55,9 +55,28 @@ public struct ReplayKakaoDocument: Sendable {
     }
 }
 
-/// What the replay server serves: TourAPI places by content id, and Kakao documents.
+/// One code of a code list (`ReplayCatalog.codeLists`): its level in the list's tree, the code, its name
+/// and the code of the level above ("" at level 1).
+public struct ReplayCode: Sendable, Equatable {
+    public var level: Int
+    public var code: String
+    public var name: String
+    public var parent: String
+
+    public init(level: Int, code: String, name: String, parent: String = "") {
+        self.level = level
+        self.code = code
+        self.name = name
+        self.parent = parent
+    }
+}
+
+/// What the replay server serves: TourAPI places by content id, code lists, and Kakao documents.
 public struct ReplayCatalog: Sendable {
     public private(set) var places: [String: ReplayPlace] = [:]
+    /// The code lists by operation (`areaCode2`, `categoryCode2`, `ldongCode2`, `lclsSystmCode2`), each in
+    /// the service's order (a code, then those under it); a list not here answers the empty page.
+    public var codeLists: [String: [ReplayCode]] = [:]
     public var kakao: [ReplayKakaoDocument] = []
     private var order = OrderBox()
 
@@ -201,6 +220,17 @@ public struct ReplayCatalog: Sendable {
             catalog.put(place)
         }
         return catalog
+    }
+
+    /// Adds the code lists of a file of tab-separated `list`, `level`, `code`, `name`, `parent` lines
+    /// (a header line first), each list's codes in the file's order.
+    public mutating func addCodeLists(fromFile path: String) throws {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        for line in text.split(separator: "\n").dropFirst() {
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard f.count == 5, let level = Int(f[1]) else { throw CocoaError(.fileReadCorruptFile) }
+            codeLists[f[0], default: []].append(ReplayCode(level: level, code: f[2], name: f[3], parent: f[4]))
+        }
     }
 
     /// Adds the TourAPI list items of a JSON file (a response, a bare array of items): each object with

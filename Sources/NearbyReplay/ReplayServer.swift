@@ -13,7 +13,8 @@ import Foundation
 /// content id), `locationBasedList2` (shown places within `radius` metres of `mapX`/`mapY`, nearest first,
 /// with `dist`), `areaBasedSyncList2` (places whose `modifiedtime` starts with `modifiedtime`, hidden ones
 /// with `showflag` 0, renamed ones with `oldContentid`), `detailCommon2`, `detailWithTour2`,
-/// `detailPetTour2`, and Kakao's `/v2/local/search/category.json` (`rect`, at most 45 documents a query
+/// `detailPetTour2`, the code lists (`areaCode2`, `categoryCode2`, `ldongCode2`, `lclsSystmCode2`, from
+/// `ReplayCatalog.codeLists`, with the parameters that walk their trees), and Kakao's `/v2/local/search/category.json` (`rect`, at most 45 documents a query
 /// in pages of up to 15, `meta.total_count` the whole count). A key, when set, is checked: a wrong one
 /// gets the gateway's XML with `returnReasonCode` 30.
 ///
@@ -364,8 +365,62 @@ public final class ReplayServer: @unchecked Sendable {
         case ("KorPetTourService2", "detailPetTour2"):
             let items = catalog.places[request.value("contentId") ?? ""]?.pet.map { [$0] } ?? []
             return (Self.page(items, request), 200, Self.json, [])
+        case ("KorService2", "areaCode2"), ("KorService2", "categoryCode2"), ("KorService2", "ldongCode2"),
+            ("KorService2", "lclsSystmCode2"):
+            return (Self.codes(catalog.codeLists[parts[2]] ?? [], parts[2], request), 200, Self.json, [])
         default:
             return (Self.gateway("12"), 200, "text/xml;charset=UTF-8", [])
+        }
+    }
+
+    /// A page of a code list as `operation` answers it: one level's codes (`rnum`, `code`, `name`) under
+    /// the codes given, or with `lDongListYn` / `lclsSystmListYn` Y every lowest code with its parents.
+    static func codes(_ codes: [ReplayCode], _ operation: String, _ request: ReplayRequest) -> [UInt8] {
+        let byCode = Dictionary(codes.map { ($0.code, $0) }, uniquingKeysWith: { a, _ in a })
+        func plain(_ shown: [ReplayCode]) -> [UInt8] {
+            page(Array(shown.enumerated()), request) {
+                [("rnum", String($0.0 + 1)), ("code", $0.1.code), ("name", $0.1.name)]
+            }
+        }
+        /// The codes of the level below the deepest one given (`names` the parameters, level by level).
+        func tree(_ names: [String]) -> [ReplayCode] {
+            let given = names.map { request.value($0) ?? "" }
+            guard let deepest = given.lastIndex(where: { !$0.isEmpty }) else { return codes.filter { $0.level == 1 } }
+            if deepest == names.count - 1 {
+                return codes.filter { $0.code == given[deepest] && $0.level == deepest + 1 }
+            }
+            return codes.filter { $0.level == deepest + 2 && $0.parent == given[deepest] }
+        }
+        switch operation {
+        case "areaCode2":
+            let area = request.value("areaCode") ?? ""
+            return plain(codes.filter { area.isEmpty ? $0.level == 1 : $0.level == 2 && $0.parent == area })
+        case "ldongCode2":
+            let regn = request.value("lDongRegnCd") ?? ""
+            let sigungu = codes.filter { $0.level == 2 && (regn.isEmpty || $0.parent == regn) }
+            guard request.value("lDongListYn") == "Y" else {
+                return plain(regn.isEmpty ? codes.filter { $0.level == 1 } : sigungu)
+            }
+            return page(Array(sigungu.enumerated()), request) { n, c in
+                [
+                    ("rnum", String(n + 1)), ("lDongRegnCd", c.parent), ("lDongRegnNm", byCode[c.parent]?.name ?? ""),
+                    ("lDongSignguCd", c.code), ("lDongSignguNm", c.name),
+                ]
+            }
+        case "lclsSystmCode2" where request.value("lclsSystmListYn") == "Y":
+            return page(Array(codes.filter { $0.level == 3 }.enumerated()), request) { n, c in
+                let two = byCode[c.parent]
+                let one = two.flatMap { byCode[$0.parent] }
+                return [
+                    ("lclsSystm1Cd", one?.code ?? ""), ("lclsSystm1Nm", one?.name ?? ""),
+                    ("lclsSystm2Cd", two?.code ?? ""), ("lclsSystm2Nm", two?.name ?? ""),
+                    ("lclsSystm3Cd", c.code), ("lclsSystm3Nm", c.name), ("rnum", String(n + 1)),
+                ]
+            }
+        case "lclsSystmCode2":
+            return plain(tree(["lclsSystm1", "lclsSystm2", "lclsSystm3"]))
+        default:
+            return plain(tree(["cat1", "cat2", "cat3"]))
         }
     }
 

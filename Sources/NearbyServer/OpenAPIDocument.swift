@@ -219,17 +219,15 @@ enum OpenAPIDocument {
                     "content": [TourAPI.Format.xml.mediaType: schema, TourAPI.Format.json.mediaType: schema],
                 ]
             }
-            if operation.kind == .codesWithoutNames {
-                paths[operation.path] = [
-                    "get": [
-                        "summary":
-                            "TourAPI \(operation.service) \(operation.name), not served: no table of its names in the "
-                            + "service's language (docs/tourapi-compat.md).",
-                        "parameters": [type],
-                        "responses": ["501": tourResponse("TourAPI's error envelope, resultCode 12")],
-                    ]
-                ]
-                continue
+            var responses = [
+                "200": tourResponse("TourAPI's envelope, resultCode 0000"),
+                "400": tourResponse("TourAPI's error envelope"),
+                "503": tourResponse("TourAPI's error envelope, resultCode 05 (--timeout)"),
+            ]
+            if operation.codesAreSynced {
+                responses["501"] = tourResponse(
+                    "TourAPI's error envelope, resultCode 12: the cache has not synced this code list "
+                        + "(nearby sync tourapi --lang \(operation.language.code))")
             }
             paths[operation.path] = [
                 "get": [
@@ -240,11 +238,7 @@ enum OpenAPIDocument {
                             $0, TourAPI.mapped[$0].map { "As Nearby's \($0)." } ?? "See docs/tourapi-compat.md.",
                             required: operation.required.contains($0))
                     } + [type],
-                    "responses": [
-                        "200": tourResponse("TourAPI's envelope, resultCode 0000"),
-                        "400": tourResponse("TourAPI's error envelope"),
-                        "503": tourResponse("TourAPI's error envelope, resultCode 05 (--timeout)"),
-                    ],
+                    "responses": responses,
                 ]
             ]
         }

@@ -32,7 +32,6 @@ struct TourAPI: Sendable {
     static let popularOrders = ["B": "C", "P": "Q"]
 
     func answer(_ operation: TourOperation, _ request: Request) async throws -> Response {
-        if operation.kind == .codesWithoutNames { throw Self.withoutNames(operation) }
         var pairs: [(name: String, value: String)] = []
         var given: [String: String] = [:]
         for (name, value) in try PlacesAPI.pairs(request) {
@@ -98,18 +97,16 @@ struct TourAPI: Sendable {
             defaultOrder("C")
         case .common, .intro, .info, .image, .barrierFree, .pet:
             return try await detail(operation, given["contentId"]!, given: given, format: format)
-        case .areaCodes:
-            return try areaCodes(given, format: format)
         case .syncList:
             return try await changes(operation, given: given, pairs: pairs, format: format)
+        case .areaCodes:
+            return try areaCodes(try await codes(operation, .areas), given, format: format)
         case .legalDongCodes:
-            return try legalDongCodes(given, format: format)
+            return try legalDongCodes(try await codes(operation, .legalDongs), given, format: format)
         case .classificationCodes:
-            return try classificationCodes(given, language: operation.language, format: format)
+            return try classificationCodes(try await codes(operation, .classification), given, format: format)
         case .serviceCategoryCodes:
-            return try serviceCategoryCodes(given, format: format)
-        case .codesWithoutNames:
-            throw Self.withoutNames(operation)
+            return try serviceCategoryCodes(try await codes(operation, .serviceCategories), given, format: format)
         }
         var query = try parse(pairs)
         query.countsTotal = true  // TourAPI's envelope always carries totalCount

@@ -97,7 +97,7 @@ extension TourAPI {
         case .pet:
             return stored(p.petInfo, names: petNames, id: p.id)
         case .intro, .info, .locationList, .areaList, .keywordList, .festivalList, .stayList, .areaCodes,
-            .syncList, .legalDongCodes, .classificationCodes, .serviceCategoryCodes, .codesWithoutNames:
+            .syncList, .legalDongCodes, .classificationCodes, .serviceCategoryCodes:
             return []
         }
     }

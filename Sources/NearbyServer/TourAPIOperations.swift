@@ -19,9 +19,6 @@ struct TourOperation: Sendable, Hashable {
         case classificationCodes
         /// `categoryCode2`: the service classification's codes and names (`TourAPICodes.swift`).
         case serviceCategoryCodes
-        /// A language service's code list whose names in its language Nearby has no table of
-        /// (EngService2's `areaCode2`, …): refused with TourAPI's `12`, HTTP 501 (`TourAPICodes.swift`).
-        case codesWithoutNames
     }
 
     /// KorService1's item fields (`booktour`; no legal-dong or new classification codes; detailCommon1's
@@ -50,7 +47,7 @@ struct TourOperation: Sendable, Hashable {
         case .festivalList: ["eventStartDate"]
         case .common, .intro, .info, .image, .barrierFree, .pet: ["contentId"]
         case .areaList, .stayList, .areaCodes, .syncList, .legalDongCodes, .classificationCodes,
-            .serviceCategoryCodes, .codesWithoutNames:
+            .serviceCategoryCodes:
             []
         }
     }
@@ -78,8 +75,7 @@ extension TourAPI {
     /// Every operation answered: KorService2's and KorService1's lists, details and code lists, the
     /// barrier-free (KorWithService2) and pet (KorPetTourService2, KorService2) details, KorWithService2's
     /// and KorPetTourService2's other operations (`detailServices`), the language services' (EngService2,
-    /// …) lists, details and change lists, EngService2's `lclsSystmCode2`, and the language services'
-    /// other code lists, refused (`codesWithoutNames`: no table of their names).
+    /// …) lists, details, change lists and code lists (those synced from the service: `TourAPICodes.swift`).
     static let served: [TourOperation] = {
         let names: [(String, TourOperation.Kind)] = [
             ("locationBasedList", .locationList), ("areaBasedList", .areaList), ("searchKeyword", .keywordList),
@@ -109,26 +105,13 @@ extension TourAPI {
                     .init(service: service, name: name, kind: operation.kind, generation: .two, detail: detail))
             }
         }
-        // The language services' lists, details and change lists, as KorService2's; of their code lists
-        // only those with a table of names in the language (EngService2's lclsSystmCode2), the others
-        // refused rather than answered in Korean.
+        // The language services' operations, as KorService2's, from the language's places and code lists.
         for language in TourLanguage.allCases where language != .ko {
-            for (name, kind) in names {
-                let answered = kind != .areaCodes && kind != .serviceCategoryCodes
+            for (name, kind) in names + [("ldongCode", .legalDongCodes), ("lclsSystmCode", .classificationCodes)] {
                 out.append(
-                    .init(
-                        service: language.service, name: name + "2", kind: answered ? kind : .codesWithoutNames,
-                        generation: .two, language: language))
+                    .init(service: language.service, name: name + "2", kind: kind, generation: .two, language: language)
+                )
             }
-            out.append(
-                .init(
-                    service: language.service, name: "ldongCode2", kind: .codesWithoutNames, generation: .two,
-                    language: language))
-            out.append(
-                .init(
-                    service: language.service, name: "lclsSystmCode2",
-                    kind: TourAPI.classificationFile(language) == nil ? .codesWithoutNames : .classificationCodes,
-                    generation: .two, language: language))
         }
         return out
     }()

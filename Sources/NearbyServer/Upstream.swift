@@ -24,7 +24,7 @@ public struct BackgroundSync: Sendable {
 
 /// What one background sync run did (NearbySync's `SyncSummary`, as the server shows it).
 public struct SyncRun: Sendable {
-    public var added = 0, updated = 0, deleted = 0, unchanged = 0, details = 0, rejected = 0
+    public var added = 0, updated = 0, deleted = 0, unchanged = 0, details = 0, codeLists = 0, rejected = 0
     public var requests = 0, retries = 0
     /// Why the run stopped before it was complete (redacted), or nil when it completed.
     public var stopped: String?
@@ -139,7 +139,8 @@ final class SyncStatus: @unchecked Sendable {
             if let r = last {
                 out += Array(
                     (",\"added\":\(r.added),\"updated\":\(r.updated),\"deleted\":\(r.deleted),\"unchanged\":\(r.unchanged)"
-                        + ",\"details\":\(r.details),\"rejected\":\(r.rejected),\"requests\":\(r.requests)"
+                        + ",\"details\":\(r.details),\"codeLists\":\(r.codeLists),\"rejected\":\(r.rejected)"
+                        + ",\"requests\":\(r.requests)"
                         + ",\"retries\":\(r.retries)").utf8)
             }
             out += Array(",\"error\":".utf8)

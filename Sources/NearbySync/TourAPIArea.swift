@@ -75,12 +75,7 @@ public final class TourAPIAreaFetch: @unchecked Sendable {
                         TourAPISync.url(operation, parameters, options: options), judge: TourAPIAnswer.judge)
                     let value = try answer.body.withUnsafeBytes { try JSONValue.parse($0) }
                     let body = value["response"]?["body"]
-                    let items: [JSONValue]
-                    switch body?["items"]?["item"] {
-                    case .array(let a)?: items = a
-                    case let one? where one != .string(""): items = [one]
-                    default: items = []
-                    }
+                    let items = TourAPISync.items(body)
                     if !items.isEmpty { documents.append((secrets.redact("\(operation) page \(page)"), answer.body)) }
                     ids += items.compactMap { $0["contentid"]?.text }
                     let total = Int(body?["totalCount"]?.text ?? "") ?? 0

@@ -82,6 +82,8 @@ public struct TourAPISyncOptions: Sendable {
 /// cache (a place listed twice counts twice); `details` the detail answers fetched.
 public struct SyncSummary: Sendable {
     public var added = 0, updated = 0, deleted = 0, unchanged = 0, details = 0, rejected = 0
+    /// A language service's code lists fetched (`TourAPISync.codeLists`).
+    public var codeLists = 0
     public var requests = 0, retries = 0
     /// Nil when the sync is complete; else why it stopped (the next run continues).
     public var stop: SyncStop?
@@ -91,8 +93,8 @@ public struct SyncSummary: Sendable {
     public func json() -> String {
         """
         {"complete":\(stop == nil),"added":\(added),"updated":\(updated),"deleted":\(deleted),\
-        "unchanged":\(unchanged),"details":\(details),"rejected":\(rejected),"requests":\(requests),\
-        "retries":\(retries)}
+        "unchanged":\(unchanged),"details":\(details),"codeLists":\(codeLists),"rejected":\(rejected),\
+        "requests":\(requests),"retries":\(retries)}
         """
     }
 }
@@ -156,9 +158,9 @@ struct TourAPICheckpoint: Codable, Equatable {
 public final class TourAPISync: SyncRunner, @unchecked Sendable {
     // @unchecked: a sync runs on one task; its parts are not shared.
     public let options: TourAPISyncOptions
-    private let cache: PlaceCache
+    let cache: PlaceCache
     private let importer: Importer
-    private let fetcher: SyncFetcher
+    let fetcher: SyncFetcher
     private let secrets: Secrets
     /// Told what is going on, for a progress line.
     public var onProgress: (String) -> Void = { _ in }
@@ -221,6 +223,7 @@ public final class TourAPISync: SyncRunner, @unchecked Sendable {
             ahead?.task.cancel()
             throw error
         }
+        try await codeLists(&summary)
     }
 
     private func passes(_ summary: inout SyncSummary, ahead: inout SyncFetcher.Ahead?) async throws {
@@ -427,13 +430,7 @@ public final class TourAPISync: SyncRunner, @unchecked Sendable {
         let value = try answer.body.withUnsafeBytes { try JSONValue.parse($0) }
         let body = value["response"]?["body"]
         var items: [ListItem] = []
-        let list: [JSONValue]
-        switch body?["items"]?["item"] {
-        case .array(let a)?: list = a
-        case let one? where one != .string(""): list = [one]
-        default: list = []
-        }
-        for item in list {
+        for item in Self.items(body) {
             guard let id = item["contentid"]?.text, !id.isEmpty else { continue }
             let old = item["oldContentid"]?.text ?? item["oldContentId"]?.text
             items.append(
@@ -444,6 +441,15 @@ public final class TourAPISync: SyncRunner, @unchecked Sendable {
         let total = Int(body?["totalCount"]?.text ?? "") ?? items.count
         let name = secrets.redact("\(operation) page \(page)\(describe(step))")
         return ListPage(name: name, body: answer.body, items: items, total: total)
+    }
+
+    /// The items of an answer's `body`: TourAPI writes one item as an object, none as `"items": ""`.
+    static func items(_ body: JSONValue?) -> [JSONValue] {
+        switch body?["items"]?["item"] {
+        case .array(let a)?: a
+        case let one? where one != .string(""): [one]
+        default: []
+        }
     }
 
     /// A detail answer with at least one item, or nil when the service has none for the place.

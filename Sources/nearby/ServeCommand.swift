@@ -299,8 +299,8 @@ struct ServeCommand: ParsableCommand {
                 var run = SyncRun()
                 (run.added, run.updated, run.deleted, run.unchanged) =
                     (summary.added, summary.updated, summary.deleted, summary.unchanged)
-                (run.details, run.rejected, run.requests, run.retries) =
-                    (summary.details, summary.rejected, summary.requests, summary.retries)
+                (run.details, run.codeLists, run.rejected, run.requests, run.retries) =
+                    (summary.details, summary.codeLists, summary.rejected, summary.requests, summary.retries)
                 run.stopped = summary.stop.map { settings.redact($0.description) }
                 return run
             } catch let error as CancellationError {

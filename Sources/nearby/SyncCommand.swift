@@ -12,7 +12,7 @@ struct SyncCommand: ParsableCommand {
             runs out of its request budget or stops on an error continues where it stopped when run \
             again, and ends with the cache a clean run gives. stdout gets one summary line: \
             {"complete":..,"added":..,"updated":..,"deleted":..,"unchanged":..,"details":..,\
-            "rejected":..,"requests":..,"retries":..}. Exit 0 when complete, 1 when stopped early \
+            "codeLists":..,"rejected":..,"requests":..,"retries":..}. Exit 0 when complete, 1 when stopped early \
             (stderr says why). docs/sync.md.
             """,
         subcommands: [TourAPISyncCommand.self, KakaoSyncCommand.self])
@@ -253,7 +253,9 @@ struct TourAPISyncCommand: ParsableCommand {
             renamed ones (oldContentid), and fetch --details only for new or changed places. The key is \
             never printed: URLs show it as REDACTED. nearby serve --sync tourapi runs the same sync in \
             the background, with the same flags. --service EngService2 (or --lang en, and the other \
-            languages) keeps that language's places beside the Korean ones, queried with --lang en.
+            languages) keeps that language's places beside the Korean ones, queried with --lang en, \
+            and fetches the service's code lists (areaCode2, categoryCode2, ldongCode2, lclsSystmCode2: \
+            about 70 requests, again after 30 days), which nearby serve answers under that service.
 
             Examples:
               export TOURAPI_SERVICE_KEY=...

@@ -1,5 +1,6 @@
 import Foundation
 import NearbyReplay
+import NearbyStore
 import NearbyTestSupport
 import Testing
 
@@ -8,10 +9,10 @@ import Testing
 /// TourAPI's. The follower ends with the same places as the cache it follows, after the first crawl and
 /// after changes (an edit, a withdrawal, a new id for a place).
 @Suite(.serialized) struct FollowNearbyTests {
-    static func follow(_ base: String, db: String) -> [String] {
+    static func follow(_ base: String, db: String, details: String = "barrier-free,pet") -> [String] {
         [
             "sync", "tourapi", "--db", db, "--base-url", base, "--page-size", "7", "--retry-delay", "0.001",
-            "--retries", "3", "--read-timeout", "5", "--max-requests", "100000", "--details", "barrier-free,pet",
+            "--retries", "3", "--read-timeout", "5", "--max-requests", "100000", "--details", details,
         ]
     }
 
@@ -67,5 +68,46 @@ import Testing
         let changed = try SyncCommandTests.export(first)
         #expect(changed != expected)
         #expect(try SyncCommandTests.export(second) == changed)
+    }
+
+    /// A language too: an English cache synced from Nearby's EngService2 holds the places and the code
+    /// lists of the cache it follows, which had them from the service.
+    @Test func anEnglishCacheSyncedFromNearbyHasTheSamePlacesAndCodeLists() throws {
+        var english = ReplayCatalog()
+        try english.addPlaces(fromFile: LanguageServeTests.english + "/areaBasedList2-page1.json")
+        try english.addPlaces(fromFile: LanguageServeTests.english + "/areaBasedList2-page2.json")
+        try english.addCodeLists(fromFile: LanguageServeTests.english + "/codeLists.tsv")
+        let replay = ReplayServer(catalog: ReplayCatalog(), languages: ["EngService2": english], serviceKey: nil)
+        try replay.start()
+        let folder = try TempFolder()
+        let env = ["TOURAPI_SERVICE_KEY": "key"]
+        let first = folder.file("first.sqlite")
+        let second = folder.file("second.sqlite")
+        let leader = try CLIRunner.run(
+            Self.follow(replay.tourBaseURL, db: first, details: "common") + ["--lang", "en"], environment: env)
+        #expect(leader.status == 0, "\(leader.stderr)")
+        #expect(leader.output.contains(#""codeLists":4"#), "\(leader.output)")
+
+        let (run, http) = try ServeSyncTests.serve(["--db", first], key: "")
+        defer {
+            kill(run.process.processIdentifier, SIGTERM)
+            _ = try? run.finish()
+        }
+        let base = "http://127.0.0.1:\(http.port)/B551011"
+        let follower = try CLIRunner.run(
+            Self.follow(base, db: second, details: "common") + ["--lang", "en"], environment: env)
+        #expect(follower.status == 0, "\(follower.stderr)")
+        #expect(follower.output.contains(#""codeLists":4"#), "\(follower.output)")
+        let expected = try SyncCommandTests.export(first)
+        #expect(expected.split(separator: "\n").count == 10 && expected.contains(#""id":"en:264337""#))
+        #expect(try SyncCommandTests.export(second) == expected)
+        for list in ["areaCode2", "categoryCode2", "ldongCode2", "lclsSystmCode2"] {
+            let codes = { (db: String) in
+                try PlaceCache(path: db, readOnly: true).syncedCodes(service: "EngService2", list: list)?.codes
+            }
+            let leading = try #require(try codes(first), "\(list)")
+            let following = try codes(second)
+            #expect(!leading.isEmpty && following == leading, "\(list)")
+        }
     }
 }

@@ -10,13 +10,15 @@ import Testing
     static let english = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("NearbySyncTests/Fixtures/EngService2").path
 
-    /// A cache with the Korean fixtures and the English pages synced into it, by `nearby sync tourapi`.
-    static func synced(_ folder: TempFolder) throws -> String {
+    /// A cache with the Korean fixtures and the English pages and code lists synced into it, by `nearby
+    /// sync tourapi`, and the replay server it was synced from.
+    static func synced(_ folder: TempFolder) throws -> (db: String, replay: ReplayServer) {
         var korean = ReplayCatalog()
         try korean.addPlaces(fromFile: SyncCommandTests.realData + "/bare-array.json")
         var english = ReplayCatalog()
         try english.addPlaces(fromFile: Self.english + "/areaBasedList2-page1.json")
         try english.addPlaces(fromFile: Self.english + "/areaBasedList2-page2.json")
+        try english.addCodeLists(fromFile: Self.english + "/codeLists.tsv")
         let replay = ReplayServer(catalog: korean, languages: ["EngService2": english], serviceKey: "k")
         try replay.start()
         let db = folder.file("places.sqlite")
@@ -26,7 +28,7 @@ import Testing
             #expect(result.status == 0, "\(extra): \(result.stderr)")
         }
         #expect(replay.requests.contains { $0.hasPrefix("/B551011/EngService2/areaBasedList2") })
-        return db
+        return (db, replay)
     }
 
     @Test func aConflictingServiceAndLanguageIsAUsageError() throws {
@@ -44,7 +46,7 @@ import Testing
 
     @Test func queriesAskTheLanguageAndTheServerAnswersItsServices() throws {
         let folder = try TempFolder()
-        let db = try Self.synced(folder)
+        let (db, _) = try Self.synced(folder)
         let around = ["--lat", "37.5760836609", "--lon", "126.9767375783", "--radius", "100", "--format", "jsonl"]
         let korean = try CLIRunner.run(["query", "--db", db] + around)
         #expect(korean.status == 0, "\(korean.stderr)")
@@ -111,14 +113,13 @@ import Testing
         #expect(refusedXML.header["resultCode"] == "10" && !refusedXML.hasItems)
         let emptyXML = try TourXML(Array(try http.get("/B551011/JpnService2/areaBasedList2").body))
         #expect(emptyXML.hasItems && emptyXML.items.isEmpty && emptyXML.body["totalCount"] == "0")
-        // The code lists: EngService2's classification in English; the lists with no English names refused.
-        let hotels = try TourXML(Array(try http.get("/B551011/EngService2/lclsSystmCode2?lclsSystm1=AC").body))
-        #expect(hotels.value("code") == "AC01" && hotels.value("name") == "Hotels", "\(hotels.items)")
-        let englishJSON = try items("/B551011/EngService2/lclsSystmCode2?lclsSystm1=AC&_type=json")
-        #expect(englishJSON.items.first?["name"] as? String == "Hotels", "\(englishJSON.body)")
-        let areas = try http.get("/B551011/EngService2/areaCode2")
-        #expect(areas.status == 501)
-        #expect(try TourXML(Array(areas.body)).header["resultCode"] == "12", "\(areas.text)")
+        // The code lists: a language nothing was synced in has none (JpnService2's classification too:
+        // no table ships in Japanese).
+        for list in ["areaCode2", "lclsSystmCode2"] {
+            let none = try http.get("/B551011/JpnService2/\(list)")
+            #expect(none.status == 501, "\(list)")
+            #expect(try TourXML(Array(none.body)).header["resultCode"] == "12", "\(none.text)")
+        }
         // Nearby's own API through the one request parser: lang=en.
         let v1 = try http.get("/v1/places?lat=37.5760836609&lon=126.9767375783&radius=100&lang=en")
         let titles = (v1.json["places"] as? [[String: Any]])?.compactMap { $0["title"] as? String } ?? []
@@ -129,5 +130,52 @@ import Testing
             let refused = try http.get(target)
             #expect(refused.status == 400 && refused.text.contains("lang"), "\(target): \(refused.text)")
         }
+    }
+
+    /// EngService2's code lists, synced from the service, answer every request as the service does: the
+    /// same request to the replay server and to `nearby serve` gives the same items, in the same order,
+    /// and the same total, through every level and page; the XML holds the same.
+    @Test func aLanguagesCodeListsAnswerAsTheServiceItWasSyncedFrom() throws {
+        let folder = try TempFolder()
+        let (db, replay) = try Self.synced(folder)
+        let (run, http) = try ServeSyncTests.serve(["--db", db], key: "k")
+        defer {
+            kill(run.process.processIdentifier, SIGTERM)
+            _ = try? run.finish()
+        }
+        try #require(http.isListening(), "the server did not start")
+        let upstream = LoopbackHTTP(port: replay.port)
+        /// The items (every value as text: TourAPI writes `rnum` as a number) and the total.
+        func answer(_ http: LoopbackHTTP, _ target: String) throws -> (items: [[String: String]], total: String) {
+            let r = try http.get(target)
+            #expect(r.status == 200, "\(target): \(r.text)")
+            let body = (r.json["response"] as? [String: Any])?["body"] as? [String: Any] ?? [:]
+            let list = (body["items"] as? [String: Any])?["item"] as? [[String: Any]] ?? []
+            return (list.map { $0.mapValues { "\($0)" } }, "\(body["totalCount"] ?? "")")
+        }
+        let targets = [
+            "areaCode2", "areaCode2?numOfRows=5&pageNo=4", "areaCode2?areaCode=1&numOfRows=10&pageNo=3",
+            "areaCode2?areaCode=6&numOfRows=100", "areaCode2?areaCode=39", "areaCode2?areaCode=31",
+            "categoryCode2", "categoryCode2?cat1=A01", "categoryCode2?cat1=A01&cat2=A0101",
+            "categoryCode2?cat1=A01&cat2=A0101&cat3=A01010200", "categoryCode2?cat1=A05&cat2=A0502",
+            "ldongCode2", "ldongCode2?lDongRegnCd=11", "ldongCode2?lDongListYn=Y&numOfRows=100",
+            "ldongCode2?lDongListYn=Y&lDongRegnCd=50", "lclsSystmCode2", "lclsSystmCode2?lclsSystm1=FD",
+            "lclsSystmCode2?lclsSystm1=FD&lclsSystm2=FD01", "lclsSystmCode2?lclsSystmListYn=Y&numOfRows=100",
+        ]
+        for target in targets {
+            let path = "/B551011/EngService2/" + target + (target.contains("?") ? "&" : "?") + "_type=json"
+            let service = try answer(upstream, path + "&serviceKey=k")
+            let nearby = try answer(http, path)
+            #expect(nearby.items == service.items, "\(target)")
+            #expect(nearby.total == service.total, "\(target)")
+        }
+        let seoul = try answer(http, "/B551011/EngService2/areaCode2?areaCode=1&numOfRows=30&_type=json")
+        #expect(seoul.items.count == 25 && seoul.items.first?["name"] == "Gangnam-gu", "\(seoul.items)")
+        // The synced classification is answered, not the English table that ships (234 level 3 codes).
+        #expect(try answer(http, "/B551011/EngService2/lclsSystmCode2?lclsSystmListYn=Y&_type=json").total == "3")
+        // XML, the service's default, read with a real parser.
+        let xml = try TourXML(Array(try http.get("/B551011/EngService2/categoryCode2?cat1=A01").body))
+        #expect(xml.header["resultCode"] == "0000", "\(xml.header)")
+        #expect((0..<xml.items.count).map { xml.value("name", at: $0) } == ["Natural Sites", "Natural Resources"])
     }
 }

@@ -59,11 +59,13 @@ import Testing
         return catalog
     }
 
-    /// The English fixtures (ten places), four more of them given an image and the festival its dates.
+    /// The English fixtures (ten places and the code lists), four more of them given an image and the
+    /// festival its dates.
     static func english() throws -> ReplayCatalog {
         var catalog = ReplayCatalog()
         try catalog.addPlaces(fromFile: LanguageServeTests.english + "/areaBasedList2-page1.json")
         try catalog.addPlaces(fromFile: LanguageServeTests.english + "/areaBasedList2-page2.json")
+        try catalog.addCodeLists(fromFile: LanguageServeTests.english + "/codeLists.tsv")
         for id in ["1773549", "2784542", "1876423", "264555"] {
             var place = try #require(catalog.places[id])
             place["firstimage"] = image + "en/\(id).jpg"
@@ -189,9 +191,18 @@ import Testing
         check.list("en.info", [])
         check.sync("en.sync", english.places.keys.sorted())
         check.sync("en.sync.type", ["1876423"])
-        for name in ["en.areas", "en.areas.seoul.p2", "en.categories", "en.categories.a01", "en.categories.a0101"] {
-            check.notServed(name)
-        }
+        // The code lists EngService2 gave the sync, its English names.
+        let englishAreas = try TourCodeTable(fixture: "areaCode2")
+        check.codes("en.areas", englishAreas.children(of: ""), total: 17, rows: 20, page: 1)
+        let englishSeoul = englishAreas.children(of: "1")
+        check.codes(
+            "en.areas.seoul.p2", Array(englishSeoul.dropFirst(20)), total: englishSeoul.count, rows: 20, page: 2)
+        let englishCategories = try TourCodeTable(fixture: "categoryCode2")
+        check.codes("en.categories", englishCategories.children(of: ""), total: 6, rows: 20, page: 1)
+        let englishA01 = englishCategories.children(of: "A01")
+        check.codes("en.categories.a01", englishA01, total: englishA01.count, rows: 20, page: 1)
+        let englishA0101 = englishCategories.children(of: "A0101")
+        check.codes("en.categories.a0101", englishA0101, total: englishA0101.count, rows: 100, page: 1)
         // The client's "ko" without a KorService2 entry: English's service, English's places.
         check.list("ko.unmapped", ["264337"], path: "/B551011/EngService2/detailCommon2", language: "en")
         check.list("en.override-ko", [], rows: 5, path: "/B551011/EngService2/detailCommon2")
@@ -230,9 +241,19 @@ import Testing
     }
 }
 
-/// One level of a code table under `data/` (`level`, `code`, `name`, `parent`).
+/// A code table under `data/` (`level`, `code`, `name`, `parent`), or one list of the English fixture's.
 struct TourCodeTable {
     let rows: [(code: String, name: String, parent: String)]
+
+    /// The list `list` (`areaCode2`, …) of the English fixture's code lists (`list`, `level`, `code`,
+    /// `name`, `parent`).
+    init(fixture list: String) throws {
+        let text = try String(contentsOfFile: LanguageServeTests.english + "/codeLists.tsv", encoding: .utf8)
+        rows = text.split(separator: "\n").dropFirst().compactMap { line in
+            let cells = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            return cells[0] == list ? (cells[2], cells[3], cells[4]) : nil
+        }
+    }
 
     init(_ file: String) throws {
         let text = try String(contentsOf: RepositoryData.folder.appendingPathComponent(file), encoding: .utf8)
@@ -364,25 +385,5 @@ struct Answers {
                 item["rnum"] as? String == String((page - 1) * rows + n + 1), "\(name): \(item)",
                 sourceLocation: sourceLocation)
         }
-    }
-
-    /// A language service's code list Nearby has no names for: HTTP 501 with TourAPI's envelope,
-    /// `resultCode` 12, which the client raises as a server error, at once (no retry).
-    func notServed(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        guard let answer = answers[name] else {
-            Issue.record("\(name): no answer", sourceLocation: sourceLocation)
-            return
-        }
-        #expect(answer["ok"] as? Bool == false, "\(name): \(answer)", sourceLocation: sourceLocation)
-        let error = answer["error"] as? [String: Any] ?? [:]
-        #expect(
-            error["type"] as? String == "TourismApiServerError", "\(name): \(error)", sourceLocation: sourceLocation)
-        #expect(error["status"] as? Int == 501, "\(name): \(error)", sourceLocation: sourceLocation)
-        let body = (error["body"] as? String).flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) }
-        let header = ((body as? [String: Any])?["response"] as? [String: Any])?["header"] as? [String: Any]
-        #expect(header?["resultCode"] as? String == "12", "\(name): \(error)", sourceLocation: sourceLocation)
-        #expect(
-            (answer["path"] as? String)?.hasPrefix("/B551011/EngService2/") == true, "\(name): \(answer)",
-            sourceLocation: sourceLocation)
     }
 }

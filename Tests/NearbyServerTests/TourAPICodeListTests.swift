@@ -121,10 +121,15 @@ extension RealServer {
                 let header = (json.json["response"] as? [String: Any])?["header"] as? [String: Any]
                 #expect(header?["resultCode"] as? String == "12" && header?["resultMsg"] as? String == message)
             }
-            // Each is a known path (a wrong method is 405, not 404), in the OpenAPI document as not served.
+            // Each is a known path (a wrong method is 405, not 404). Every language service's four code
+            // lists come from its sync; without one, all but EngService2's classification (a table ships).
             let post = try server.http.send(method: "POST", target: "/B551011/EngService2/areaCode2")
             #expect(post.status == 405)
-            let refused = TourAPI.served.filter { $0.kind == .codesWithoutNames }.map { $0.service + "/" + $0.name }
+            let synced = TourAPI.served.filter(\.codesAreSynced)
+            #expect(synced.count == 8 * 4)
+            let refused = synced.filter { TourAPI.shipped($0.codeList!, $0.language) == nil }.map {
+                $0.service + "/" + $0.name
+            }
             #expect(refused.count == 8 * 4 - 1 && !refused.contains("EngService2/lclsSystmCode2"))
         }
     }

@@ -18,14 +18,6 @@ public enum TourCodeTable {
     /// area's code), as `areaCode2` lists them.
     public static let areas = "tourapi-area.tsv"
 
-    /// One code: its level (1, 2, 3), code, name and the code of the level above ("" for level 1).
-    public struct Entry: Sendable, Equatable {
-        public var level: Int
-        public var code: String
-        public var name: String
-        public var parent: String
-    }
-
     public struct NotFound: NearbyError {
         public var fileName: String
         public var searched: [String]
@@ -46,19 +38,19 @@ public enum TourCodeTable {
 
     /// Every code, in the service's order (each level 1 code, then its level 2 codes, each followed by
     /// its level 3 codes).
-    public static func load(_ fileName: String) throws -> [Entry] {
+    public static func load(_ fileName: String) throws -> [TourCode] {
         let dirs = DefaultDataset.candidateDirectories()
         guard let dir = dirs.first(where: { FileManager.default.fileExists(atPath: $0 + "/" + fileName) }) else {
             throw NotFound(fileName: fileName, searched: dirs)
         }
         let text = try String(contentsOfFile: dir + "/" + fileName, encoding: .utf8)
-        var entries: [Entry] = []
+        var entries: [TourCode] = []
         for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: true).enumerated().dropFirst() {
             let parts = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard parts.count == 4, let level = Int(parts[0]), (1...3).contains(level), !parts[1].isEmpty else {
                 throw Damaged(fileName: fileName, line: n + 1)
             }
-            entries.append(Entry(level: level, code: parts[1], name: parts[2], parent: parts[3]))
+            entries.append(TourCode(level: level, code: parts[1], name: parts[2], parent: parts[3]))
         }
         return entries
     }

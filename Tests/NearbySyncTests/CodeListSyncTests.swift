@@ -73,12 +73,20 @@ import Testing
         URLComponents(string: request)?.queryItems?.first { $0.name == name }?.value
     }
 
-    @Test func aStoredListIsKeptThirtyDaysThenReplaced() async throws {
+    /// A replay server and a cache (`c.sqlite` in the folder) with its English places and code lists
+    /// synced on 2026-11-01, and the options of that sync.
+    static func syncedOnce() async throws -> (ReplayServer, TempFolder, TourAPISyncOptions) {
         let server = try Self.server()
         let folder = try TempFolder()
-        let db = folder.file("c.sqlite")
         let options = LanguageSyncTests.options(server, .en)
-        _ = try await Self.sync(db, options, day: "20261101")
+        let first = try await Self.sync(folder.file("c.sqlite"), options, day: "20261101")
+        #expect(first.stop == nil && first.codeLists == 4)
+        return (server, folder, options)
+    }
+
+    @Test func aStoredListIsKeptThirtyDaysThenReplaced() async throws {
+        let (server, folder, options) = try await Self.syncedOnce()
+        let db = folder.file("c.sqlite")
         server.mutate(service: "EngService2") { catalog in
             catalog.codeLists["areaCode2"]![0].name = "Seoul Special City"
         }
@@ -97,11 +105,8 @@ import Testing
     }
 
     @Test func aStopInsideAListKeepsTheListBeforeIt() async throws {
-        let server = try Self.server()
-        let folder = try TempFolder()
+        let (server, folder, options) = try await Self.syncedOnce()
         let db = folder.file("c.sqlite")
-        let options = LanguageSyncTests.options(server, .en)
-        _ = try await Self.sync(db, options, day: "20261101")
         let before = try #require(try Self.stored(db, .areas))
         server.mutate(service: "EngService2") { catalog in
             for n in catalog.codeLists["areaCode2"]!.indices { catalog.codeLists["areaCode2"]![n].name += " (new)" }

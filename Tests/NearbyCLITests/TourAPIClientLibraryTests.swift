@@ -192,17 +192,10 @@ import Testing
         check.sync("en.sync", english.places.keys.sorted())
         check.sync("en.sync.type", ["1876423"])
         // The code lists EngService2 gave the sync, its English names.
-        let englishAreas = try TourCodeTable(fixture: "areaCode2")
-        check.codes("en.areas", englishAreas.children(of: ""), total: 17, rows: 20, page: 1)
-        let englishSeoul = englishAreas.children(of: "1")
-        check.codes(
-            "en.areas.seoul.p2", Array(englishSeoul.dropFirst(20)), total: englishSeoul.count, rows: 20, page: 2)
-        let englishCategories = try TourCodeTable(fixture: "categoryCode2")
-        check.codes("en.categories", englishCategories.children(of: ""), total: 6, rows: 20, page: 1)
-        let englishA01 = englishCategories.children(of: "A01")
-        check.codes("en.categories.a01", englishA01, total: englishA01.count, rows: 20, page: 1)
-        let englishA0101 = englishCategories.children(of: "A0101")
-        check.codes("en.categories.a0101", englishA0101, total: englishA0101.count, rows: 100, page: 1)
+        check.codeLists(
+            "en", areas: try TourCodeTable(fixture: "areaCode2"),
+            categories: try TourCodeTable(fixture: "categoryCode2"),
+            cat1: 6)
         // The client's "ko" without a KorService2 entry: English's service, English's places.
         check.list("ko.unmapped", ["264337"], path: "/B551011/EngService2/detailCommon2", language: "en")
         check.list("en.override-ko", [], rows: 5, path: "/B551011/EngService2/detailCommon2")
@@ -228,16 +221,9 @@ import Testing
         check.list("ko.info", [])
         check.sync("ko.sync", korean.places.keys.sorted())
         check.sync("ko.sync.type", ["9100002"])
-        let areas = try TourCodeTable("tourapi-area.tsv")
-        check.codes("ko.areas", areas.children(of: ""), total: 17, rows: 20, page: 1)
-        let seoul = areas.children(of: "1")
-        check.codes("ko.areas.seoul.p2", Array(seoul.dropFirst(20)), total: seoul.count, rows: 20, page: 2)
-        let categories = try TourCodeTable("tourapi-cat.tsv")
-        check.codes("ko.categories", categories.children(of: ""), total: 7, rows: 20, page: 1)
-        let a01 = categories.children(of: "A01")
-        check.codes("ko.categories.a01", a01, total: a01.count, rows: 20, page: 1)
-        let a0101 = categories.children(of: "A0101")
-        check.codes("ko.categories.a0101", a0101, total: a0101.count, rows: 100, page: 1)
+        check.codeLists(
+            "ko", areas: try TourCodeTable("tourapi-area.tsv"), categories: try TourCodeTable("tourapi-cat.tsv"),
+            cat1: 7)
     }
 }
 
@@ -364,6 +350,28 @@ struct Answers {
             #expect(
                 item["title"] as? String == catalog?.places[id]?["title"], "\(name): \(item)",
                 sourceLocation: sourceLocation)
+        }
+    }
+
+    /// The client's code-list calls in `language` (`areas`, `areas.seoul.p2`, `categories`,
+    /// `categories.a01`, `categories.a0101`) against the tables the service's lists were taken from: the
+    /// 17 areas, `cat1` cat1 codes.
+    func codeLists(
+        _ language: String, areas: TourCodeTable, categories: TourCodeTable, cat1: Int,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        codes("\(language).areas", areas.children(of: ""), total: 17, rows: 20, page: 1, sourceLocation: sourceLocation)
+        let seoul = areas.children(of: "1")
+        codes(
+            "\(language).areas.seoul.p2", Array(seoul.dropFirst(20)), total: seoul.count, rows: 20, page: 2,
+            sourceLocation: sourceLocation)
+        codes(
+            "\(language).categories", categories.children(of: ""), total: cat1, rows: 20, page: 1,
+            sourceLocation: sourceLocation)
+        for (name, parent, rows) in [("categories.a01", "A01", 20), ("categories.a0101", "A0101", 100)] {
+            let shown = categories.children(of: parent)
+            codes(
+                "\(language).\(name)", shown, total: shown.count, rows: rows, page: 1, sourceLocation: sourceLocation)
         }
     }
 

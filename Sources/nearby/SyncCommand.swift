@@ -255,7 +255,7 @@ struct TourAPISyncCommand: ParsableCommand {
             the background, with the same flags. --service EngService2 (or --lang en, and the other \
             languages) keeps that language's places beside the Korean ones, queried with --lang en, \
             and fetches the service's code lists (areaCode2, categoryCode2, ldongCode2, lclsSystmCode2: \
-            about 70 requests, again after 30 days), which nearby serve answers under that service.
+            about 55 requests, again after 30 days), which nearby serve answers under that service.
 
             Examples:
               export TOURAPI_SERVICE_KEY=...

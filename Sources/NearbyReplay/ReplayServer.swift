@@ -456,8 +456,9 @@ public final class ReplayServer: @unchecked Sendable {
         return Array(out.utf8)
     }
 
+    /// An item's JSON: every value a string but a code list's `rnum`, a number as TourAPI writes it.
     static func object(_ fields: [(String, String)]) -> String {
-        "{" + fields.map { "\(quote($0.0)):\(quote($0.1))" }.joined(separator: ",") + "}"
+        "{" + fields.map { "\(quote($0.0)):\($0.0 == "rnum" ? $0.1 : quote($0.1))" }.joined(separator: ",") + "}"
     }
 
     static func quote(_ s: String) -> String {

@@ -254,7 +254,9 @@ struct TourAPI: Sendable {
         out.append(contentsOf: itemsEnd(format))
     }
 
-    /// One item, in either format from the one field list (`fields`, `detailItems`).
+    /// One item, in either format from the one field list (`fields`, `detailItems`). Every value is a
+    /// JSON string but a code list's `rnum`, a number as TourAPI writes it (`{"rnum": 1, "code": "1",
+    /// "name": "서울"}`: the saved `areaCode2` answer data/README.md cites).
     static func appendItem(_ fields: [(String, String)], format: Format, to out: inout [UInt8]) {
         switch format {
         case .json:
@@ -263,7 +265,11 @@ struct TourAPI: Sendable {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 JSONWriter.appendString(k, to: &out)
                 out.append(UInt8(ascii: ":"))
-                JSONWriter.appendString(v, to: &out)
+                if k == "rnum", !v.isEmpty, v.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+                    out.append(contentsOf: v.utf8)
+                } else {
+                    JSONWriter.appendString(v, to: &out)
+                }
             }
             out.append(UInt8(ascii: "}"))
         case .xml:

@@ -145,13 +145,15 @@ import Testing
         }
         try #require(http.isListening(), "the server did not start")
         let upstream = LoopbackHTTP(port: replay.port)
-        /// The items (every value as text: TourAPI writes `rnum` as a number) and the total.
+        /// The items (each value as text, marked with its JSON type: `rnum` is a number, the rest strings)
+        /// and the total.
         func answer(_ http: LoopbackHTTP, _ target: String) throws -> (items: [[String: String]], total: String) {
             let r = try http.get(target)
             #expect(r.status == 200, "\(target): \(r.text)")
             let body = (r.json["response"] as? [String: Any])?["body"] as? [String: Any] ?? [:]
             let list = (body["items"] as? [String: Any])?["item"] as? [[String: Any]] ?? []
-            return (list.map { $0.mapValues { "\($0)" } }, "\(body["totalCount"] ?? "")")
+            let typed = list.map { $0.mapValues { $0 is String ? "string \($0)" : "number \($0)" } }
+            return (typed, "\(body["totalCount"] ?? "")")
         }
         let targets = [
             "areaCode2", "areaCode2?numOfRows=5&pageNo=4", "areaCode2?areaCode=1&numOfRows=10&pageNo=3",
@@ -170,7 +172,8 @@ import Testing
             #expect(nearby.total == service.total, "\(target)")
         }
         let seoul = try answer(http, "/B551011/EngService2/areaCode2?areaCode=1&numOfRows=30&_type=json")
-        #expect(seoul.items.count == 25 && seoul.items.first?["name"] == "Gangnam-gu", "\(seoul.items)")
+        #expect(seoul.items.count == 25 && seoul.items.first?["name"] == "string Gangnam-gu", "\(seoul.items)")
+        #expect(seoul.items.first?["rnum"] == "number 1" && seoul.items.first?["code"] == "string 1")
         // The synced classification is answered, not the English table that ships (234 level 3 codes).
         #expect(try answer(http, "/B551011/EngService2/lclsSystmCode2?lclsSystmListYn=Y&_type=json").total == "3")
         // XML, the service's default, read with a real parser.

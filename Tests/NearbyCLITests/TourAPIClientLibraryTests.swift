@@ -390,7 +390,7 @@ struct Answers {
             #expect(item["code"] as? String == want.code, "\(name): \(item)", sourceLocation: sourceLocation)
             #expect(item["name"] as? String == want.name, "\(name): \(item)", sourceLocation: sourceLocation)
             #expect(
-                item["rnum"] as? String == String((page - 1) * rows + n + 1), "\(name): \(item)",
+                item["rnum"] as? Int == (page - 1) * rows + n + 1, "\(name): \(item)",
                 sourceLocation: sourceLocation)
         }
     }

@@ -265,7 +265,8 @@ struct TourAPI: Sendable {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
                 JSONWriter.appendString(k, to: &out)
                 out.append(UInt8(ascii: ":"))
-                if k == "rnum", !v.isEmpty, v.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+                // (The length first: a list page writes some thousands of fields.)
+                if k.utf8.count == 4, k == "rnum", !v.isEmpty, v.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
                     out.append(contentsOf: v.utf8)
                 } else {
                     JSONWriter.appendString(v, to: &out)

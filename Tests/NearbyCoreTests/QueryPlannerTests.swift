@@ -43,7 +43,7 @@ import Testing
         let tableEnd = IndexSnapshot.headerSize + IndexSnapshot.entrySize * k
         let checksum = bytes.withUnsafeBytes { SnapshotHash.of(UnsafeRawBufferPointer(rebasing: $0[0..<tableEnd])) }
         withUnsafeBytes(of: checksum.littleEndian) { for (n, b) in $0.enumerated() { bytes[tableEnd + n] = b } }
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        precondition(FileManager.default.createFile(atPath: path, contents: Data(bytes)), "could not write \(path)")
         return try! open(path)
     }()
 
@@ -59,7 +59,7 @@ import Testing
         let offset = integer(entry + 8, 8)
         for n in 0..<4 { bytes[offset + n] = 0xFF }
         IndexSnapshot.reseal(&bytes)
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        precondition(FileManager.default.createFile(atPath: path, contents: Data(bytes)), "could not write \(path)")
         return try! open(path)
     }()
 

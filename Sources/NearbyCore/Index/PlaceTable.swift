@@ -80,21 +80,25 @@ public final class PlaceTable: @unchecked Sendable {
     private var idOrderChecked: Bool?
     private let buildsOrders: Bool
     private var statistics: TableStatistics?
-    /// Stored orders split by area (`AreaOrder`), and how often each was asked for before it was built.
+    /// Stored orders split by area (`AreaOrder`).
     private var areaOrders: [SortField: AreaOrder] = [:]
-    private var areaOrdersAsked: [SortField: Int] = [:]
     /// Stored orders split by category (`CategoryOrder`): a mapped table's rows as the snapshot holds
-    /// them (checked on first use), the orders in use, and how often each was asked for.
+    /// them (checked on first use), and the orders in use.
     private var storedCategoryOrders: [SortField: Column<UInt32>]
     private var categoryOrders: [SortField: CategoryOrder] = [:]
-    private var categoryOrdersAsked: [SortField: Int] = [:]
     /// The title substring index (`TitlePostings`): a mapped table's (checked on first use), or built.
     private var postings: TitlePostings?
     private var postingsChecked = false
-    private var postingsAsked = 0
-    /// Category orders split by 시도 (`RegionCategoryOrder`), and how often each was asked for.
+    /// Category orders split by 시도 (`RegionCategoryOrder`).
     private var regionCategoryOrders: [SortField: RegionCategoryOrder] = [:]
-    private var regionCategoryOrdersAsked: [SortField: Int] = [:]
+    /// The structures built on their second request (`buildsNow`), and how often each was asked for.
+    private enum Derived: Hashable {
+        case areaOrder(SortField)
+        case categoryOrder(SortField)
+        case regionCategoryOrder(SortField)
+        case titlePostings
+    }
+    private var asked: [Derived: Int] = [:]
     /// Rows per dictionary code of each code column (`codeCounts`), by family, counted on first use.
     private var codeCountsByFamily: [CodeFamily: CodeCounts] = [:]
 
@@ -327,6 +331,13 @@ public final class PlaceTable: @unchecked Sendable {
         return (order, start..<end)
     }
 
+    /// Counts a request for `derived` (the caller holds `lock`): whether to build it now, on its second
+    /// request (the first when `now`), so a one-shot process, which asks once, never pays for one.
+    private func buildsNow(_ derived: Derived, now: Bool = false) -> Bool {
+        asked[derived, default: 0] += 1
+        return now || asked[derived]! >= 2
+    }
+
     /// `field`'s stored order split by area code (`AreaOrder`), from the field's second request on (a
     /// one-shot process never pays for one); nil before that, without a stored order, or when the area
     /// dictionary overflowed.
@@ -336,8 +347,7 @@ public final class PlaceTable: @unchecked Sendable {
             lock.unlock()
             return o
         }
-        areaOrdersAsked[field, default: 0] += 1
-        let wanted = areaOrdersAsked[field]! >= 2
+        let wanted = buildsNow(.areaOrder(field))
         lock.unlock()
         guard wanted, areacode.dictionary.count < Int(UInt16.max) - 1, let order = sortOrder(field) else { return nil }
         let o = AreaOrder(order: order, codes: areacode.codes, values: areacode.dictionary.count)
@@ -357,8 +367,7 @@ public final class PlaceTable: @unchecked Sendable {
             lock.unlock()
             return o
         }
-        categoryOrdersAsked[field, default: 0] += 1
-        let wanted = now || categoryOrdersAsked[field]! >= 2
+        let wanted = buildsNow(.categoryOrder(field), now: now)
         let stored = storedCategoryOrders[field]
         lock.unlock()
         let o: CategoryOrder?
@@ -388,8 +397,7 @@ public final class PlaceTable: @unchecked Sendable {
             lock.unlock()
             return o
         }
-        regionCategoryOrdersAsked[field, default: 0] += 1
-        let wanted = now || regionCategoryOrdersAsked[field]! >= 2
+        let wanted = buildsNow(.regionCategoryOrder(field), now: now)
         lock.unlock()
         guard wanted, let order = categoryOrder(field, now: now) else { return nil }
         let categories = tableStatistics().categoryCounts.keys.sorted()
@@ -416,8 +424,7 @@ public final class PlaceTable: @unchecked Sendable {
             if p.starts.count != p.keys.count + 1 { postings = nil }
             return postings
         }
-        postingsAsked += 1
-        let wanted = buildsOrders && (now || postingsAsked >= 2)
+        let wanted = buildsNow(.titlePostings, now: now) && buildsOrders
         lock.unlock()
         guard wanted else { return nil }
         let p = TitlePostings(foldedTitles())
